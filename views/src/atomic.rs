@@ -1,0 +1,267 @@
+//! Atomic access to View elements, for scatter writes.
+//!
+//! [`AtomicView`] borrows a View uniquely, so while it lives every access
+//! to the elements is atomic: copies of it may be shared by any number of
+//! threads without a data race. As in Kokkos, the operations use relaxed
+//! ordering; the end of a parallel dispatch (a join) orders them against
+//! later reads.
+
+use crate::error::{Result, ViewError};
+use crate::layout::{Layout, Mapping};
+use crate::pod::Pod;
+use crate::space::HostAccessible;
+use crate::storage::StorageMut;
+use crate::view::{IntoIndex, ViewBase};
+use std::marker::PhantomData;
+use std::sync::atomic::{self as sa, Ordering::Relaxed};
+
+/// Element types with atomic operations.
+///
+/// Integers use the hardware's native instructions (wrapping add/sub).
+/// `f32` and `f64` use compare-and-swap loops on their bits; their
+/// `compare_exchange` compares bits, so `-0.0` differs from `0.0`.
+///
+/// # Safety
+/// `Atom` must have the same size as `Self`, and `as_atom` must only
+/// reinterpret memory (no copy), so that all threads operate on one word.
+pub unsafe trait Atomic: Pod + PartialOrd {
+    /// The standard atomic type operated on.
+    type Atom: Sync;
+    /// Reinterprets an element as its atomic type.
+    ///
+    /// # Safety
+    /// `ptr` must be valid and aligned for `Self::Atom` for `'a`, and only
+    /// accessed atomically during `'a`.
+    unsafe fn as_atom<'a>(ptr: *mut Self) -> &'a Self::Atom;
+    /// Reads the value.
+    fn load(a: &Self::Atom) -> Self;
+    /// Writes the value.
+    fn store(a: &Self::Atom, v: Self);
+    /// Writes `v` and returns the previous value.
+    fn exchange(a: &Self::Atom, v: Self) -> Self;
+    /// Writes `new` if the value is `current`; returns the previous value,
+    /// `Ok` when it was replaced.
+    fn compare_exchange(a: &Self::Atom, current: Self, new: Self) -> Result<Self, Self>;
+    /// Adds `v` and returns the previous value.
+    fn fetch_add(a: &Self::Atom, v: Self) -> Self;
+    /// Subtracts `v` and returns the previous value.
+    fn fetch_sub(a: &Self::Atom, v: Self) -> Self;
+    /// Stores the minimum of the value and `v`; returns the previous value.
+    fn fetch_min(a: &Self::Atom, v: Self) -> Self;
+    /// Stores the maximum of the value and `v`; returns the previous value.
+    fn fetch_max(a: &Self::Atom, v: Self) -> Self;
+}
+
+macro_rules! atomic_int {
+    ($($t:ty => $a:ty),*) => { $(
+        // SAFETY: the std atomic integer has the size of the integer, and
+        // `from_ptr` reinterprets in place.
+        unsafe impl Atomic for $t {
+            type Atom = $a;
+            unsafe fn as_atom<'a>(ptr: *mut $t) -> &'a $a {
+                // SAFETY: the caller guarantees validity, alignment and
+                // atomic-only access for 'a.
+                unsafe { <$a>::from_ptr(ptr) }
+            }
+            #[inline] fn load(a: &$a) -> $t { a.load(Relaxed) }
+            #[inline] fn store(a: &$a, v: $t) { a.store(v, Relaxed) }
+            #[inline] fn exchange(a: &$a, v: $t) -> $t { a.swap(v, Relaxed) }
+            #[inline] fn compare_exchange(a: &$a, c: $t, n: $t) -> Result<$t, $t> {
+                a.compare_exchange(c, n, Relaxed, Relaxed)
+            }
+            #[inline] fn fetch_add(a: &$a, v: $t) -> $t { a.fetch_add(v, Relaxed) }
+            #[inline] fn fetch_sub(a: &$a, v: $t) -> $t { a.fetch_sub(v, Relaxed) }
+            #[inline] fn fetch_min(a: &$a, v: $t) -> $t { a.fetch_min(v, Relaxed) }
+            #[inline] fn fetch_max(a: &$a, v: $t) -> $t { a.fetch_max(v, Relaxed) }
+        }
+    )* };
+}
+atomic_int!(
+    i8 => sa::AtomicI8, i16 => sa::AtomicI16, i32 => sa::AtomicI32, i64 => sa::AtomicI64, isize => sa::AtomicIsize,
+    u8 => sa::AtomicU8, u16 => sa::AtomicU16, u32 => sa::AtomicU32, u64 => sa::AtomicU64, usize => sa::AtomicUsize
+);
+
+macro_rules! atomic_float {
+    ($($t:ty => $a:ty),*) => { $(
+        // SAFETY: the atomic integer of the float's width has its size; the
+        // float's bits are reinterpreted in place.
+        unsafe impl Atomic for $t {
+            type Atom = $a;
+            unsafe fn as_atom<'a>(ptr: *mut $t) -> &'a $a {
+                // SAFETY: as for integers; the bits are the same memory.
+                unsafe { <$a>::from_ptr(ptr.cast()) }
+            }
+            #[inline] fn load(a: &$a) -> $t { <$t>::from_bits(a.load(Relaxed)) }
+            #[inline] fn store(a: &$a, v: $t) { a.store(v.to_bits(), Relaxed) }
+            #[inline] fn exchange(a: &$a, v: $t) -> $t { <$t>::from_bits(a.swap(v.to_bits(), Relaxed)) }
+            #[inline] fn compare_exchange(a: &$a, c: $t, n: $t) -> Result<$t, $t> {
+                a.compare_exchange(c.to_bits(), n.to_bits(), Relaxed, Relaxed)
+                    .map(<$t>::from_bits)
+                    .map_err(<$t>::from_bits)
+            }
+            #[inline] fn fetch_add(a: &$a, v: $t) -> $t { cas_loop(a, |x: $t| Some(x + v)) }
+            #[inline] fn fetch_sub(a: &$a, v: $t) -> $t { cas_loop(a, |x: $t| Some(x - v)) }
+            #[inline] fn fetch_min(a: &$a, v: $t) -> $t { cas_loop(a, |x: $t| (v < x).then_some(v)) }
+            #[inline] fn fetch_max(a: &$a, v: $t) -> $t { cas_loop(a, |x: $t| (v > x).then_some(v)) }
+        }
+    )* };
+}
+atomic_float!(f32 => sa::AtomicU32, f64 => sa::AtomicU64);
+
+/// Applies `f` with compare-and-swap until no other thread interferes;
+/// `f` returning `None` leaves the value alone. Returns the previous value.
+#[inline]
+fn cas_loop<T: Atomic>(a: &T::Atom, f: impl Fn(T) -> Option<T>) -> T {
+    let mut cur = T::load(a);
+    loop {
+        let Some(new) = f(cur) else { return cur };
+        match T::compare_exchange(a, cur, new) {
+            Ok(prev) => return prev,
+            Err(actual) => cur = actual,
+        }
+    }
+}
+
+/// Atomic access to every element of a View, shareable across threads.
+///
+/// ```
+/// use granule_views::View1;
+/// let mut hist = View1::<u64>::zeros("hist", 4).unwrap();
+/// let h = hist.atomic().unwrap();
+/// std::thread::scope(|s| {
+///     for t in 0..2 {
+///         s.spawn(move || for i in 0..100 { h.add((i + t) % 4, 1); });
+///     }
+/// });
+/// assert_eq!(hist.to_vec(), vec![50, 50, 50, 50]);
+/// ```
+pub struct AtomicView<'a, T: Atomic, const R: usize> {
+    ptr: *mut T,
+    map: Mapping<R>,
+    label: &'a str,
+    offset: fn(&Mapping<R>, &[usize; R]) -> usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<T: Atomic, const R: usize> Clone for AtomicView<'_, T, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Atomic, const R: usize> Copy for AtomicView<'_, T, R> {}
+
+// SAFETY: every access through the view is atomic, and the unique borrow it
+// holds keeps non-atomic access away for 'a.
+unsafe impl<T: Atomic, const R: usize> Send for AtomicView<'_, T, R> {}
+// SAFETY: as above.
+unsafe impl<T: Atomic, const R: usize> Sync for AtomicView<'_, T, R> {}
+
+impl<S, const R: usize, L> ViewBase<S, R, L>
+where
+    S: StorageMut,
+    S::Elem: Atomic,
+    S::Space: HostAccessible,
+    L: Layout,
+{
+    /// Borrows the View for atomic access. Fails only for wrapped user
+    /// memory that is not aligned for the atomic type.
+    pub fn atomic(&mut self) -> Result<AtomicView<'_, S::Elem, R>> {
+        let align = std::mem::align_of::<<S::Elem as Atomic>::Atom>();
+        let ptr = self.as_mut_ptr();
+        if ptr as usize % align != 0 {
+            return Err(ViewError::Misaligned { label: self.label().into(), needed: align });
+        }
+        Ok(AtomicView {
+            ptr,
+            map: *self.mapping(),
+            label: self.label(),
+            offset: L::offset::<R>,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+impl<'a, T: Atomic, const R: usize> AtomicView<'a, T, R> {
+    #[inline]
+    #[track_caller]
+    fn at(&self, idx: impl IntoIndex<R>) -> &T::Atom {
+        let idx = idx.into_index();
+        if !self.map.contains(&idx) {
+            crate::view::out_of_bounds(self.label, &idx, self.map.extents());
+        }
+        // SAFETY: in bounds, so inside the borrowed span; the base is aligned
+        // (checked in `atomic`) and offsets are whole elements, whose size is
+        // a multiple of the atom's alignment; the borrow keeps other access away.
+        unsafe { T::as_atom(self.ptr.add((self.offset)(&self.map, &idx))) }
+    }
+
+    /// The label of the underlying View.
+    pub fn label(&self) -> &'a str {
+        self.label
+    }
+    /// The extents of the underlying View.
+    pub fn extents(&self) -> [usize; R] {
+        *self.map.extents()
+    }
+    /// Reads the element.
+    #[track_caller]
+    pub fn load(&self, idx: impl IntoIndex<R>) -> T {
+        T::load(self.at(idx))
+    }
+    /// Writes the element.
+    #[track_caller]
+    pub fn store(&self, idx: impl IntoIndex<R>, v: T) {
+        T::store(self.at(idx), v)
+    }
+    /// Adds `v`.
+    #[track_caller]
+    pub fn add(&self, idx: impl IntoIndex<R>, v: T) {
+        T::fetch_add(self.at(idx), v);
+    }
+    /// Adds `v`, returning the previous value.
+    #[track_caller]
+    pub fn fetch_add(&self, idx: impl IntoIndex<R>, v: T) -> T {
+        T::fetch_add(self.at(idx), v)
+    }
+    /// Subtracts `v`.
+    #[track_caller]
+    pub fn sub(&self, idx: impl IntoIndex<R>, v: T) {
+        T::fetch_sub(self.at(idx), v);
+    }
+    /// Subtracts `v`, returning the previous value.
+    #[track_caller]
+    pub fn fetch_sub(&self, idx: impl IntoIndex<R>, v: T) -> T {
+        T::fetch_sub(self.at(idx), v)
+    }
+    /// Lowers the element to `v` if `v` is smaller.
+    #[track_caller]
+    pub fn min(&self, idx: impl IntoIndex<R>, v: T) {
+        T::fetch_min(self.at(idx), v);
+    }
+    /// Lowers the element to `v` if smaller, returning the previous value.
+    #[track_caller]
+    pub fn fetch_min(&self, idx: impl IntoIndex<R>, v: T) -> T {
+        T::fetch_min(self.at(idx), v)
+    }
+    /// Raises the element to `v` if `v` is larger.
+    #[track_caller]
+    pub fn max(&self, idx: impl IntoIndex<R>, v: T) {
+        T::fetch_max(self.at(idx), v);
+    }
+    /// Raises the element to `v` if larger, returning the previous value.
+    #[track_caller]
+    pub fn fetch_max(&self, idx: impl IntoIndex<R>, v: T) -> T {
+        T::fetch_max(self.at(idx), v)
+    }
+    /// Writes `v`, returning the previous value.
+    #[track_caller]
+    pub fn exchange(&self, idx: impl IntoIndex<R>, v: T) -> T {
+        T::exchange(self.at(idx), v)
+    }
+    /// Writes `new` if the element equals `current`. Returns `Ok(previous)`
+    /// on success and `Err(actual)` otherwise.
+    #[track_caller]
+    pub fn compare_exchange(&self, idx: impl IntoIndex<R>, current: T, new: T) -> Result<T, T> {
+        T::compare_exchange(self.at(idx), current, new)
+    }
+}

@@ -1,0 +1,85 @@
+use super::{HostAccessible, MemorySpace, SpaceCopy, ALLOC_ALIGN};
+use crate::error::Result;
+use crate::layout::Mapping;
+use crate::pod::Pod;
+use std::alloc::{self, Layout};
+use std::ptr::NonNull;
+
+/// Ordinary host memory from the global allocator, 64-byte aligned.
+///
+/// ```
+/// use granule_views::{HostSpace, MemorySpace};
+/// assert_eq!(HostSpace::NAME, "Host");
+/// assert!(HostSpace::IS_HOST_ACCESSIBLE);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostSpace;
+
+// SAFETY: memory comes from the global allocator with the 64-byte alignment
+// asked for, zeroed through `alloc_zeroed`; host code may dereference it.
+unsafe impl MemorySpace for HostSpace {
+    const NAME: &'static str = "Host";
+    const IS_HOST_ACCESSIBLE: bool = true;
+
+    fn allocate(&self, bytes: usize, zeroed: bool) -> Result<NonNull<u8>, String> {
+        if bytes == 0 {
+            // An aligned, non-null address that is never dereferenced.
+            return Ok(NonNull::<[u8; ALLOC_ALIGN]>::dangling().cast());
+        }
+        let layout = Layout::from_size_align(bytes, ALLOC_ALIGN).map_err(|e| e.to_string())?;
+        // SAFETY: `layout` has a non-zero size.
+        let ptr = unsafe {
+            if zeroed {
+                alloc::alloc_zeroed(layout)
+            } else {
+                alloc::alloc(layout)
+            }
+        };
+        NonNull::new(ptr).ok_or_else(|| "the global allocator returned null (out of memory)".into())
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, bytes: usize) {
+        if bytes == 0 {
+            return;
+        }
+        // SAFETY: the caller passes what `allocate` returned for `bytes`,
+        // which used exactly this layout (it was valid then, so it is now).
+        unsafe {
+            alloc::dealloc(ptr.as_ptr(), Layout::from_size_align_unchecked(bytes, ALLOC_ALIGN));
+        }
+    }
+}
+
+// SAFETY: `IS_HOST_ACCESSIBLE` is true for HostSpace.
+unsafe impl HostAccessible for HostSpace {}
+
+// SAFETY: both sides are host memory; the copies touch exactly the given elements.
+unsafe impl SpaceCopy<HostSpace> for HostSpace {
+    unsafe fn copy_contiguous<T: Pod>(
+        &self,
+        dst: *mut T,
+        _src_space: &HostSpace,
+        src: *const T,
+        count: usize,
+    ) -> Result<(), String> {
+        // SAFETY: the caller guarantees both ranges are valid and disjoint.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst, count) };
+        Ok(())
+    }
+
+    unsafe fn copy_mapped<T: Pod, const R: usize>(
+        &self,
+        dst: *mut T,
+        dst_map: &Mapping<R>,
+        _src_space: &HostSpace,
+        src: *const T,
+        src_map: &Mapping<R>,
+    ) -> Result<(), String> {
+        dst_map.for_each_index(|idx| {
+            // SAFETY: `idx` is within the shared extents, so both offsets are
+            // inside their mappings, which the caller guarantees are valid.
+            unsafe { *dst.add(dst_map.offset(idx)) = *src.add(src_map.offset(idx)) };
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,86 @@
+//! Memory spaces: where a View's data lives.
+//!
+//! Allocation goes through the space, so a device space (CUDA) plugs in
+//! beside [`HostSpace`] without touching View code. Whether host code may
+//! dereference the memory is a type-level fact, [`HostAccessible`], so
+//! indexing a device View on the host does not compile.
+
+mod host;
+
+pub use host::HostSpace;
+
+use crate::error::Result;
+use crate::pod::Pod;
+use std::fmt::Debug;
+use std::ptr::NonNull;
+
+/// The alignment of every allocation, in bytes: a cache line, and enough for
+/// any SIMD load.
+pub const ALLOC_ALIGN: usize = 64;
+
+/// A place Views can allocate memory in.
+///
+/// # Safety
+/// `allocate` must return memory that is valid for `bytes` bytes, aligned to
+/// [`ALLOC_ALIGN`], zeroed when asked, and not aliased by any other live
+/// allocation; `deallocate` must accept exactly what `allocate` returned.
+/// `IS_HOST_ACCESSIBLE` must be true only if host code can read and write the
+/// memory through ordinary pointers.
+pub unsafe trait MemorySpace: Clone + Debug + Send + Sync + 'static {
+    /// The name reported in errors and profiles (`"Host"`, `"Cuda"`).
+    const NAME: &'static str;
+    /// Whether host pointers into this space may be dereferenced.
+    const IS_HOST_ACCESSIBLE: bool;
+
+    /// Allocates `bytes` bytes aligned to [`ALLOC_ALIGN`]. `bytes` may be 0;
+    /// the space then returns a dangling, aligned pointer.
+    fn allocate(&self, bytes: usize, zeroed: bool) -> Result<NonNull<u8>, String>;
+
+    /// Releases an allocation.
+    ///
+    /// # Safety
+    /// `ptr` and `bytes` must come from one earlier `allocate` on this space
+    /// that was not yet released.
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, bytes: usize);
+}
+
+/// Marks memory spaces whose data host code may index directly.
+///
+/// # Safety
+/// Implement only for spaces with `IS_HOST_ACCESSIBLE == true`: `View`
+/// indexing dereferences pointers into the space on the calling thread.
+pub unsafe trait HostAccessible: MemorySpace {}
+
+/// Copies between two memory spaces (`Self` is the destination).
+///
+/// # Safety
+/// Implementations must copy exactly the described elements and nothing
+/// else, and must not keep the pointers past the call.
+pub unsafe trait SpaceCopy<Src: MemorySpace>: MemorySpace {
+    /// Copies `count` contiguous elements from `src` (in `src_space`) to `dst`.
+    ///
+    /// # Safety
+    /// `src` must be valid for reading and `dst` for writing `count`
+    /// elements in their spaces, and the ranges must not overlap.
+    unsafe fn copy_contiguous<T: Pod>(
+        &self,
+        dst: *mut T,
+        src_space: &Src,
+        src: *const T,
+        count: usize,
+    ) -> Result<(), String>;
+
+    /// Copies element-wise between two mappings with equal extents.
+    ///
+    /// # Safety
+    /// `dst` must be valid for writing at every offset of `dst_map` and
+    /// `src` for reading at every offset of `src_map`; the two must not overlap.
+    unsafe fn copy_mapped<T: Pod, const R: usize>(
+        &self,
+        dst: *mut T,
+        dst_map: &crate::layout::Mapping<R>,
+        src_space: &Src,
+        src: *const T,
+        src_map: &crate::layout::Mapping<R>,
+    ) -> Result<(), String>;
+}

@@ -1,0 +1,221 @@
+//! Making Views: zero-filled, uninitialized, from a Vec, from a function,
+//! and borrowing user slices (Kokkos's Unmanaged Views).
+
+use super::rank::{IntoIndex, Rank, ValidRank};
+use super::{View, ViewBase, ViewMut, ViewRef};
+use crate::error::{Result, ViewError};
+use crate::layout::{Layout, LayoutStride, Mapping};
+use crate::pod::Pod;
+use crate::space::{HostAccessible, HostSpace, MemorySpace};
+use crate::storage::{Borrowed, BorrowedMut, Owned};
+use std::borrow::Cow;
+
+impl<T: Pod, const R: usize, L: Layout, M: MemorySpace> View<T, R, L, M> {
+    /// A zero-filled View in the memory space `space`.
+    pub fn zeros_in(space: M, label: &str, extents: impl IntoIndex<R>) -> Result<Self> {
+        let map = Mapping::compact::<L>(label, extents.into_index())?;
+        Self::alloc(space, label, map, true)
+    }
+
+    /// A View with explicit strides (normally with [`LayoutStride`]).
+    /// Strides that would make two indices share an element are rejected.
+    ///
+    /// ```
+    /// use granule_views::{LayoutStride, View2};
+    /// // a 2x3 array with padded rows of 4
+    /// let v = View2::<f32, LayoutStride>::with_strides("p", [2, 3], [4, 1]).unwrap();
+    /// assert_eq!(v.span(), 7);
+    /// assert!(!v.is_contiguous());
+    /// assert!(View2::<f32, LayoutStride>::with_strides("q", [2, 3], [1, 1]).is_err());
+    /// ```
+    pub fn with_strides(label: &str, extents: [usize; R], strides: [usize; R]) -> Result<Self>
+    where
+        M: Default,
+    {
+        let map = Mapping::with_strides(label, extents, strides)?;
+        if !L::accepts(&map) {
+            return Err(ViewError::InvalidStrides {
+                label: label.into(),
+                extents: extents.to_vec(),
+                strides: strides.to_vec(),
+                reason: "the layout type cannot describe them; use LayoutStride",
+            });
+        }
+        Self::alloc(M::default(), label, map, true)
+    }
+
+    fn alloc(space: M, label: &str, map: Mapping<R>, zeroed: bool) -> Result<Self> {
+        let storage = Owned::allocate(space, label, map.span(), zeroed, map.extents())?;
+        Ok(ViewBase::from_raw(storage, map))
+    }
+}
+
+impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + Default> View<T, R, L, M> {
+    /// A zero-filled View: the default constructor, as in Kokkos.
+    ///
+    /// ```
+    /// use granule_views::View3;
+    /// let v = View3::<f64>::zeros("v", [2, 3, 4]).unwrap();
+    /// assert_eq!(v.size(), 24);
+    /// assert_eq!(v[[1, 2, 3]], 0.0);
+    /// ```
+    pub fn zeros(label: &str, extents: impl IntoIndex<R>) -> Result<Self> {
+        Self::zeros_in(M::default(), label, extents)
+    }
+
+    /// A View whose memory is not initialized (Kokkos's
+    /// `WithoutInitializing`), to skip the zero-fill when every element is
+    /// written before it is read.
+    ///
+    /// # Safety
+    /// Every element must be written before it is read; reading an element
+    /// that was never written is undefined behaviour.
+    ///
+    /// ```
+    /// use granule_views::View1;
+    /// // SAFETY: the fill writes every element before anything reads one.
+    /// let mut v = unsafe { View1::<f64>::without_initializing("v", 8) }.unwrap();
+    /// v.fill(1.5);
+    /// assert_eq!(v[7], 1.5);
+    /// ```
+    pub unsafe fn without_initializing(label: &str, extents: impl IntoIndex<R>) -> Result<Self> {
+        let map = Mapping::compact::<L>(label, extents.into_index())?;
+        Self::alloc(M::default(), label, map, false)
+    }
+}
+
+impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + HostAccessible + Default> View<T, R, L, M> {
+    /// A View holding `data`, given in index order with the last index
+    /// fastest (row-major), whatever the layout; `to_vec` gives it back.
+    ///
+    /// ```
+    /// use granule_views::{LayoutLeft, View2};
+    /// let a = View2::<i32, LayoutLeft>::from_vec("a", [2, 3], vec![1, 2, 3, 4, 5, 6]).unwrap();
+    /// assert_eq!(a[[1, 0]], 4);
+    /// assert_eq!(a.to_vec(), vec![1, 2, 3, 4, 5, 6]);
+    /// assert!(View2::<i32>::from_vec("b", [2, 2], vec![1, 2, 3]).is_err());
+    /// ```
+    pub fn from_vec(label: &str, extents: impl IntoIndex<R>, data: Vec<T>) -> Result<Self> {
+        let map = Mapping::compact::<L>(label, extents.into_index())?;
+        if data.len() != map.size() {
+            return Err(ViewError::LengthMismatch {
+                label: label.into(),
+                extents: map.extents().to_vec(),
+                needed: map.size(),
+                got: data.len(),
+            });
+        }
+        let mut view = Self::alloc(M::default(), label, map, false)?;
+        let mut items = data.into_iter();
+        // Every element is written here, in the order `to_vec` reads them.
+        view.for_each_mut(|_, x| *x = items.next().expect("length checked above"));
+        Ok(view)
+    }
+
+    /// A View whose element at each index is `f(index)`. Rank-1 closures
+    /// take a `usize`, higher ranks a `[usize; R]`.
+    ///
+    /// ```
+    /// use granule_views::{View1, View2};
+    /// let x = View1::<f64>::from_fn("x", 4, |i| i as f64).unwrap();
+    /// let a = View2::<usize>::from_fn("a", [2, 2], |[i, j]| 10 * i + j).unwrap();
+    /// assert_eq!(x[3], 3.0);
+    /// assert_eq!(a[[1, 0]], 10);
+    /// ```
+    pub fn from_fn<F>(label: &str, extents: impl IntoIndex<R>, mut f: F) -> Result<Self>
+    where
+        Rank<R>: ValidRank<R>,
+        F: FnMut(<Rank<R> as ValidRank<R>>::Idx) -> T,
+    {
+        let map = Mapping::compact::<L>(label, extents.into_index())?;
+        let mut view = Self::alloc(M::default(), label, map, false)?;
+        // Every element is written exactly once before the View is returned.
+        view.for_each_mut(|idx, x| *x = f(<Rank<R>>::idx(idx)));
+        Ok(view)
+    }
+}
+
+fn check_len(label: &str, map_span: usize, extents: &[usize], got: usize) -> Result<()> {
+    if got < map_span {
+        return Err(ViewError::LengthMismatch {
+            label: label.into(),
+            extents: extents.to_vec(),
+            needed: map_span,
+            got,
+        });
+    }
+    Ok(())
+}
+
+impl<'a, T: Pod, const R: usize, L: Layout> ViewRef<'a, T, R, L, HostSpace> {
+    /// Wraps a user slice without copying (Kokkos's Unmanaged View). The
+    /// slice is in the layout's memory order and must be at least `span` long.
+    ///
+    /// ```
+    /// use granule_views::{ViewRef, LayoutRight};
+    /// let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    /// let a = ViewRef::<f64, 2>::from_slice("a", &data, [2, 3]).unwrap();
+    /// assert_eq!(a[[1, 1]], 5.0);
+    /// ```
+    pub fn from_slice(
+        label: impl Into<Cow<'a, str>>,
+        data: &'a [T],
+        extents: impl IntoIndex<R>,
+    ) -> Result<Self> {
+        let label = label.into();
+        let map = Mapping::compact::<L>(&label, extents.into_index())?;
+        check_len(&label, map.span(), map.extents(), data.len())?;
+        // SAFETY: the slice holds at least `span` elements, is borrowed
+        // shared for 'a, and host memory is host-accessible.
+        let storage = unsafe { Borrowed::new(ptr_of(data), HostSpace, label) };
+        Ok(ViewBase::from_raw(storage, map))
+    }
+}
+
+impl<'a, T: Pod, const R: usize, L: Layout> ViewMut<'a, T, R, L, HostSpace> {
+    /// Wraps a mutable user slice without copying (an Unmanaged View that
+    /// may be written). The slice must be at least `span` long.
+    ///
+    /// ```
+    /// use granule_views::ViewMut;
+    /// let mut data = vec![0i32; 4];
+    /// let mut v = ViewMut::<i32, 1>::from_slice_mut("v", &mut data, 4).unwrap();
+    /// v[2] = 9;
+    /// assert_eq!(data, [0, 0, 9, 0]);
+    /// ```
+    pub fn from_slice_mut(
+        label: impl Into<Cow<'a, str>>,
+        data: &'a mut [T],
+        extents: impl IntoIndex<R>,
+    ) -> Result<Self> {
+        let label = label.into();
+        let map = Mapping::compact::<L>(&label, extents.into_index())?;
+        check_len(&label, map.span(), map.extents(), data.len())?;
+        let ptr = std::ptr::NonNull::from(&mut *data).cast::<T>();
+        // SAFETY: the slice is long enough and uniquely borrowed for 'a.
+        let storage = unsafe { BorrowedMut::new(ptr, HostSpace, label) };
+        Ok(ViewBase::from_raw(storage, map))
+    }
+}
+
+fn ptr_of<T>(data: &[T]) -> std::ptr::NonNull<T> {
+    std::ptr::NonNull::from(data).cast()
+}
+
+impl<'a, T: Pod, const R: usize> ViewRef<'a, T, R, LayoutStride, HostSpace> {
+    /// Wraps a user slice with explicit strides (checked for overlap and length).
+    pub fn from_slice_strided(
+        label: impl Into<Cow<'a, str>>,
+        data: &'a [T],
+        extents: [usize; R],
+        strides: [usize; R],
+    ) -> Result<Self> {
+        let label = label.into();
+        let map = Mapping::with_strides(&label, extents, strides)?;
+        check_len(&label, map.span(), map.extents(), data.len())?;
+        // SAFETY: as in `from_slice`.
+        let storage = unsafe { Borrowed::new(ptr_of(data), HostSpace, label) };
+        Ok(ViewBase::from_raw(storage, map))
+    }
+}
+

@@ -1,0 +1,65 @@
+//! Bounds-checked indexing: `v[i]` for rank 1, `v[[i, j, ..]]` for any rank.
+
+use super::ViewBase;
+use super::rank::IntoIndex;
+use crate::layout::Layout;
+use crate::space::HostAccessible;
+use crate::storage::{Storage, StorageMut};
+use std::ops::{Index, IndexMut};
+
+/// The panic of every out-of-bounds access, kept out of line so the hot
+/// path is a compare and a branch.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn out_of_bounds(label: &str, idx: &[usize], extents: &[usize]) -> ! {
+    panic!("View \"{label}\": index {idx:?} is out of bounds for extents {extents:?}")
+}
+
+impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
+    /// Offset of `idx`, panicking with the label, index and extents when
+    /// it is outside.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn checked_offset(&self, idx: &[usize; R]) -> usize {
+        if !self.map.contains(idx) {
+            out_of_bounds(self.label(), idx, self.map.extents());
+        }
+        L::offset(&self.map, idx)
+    }
+}
+
+impl<S, I, const R: usize, L> Index<I> for ViewBase<S, R, L>
+where
+    S: Storage,
+    S::Space: HostAccessible,
+    I: IntoIndex<R>,
+    L: Layout,
+{
+    type Output = S::Elem;
+
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, idx: I) -> &S::Elem {
+        let off = self.checked_offset(&idx.into_index());
+        // SAFETY: the offset of an in-bounds index is inside the span, which
+        // the storage keeps readable in host memory while `self` is borrowed.
+        unsafe { &*self.storage.ptr().as_ptr().add(off) }
+    }
+}
+
+impl<S, I, const R: usize, L> IndexMut<I> for ViewBase<S, R, L>
+where
+    S: StorageMut,
+    S::Space: HostAccessible,
+    I: IntoIndex<R>,
+    L: Layout,
+{
+    #[inline(always)]
+    #[track_caller]
+    fn index_mut(&mut self, idx: I) -> &mut S::Elem {
+        let off = self.checked_offset(&idx.into_index());
+        // SAFETY: as for `index`; `&mut self` makes this the only access.
+        unsafe { &mut *self.storage.ptr().as_ptr().add(off) }
+    }
+}
