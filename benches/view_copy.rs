@@ -1,6 +1,10 @@
 //! Element-wise copy through View indexing against the same loop over
 //! plain `Vec`s (the baseline) and over unchecked slices (what bounds
 //! checks cost), 2^24 f64. Throughput counts bytes read plus written.
+// criterion's macros generate undocumented items.
+#![allow(missing_docs)]
+// The element-wise loops are what is measured; memcpy would defeat the point.
+#![allow(clippy::manual_memcpy, clippy::needless_range_loop)]
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use granule::prelude::*;

@@ -24,3 +24,8 @@ pub mod prelude {
         ALL,
     };
 }
+
+/// The README's examples, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

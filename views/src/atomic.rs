@@ -168,8 +168,11 @@ where
     pub fn atomic(&mut self) -> Result<AtomicView<'_, S::Elem, R>> {
         let align = std::mem::align_of::<<S::Elem as Atomic>::Atom>();
         let ptr = self.as_mut_ptr();
-        if ptr as usize % align != 0 {
-            return Err(ViewError::Misaligned { label: self.label().into(), needed: align });
+        if !(ptr as usize).is_multiple_of(align) {
+            return Err(ViewError::Misaligned {
+                label: self.label().into(),
+                needed: align,
+            });
         }
         Ok(AtomicView {
             ptr,
@@ -263,5 +266,129 @@ impl<'a, T: Atomic, const R: usize> AtomicView<'a, T, R> {
     #[track_caller]
     pub fn compare_exchange(&self, idx: impl IntoIndex<R>, current: T, new: T) -> Result<T, T> {
         T::compare_exchange(self.at(idx), current, new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{View1, View2};
+    use std::thread;
+
+    #[test]
+    fn concurrent_fetch_add_is_exact() {
+        let mut v = View1::<i64>::zeros("counter", 1).unwrap();
+        let a = v.atomic().unwrap();
+        thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(move || {
+                    for _ in 0..100_000 {
+                        a.fetch_add(0, 1);
+                    }
+                });
+            }
+        });
+        assert_eq!(v[0], 200_000);
+
+        let mut f = View1::<f64>::zeros("fsum", 1).unwrap();
+        let fa = f.atomic().unwrap();
+        thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(move || (0..100_000).for_each(|_| fa.add(0, 1.0)));
+            }
+        });
+        assert_eq!(f[0], 200_000.0);
+
+        let mut g = View1::<f32>::zeros("f32sum", 1).unwrap();
+        let ga = g.atomic().unwrap();
+        thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(move || (0..1000).for_each(|_| ga.add(0, 0.5)));
+            }
+        });
+        assert_eq!(g[0], 1000.0);
+    }
+
+    #[test]
+    fn exchange_conserves_every_value() {
+        let mut x = View1::<u64>::zeros("x", 1).unwrap();
+        let mut y = View1::<u64>::zeros("y", 1).unwrap();
+        let (xa, ya) = (x.atomic().unwrap(), y.atomic().unwrap());
+        thread::scope(|s| {
+            for t in 0..2u64 {
+                s.spawn(move || {
+                    for i in (t..10_000).step_by(2) {
+                        let old = xa.exchange(0, i);
+                        ya.fetch_add(0, old);
+                    }
+                });
+            }
+        });
+        assert_eq!(x[0] + y[0], 49_995_000);
+    }
+
+    #[test]
+    fn min_max_sub_and_compare_exchange_under_threads() {
+        let mut v = View2::<i32>::zeros("mm", [1, 3]).unwrap();
+        v[[0, 0]] = i32::MAX;
+        v[[0, 1]] = i32::MIN;
+        let a = v.atomic().unwrap();
+        thread::scope(|s| {
+            for t in 0..2 {
+                s.spawn(move || {
+                    for i in 0..5000 {
+                        let x = (i * 7919 + t * 13) % 10007 - 5000;
+                        a.min([0, 0], x);
+                        a.max([0, 1], x);
+                        a.sub([0, 2], 1);
+                    }
+                });
+            }
+        });
+        let xs: Vec<i32> = (0..2)
+            .flat_map(|t| (0..5000).map(move |i| (i * 7919 + t * 13) % 10007 - 5000))
+            .collect();
+        assert_eq!(v[[0, 0]], *xs.iter().min().unwrap());
+        assert_eq!(v[[0, 1]], *xs.iter().max().unwrap());
+        assert_eq!(v[[0, 2]], -10_000);
+
+        // A CAS spin-increment from two threads loses nothing.
+        let mut c = View1::<u32>::zeros("cas", 1).unwrap();
+        let ca = c.atomic().unwrap();
+        thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(move || {
+                    for _ in 0..10_000 {
+                        let mut cur = ca.load(0);
+                        while let Err(actual) = ca.compare_exchange(0, cur, cur + 1) {
+                            cur = actual;
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(c[0], 20_000);
+    }
+
+    #[test]
+    fn float_min_max_and_fetch_results() {
+        let mut v = View1::<f64>::from_vec("f", 2, vec![1.5, -1.0]).unwrap();
+        let a = v.atomic().unwrap();
+        assert_eq!(a.fetch_min(0, 0.25), 1.5);
+        assert_eq!(a.fetch_min(0, 3.0), 0.25);
+        assert_eq!(a.fetch_max(1, -2.0), -1.0);
+        assert_eq!(a.fetch_max(1, 4.0), -1.0);
+        assert_eq!(a.fetch_sub(1, 1.5), 4.0);
+        assert_eq!(a.compare_exchange(0, 0.5, 9.0), Err(0.25));
+        assert_eq!(a.compare_exchange(0, 0.25, 9.0), Ok(0.25));
+        a.store(1, 7.0);
+        assert_eq!((a.load(0), a.load(1)), (9.0, 7.0));
+        assert_eq!(v.to_vec(), vec![9.0, 7.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "View \"h\": index [4] is out of bounds for extents [4]")]
+    fn atomic_index_is_bounds_checked() {
+        let mut v = View1::<u8>::zeros("h", 4).unwrap();
+        v.atomic().unwrap().add(4, 1);
     }
 }

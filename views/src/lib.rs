@@ -36,5 +36,6 @@ pub use mirror::{create_mirror, create_mirror_view, create_mirror_view_and_copy,
 pub use pod::Pod;
 pub use space::{HostAccessible, HostSpace, MemorySpace, SpaceCopy};
 pub use view::{
-    All, View, View1, View2, View3, View4, View5, View6, View7, View8, ViewBase, ViewMut, ViewRef, ALL,
+    All, View, View1, View2, View3, View4, View5, View6, View7, View8, ViewBase, ViewMut, ViewRef,
+    ALL,
 };

@@ -107,7 +107,9 @@ where
 }
 
 /// `v` borrowed as a host View, if its space is host-accessible.
-fn host_alias<S: Storage, const R: usize, L: Layout>(v: &ViewBase<S, R, L>) -> Option<ViewRef<'_, S::Elem, R, L, HostSpace>> {
+fn host_alias<S: Storage, const R: usize, L: Layout>(
+    v: &ViewBase<S, R, L>,
+) -> Option<ViewRef<'_, S::Elem, R, L, HostSpace>> {
     if !<S::Space as MemorySpace>::IS_HOST_ACCESSIBLE {
         return None;
     }
@@ -116,4 +118,93 @@ fn host_alias<S: Storage, const R: usize, L: Layout>(v: &ViewBase<S, R, L>) -> O
     // the pointer is valid for the mapping while `v` is borrowed shared.
     let storage = unsafe { Borrowed::new(v.storage_ptr(), HostSpace, Cow::Borrowed(v.label())) };
     Some(ViewBase::from_raw(storage, *v.mapping()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::Mapping;
+    use crate::{LayoutLeft, View1, View2};
+    use std::ptr::NonNull;
+
+    /// A space that host code must treat as foreign (like device memory),
+    /// backed by host memory so the tests can run anywhere.
+    #[derive(Clone, Debug, Default)]
+    struct Foreign;
+
+    // SAFETY: delegates to HostSpace, which satisfies the allocation
+    // contract; it only claims to be less accessible than it is.
+    unsafe impl MemorySpace for Foreign {
+        const NAME: &'static str = "Foreign";
+        const IS_HOST_ACCESSIBLE: bool = false;
+        fn allocate(&self, bytes: usize, zeroed: bool) -> std::result::Result<NonNull<u8>, String> {
+            HostSpace.allocate(bytes, zeroed)
+        }
+        unsafe fn deallocate(&self, ptr: NonNull<u8>, bytes: usize) {
+            // SAFETY: forwarded contract: `ptr` came from HostSpace.allocate.
+            unsafe { HostSpace.deallocate(ptr, bytes) }
+        }
+    }
+
+    // SAFETY: both sides are really host memory; forwards to HostSpace.
+    unsafe impl SpaceCopy<Foreign> for HostSpace {
+        unsafe fn copy_contiguous<T: Pod>(
+            &self,
+            dst: *mut T,
+            _: &Foreign,
+            src: *const T,
+            n: usize,
+        ) -> std::result::Result<(), String> {
+            // SAFETY: forwarded contract.
+            unsafe { HostSpace.copy_contiguous(dst, &HostSpace, src, n) }
+        }
+        unsafe fn copy_mapped<T: Pod, const R: usize>(
+            &self,
+            dst: *mut T,
+            dm: &Mapping<R>,
+            _: &Foreign,
+            src: *const T,
+            sm: &Mapping<R>,
+        ) -> std::result::Result<(), String> {
+            // SAFETY: forwarded contract.
+            unsafe { HostSpace.copy_mapped(dst, dm, &HostSpace, src, sm) }
+        }
+    }
+
+    #[test]
+    fn host_views_mirror_themselves() {
+        let v =
+            View2::<i32, LayoutLeft>::from_fn("v", [2, 3], |[i, j]| (3 * i + j) as i32).unwrap();
+        let m = create_mirror_view(&v).unwrap();
+        assert!(m.is_same());
+        assert_eq!(m.as_view().as_ptr(), v.as_ptr());
+        assert_eq!(m[[1, 2]], 5);
+        let c = create_mirror(&v).unwrap();
+        assert_ne!(c.as_ptr(), v.as_ptr());
+        assert_eq!((c.label(), c.extents(), c.strides()), ("v", [2, 3], [1, 2]));
+    }
+
+    #[test]
+    fn foreign_views_get_separate_mirrors() {
+        let mut host = View1::<f64>::from_fn("h", 5, |i| i as f64 * 0.5).unwrap();
+        let mut dev = View1::<f64, crate::LayoutRight, Foreign>::zeros_in(Foreign, "d", 5).unwrap();
+        // Stage host data into the foreign space through the space's copy.
+        // SAFETY: both Views have 5 contiguous elements and do not overlap.
+        unsafe { HostSpace.copy_contiguous(dev.as_mut_ptr(), &HostSpace, host.as_ptr(), 5) }
+            .unwrap();
+        let plain = create_mirror_view(&dev).unwrap();
+        assert!(!plain.is_same());
+        assert_eq!(
+            plain.as_view().to_vec(),
+            vec![0.0; 5],
+            "create_mirror_view does not copy"
+        );
+        let copied = create_mirror_view_and_copy(&dev).unwrap();
+        assert!(!copied.is_same());
+        assert_eq!(copied.as_view().to_vec(), vec![0.0, 0.5, 1.0, 1.5, 2.0]);
+        assert_eq!(copied[4], 2.0);
+        host.fill(0.0);
+        crate::deep_copy(&mut host, &dev).unwrap();
+        assert_eq!(host[3], 1.5);
+    }
 }

@@ -49,7 +49,13 @@ pub struct Owned<T: Pod, M: MemorySpace = HostSpace> {
 
 impl<T: Pod, M: MemorySpace> Owned<T, M> {
     /// Allocates room for `len` elements in `space`, zeroed if asked.
-    pub(crate) fn allocate(space: M, label: &str, len: usize, zeroed: bool, extents: &[usize]) -> Result<Self> {
+    pub(crate) fn allocate(
+        space: M,
+        label: &str,
+        len: usize,
+        zeroed: bool,
+        extents: &[usize],
+    ) -> Result<Self> {
         let elem = std::mem::size_of::<T>();
         let bytes = len
             .checked_mul(elem)
@@ -64,13 +70,20 @@ impl<T: Pod, M: MemorySpace> Owned<T, M> {
             "element types aligned above {} bytes are not supported",
             crate::space::ALLOC_ALIGN
         );
-        let raw = space.allocate(bytes, zeroed).map_err(|reason| ViewError::Allocation {
-            label: label.into(),
+        let raw = space
+            .allocate(bytes, zeroed)
+            .map_err(|reason| ViewError::Allocation {
+                label: label.into(),
+                bytes,
+                space: M::NAME,
+                reason,
+            })?;
+        Ok(Owned {
+            ptr: raw.cast(),
             bytes,
-            space: M::NAME,
-            reason,
-        })?;
-        Ok(Owned { ptr: raw.cast(), bytes, space, label: label.into() })
+            space,
+            label: label.into(),
+        })
     }
 }
 
@@ -130,7 +143,12 @@ impl<'a, T: Pod, M: MemorySpace> Borrowed<'a, T, M> {
     /// `ptr` must be valid for reads of the mapping it will be used with, for `'a`,
     /// with no writer during `'a`.
     pub(crate) unsafe fn new(ptr: NonNull<T>, space: M, label: Cow<'a, str>) -> Self {
-        Borrowed { ptr, space, label, _borrow: PhantomData }
+        Borrowed {
+            ptr,
+            space,
+            label,
+            _borrow: PhantomData,
+        }
     }
 }
 
@@ -139,7 +157,12 @@ impl<'a, T: Pod, M: MemorySpace> BorrowedMut<'a, T, M> {
     /// `ptr` must be valid for reads and writes of the mapping it will be used
     /// with, for `'a`, with no other access during `'a`.
     pub(crate) unsafe fn new(ptr: NonNull<T>, space: M, label: Cow<'a, str>) -> Self {
-        BorrowedMut { ptr, space, label, _borrow: PhantomData }
+        BorrowedMut {
+            ptr,
+            space,
+            label,
+            _borrow: PhantomData,
+        }
     }
 }
 

@@ -42,11 +42,16 @@ impl<const R: usize> Mapping<R> {
             extents: extents.to_vec(),
             elem_bytes: 1,
         };
-        let size = extents.iter().try_fold(1usize, |a, &e| a.checked_mul(e)).ok_or_else(overflow)?;
+        let size = extents
+            .iter()
+            .try_fold(1usize, |a, &e| a.checked_mul(e))
+            .ok_or_else(overflow)?;
         // The span must fit in usize so that no offset computation can wrap.
         let mut span = 1usize;
         for r in 0..R {
-            let reach = (extents[r].max(1) - 1).checked_mul(strides[r]).ok_or_else(overflow)?;
+            let reach = (extents[r].max(1) - 1)
+                .checked_mul(strides[r])
+                .ok_or_else(overflow)?;
             span = span.checked_add(reach).ok_or_else(overflow)?;
         }
         if size > 0 && !non_overlapping(&extents, &strides) {
@@ -85,7 +90,9 @@ impl<const R: usize> Mapping<R> {
         if self.size() == 0 {
             return 0;
         }
-        1 + (0..R).map(|r| (self.extents[r] - 1) * self.strides[r]).sum::<usize>()
+        1 + (0..R)
+            .map(|r| (self.extents[r] - 1) * self.strides[r])
+            .sum::<usize>()
     }
 
     /// Whether the elements fill `[0, span)` with no holes.
@@ -139,7 +146,10 @@ fn non_overlapping<const R: usize>(extents: &[usize; R], strides: &[usize; R]) -
         if strides[r] < covered {
             return false;
         }
-        match strides[r].checked_mul(extents[r] - 1).and_then(|x| x.checked_add(covered)) {
+        match strides[r]
+            .checked_mul(extents[r] - 1)
+            .and_then(|x| x.checked_add(covered))
+        {
             Some(c) => covered = c,
             None => return false,
         }

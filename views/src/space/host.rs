@@ -5,6 +5,11 @@ use crate::pod::Pod;
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
+/// A type whose dangling pointer has the allocation alignment.
+#[repr(align(64))]
+struct CacheLine;
+const _: () = assert!(std::mem::align_of::<CacheLine>() == ALLOC_ALIGN);
+
 /// Ordinary host memory from the global allocator, 64-byte aligned.
 ///
 /// ```
@@ -24,7 +29,7 @@ unsafe impl MemorySpace for HostSpace {
     fn allocate(&self, bytes: usize, zeroed: bool) -> Result<NonNull<u8>, String> {
         if bytes == 0 {
             // An aligned, non-null address that is never dereferenced.
-            return Ok(NonNull::<[u8; ALLOC_ALIGN]>::dangling().cast());
+            return Ok(NonNull::<CacheLine>::dangling().cast());
         }
         let layout = Layout::from_size_align(bytes, ALLOC_ALIGN).map_err(|e| e.to_string())?;
         // SAFETY: `layout` has a non-zero size.
@@ -45,7 +50,10 @@ unsafe impl MemorySpace for HostSpace {
         // SAFETY: the caller passes what `allocate` returned for `bytes`,
         // which used exactly this layout (it was valid then, so it is now).
         unsafe {
-            alloc::dealloc(ptr.as_ptr(), Layout::from_size_align_unchecked(bytes, ALLOC_ALIGN));
+            alloc::dealloc(
+                ptr.as_ptr(),
+                Layout::from_size_align_unchecked(bytes, ALLOC_ALIGN),
+            );
         }
     }
 }

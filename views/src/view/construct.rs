@@ -84,7 +84,37 @@ impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + Default> View<T, R, L, 
     }
 }
 
-impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + HostAccessible + Default> View<T, R, L, M> {
+impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + HostAccessible + Default>
+    View<T, R, L, M>
+{
+    /// A View with every element set to `value`.
+    ///
+    /// ```
+    /// use granule_views::View2;
+    /// let v = View2::<i16>::full("v", [2, 2], -3).unwrap();
+    /// assert_eq!(v.to_vec(), vec![-3; 4]);
+    /// ```
+    pub fn full(label: &str, extents: impl IntoIndex<R>, value: T) -> Result<Self> {
+        let map = Mapping::compact::<L>(label, extents.into_index())?;
+        let mut view = Self::alloc(M::default(), label, map, false)?;
+        // Every element is written before the View is returned.
+        view.fill(value);
+        Ok(view)
+    }
+
+    /// A View of numeric ones (any `num_traits::One` element type).
+    ///
+    /// ```
+    /// use granule_views::View1;
+    /// assert_eq!(View1::<f32>::ones("w", 3).unwrap().to_vec(), vec![1.0; 3]);
+    /// ```
+    pub fn ones(label: &str, extents: impl IntoIndex<R>) -> Result<Self>
+    where
+        T: num_traits::One,
+    {
+        Self::full(label, extents, T::one())
+    }
+
     /// A View holding `data`, given in index order with the last index
     /// fastest (row-major), whatever the layout; `to_vec` gives it back.
     ///
@@ -218,4 +248,3 @@ impl<'a, T: Pod, const R: usize> ViewRef<'a, T, R, LayoutStride, HostSpace> {
         Ok(ViewBase::from_raw(storage, map))
     }
 }
-

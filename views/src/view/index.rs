@@ -1,7 +1,7 @@
 //! Bounds-checked indexing: `v[i]` for rank 1, `v[[i, j, ..]]` for any rank.
 
-use super::ViewBase;
 use super::rank::IntoIndex;
+use super::ViewBase;
 use crate::layout::Layout;
 use crate::space::HostAccessible;
 use crate::storage::{Storage, StorageMut};

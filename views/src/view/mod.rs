@@ -7,8 +7,8 @@
 //! needs `&`, writing needs `&mut`, so the borrow checker rules out races.
 
 mod construct;
-mod rank;
 mod index;
+mod rank;
 mod subview;
 
 pub(crate) use index::out_of_bounds;
@@ -72,7 +72,11 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
     /// Assembles a View from storage and a mapping `L` accepts.
     pub(crate) fn from_raw(storage: S, map: Mapping<R>) -> Self {
         debug_assert!(L::accepts(&map), "{} cannot describe {map:?}", L::NAME);
-        ViewBase { storage, map, _layout: PhantomData }
+        ViewBase {
+            storage,
+            map,
+            _layout: PhantomData,
+        }
     }
 
     /// The storage's base pointer.
@@ -107,7 +111,11 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
     }
 
     fn check_rank(&self, r: usize) {
-        assert!(r < R, "View \"{}\" has rank {R}; rank {r} does not exist", self.label());
+        assert!(
+            r < R,
+            "View \"{}\" has rank {R}; rank {r} does not exist",
+            self.label()
+        );
     }
 
     /// All extents.
@@ -156,7 +164,11 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
         // SAFETY: the pointer is valid for this mapping while `self` is
         // borrowed, and `&self` keeps writers away.
         let storage = unsafe {
-            Borrowed::new(self.storage.ptr(), self.space().clone(), Cow::Borrowed(self.label()))
+            Borrowed::new(
+                self.storage.ptr(),
+                self.space().clone(),
+                Cow::Borrowed(self.label()),
+            )
         };
         ViewBase::from_raw(storage, self.map)
     }
@@ -193,8 +205,9 @@ where
     pub fn as_slice(&self) -> Option<&[S::Elem]> {
         // SAFETY: contiguous means offsets cover exactly [0, span) = [0, size),
         // all valid for reads in host memory while `self` is borrowed.
-        self.is_contiguous()
-            .then(|| unsafe { std::slice::from_raw_parts(self.storage.ptr().as_ptr(), self.size()) })
+        self.is_contiguous().then(|| unsafe {
+            std::slice::from_raw_parts(self.storage.ptr().as_ptr(), self.size())
+        })
     }
 
     /// The element at `idx`, or `None` outside the extents.
@@ -239,7 +252,8 @@ where
     pub fn as_slice_mut(&mut self) -> Option<&mut [S::Elem]> {
         let (ptr, size) = (self.storage.ptr().as_ptr(), self.size());
         // SAFETY: as in `as_slice`; `&mut self` makes the access unique.
-        self.is_contiguous().then(|| unsafe { std::slice::from_raw_parts_mut(ptr, size) })
+        self.is_contiguous()
+            .then(|| unsafe { std::slice::from_raw_parts_mut(ptr, size) })
     }
 
     /// The element at `idx` for writing, or `None` outside the extents.
@@ -295,3 +309,6 @@ impl<'a, T: Pod, const R: usize, L: Layout, M: MemorySpace> Clone for ViewRef<'a
         ViewBase::from_raw(self.storage.clone(), self.map)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -119,7 +119,11 @@ macro_rules! range_arg {
     };
 }
 range_arg!(Range<usize>, |r, _e| r.start, Some(r.end));
-range_arg!(RangeInclusive<usize>, |r, _e| *r.start(), r.end().checked_add(1));
+range_arg!(
+    RangeInclusive<usize>,
+    |r, _e| *r.start(),
+    r.end().checked_add(1)
+);
 range_arg!(RangeFrom<usize>, |r, e| r.start, Some(e));
 range_arg!(RangeTo<usize>, |r, _e| 0, Some(r.end));
 range_arg!(RangeToInclusive<usize>, |r, _e| 0, r.end.checked_add(1));
@@ -258,7 +262,11 @@ pub trait SubviewArgs<const R: usize> {
     fn slices(&self, extents: &[usize; R]) -> std::result::Result<[Slice; R], (usize, String)>;
 }
 
-fn resolve<A: SubviewArg>(a: &A, r: usize, extent: usize) -> std::result::Result<Slice, (usize, String)> {
+fn resolve<A: SubviewArg>(
+    a: &A,
+    r: usize,
+    extent: usize,
+) -> std::result::Result<Slice, (usize, String)> {
     a.slice(extent).ok_or_else(|| (r, a.describe()))
 }
 
@@ -301,7 +309,13 @@ macro_rules! bare_range_args {
         }
     )* };
 }
-bare_range_args!(Range<usize>, RangeInclusive<usize>, RangeFrom<usize>, RangeTo<usize>, RangeToInclusive<usize>);
+bare_range_args!(
+    Range<usize>,
+    RangeInclusive<usize>,
+    RangeFrom<usize>,
+    RangeTo<usize>,
+    RangeToInclusive<usize>
+);
 
 /// A subview rank (1..=8) and the View types of that rank.
 pub trait SubRank {
@@ -310,9 +324,15 @@ pub trait SubRank {
     /// A unique subview of this rank.
     type Mut<'a, T: Pod, M: MemorySpace, L: Layout>;
     /// Builds the shared subview from kept (extent, stride) pairs.
-    fn make_ref<'a, T: Pod, M: MemorySpace, L: Layout>(s: Borrowed<'a, T, M>, kept: &[(usize, usize)]) -> Self::Ref<'a, T, M, L>;
+    fn make_ref<'a, T: Pod, M: MemorySpace, L: Layout>(
+        s: Borrowed<'a, T, M>,
+        kept: &[(usize, usize)],
+    ) -> Self::Ref<'a, T, M, L>;
     /// Builds the unique subview from kept (extent, stride) pairs.
-    fn make_mut<'a, T: Pod, M: MemorySpace, L: Layout>(s: BorrowedMut<'a, T, M>, kept: &[(usize, usize)]) -> Self::Mut<'a, T, M, L>;
+    fn make_mut<'a, T: Pod, M: MemorySpace, L: Layout>(
+        s: BorrowedMut<'a, T, M>,
+        kept: &[(usize, usize)],
+    ) -> Self::Mut<'a, T, M, L>;
 }
 
 fn mapping<const K: usize>(kept: &[(usize, usize)]) -> Mapping<K> {
@@ -397,7 +417,10 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
     /// assert_eq!(cols[[1, 1]], 112);
     /// assert!(a.subview((0, 0..5, ALL)).is_err()); // 5 > extent 3
     /// ```
-    pub fn subview<A: SubviewArgs<R>>(&self, args: A) -> Result<SubviewRef<'_, S::Elem, S::Space, L, A, R>>
+    pub fn subview<A: SubviewArgs<R>>(
+        &self,
+        args: A,
+    ) -> Result<SubviewRef<'_, S::Elem, S::Space, L, A, R>>
     where
         L: SubLayout<A::Right, A::Left>,
     {
@@ -406,7 +429,11 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
         // `self` (ranges were checked against the extents), so offsets stay
         // inside the parent's valid span; `&self` keeps writers away.
         let storage = unsafe {
-            Borrowed::new(self.storage.ptr().add(offset), self.space().clone(), Cow::Borrowed(self.label()))
+            Borrowed::new(
+                self.storage.ptr().add(offset),
+                self.space().clone(),
+                Cow::Borrowed(self.label()),
+            )
         };
         Ok(A::Rank::make_ref(storage, &kept))
     }
@@ -433,7 +460,11 @@ impl<S: StorageMut, const R: usize, L: Layout> ViewBase<S, R, L> {
         // SAFETY: offsets stay inside the parent's span (see `subview`), and
         // `&mut self` makes the borrow unique for its lifetime.
         let storage = unsafe {
-            BorrowedMut::new(self.storage.ptr().add(offset), space, Cow::Borrowed(self.storage.label()))
+            BorrowedMut::new(
+                self.storage.ptr().add(offset),
+                space,
+                Cow::Borrowed(self.storage.label()),
+            )
         };
         Ok(A::Rank::make_mut(storage, &kept))
     }

@@ -1,0 +1,249 @@
+use crate::{
+    LayoutLeft, LayoutRight, LayoutStride, View, View1, View2, View3, View4, ViewError, ViewMut,
+    ViewRef, ALL,
+};
+
+/// Compile-time check of a subview's layout type.
+fn layout_of<T: crate::Pod, const R: usize, L: crate::Layout>(
+    _: &ViewRef<'_, T, R, L>,
+) -> &'static str {
+    L::NAME
+}
+
+#[test]
+fn constructors_fill_and_round_trip() {
+    let z = View3::<f64>::zeros("z", [2, 3, 4]).unwrap();
+    assert!(z.to_vec().iter().all(|&x| x == 0.0));
+    assert_eq!((z.label(), z.extents(), z.size()), ("z", [2, 3, 4], 24));
+
+    let data: Vec<i32> = (0..24).collect();
+    let r = View3::<i32>::from_vec("r", [2, 3, 4], data.clone()).unwrap();
+    let l = View3::<i32, LayoutLeft>::from_vec("l", [2, 3, 4], data.clone()).unwrap();
+    assert_eq!(r.to_vec(), data);
+    assert_eq!(l.to_vec(), data);
+    for (i, j, k) in [(0, 0, 0), (1, 2, 3), (1, 0, 2)] {
+        assert_eq!(r[[i, j, k]], (12 * i + 4 * j + k) as i32);
+        assert_eq!(l[[i, j, k]], r[[i, j, k]]);
+    }
+    let f = View2::<(u8, u8)>::from_fn("f", [3, 2], |[i, j]| (i as u8, j as u8)).unwrap();
+    assert_eq!(f[[2, 1]], (2, 1));
+}
+
+#[test]
+fn writes_need_exclusive_access() {
+    let mut v = View1::<u64>::zeros("v", 5).unwrap();
+    v[3] = 7;
+    *v.get_mut([4]).unwrap() = 9;
+    assert_eq!(v.get([5]), None);
+    assert_eq!(v.to_vec(), vec![0, 0, 0, 7, 9]);
+    let mut w = v.view_mut();
+    w[0] = 1;
+    assert_eq!(v[0], 1);
+}
+
+#[test]
+#[should_panic(expected = "View \"grid\": index [1, 4] is out of bounds for extents [3, 4]")]
+fn out_of_bounds_read_names_label_index_extents() {
+    let v = View2::<f32>::zeros("grid", [3, 4]).unwrap();
+    let _ = v[[1, 4]];
+}
+
+#[test]
+#[should_panic(expected = "View \"x\": index [9] is out of bounds for extents [9]")]
+fn out_of_bounds_write_rank1() {
+    let mut v = View1::<f32>::zeros("x", 9).unwrap();
+    v[9] = 1.0;
+}
+
+#[test]
+fn zero_extents_make_empty_views() {
+    let v = View2::<f64>::zeros("empty", [0, 5]).unwrap();
+    assert_eq!((v.size(), v.span()), (0, 0));
+    assert_eq!(v.to_vec(), Vec::<f64>::new());
+    assert_eq!(v.get([0, 0]), None);
+}
+
+#[test]
+fn overflow_is_an_error_not_ub() {
+    let e = View2::<f64>::zeros("huge", [1 << 40, 1 << 40]).unwrap_err();
+    assert!(matches!(e, ViewError::SizeOverflow { .. }));
+    // Fits in usize as elements, not as bytes.
+    let e = View1::<f64>::zeros("bytes", usize::MAX / 4).unwrap_err();
+    assert!(
+        matches!(e, ViewError::SizeOverflow { ref label, .. } if label == "bytes"),
+        "{e}"
+    );
+}
+
+#[test]
+fn subview_extents_strides_and_offsets() {
+    let a = View4::<i32>::from_fn("a", [3, 4, 5, 6], |[i, j, k, l]| {
+        (1000 * i + 100 * j + 10 * k + l) as i32
+    })
+    .unwrap();
+    let s = a.subview((1, ALL, 2..4, 3)).unwrap();
+    assert_eq!((s.extents(), s.strides()), ([4, 2], [30, 6]));
+    assert_eq!(s[[0, 0]], 1023);
+    assert_eq!(s[[3, 1]], 1333);
+    assert_eq!(layout_of(&s), "LayoutStride");
+
+    let t = a.subview((2, 1, ALL, ALL)).unwrap();
+    assert_eq!(
+        (t.extents(), t.strides(), layout_of(&t)),
+        ([5, 6], [6, 1], "LayoutRight")
+    );
+    assert_eq!(t[[4, 5]], 2145);
+
+    let u = a.subview((1..3, ALL, ALL, ALL)).unwrap();
+    assert_eq!((u.extents(), layout_of(&u)), ([2, 4, 5, 6], "LayoutRight"));
+    assert_eq!(u[[0, 0, 0, 0]], 1000);
+
+    let w = a.subview((0, 0, 1, ..)).unwrap();
+    assert_eq!(
+        (w.extents(), w.strides(), layout_of(&w)),
+        ([6], [1], "LayoutRight")
+    );
+    assert_eq!(w.to_vec(), vec![10, 11, 12, 13, 14, 15]);
+
+    let col = a.subview((0, 0, ALL, 4)).unwrap();
+    assert_eq!((col.strides(), layout_of(&col)), ([6], "LayoutStride"));
+    assert_eq!(col.to_vec(), vec![4, 14, 24, 34, 44]);
+
+    // Subview of a subview.
+    let ss = s.subview((1..3, 1)).unwrap();
+    assert_eq!((ss.extents(), ss[1]), ([2], 1233));
+
+    let inclusive = a.subview((0, 0, 0, 1..=2)).unwrap();
+    assert_eq!(inclusive.to_vec(), vec![1, 2]);
+    let tail = a.subview((0, 0, 0, 4..)).unwrap();
+    assert_eq!(tail.to_vec(), vec![4, 5]);
+    let head = a.subview((0, 0, 0, ..2)).unwrap();
+    assert_eq!(head.to_vec(), vec![0, 1]);
+}
+
+#[test]
+fn layout_left_subviews_follow_kokkos_rules() {
+    let a = View3::<i32, LayoutLeft>::from_fn("a", [4, 3, 2], |[i, j, k]| {
+        (100 * i + 10 * j + k) as i32
+    })
+    .unwrap();
+    let col = a.subview((ALL, 1, 1)).unwrap();
+    assert_eq!((col.strides(), layout_of(&col)), ([1], "LayoutLeft"));
+    assert_eq!(col.to_vec(), vec![11, 111, 211, 311]);
+    let part = a.subview((ALL, 0..2, 1)).unwrap();
+    assert_eq!(
+        (part.extents(), part.strides(), layout_of(&part)),
+        ([4, 2], [1, 4], "LayoutLeft")
+    );
+    let row = a.subview((2, ALL, ALL)).unwrap();
+    assert_eq!((row.strides(), layout_of(&row)), ([4, 12], "LayoutStride"));
+    assert_eq!(row[[2, 1]], 221);
+    let s = View2::<i32, LayoutStride>::with_strides("s", [3, 3], [1, 3]).unwrap();
+    let ss = s.subview((ALL, 1)).unwrap();
+    assert_eq!(layout_of(&ss), "LayoutStride");
+}
+
+#[test]
+fn degenerate_range_gives_extent_zero() {
+    let a = View2::<f64>::zeros("a", [3, 4]).unwrap();
+    let e = a.subview((3..3, ALL)).unwrap();
+    assert_eq!((e.extents(), e.size()), ([0, 4], 0));
+    assert_eq!(e.to_vec(), Vec::<f64>::new());
+    let e = a.subview((1, 4..)).unwrap();
+    assert_eq!(e.extents(), [0]);
+}
+
+#[test]
+fn subview_past_extent_is_an_error_naming_it() {
+    let a = View2::<f64>::zeros("mesh", [3, 4]).unwrap();
+    let e = a.subview((ALL, 2..5)).unwrap_err();
+    assert_eq!(
+        e,
+        ViewError::SubviewOutOfBounds {
+            label: "mesh".into(),
+            rank: 1,
+            arg: "2..5".into(),
+            extent: 4
+        }
+    );
+    assert!(e.to_string().contains("2..5") && e.to_string().contains("extent 4"));
+    assert!(a.subview((3, ALL)).is_err());
+    #[allow(clippy::reversed_empty_ranges)]
+    let reversed = a.subview((2..1, ALL));
+    assert!(reversed.is_err());
+    assert!(a.subview((ALL, 0..=4)).is_err());
+}
+
+#[test]
+fn mutable_subviews_write_through() {
+    let mut a = View2::<i64, LayoutLeft>::zeros("a", [3, 4]).unwrap();
+    {
+        let mut row = a.subview_mut((1, ALL)).unwrap();
+        for j in 0..4 {
+            row[j] = j as i64 + 1;
+        }
+    }
+    a.subview_mut((ALL, 3)).unwrap().fill(-1);
+    assert_eq!(a.to_vec(), vec![0, 0, 0, -1, 1, 2, 3, -1, 0, 0, 0, -1]);
+}
+
+#[test]
+fn unmanaged_views_wrap_user_slices() {
+    let data: Vec<f32> = (0..12).map(|x| x as f32).collect();
+    let v = ViewRef::<f32, 2, LayoutLeft>::from_slice("u", &data, [3, 4]).unwrap();
+    assert_eq!(v[[1, 2]], 7.0);
+    let e = ViewRef::<f32, 2>::from_slice("short", &data[..5], [2, 3]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ViewError::LengthMismatch {
+                needed: 6,
+                got: 5,
+                ..
+            }
+        ),
+        "{e}"
+    );
+
+    let mut buf = vec![0u16; 6];
+    {
+        let mut m = ViewMut::<u16, 2>::from_slice_mut(String::from("m"), &mut buf, [2, 3]).unwrap();
+        m[[1, 0]] = 5;
+        assert_eq!(m.label(), "m");
+    }
+    assert_eq!(buf, [0, 0, 0, 5, 0, 0]);
+
+    let padded =
+        ViewRef::<f32, 2, LayoutStride>::from_slice_strided("p", &data, [2, 3], [6, 2]).unwrap();
+    assert_eq!(padded.to_vec(), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+}
+
+#[test]
+fn from_vec_length_is_checked() {
+    let e = View::<u8, 3>::from_vec("v", [2, 2, 2], vec![0; 7]).unwrap_err();
+    assert_eq!(
+        e,
+        ViewError::LengthMismatch {
+            label: "v".into(),
+            extents: vec![2, 2, 2],
+            needed: 8,
+            got: 7
+        }
+    );
+}
+
+#[test]
+fn strided_views_report_their_shape() {
+    let v = View2::<f64, LayoutStride>::with_strides("s", [3, 2], [5, 2]).unwrap();
+    assert_eq!((v.span(), v.size(), v.is_contiguous()), (13, 6, false));
+    assert!(v.as_slice().is_none());
+    let e = View2::<f64, LayoutRight>::with_strides("r", [3, 2], [5, 2]).unwrap_err();
+    assert!(matches!(e, ViewError::InvalidStrides { .. }));
+}
+
+#[test]
+#[should_panic(expected = "View \"r\" has rank 2; rank 2 does not exist")]
+fn extent_of_missing_rank_panics() {
+    let v = View2::<f64>::zeros("r", [1, 1]).unwrap();
+    v.extent(2);
+}
