@@ -12,7 +12,7 @@ use std::ops::{Index, IndexMut};
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub(crate) fn out_of_bounds(label: &str, idx: &[usize], extents: &[usize]) -> ! {
+pub(crate) fn out_of_bounds<const R: usize>(label: &str, idx: [usize; R], extents: [usize; R]) -> ! {
     panic!("View \"{label}\": index {idx:?} is out of bounds for extents {extents:?}")
 }
 
@@ -23,7 +23,7 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
     #[track_caller]
     pub(crate) fn checked_offset(&self, idx: &[usize; R]) -> usize {
         if !self.map.contains(idx) {
-            out_of_bounds(self.label(), idx, self.map.extents());
+            out_of_bounds(self.label(), *idx, *self.map.extents());
         }
         L::offset(&self.map, idx)
     }

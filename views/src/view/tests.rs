@@ -247,3 +247,18 @@ fn extent_of_missing_rank_panics() {
     let v = View2::<f64>::zeros("r", [1, 1]).unwrap();
     v.extent(2);
 }
+
+#[test]
+fn allocations_are_64_byte_aligned() {
+    for n in [1, 3, 17, 1000] {
+        let a = View1::<u8>::zeros("a", n).unwrap();
+        let b = View2::<f64, LayoutLeft>::from_fn("b", [n, 2], |[i, j]| (i + j) as f64).unwrap();
+        // SAFETY: every element is written by the fill before any read.
+        let mut c = unsafe { View3::<f32>::without_initializing("c", [n, 1, 2]) }.unwrap();
+        c.fill(2.0);
+        for p in [a.as_ptr() as usize, b.as_ptr() as usize, c.as_ptr() as usize] {
+            assert_eq!(p % crate::space::ALLOC_ALIGN, 0, "n = {n}");
+        }
+        assert!(c.to_vec().iter().all(|&x| x == 2.0));
+    }
+}
