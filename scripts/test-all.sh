@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The one command that runs every test of granule, from a fresh clone.
 # It does its own setup and leaves the system untouched: everything it
-# fetches goes under target/.
+# fetches (crates, the NVRTC wheel) goes under target/ or cargo's cache.
+# Needs: the Rust toolchain, python3 with pip, network access to crates.io
+# and PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +12,13 @@ step() { printf '\n== %s\n' "$*"; }
 step "toolchain"
 cargo --version
 rustc --version
+
+step "NVRTC (pinned PyPI wheel, cached under target/nvrtc)"
+# CUDA kernels are compiled to PTX and CUBIN without a GPU; with CI=true a
+# missing NVRTC fails the NVRTC tests instead of skipping them.
+NVRTC_LIB=$(scripts/install-nvrtc.sh)
+export LD_LIBRARY_PATH="$NVRTC_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+echo "libnvrtc: $NVRTC_LIB"
 
 step "format"
 cargo fmt --all -- --check

@@ -15,13 +15,63 @@
 
 pub use granule_views as views;
 
+/// Execution spaces, policies, patterns, reducers, teams, profiling
+/// (granule-core).
+pub use granule_core as core;
+pub use granule_core::{profiling, reducer};
+
+/// The Rayon execution space (with the `rayon` feature, on by default).
+#[cfg(feature = "rayon")]
+pub use granule_rayon::{Rayon, RayonError};
+
+/// The execution space a program gets unless it picks one: Rayon with the
+/// `rayon` feature (the default), otherwise Serial.
+///
+/// ```
+/// use granule::prelude::*;
+/// let space = DefaultExecutionSpace::default();
+/// let n: usize = parallel_reduce("count", RangePolicy::new(&space, 0..10), Sum, |_, acc: &mut usize| *acc += 1);
+/// assert_eq!(n, 10);
+/// ```
+#[cfg(feature = "rayon")]
+pub type DefaultExecutionSpace = granule_rayon::Rayon;
+/// The execution space a program gets unless it picks one: Rayon with the
+/// `rayon` feature (the default), otherwise Serial.
+#[cfg(not(feature = "rayon"))]
+pub type DefaultExecutionSpace = granule_core::Serial;
+
+/// Chunk maps: which thread of a scope owns which elements (see
+/// [`granule_views::chunk`]), with [`owner_table`](chunk::owner_table).
+pub use granule_views::chunk;
+pub use granule_views::reshape_map;
+
 /// The names most programs need.
 pub mod prelude {
+    pub use granule_views::chunk::{
+        BlockToThread, BlockToWarp, ChunkMap, ChunkMut, ChunkRef, GridToBlock, GridToThread,
+        GridToWarp, Map2D, MapContinuousLinear, MapLinear, ReshapeMap, ScopedIds, ThreadIds,
+        WarpToThread,
+    };
+    pub use granule_views::reshape_map;
     pub use granule_views::{
         create_mirror, create_mirror_view, create_mirror_view_and_copy, deep_copy, Atomic,
         AtomicView, HostSpace, Layout, LayoutLeft, LayoutRight, LayoutStride, MemorySpace, Pod,
         View, View1, View2, View3, View4, View5, View6, View7, View8, ViewError, ViewMut, ViewRef,
         ALL,
+    };
+
+    pub use crate::DefaultExecutionSpace;
+    #[cfg(feature = "rayon")]
+    pub use crate::Rayon;
+    pub use granule_core::reducer::{
+        self, BAnd, BOr, LAnd, LOr, Max, MaxLoc, Min, MinLoc, MinMax, MinMaxLoc, MinMaxLocScalar,
+        MinMaxScalar, Prod, Reducer, Sum, ValLocScalar,
+    };
+    pub use granule_core::{
+        parallel_for, parallel_reduce, parallel_reduce_into, parallel_scan, parallel_scan_with,
+        single, ExecutionSpace, Iterate, MDRangePolicy, MapIdentity, PerTeam, PerThread,
+        PolicyError, RangePolicy, Schedule, ScratchError, Serial, TeamChunk, TeamMember,
+        TeamPolicy, TeamThreadRange, TeamVectorRange, ThreadVectorRange, AUTO,
     };
 }
 

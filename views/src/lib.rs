@@ -19,6 +19,7 @@
 //! ```
 
 pub mod atomic;
+pub mod chunk;
 mod copy;
 pub mod error;
 pub mod layout;

@@ -12,7 +12,11 @@ use std::ops::{Index, IndexMut};
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub(crate) fn out_of_bounds<const R: usize>(label: &str, idx: [usize; R], extents: [usize; R]) -> ! {
+pub(crate) fn out_of_bounds<const R: usize>(
+    label: &str,
+    idx: [usize; R],
+    extents: [usize; R],
+) -> ! {
     panic!("View \"{label}\": index {idx:?} is out of bounds for extents {extents:?}")
 }
 

@@ -256,7 +256,11 @@ fn allocations_are_64_byte_aligned() {
         // SAFETY: every element is written by the fill before any read.
         let mut c = unsafe { View3::<f32>::without_initializing("c", [n, 1, 2]) }.unwrap();
         c.fill(2.0);
-        for p in [a.as_ptr() as usize, b.as_ptr() as usize, c.as_ptr() as usize] {
+        for p in [
+            a.as_ptr() as usize,
+            b.as_ptr() as usize,
+            c.as_ptr() as usize,
+        ] {
             assert_eq!(p % crate::space::ALLOC_ALIGN, 0, "n = {n}");
         }
         assert!(c.to_vec().iter().all(|&x| x == 2.0));

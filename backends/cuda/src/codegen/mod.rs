@@ -1,0 +1,182 @@
+//! Assembling a translation unit: the device header, the `#[device]`
+//! helpers, the kernels' `__device__` functions, and one `extern "C"`
+//! `__global__` entry point per instantiation that hands the kernel to a
+//! framework driver.
+//!
+//! Entry points are plain C names, `granule_<pattern>_<kernel>[__<types>]`,
+//! so no NVRTC name expressions are needed to find template instances.
+
+mod wrapper;
+
+use crate::device::HEADER;
+use crate::kernel::{DeviceFn, DeviceKernel};
+use std::fmt;
+
+pub use wrapper::entry_name;
+
+/// A built-in reducer of `parallel_reduce`, as named in the device header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reducer {
+    /// Sum, identity 0.
+    Sum,
+    /// Product, identity 1.
+    Prod,
+    /// Minimum, identity the type's maximum (+inf for floats).
+    Min,
+    /// Maximum, identity the type's minimum (-inf for floats).
+    Max,
+    /// Logical and.
+    LAnd,
+    /// Logical or.
+    LOr,
+    /// Bitwise and.
+    BAnd,
+    /// Bitwise or.
+    BOr,
+}
+
+impl Reducer {
+    fn cpp(self) -> &'static str {
+        match self {
+            Reducer::Sum => "Sum",
+            Reducer::Prod => "Prod",
+            Reducer::Min => "Min",
+            Reducer::Max => "Max",
+            Reducer::LAnd => "LAnd",
+            Reducer::LOr => "LOr",
+            Reducer::BAnd => "BAnd",
+            Reducer::BOr => "BOr",
+        }
+    }
+}
+
+/// Which driver runs the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// `parallel_for` over a range: outputs are element `i` of their View.
+    For,
+    /// `parallel_reduce` over a range with a built-in reducer: the kernel's
+    /// single output is the accumulator.
+    Reduce(Reducer),
+    /// `parallel_for` over a team policy: a team is a block.
+    Team,
+}
+
+/// One kernel, one pattern, one choice of template arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct Instance {
+    /// The kernel.
+    pub kernel: &'static DeviceKernel,
+    /// The driver.
+    pub pattern: Pattern,
+    /// C++ types for the kernel's generics, in order
+    /// (see [`crate::kernel::DeviceScalar::CPP`]).
+    pub types: &'static [&'static str],
+}
+
+impl Instance {
+    /// An instance.
+    ///
+    /// ```
+    /// # use granule_cuda::codegen::{Instance, Pattern};
+    /// # use granule_cuda::kernel::DeviceKernel;
+    /// static K: DeviceKernel = DeviceKernel { name: "k", generics: &[], params: &[], source: "", deps: &[] };
+    /// assert_eq!(Instance::new(&K, Pattern::Team, &[]).entry(), "granule_team_k");
+    /// ```
+    pub fn new(
+        kernel: &'static DeviceKernel,
+        pattern: Pattern,
+        types: &'static [&'static str],
+    ) -> Self {
+        Instance {
+            kernel,
+            pattern,
+            types,
+        }
+    }
+
+    /// The `extern "C"` name of the entry point.
+    pub fn entry(&self) -> String {
+        entry_name(self.kernel.name, self.pattern, self.types)
+    }
+}
+
+/// Why an instance cannot be wrapped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodegenError {
+    /// The kernel.
+    pub kernel: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for CodegenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "kernel `{}`: {}", self.kernel, self.message)
+    }
+}
+
+impl std::error::Error for CodegenError {}
+
+/// A complete CUDA C++ source with its entry points.
+#[derive(Clone, Debug)]
+pub struct TranslationUnit {
+    source: String,
+    entries: Vec<String>,
+}
+
+impl TranslationUnit {
+    /// Header, helpers (each once, callees first), kernels (each once) and
+    /// one entry point per instance.
+    pub fn new(instances: &[Instance]) -> Result<Self, CodegenError> {
+        let mut source = String::from(HEADER);
+        let mut seen_fns: Vec<*const DeviceFn> = Vec::new();
+        let mut seen_kernels: Vec<*const DeviceKernel> = Vec::new();
+        for inst in instances {
+            for dep in inst.kernel.deps {
+                push_fn(&mut source, dep, &mut seen_fns);
+            }
+            if !seen_kernels.contains(&(inst.kernel as *const _)) {
+                seen_kernels.push(inst.kernel);
+                source.push_str("\n// ---- kernel ");
+                source.push_str(inst.kernel.name);
+                source.push('\n');
+                source.push_str(inst.kernel.source);
+            }
+        }
+        let mut entries = Vec::new();
+        for inst in instances {
+            let (name, text) = wrapper::entry_point(inst)?;
+            if !entries.contains(&name) {
+                source.push('\n');
+                source.push_str(&text);
+                entries.push(name);
+            }
+        }
+        Ok(TranslationUnit { source, entries })
+    }
+
+    /// The full CUDA C++ text.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The `extern "C"` entry points, in instance order.
+    pub fn entries(&self) -> &[String] {
+        &self.entries
+    }
+}
+
+fn push_fn(source: &mut String, f: &'static DeviceFn, seen: &mut Vec<*const DeviceFn>) {
+    if seen.contains(&(f as *const _)) {
+        return;
+    }
+    seen.push(f);
+    for dep in f.deps {
+        push_fn(source, dep, seen);
+    }
+    source.push_str("\n// ---- device fn ");
+    source.push_str(f.name);
+    source.push('\n');
+    source.push_str(f.source);
+}

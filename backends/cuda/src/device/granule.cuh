@@ -1,0 +1,606 @@
+// granule.cuh: the device header of granule's CUDA backend.
+//
+// Self-contained on purpose: NVRTC from the PyPI wheel has no headers at
+// all, so nothing here includes anything. Every generated translation unit
+// starts with this text, followed by the translated `#[kernel]`/`#[device]`
+// functions and one `extern "C"` wrapper per instantiation.
+//
+// Conventions that keep Rust semantics on the device:
+// - integer widths are exact (usize is 64-bit, checked below);
+// - signed + - * and unary - wrap (two's complement), like Rust's release
+//   profile; unsigned arithmetic wraps natively;
+// - division or remainder by zero, and MIN / -1, trap (Rust panics);
+// - shift counts are masked to the width (Rust's release behaviour);
+// - float -> int `as` saturates, NaN -> 0; int -> int `as` wraps;
+// - View indexing is bounds-checked: the first failure is recorded in
+//   `granule_error` and the thread traps.
+
+namespace granule {
+
+typedef signed char i8;
+typedef short i16;
+typedef int i32;
+typedef long long i64;
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef u64 usize;
+typedef i64 isize;
+typedef float f32;
+typedef double f64;
+
+static_assert(sizeof(i32) == 4 && sizeof(u32) == 4, "32-bit integers");
+static_assert(sizeof(i64) == 8 && sizeof(u64) == 8, "64-bit integers");
+static_assert(sizeof(usize) == 8 && sizeof(void*) == 8, "usize is 64-bit");
+
+// ---------------------------------------------------------------- traits
+
+template <class T> struct Num;
+#define GRANULE_INT(T, U, BITS, SIGNED, MINV, MAXV)                          \
+  template <> struct Num<T> {                                                \
+    typedef U Unsigned;                                                      \
+    static constexpr bool is_float = false;                                  \
+    static constexpr bool is_signed = SIGNED;                                \
+    static constexpr int bits = BITS;                                        \
+    static __device__ __forceinline__ T min_value() { return MINV; }         \
+    static __device__ __forceinline__ T max_value() { return MAXV; }         \
+  };
+GRANULE_INT(i32, u32, 32, true, (i32)0x80000000u, (i32)0x7fffffff)
+GRANULE_INT(u32, u32, 32, false, 0u, 0xffffffffu)
+GRANULE_INT(i64, u64, 64, true, (i64)0x8000000000000000ull, (i64)0x7fffffffffffffffll)
+GRANULE_INT(u64, u64, 64, false, 0ull, 0xffffffffffffffffull)
+#undef GRANULE_INT
+template <> struct Num<bool> {
+  typedef bool Unsigned;
+  static constexpr bool is_float = false;
+  static constexpr bool is_signed = false;
+  static constexpr int bits = 1;
+  static __device__ __forceinline__ bool min_value() { return false; }
+  static __device__ __forceinline__ bool max_value() { return true; }
+};
+template <> struct Num<f32> {
+  static constexpr bool is_float = true;
+  static constexpr bool is_signed = true;
+  static __device__ __forceinline__ f32 min_value() { return -__int_as_float(0x7f800000); }
+  static __device__ __forceinline__ f32 max_value() { return __int_as_float(0x7f800000); }
+};
+template <> struct Num<f64> {
+  static constexpr bool is_float = true;
+  static constexpr bool is_signed = true;
+  static __device__ __forceinline__ f64 min_value() { return -__longlong_as_double(0x7ff0000000000000ll); }
+  static __device__ __forceinline__ f64 max_value() { return __longlong_as_double(0x7ff0000000000000ll); }
+};
+
+
+// ---------------------------------------------------------------- errors
+
+// The first device-side failure of a launch; the host reads and clears it.
+struct ErrorRecord {
+  u32 code;   // 0 none, 1 out of bounds, 2 division by zero, 3 division overflow, 4 clamp bounds
+  u32 view;   // View id for code 1
+  u64 rank;   // the offending dimension for code 1
+  u64 index;  // the offending index for code 1
+  u64 extent; // the extent for code 1
+};
+
+}  // namespace granule
+
+// Named without mangling so the host can find it with cuModuleGetGlobal.
+extern "C" {
+__device__ granule::ErrorRecord granule_error;
+}
+
+namespace granule {
+
+__device__ __noinline__ void fail(u32 code, u32 view, u64 rank, u64 index, u64 extent) {
+  if (atomicCAS(&granule_error.code, 0u, code) == 0u) {
+    granule_error.view = view;
+    granule_error.rank = rank;
+    granule_error.index = index;
+    granule_error.extent = extent;
+    __threadfence_system();
+  }
+  __trap();
+}
+
+// ---------------------------------------------------------- integer ops
+
+// Signed arithmetic goes through unsigned so that overflow wraps instead of
+// being undefined; floats and unsigned types use the operator directly.
+template <class T> __device__ __forceinline__ T wadd(T a, T b) {
+  if constexpr (!Num<T>::is_float && Num<T>::is_signed) {
+    typedef typename Num<T>::Unsigned U;
+    return (T)((U)a + (U)b);
+  } else {
+    return a + b;
+  }
+}
+template <class T> __device__ __forceinline__ T wsub(T a, T b) {
+  if constexpr (!Num<T>::is_float && Num<T>::is_signed) {
+    typedef typename Num<T>::Unsigned U;
+    return (T)((U)a - (U)b);
+  } else {
+    return a - b;
+  }
+}
+template <class T> __device__ __forceinline__ T wmul(T a, T b) {
+  if constexpr (!Num<T>::is_float && Num<T>::is_signed) {
+    typedef typename Num<T>::Unsigned U;
+    return (T)((U)a * (U)b);
+  } else {
+    return a * b;
+  }
+}
+template <class T> __device__ __forceinline__ T wneg(T a) {
+  if constexpr (!Num<T>::is_float && Num<T>::is_signed) {
+    typedef typename Num<T>::Unsigned U;
+    return (T)((U)0 - (U)a);
+  } else {
+    return -a;
+  }
+}
+// C++ truncates toward zero like Rust, so only the panicking cases differ.
+template <class T> __device__ __forceinline__ void check_div(T a, T b) {
+  if constexpr (!Num<T>::is_float) {
+    if (b == (T)0) fail(2, 0, 0, 0, 0);
+    if constexpr (Num<T>::is_signed) {
+      if (a == Num<T>::min_value() && b == (T)-1) fail(3, 0, 0, 0, 0);
+    }
+  }
+}
+template <class T> __device__ __forceinline__ T div(T a, T b) {
+  check_div(a, b);
+  return a / b;
+}
+__device__ __forceinline__ f32 fmod_(f32 a, f32 b) { return fmodf(a, b); }
+__device__ __forceinline__ f64 fmod_(f64 a, f64 b) { return fmod(a, b); }
+template <class T> __device__ __forceinline__ T rem(T a, T b) {
+  if constexpr (Num<T>::is_float) {
+    return fmod_(a, b);
+  } else {
+    check_div(a, b);
+    return a % b;
+  }
+}
+template <class T, class S> __device__ __forceinline__ T shl(T a, S s) {
+  typedef typename Num<T>::Unsigned U;
+  return (T)((U)a << ((u32)s & (u32)(Num<T>::bits - 1)));
+}
+template <class T, class S> __device__ __forceinline__ T shr(T a, S s) {
+  return (T)(a >> ((u32)s & (u32)(Num<T>::bits - 1)));
+}
+
+// ---------------------------------------------------------------- ranges
+
+// Loops over stepped or reversed ranges count iterations in u64 so that no
+// intermediate value overflows the loop variable's type; the wrapping u64
+// difference of two's-complement values is their distance.
+template <class T> __device__ __forceinline__ u64 range_len(T a, T b) { return a < b ? (u64)b - (u64)a : 0ull; }
+template <class T> __device__ __forceinline__ u64 range_len_incl(T a, T b) { return a <= b ? (u64)b - (u64)a + 1ull : 0ull; }
+__device__ __forceinline__ u64 div_ceil(u64 n, u64 s) { return s == 0ull ? (fail(2, 0, 0, 0, 0), 0ull) : n / s + (n % s != 0ull); }
+template <class T> __device__ __forceinline__ T range_at(T a, u64 off) { return (T)((u64)a + off); }
+
+// ----------------------------------------------------------------- casts
+
+// Rust's `as`: float -> int saturates and maps NaN to 0; everything else is
+// the C++ conversion, which wraps between integers of these widths.
+template <class To, class From> __device__ __forceinline__ To cast(From x) {
+  if constexpr (Num<From>::is_float && !Num<To>::is_float && Num<To>::bits > 1) {
+    if (x != x) return (To)0;
+    // lo and hi are powers of two, exact in every float type.
+    const From lo = Num<To>::is_signed ? -(From)((u64)1 << (Num<To>::bits - 1)) : (From)0;
+    const From hi = Num<To>::is_signed ? (From)((u64)1 << (Num<To>::bits - 1))
+                                       : (From)((u64)1 << (Num<To>::bits - 1)) * (From)2;
+    if (x <= lo) return Num<To>::min_value();
+    if (x >= hi) return Num<To>::max_value();
+    return (To)x;
+  } else {
+    return (To)x;
+  }
+}
+
+// ------------------------------------------------------------------ math
+
+#define GRANULE_MATH1(NAME, F32, F64)                                            \
+  __device__ __forceinline__ f32 NAME(f32 x) { return F32(x); }                \
+  __device__ __forceinline__ f64 NAME(f64 x) { return F64(x); }
+GRANULE_MATH1(sqrt, sqrtf, ::sqrt)
+GRANULE_MATH1(exp, expf, ::exp)
+GRANULE_MATH1(ln, logf, ::log)
+GRANULE_MATH1(sin, sinf, ::sin)
+GRANULE_MATH1(cos, cosf, ::cos)
+GRANULE_MATH1(tanh, tanhf, ::tanh)
+GRANULE_MATH1(floor, floorf, ::floor)
+GRANULE_MATH1(ceil, ceilf, ::ceil)
+#undef GRANULE_MATH1
+__device__ __forceinline__ f32 abs(f32 x) { return fabsf(x); }
+__device__ __forceinline__ f64 abs(f64 x) { return fabs(x); }
+__device__ __forceinline__ i32 abs(i32 x) { return x < 0 ? wneg(x) : x; }
+__device__ __forceinline__ i64 abs(i64 x) { return x < 0 ? wneg(x) : x; }
+__device__ __forceinline__ f32 powf(f32 x, f32 y) { return ::powf(x, y); }
+__device__ __forceinline__ f64 powf(f64 x, f64 y) { return ::pow(x, y); }
+__device__ __forceinline__ f32 mul_add(f32 x, f32 a, f32 b) { return fmaf(x, a, b); }
+__device__ __forceinline__ f64 mul_add(f64 x, f64 a, f64 b) { return fma(x, a, b); }
+// Float min/max ignore a NaN operand, as Rust's f64::min/max do.
+__device__ __forceinline__ f32 min(f32 a, f32 b) { return fminf(a, b); }
+__device__ __forceinline__ f64 min(f64 a, f64 b) { return fmin(a, b); }
+__device__ __forceinline__ f32 max(f32 a, f32 b) { return fmaxf(a, b); }
+__device__ __forceinline__ f64 max(f64 a, f64 b) { return fmax(a, b); }
+template <class T> __device__ __forceinline__ T min(T a, T b) { return b < a ? b : a; }
+template <class T> __device__ __forceinline__ T max(T a, T b) { return a < b ? b : a; }
+// Rust panics when lo > hi; a NaN x stays NaN.
+template <class T> __device__ __forceinline__ T clamp(T x, T lo, T hi) {
+  if (!(lo <= hi)) fail(4, 0, 0, 0, 0);
+  if (x < lo) return lo;
+  if (x > hi) return hi;
+  return x;
+}
+// powi by repeated squaring, a negative exponent through the reciprocal.
+template <class T> __device__ __forceinline__ T powi(T x, i32 n) {
+  u32 e = n < 0 ? (u32)0 - (u32)n : (u32)n;
+  T r = (T)1;
+  while (e != 0u) {
+    if (e & 1u) r *= x;
+    x *= x;
+    e >>= 1;
+  }
+  return n < 0 ? (T)1 / r : r;
+}
+
+// ----------------------------------------------------------------- views
+
+struct LayoutRight {};
+struct LayoutLeft {};
+struct LayoutStride {};
+
+template <class L, int R> struct Offset;
+template <int R> struct Offset<LayoutRight, R> {
+  static __device__ __forceinline__ usize at(const usize* ext, const usize*, const usize* idx) {
+    usize off = idx[0];
+    for (int k = 1; k < R; ++k) off = off * ext[k] + idx[k];
+    return off;
+  }
+};
+template <int R> struct Offset<LayoutLeft, R> {
+  static __device__ __forceinline__ usize at(const usize* ext, const usize*, const usize* idx) {
+    usize off = idx[R - 1];
+    for (int k = R - 2; k >= 0; --k) off = off * ext[k] + idx[k];
+    return off;
+  }
+};
+template <int R> struct Offset<LayoutStride, R> {
+  static __device__ __forceinline__ usize at(const usize*, const usize* str, const usize* idx) {
+    usize off = 0;
+    for (int k = 0; k < R; ++k) off += idx[k] * str[k];
+    return off;
+  }
+};
+
+// A View as passed by value from the host: pointer, extents, strides (in
+// elements) and the id that names it in error records. Layout-independent
+// layout, so the host packs every View the same way.
+template <class T, int R, class L = LayoutRight> struct View {
+  static_assert(R >= 1 && R <= 8, "View rank is 1..=8");
+  T* data;
+  usize ext[R];
+  usize str[R];
+  u32 id;
+
+  __device__ __forceinline__ usize extent(usize r) const { return r < (usize)R ? ext[r] : (usize)1; }
+  template <class... I> __device__ __forceinline__ T& operator()(I... is) const {
+    static_assert(sizeof...(I) == R, "index arity must equal the View rank");
+    const usize idx[R] = {(usize)is...};
+    for (int k = 0; k < R; ++k) {
+      if (idx[k] >= ext[k]) fail(1, id, (u64)k, idx[k], ext[k]);
+    }
+    return data[Offset<L, R>::at(ext, str, idx)];
+  }
+};
+
+// ------------------------------------------------------------------ atomics
+
+__device__ __forceinline__ u32 bits_of(f32 v) { return (u32)__float_as_int(v); }
+__device__ __forceinline__ u64 bits_of(f64 v) { return (u64)__double_as_longlong(v); }
+__device__ __forceinline__ f32 from_bits(f32, u32 b) { return __int_as_float((i32)b); }
+__device__ __forceinline__ f64 from_bits(f64, u64 b) { return __longlong_as_double((i64)b); }
+
+template <class T> struct AtomicWord { typedef T type; };
+template <> struct AtomicWord<f32> { typedef u32 type; };
+template <> struct AtomicWord<f64> { typedef u64 type; };
+template <> struct AtomicWord<i32> { typedef u32 type; };
+template <> struct AtomicWord<i64> { typedef u64 type; };
+
+template <class T> __device__ __forceinline__ typename AtomicWord<T>::type to_word(T v) {
+  if constexpr (Num<T>::is_float) return bits_of(v);
+  else return (typename AtomicWord<T>::type)v;
+}
+template <class T, class W> __device__ __forceinline__ T from_word(W w) {
+  if constexpr (Num<T>::is_float) return from_bits(T(), w);
+  else return (T)w;
+}
+__device__ __forceinline__ u32 cas_word(u32* p, u32 c, u32 n) { return atomicCAS(p, c, n); }
+__device__ __forceinline__ u64 cas_word(u64* p, u64 c, u64 n) { return atomicCAS((unsigned long long*)p, c, n); }
+
+// Compare-and-swap loop; `f` returns false to leave the value alone.
+template <class T, class F> __device__ __forceinline__ T cas_loop(T* p, F f) {
+  typedef typename AtomicWord<T>::type W;
+  W* w = (W*)p;
+  W cur = *(volatile W*)w;
+  while (true) {
+    T next;
+    if (!f(from_word<T>(cur), next)) return from_word<T>(cur);
+    W seen = cas_word(w, cur, to_word(next));
+    if (seen == cur) return from_word<T>(cur);
+    cur = seen;
+  }
+}
+
+template <class T> __device__ __forceinline__ T atomic_fetch_add(T* p, T v) {
+  if constexpr (Num<T>::is_float) return atomicAdd(p, v);
+  else if constexpr (Num<T>::bits == 64) return (T)atomicAdd((unsigned long long*)p, (unsigned long long)v);
+  else return (T)atomicAdd((u32*)p, (u32)v);
+}
+template <class T> __device__ __forceinline__ T atomic_fetch_sub(T* p, T v) {
+  if constexpr (Num<T>::is_float) return atomic_fetch_add(p, -v);
+  else return atomic_fetch_add(p, wneg(v));
+}
+// Integers use the hardware min/max; floats a CAS loop, like the host.
+template <class T> __device__ __forceinline__ T atomic_fetch_min(T* p, T v) {
+  if constexpr (Num<T>::is_float) {
+    return cas_loop(p, [v](T x, T& n) { n = v; return v < x; });
+  } else if constexpr (Num<T>::bits == 64 && Num<T>::is_signed) {
+    return (T)atomicMin((long long*)p, (long long)v);
+  } else if constexpr (Num<T>::bits == 64) {
+    return (T)atomicMin((unsigned long long*)p, (unsigned long long)v);
+  } else {
+    return atomicMin(p, v);
+  }
+}
+template <class T> __device__ __forceinline__ T atomic_fetch_max(T* p, T v) {
+  if constexpr (Num<T>::is_float) {
+    return cas_loop(p, [v](T x, T& n) { n = v; return v > x; });
+  } else if constexpr (Num<T>::bits == 64 && Num<T>::is_signed) {
+    return (T)atomicMax((long long*)p, (long long)v);
+  } else if constexpr (Num<T>::bits == 64) {
+    return (T)atomicMax((unsigned long long*)p, (unsigned long long)v);
+  } else {
+    return atomicMax(p, v);
+  }
+}
+template <class T> __device__ __forceinline__ T atomic_exchange(T* p, T v) {
+  return cas_loop(p, [v](T, T& n) { n = v; return true; });
+}
+template <class T> __device__ __forceinline__ T atomic_load(T* p) { return *(volatile T*)p; }
+template <class T> __device__ __forceinline__ void atomic_store(T* p, T v) { atomic_exchange(p, v); }
+// Returns the previous value; `ok` tells whether it was replaced. Compares
+// bits, so -0.0 and 0.0 differ, as on the host.
+template <class T> __device__ __forceinline__ T atomic_compare_exchange(T* p, T current, T next, bool& ok) {
+  typedef typename AtomicWord<T>::type W;
+  W seen = cas_word((W*)p, to_word(current), to_word(next));
+  ok = seen == to_word(current);
+  return from_word<T>(seen);
+}
+
+template <class T> __device__ __forceinline__ bool atomic_cas_ok(T* p, T current, T next) {
+  bool ok;
+  atomic_compare_exchange(p, current, next, ok);
+  return ok;
+}
+// The device form of granule_views::AtomicView: any mapping, so strides.
+template <class T, int R> struct AtomicView {
+  View<T, R, LayoutStride> v;
+  __device__ __forceinline__ usize extent(usize r) const { return v.extent(r); }
+  template <class... I> __device__ __forceinline__ T* at(I... is) const { return &v(is...); }
+};
+
+// ------------------------------------------------------------- reducers
+
+template <class T> struct Sum {
+  static __device__ __forceinline__ T identity() { return (T)0; }
+  static __device__ __forceinline__ void join(T& a, T b) { a = wadd(a, b); }
+};
+template <class T> struct Prod {
+  static __device__ __forceinline__ T identity() { return (T)1; }
+  static __device__ __forceinline__ void join(T& a, T b) { a = wmul(a, b); }
+};
+template <class T> struct Min {
+  static __device__ __forceinline__ T identity() { return Num<T>::max_value(); }
+  static __device__ __forceinline__ void join(T& a, T b) { if (b < a) a = b; }
+};
+template <class T> struct Max {
+  static __device__ __forceinline__ T identity() { return Num<T>::min_value(); }
+  static __device__ __forceinline__ void join(T& a, T b) { if (a < b) a = b; }
+};
+template <class T> struct LAnd {
+  static __device__ __forceinline__ T identity() { return (T)1; }
+  static __device__ __forceinline__ void join(T& a, T b) { a = (T)(a && b); }
+};
+template <class T> struct LOr {
+  static __device__ __forceinline__ T identity() { return (T)0; }
+  static __device__ __forceinline__ void join(T& a, T b) { a = (T)(a || b); }
+};
+template <class T> struct BAnd {
+  static __device__ __forceinline__ T identity() { return (T)~(T)0; }
+  static __device__ __forceinline__ void join(T& a, T b) { a = a & b; }
+};
+template <class T> struct BOr {
+  static __device__ __forceinline__ T identity() { return (T)0; }
+  static __device__ __forceinline__ void join(T& a, T b) { a = a | b; }
+};
+
+// -------------------------------------------------------------- drivers
+
+__device__ __forceinline__ u32 flat_thread() { return threadIdx.y * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ u32 block_threads() { return blockDim.x * blockDim.y; }
+
+// Dynamic shared memory: the framework's reserved words first (team
+// reductions and broadcasts), then the user's team scratch.
+extern __shared__ unsigned long long granule_dyn_smem[];
+
+// parallel_for over [begin, end): a grid-stride loop, so any grid covers
+// any range and consecutive threads touch consecutive indices.
+template <class F> __device__ __forceinline__ void drive_for(u64 begin, u64 end, F f) {
+  const u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u64 i = begin + (u64)blockIdx.x * blockDim.x + threadIdx.x; i < end; i += stride) f(i);
+}
+
+// Reduces one value per thread of the block (1-D blocks); every thread
+// gets the result. Uses the reserved words of dynamic shared memory, which
+// must hold one T per thread.
+template <class Op, class T> __device__ T block_reduce(T v) {
+  T* buf = (T*)granule_dyn_smem;
+  const u32 t = flat_thread();
+  __syncthreads();
+  buf[t] = v;
+  __syncthreads();
+  for (u32 half = 1; half < block_threads(); half <<= 1) {
+    if ((t & (2 * half - 1)) == 0 && t + half < block_threads()) Op::join(buf[t], buf[t + half]);
+    __syncthreads();
+  }
+  T r = buf[0];
+  __syncthreads();
+  return r;
+}
+
+// parallel_reduce over [begin, end): each thread folds a grid-stride slice,
+// blocks combine in a fixed tree, the last block to finish folds the block
+// partials in block order. The result is deterministic for a fixed launch
+// geometry. `counter` must be 0 on entry and is 0 again on exit.
+template <class Op, class T, class F>
+__device__ void drive_reduce(u64 begin, u64 end, T* partials, u32* counter, T* result, F f) {
+  T acc = Op::identity();
+  drive_for(begin, end, [&](u64 i) { f(i, acc); });
+  T block = block_reduce<Op>(acc);
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block;
+    __threadfence();
+    last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  T total = Op::identity();
+  for (u32 b = threadIdx.x; b < gridDim.x; b += blockDim.x) Op::join(total, ((volatile T*)partials)[b]);
+  total = block_reduce<Op>(total);
+  if (threadIdx.x == 0) {
+    *result = total;
+    *counter = 0;
+  }
+}
+
+// --------------------------------------------------------------- teams
+
+// A team is a block: team threads are threadIdx.y, vector lanes threadIdx.x.
+struct TeamMember {
+  u64 league_rank_;
+  u64 league_size_;
+  unsigned char* scratch_;
+  u64 scratch_bytes_;
+  mutable u64 scratch_used_;
+
+  __device__ __forceinline__ usize league_rank() const { return league_rank_; }
+  __device__ __forceinline__ usize league_size() const { return league_size_; }
+  __device__ __forceinline__ usize team_rank() const { return threadIdx.y; }
+  __device__ __forceinline__ usize team_size() const { return blockDim.y; }
+  __device__ __forceinline__ usize vector_lane() const { return threadIdx.x; }
+  __device__ __forceinline__ usize vector_length() const { return blockDim.x; }
+  __device__ __forceinline__ void team_barrier() const { __syncthreads(); }
+  // The next `n` elements of team scratch (level 0) as a rank-1 View. Every
+  // thread of a team makes the same calls, so all get the same memory.
+  template <class T> __device__ __forceinline__ View<T, 1> team_scratch(usize n) const {
+    const u64 at = (scratch_used_ + alignof(T) - 1) / alignof(T) * alignof(T);
+    if (at + n * sizeof(T) > scratch_bytes_) fail(1, 0xffffffffu, 0, at + n * sizeof(T), scratch_bytes_);
+    scratch_used_ = at + n * sizeof(T);
+    View<T, 1> v;
+    v.data = (T*)(scratch_ + at);
+    v.ext[0] = n;
+    v.str[0] = 1;
+    v.id = 0xffffffffu;
+    return v;
+  }
+  // The value of team thread `src` (vector lane 0), on every thread.
+  template <class T> __device__ T team_broadcast(T v, usize src) const {
+    T* slot = (T*)granule_dyn_smem;
+    __syncthreads();
+    if (threadIdx.y == src && threadIdx.x == 0) *slot = v;
+    __syncthreads();
+    T r = *slot;
+    __syncthreads();
+    return r;
+  }
+  template <class Op, class T> __device__ T team_reduce(T v) const { return block_reduce<Op>(v); }
+};
+
+// Bytes of dynamic shared memory the framework reserves before team scratch.
+__host__ __device__ constexpr u64 reserved_smem(u64 threads) { return ((threads * 8 + 15) / 16) * 16; }
+
+template <class F> __device__ void drive_team(u64 league_size, u64 scratch_bytes, F f) {
+  const u64 reserved = reserved_smem((u64)blockDim.x * blockDim.y);
+  for (u64 l = blockIdx.x; l < league_size; l += gridDim.x) {
+    TeamMember team{l, league_size, (unsigned char*)granule_dyn_smem + reserved, scratch_bytes, 0};
+    f(team);
+    __syncthreads();
+  }
+}
+
+// Nested ranges: the index is the range begin plus the thread's offset.
+template <class F> __device__ __forceinline__ void team_thread_for(const TeamMember&, u64 b, u64 e, F f) {
+  for (u64 i = b + threadIdx.y; i < e; i += blockDim.y) f(i);
+}
+template <class F> __device__ __forceinline__ void thread_vector_for(const TeamMember&, u64 b, u64 e, F f) {
+  for (u64 i = b + threadIdx.x; i < e; i += blockDim.x) f(i);
+}
+template <class F> __device__ __forceinline__ void team_vector_for(const TeamMember&, u64 b, u64 e, F f) {
+  for (u64 i = b + flat_thread(); i < e; i += block_threads()) f(i);
+}
+
+// Team-thread reduce: vector lanes replicate the body (Kokkos semantics),
+// so lane 0 of each team thread contributes; every thread gets the result.
+template <class Op, class T, class F> __device__ T team_thread_reduce(const TeamMember& m, u64 b, u64 e, F f) {
+  T acc = Op::identity();
+  team_thread_for(m, b, e, [&](u64 i) { f(i, acc); });
+  return block_reduce<Op>(threadIdx.x == 0 ? acc : Op::identity());
+}
+template <class Op, class T, class F> __device__ T team_vector_reduce(const TeamMember& m, u64 b, u64 e, F f) {
+  T acc = Op::identity();
+  team_vector_for(m, b, e, [&](u64 i) { f(i, acc); });
+  return block_reduce<Op>(acc);
+}
+
+// Vector reduce within the lanes of one team thread: they are adjacent in
+// one warp when vector_length is a power of two up to 32.
+template <class Op, class T, class F> __device__ T thread_vector_reduce(const TeamMember& m, u64 b, u64 e, F f) {
+  T acc = Op::identity();
+  thread_vector_for(m, b, e, [&](u64 i) { f(i, acc); });
+  const u32 width = blockDim.x;
+  const u32 lane = flat_thread() & 31u;
+  const u32 group = width >= 32u ? 0xffffffffu : (((1u << width) - 1u) << (lane / width * width));
+  for (u32 off = width / 2; off > 0; off >>= 1) Op::join(acc, __shfl_xor_sync(group, acc, off, width));
+  return acc;
+}
+
+// Team-thread scan with the Kokkos contract f(i, partial, final): each team
+// thread scans a contiguous slice, slice totals are combined in order.
+template <class T, class F> __device__ T team_thread_scan(const TeamMember& m, u64 b, u64 e, F f) {
+  const u64 n = e > b ? e - b : 0;
+  const u64 per = (n + blockDim.y - 1) / blockDim.y;
+  const u64 lo = b + per * threadIdx.y;
+  const u64 hi = lo + per < e ? lo + per : e;
+  T local = (T)0;
+  for (u64 i = lo; i < hi; ++i) f(i, local, false);
+  T* buf = (T*)granule_dyn_smem;
+  __syncthreads();
+  if (threadIdx.x == 0) buf[threadIdx.y] = local;
+  __syncthreads();
+  T prefix = (T)0, total = (T)0;
+  for (u32 k = 0; k < blockDim.y; ++k) {
+    if (k < threadIdx.y) prefix = wadd(prefix, buf[k]);
+    total = wadd(total, buf[k]);
+  }
+  __syncthreads();
+  for (u64 i = lo; i < hi; ++i) f(i, prefix, true);
+  return total;
+}
+
+}  // namespace granule

@@ -1,0 +1,32 @@
+//! # granule-cuda
+//!
+//! The CUDA side of granule, built without any CUDA toolkit: `#[kernel]`
+//! functions are translated to CUDA C++ by granule-macros at compile time;
+//! this crate wraps them in framework-owned drivers ([`codegen`]), prepends
+//! the self-contained device header ([`device`]) and compiles the result at
+//! run time with NVRTC ([`nvrtc`]), loaded dynamically through cudarc.
+//!
+//! ```
+//! use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
+//! use granule_cuda::kernel::{DeviceKernel, Param, ParamKind};
+//!
+//! // What `#[kernel] fn twice(i: usize, y: &mut f64)` generates, by hand.
+//! static TWICE: DeviceKernel = DeviceKernel {
+//!     name: "twice",
+//!     generics: &[],
+//!     params: &[
+//!         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
+//!         Param { name: "y", kind: ParamKind::Out, cpp: "granule::f64" },
+//!     ],
+//!     source: "__device__ void twice(granule::usize i, granule::f64& y) { y = 2.0 * (granule::f64)i; }\n",
+//!     deps: &[],
+//! };
+//! let unit = TranslationUnit::new(&[Instance::new(&TWICE, Pattern::For, &[])]).unwrap();
+//! assert!(unit.source().contains("extern \"C\" __global__ void granule_for_twice("));
+//! assert_eq!(unit.entries(), ["granule_for_twice"]);
+//! ```
+
+pub mod codegen;
+pub mod device;
+pub mod kernel;
+pub mod nvrtc;

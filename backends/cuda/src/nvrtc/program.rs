@@ -1,0 +1,184 @@
+//! One NVRTC program: create, compile, fetch the output, destroy.
+
+use super::{require, NvrtcError};
+use cudarc::nvrtc::sys::{self, nvrtcProgram, nvrtcResult};
+use std::ffi::{c_char, c_int, CString};
+
+/// What to produce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// PTX for a virtual architecture (`-arch=compute_XY`), e.g. 80 or 90.
+    Ptx(u32),
+    /// A CUBIN for a real architecture (`-arch=sm_XY`), which also runs
+    /// ptxas and so checks register and shared-memory limits.
+    Cubin(u32),
+}
+
+impl Target {
+    fn arch_option(self) -> String {
+        match self {
+            Target::Ptx(a) => format!("-arch=compute_{a}"),
+            Target::Cubin(a) => format!("-arch=sm_{a}"),
+        }
+    }
+}
+
+/// A compiled program.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// PTX text (without the trailing NUL) or CUBIN bytes (an ELF image).
+    pub bytes: Vec<u8>,
+    /// NVRTC's log, warnings included; often empty.
+    pub log: String,
+}
+
+/// NVRTC's version, `(major, minor)`.
+///
+/// ```
+/// if granule_cuda::nvrtc::available() {
+///     assert_eq!(granule_cuda::nvrtc::version().unwrap().0, 12);
+/// }
+/// ```
+pub fn version() -> Result<(i32, i32), NvrtcError> {
+    require()?;
+    let (mut major, mut minor): (c_int, c_int) = (0, 0);
+    // SAFETY: NVRTC is loadable (checked above); both pointers are valid.
+    check("nvrtcVersion", unsafe {
+        sys::nvrtcVersion(&mut major, &mut minor)
+    })?;
+    Ok((major, minor))
+}
+
+/// Compiles `source` (named `program` in the log) with `-std=c++17` plus
+/// `extra` options, to `target`.
+///
+/// ```
+/// use granule_cuda::nvrtc::{compile, NvrtcError, Target};
+/// let src = "extern \"C\" __global__ void k(float* p) { p[threadIdx.x] = 1.0f; }";
+/// match compile(src, "k.cu", Target::Ptx(80), &[]) {
+///     Ok(out) => assert!(String::from_utf8(out.bytes).unwrap().contains(".entry k")),
+///     Err(NvrtcError::Missing) => eprintln!("NVRTC not installed"),
+///     Err(e) => panic!("{e}"),
+/// }
+/// ```
+pub fn compile(
+    source: &str,
+    program: &str,
+    target: Target,
+    extra: &[&str],
+) -> Result<Output, NvrtcError> {
+    require()?;
+    let mut options = vec!["-std=c++17".to_string(), target.arch_option()];
+    options.extend(extra.iter().map(|s| s.to_string()));
+    let prog = Program::new(source, program)?;
+    let compiled = prog.compile(&options)?;
+    let log = prog.log()?;
+    if !compiled {
+        return Err(NvrtcError::compile(program, &options, log, source));
+    }
+    let bytes = match target {
+        Target::Ptx(_) => prog.fetch("nvrtcGetPTX", sys::nvrtcGetPTXSize, sys::nvrtcGetPTX)?,
+        Target::Cubin(_) => {
+            prog.fetch("nvrtcGetCUBIN", sys::nvrtcGetCUBINSize, sys::nvrtcGetCUBIN)?
+        }
+    };
+    Ok(Output { bytes, log })
+}
+
+fn check(call: &'static str, r: nvrtcResult) -> Result<(), NvrtcError> {
+    if r == nvrtcResult::NVRTC_SUCCESS {
+        Ok(())
+    } else {
+        Err(NvrtcError::Api {
+            call,
+            code: format!("{r:?}"),
+        })
+    }
+}
+
+fn c_string(call: &'static str, s: &str) -> Result<CString, NvrtcError> {
+    CString::new(s).map_err(|_| NvrtcError::Api {
+        call,
+        code: "string contains a NUL byte".into(),
+    })
+}
+
+/// An NVRTC program handle, destroyed on drop. Only built after
+/// [`require`] succeeded, so every call below has a loaded library.
+struct Program {
+    handle: nvrtcProgram,
+}
+
+type SizeFn = unsafe fn(nvrtcProgram, *mut usize) -> nvrtcResult;
+type GetFn = unsafe fn(nvrtcProgram, *mut c_char) -> nvrtcResult;
+
+impl Program {
+    fn new(source: &str, name: &str) -> Result<Self, NvrtcError> {
+        let src = c_string("nvrtcCreateProgram", source)?;
+        let name = c_string("nvrtcCreateProgram", name)?;
+        let mut handle: nvrtcProgram = std::ptr::null_mut();
+        // SAFETY: the strings are NUL-terminated and outlive the call
+        // (NVRTC copies them); zero headers with null arrays is allowed.
+        let r = unsafe {
+            sys::nvrtcCreateProgram(
+                &mut handle,
+                src.as_ptr(),
+                name.as_ptr(),
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        check("nvrtcCreateProgram", r)?;
+        Ok(Program { handle })
+    }
+
+    /// `Ok(false)` on a compilation error (the log explains it).
+    fn compile(&self, options: &[String]) -> Result<bool, NvrtcError> {
+        let owned: Vec<CString> = options
+            .iter()
+            .map(|o| c_string("nvrtcCompileProgram", o))
+            .collect::<Result<_, _>>()?;
+        let ptrs: Vec<*const c_char> = owned.iter().map(|o| o.as_ptr()).collect();
+        // SAFETY: `handle` is a live program; `ptrs` holds `len` valid
+        // C strings that outlive the call.
+        let r =
+            unsafe { sys::nvrtcCompileProgram(self.handle, ptrs.len() as c_int, ptrs.as_ptr()) };
+        match r {
+            nvrtcResult::NVRTC_ERROR_COMPILATION => Ok(false),
+            r => check("nvrtcCompileProgram", r).map(|()| true),
+        }
+    }
+
+    fn log(&self) -> Result<String, NvrtcError> {
+        let bytes = self.fetch(
+            "nvrtcGetProgramLog",
+            sys::nvrtcGetProgramLogSize,
+            sys::nvrtcGetProgramLog,
+        )?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// Reads a size-then-bytes output; a trailing NUL (text outputs) is cut.
+    fn fetch(&self, call: &'static str, size: SizeFn, get: GetFn) -> Result<Vec<u8>, NvrtcError> {
+        let mut n = 0usize;
+        // SAFETY: `handle` is live and `n` is a valid out-pointer.
+        check(call, unsafe { size(self.handle, &mut n) })?;
+        let mut buf = vec![0u8; n.max(1)];
+        // SAFETY: `buf` has room for the `n` bytes NVRTC reported.
+        check(call, unsafe { get(self.handle, buf.as_mut_ptr().cast()) })?;
+        buf.truncate(n);
+        if call != "nvrtcGetCUBIN" && buf.last() == Some(&0) {
+            buf.pop();
+        }
+        Ok(buf)
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: `handle` was created by nvrtcCreateProgram and is
+        // destroyed exactly once; a failure leaves nothing to do.
+        let _ = unsafe { sys::nvrtcDestroyProgram(&mut self.handle) };
+    }
+}

@@ -1,0 +1,269 @@
+//! `parallel_scan` on Rayon: one pass over memory, cache-sized blocks
+//! chained by decoupled look-back. See `README.md` in this folder.
+
+use crate::space::{Line, Rayon, RayonFork};
+use granule_core::exec::{block_count, for_blocks, reduce_leaf, Fork, Sequential, SCAN_BLOCK};
+use granule_core::functor::ScanFunctor;
+use granule_core::pattern::ParallelScanImpl;
+use granule_core::policy::RangePolicy;
+use granule_core::reducer::Reducer;
+use granule_core::write::WriteParts;
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Nothing published yet.
+const EMPTY: u32 = 0;
+/// The block's aggregate (the join of its own contributions) is published.
+const AGGREGATE: u32 = 1;
+/// The block's inclusive prefix is published (its aggregate too).
+const INCLUSIVE: u32 = 2;
+
+/// One block's status word and published values, on its own cache line.
+///
+/// A value is written before its status is stored with `Release`; a
+/// reader loads the status with `Acquire` before reading the value. Each
+/// value is written once per dispatch, so a reader never races a writer.
+#[repr(C, align(64))]
+struct Slot<T> {
+    status: AtomicU32,
+    aggregate: UnsafeCell<MaybeUninit<T>>,
+    inclusive: UnsafeCell<MaybeUninit<T>>,
+}
+
+impl<T: Copy> Slot<T> {
+    fn publish(&self, cell: &UnsafeCell<MaybeUninit<T>>, value: T, status: u32) {
+        // SAFETY: only the block's owner writes its cells, once each, and
+        // before the Release store below; readers wait for that store.
+        unsafe { (*cell.get()).write(value) };
+        self.status.store(status, Ordering::Release);
+    }
+
+    /// Waits until the status is at least `AGGREGATE`; returns it.
+    fn wait(&self) -> u32 {
+        let mut spins = 0u32;
+        loop {
+            let s = self.status.load(Ordering::Acquire);
+            if s != EMPTY {
+                return s;
+            }
+            if spins < 128 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// # Safety
+    /// The status must have been seen (Acquire) at or above the level that
+    /// publishes `cell`.
+    unsafe fn read(cell: &UnsafeCell<MaybeUninit<T>>) -> T {
+        // SAFETY: per the contract the value was written before the status
+        // store we synchronized with, and is never written again.
+        unsafe { (*cell.get()).assume_init() }
+    }
+}
+
+/// Slots for `n` blocks: the space's reusable buffer when it is free,
+/// a fresh one otherwise (two scans at once on one space).
+struct Slots<'b, T> {
+    ptr: *const Slot<T>,
+    n: usize,
+    _buf: std::marker::PhantomData<&'b mut [Line]>,
+}
+
+// SAFETY: slots are only touched through atomics and the publish/read
+// protocol above; T: Send values cross threads through them.
+unsafe impl<T: Send> Sync for Slots<'_, T> {}
+
+impl<'b, T> Slots<'b, T> {
+    fn new(buf: &'b mut Vec<Line>, n: usize) -> Self {
+        let bytes = n * std::mem::size_of::<Slot<T>>();
+        let lines = bytes.div_ceil(64);
+        if buf.len() < lines {
+            buf.resize(lines, Line([0; 64]));
+        }
+        assert!(
+            std::mem::align_of::<Slot<T>>() <= 64,
+            "scan values aligned above 64 bytes are not supported"
+        );
+        let ptr = buf.as_mut_ptr().cast::<Slot<T>>();
+        for b in 0..n {
+            // SAFETY: the buffer holds `n` slots, 64-byte aligned (Slot's
+            // alignment is 64); only the status needs a value, the cells
+            // are MaybeUninit.
+            unsafe { std::ptr::addr_of_mut!((*ptr.add(b)).status).write(AtomicU32::new(EMPTY)) };
+        }
+        Slots {
+            ptr,
+            n,
+            _buf: std::marker::PhantomData,
+        }
+    }
+
+    #[inline]
+    fn get(&self, b: usize) -> &Slot<T> {
+        assert!(b < self.n);
+        // SAFETY: `b < n` slots were initialized in `new`, and the buffer
+        // is borrowed for 'b.
+        unsafe { &*self.ptr.add(b) }
+    }
+}
+
+/// Calls the functor for `lo..hi` with `is_final == FINAL`, a constant,
+/// so the compiler drops the branch the functor makes on it.
+#[inline(always)]
+fn scan_pass<const FINAL: bool, W, T, F>(lo: usize, hi: usize, value: &mut T, writes: &W, f: &F)
+where
+    W: WriteParts<usize>,
+    F: for<'a> ScanFunctor<usize, W::Item<'a>, T>,
+{
+    if writes.unit_stride() {
+        for i in lo..hi {
+            // SAFETY: `i` is below the checked bound; one item at a time per
+            // index (a block's two passes run one after the other on its
+            // owner); the parts have unit stride.
+            f.exec(i, unsafe { writes.item_unit(i) }, value, FINAL);
+        }
+    } else {
+        for i in lo..hi {
+            // SAFETY: as above.
+            f.exec(i, unsafe { writes.item(i) }, value, FINAL);
+        }
+    }
+}
+
+/// Scans blocks `0..n` of `block` indices with the look-back protocol;
+/// `fork` fans out `workers` claimers. Returns the total.
+#[allow(clippy::too_many_arguments)]
+fn lookback_scan<Fk, W, T, R, F>(
+    fork: Fk,
+    workers: usize,
+    slots: &Slots<'_, T>,
+    (begin, end, block): (usize, usize, usize),
+    reducer: &R,
+    writes: &W,
+    f: &F,
+) -> T
+where
+    Fk: Fork,
+    W: WriteParts<usize>,
+    T: Copy + Send,
+    R: Reducer<T>,
+    F: for<'a> ScanFunctor<usize, W::Item<'a>, T>,
+{
+    let n = slots.n;
+    let next = AtomicUsize::new(0);
+    let total: Mutex<Option<T>> = Mutex::new(None);
+    let pass =
+        |lo: usize, hi: usize, value: &mut T| scan_pass::<true, _, _, _>(lo, hi, value, writes, f);
+    let worker = || loop {
+        // Blocks are claimed in order, so every earlier block is owned by
+        // a thread that is running it: waiting on it always ends.
+        let b = next.fetch_add(1, Ordering::Relaxed);
+        if b >= n {
+            break;
+        }
+        let lo = begin + b * block;
+        let hi = (lo + block).min(end);
+        let slot = slots.get(b);
+        let mut running = if b == 0 {
+            reducer.init()
+        } else {
+            // Pass 1 (reads the block from memory): the block's aggregate,
+            // with four independent accumulators (non-final partials may
+            // be grouped any way; this grouping is fixed, so deterministic).
+            let aggregate = if writes.unit_stride() {
+                reduce_leaf(lo, hi, reducer, |i, acc| {
+                    // SAFETY: as in `scan_pass`, with unit stride.
+                    f.exec(i, unsafe { writes.item_unit(i) }, acc, false)
+                })
+            } else {
+                reduce_leaf(lo, hi, reducer, |i, acc| {
+                    // SAFETY: as in `scan_pass`.
+                    f.exec(i, unsafe { writes.item(i) }, acc, false)
+                })
+            };
+            slot.publish(&slot.aggregate, aggregate, AGGREGATE);
+            // Look back to the nearest inclusive prefix, then fold the
+            // aggregates after it forward: the same left fold whichever
+            // statuses we find, so the result is bitwise deterministic.
+            let mut k = b - 1;
+            while slots.get(k).wait() != INCLUSIVE {
+                k -= 1;
+            }
+            // SAFETY: `wait` saw INCLUSIVE for k, AGGREGATE or more for k+1..b.
+            let mut prefix = unsafe { Slot::read(&slots.get(k).inclusive) };
+            for j in k + 1..b {
+                // SAFETY: as above.
+                reducer.join(&mut prefix, &unsafe { Slot::read(&slots.get(j).aggregate) });
+            }
+            let mut inclusive = prefix;
+            reducer.join(&mut inclusive, &aggregate);
+            slot.publish(&slot.inclusive, inclusive, INCLUSIVE);
+            prefix
+        };
+        // Pass 2 (the block is still in cache): the final calls.
+        pass(lo, hi, &mut running);
+        if b == 0 {
+            slot.publish(&slot.inclusive, running, INCLUSIVE);
+        }
+        if b == n - 1 {
+            *total.lock().unwrap_or_else(|e| e.into_inner()) = Some(running);
+        }
+    };
+    for_blocks(fork, workers.max(1), &|_| worker());
+    let total = total.into_inner().unwrap_or_else(|e| e.into_inner());
+    total.unwrap_or_else(|| reducer.init())
+}
+
+impl<W, T, R, F> ParallelScanImpl<W, T, R, F> for Rayon
+where
+    W: WriteParts<usize>,
+    T: Copy + Send,
+    R: Reducer<T>,
+    F: for<'a> ScanFunctor<usize, W::Item<'a>, T>,
+{
+    fn parallel_scan_impl(
+        &self,
+        _label: &str,
+        policy: &RangePolicy<'_, Rayon>,
+        reducer: &R,
+        writes: W,
+        f: &F,
+    ) -> T {
+        let block = policy.chunk_or(SCAN_BLOCK);
+        let n = block_count(policy.len(), block);
+        if n == 0 {
+            return reducer.init();
+        }
+        let bounds = (policy.begin(), policy.end(), block);
+        let mut local = Vec::new();
+        let mut shared = self.inner.scan_buf.try_lock().ok();
+        let buf = shared.as_deref_mut().unwrap_or(&mut local);
+        let slots = Slots::<T>::new(buf, n);
+        if self.inline(n) {
+            return lookback_scan(Sequential, 1, &slots, bounds, reducer, &writes, f);
+        }
+        let threads = self.inner.threads;
+        self.install(|| lookback_scan(RayonFork, threads, &slots, bounds, reducer, &writes, f))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_words_are_reset_per_dispatch() {
+        let mut buf = Vec::new();
+        let s = Slots::<u64>::new(&mut buf, 3);
+        s.get(1).publish(&s.get(1).inclusive, 5, INCLUSIVE);
+        assert_eq!(s.get(1).wait(), INCLUSIVE);
+        let s = Slots::<u64>::new(&mut buf, 3);
+        assert_eq!(s.get(1).status.load(Ordering::Relaxed), EMPTY);
+    }
+}

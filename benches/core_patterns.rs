@@ -1,0 +1,156 @@
+//! granule-core patterns on the Rayon space (2 threads) against their
+//! baselines, measured in the same run: sequential loops and rayon idioms.
+//! Throughput is reported in bytes, so criterion prints GB/s.
+//!
+//! `cargo bench --bench core_patterns` (add `-- --quick` for a sanity run).
+
+// criterion_group! generates undocumented items.
+#![allow(missing_docs)]
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use granule::prelude::*;
+use rayon::prelude::*;
+
+const THREADS: usize = 2;
+
+fn n_from_env(default_log2: u32) -> usize {
+    let log2 = std::env::var("GRANULE_BENCH_LOG2")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default_log2);
+    1 << log2
+}
+
+fn pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .build()
+        .expect("pool")
+}
+
+fn reduce_sum(c: &mut Criterion) {
+    let n = n_from_env(27);
+    let space = Rayon::new(THREADS).expect("space");
+    let pool = pool();
+    let x = View1::<f64>::from_fn("x", n, |i| (i % 1000) as f64 * 0.5).expect("x");
+    let xs = x.as_slice().expect("contiguous");
+    let mut g = c.benchmark_group(format!("reduce_sum_f64_2^{}", n.trailing_zeros()));
+    g.throughput(Throughput::Bytes((n * 8) as u64));
+    g.bench_function("granule_parallel_reduce", |b| {
+        b.iter(|| -> f64 {
+            parallel_reduce(
+                "sum",
+                RangePolicy::new(&space, 0..n),
+                Sum,
+                |i, acc: &mut f64| *acc += x[i],
+            )
+        })
+    });
+    g.bench_function("sequential_iter_sum", |b| {
+        b.iter(|| black_box(xs).iter().sum::<f64>())
+    });
+    g.bench_function("rayon_par_iter_sum", |b| {
+        b.iter(|| pool.install(|| black_box(xs).par_iter().sum::<f64>()))
+    });
+    g.finish();
+}
+
+fn scan_exclusive(c: &mut Criterion) {
+    let space = Rayon::new(THREADS).expect("space");
+    for log2 in [20, n_from_env(27).trailing_zeros()] {
+        let n = 1usize << log2;
+        let a = View1::<i64>::from_fn("a", n, |i| (i % 7) as i64).expect("a");
+        let mut out = View1::<i64>::zeros("out", n).expect("out");
+        let mut g = c.benchmark_group(format!("scan_exclusive_i64_2^{log2}"));
+        g.throughput(Throughput::Bytes((n * 16) as u64));
+        g.bench_function("granule_parallel_scan", |b| {
+            b.iter(|| -> i64 {
+                parallel_scan(
+                    "scan",
+                    RangePolicy::new(&space, 0..n),
+                    &mut out,
+                    |i, o: &mut i64, p: &mut i64, last: bool| {
+                        let v = a[i];
+                        if last {
+                            *o = *p;
+                        }
+                        *p += v;
+                    },
+                )
+            })
+        });
+        let (src, dst) = (a.as_slice().expect("a"), &mut vec![0i64; n]);
+        g.bench_function("sequential_scan_loop", |b| {
+            b.iter(|| {
+                let mut acc = 0i64;
+                for (o, &v) in dst.iter_mut().zip(black_box(src)) {
+                    *o = acc;
+                    acc += v;
+                }
+                acc
+            })
+        });
+        g.finish();
+    }
+}
+
+fn axpy(c: &mut Criterion) {
+    let n = n_from_env(27);
+    let space = Rayon::new(THREADS).expect("space");
+    let pool = pool();
+    let a = 1.5;
+    let x = View1::<f64>::from_fn("x", n, |i| i as f64).expect("x");
+    let mut y = View1::<f64>::from_fn("y", n, |i| (i % 3) as f64).expect("y");
+    let mut g = c.benchmark_group(format!("axpy_f64_2^{}", n.trailing_zeros()));
+    g.throughput(Throughput::Bytes((n * 24) as u64));
+    g.bench_function("granule_parallel_for", |b| {
+        b.iter(|| {
+            parallel_for(
+                "axpy",
+                RangePolicy::new(&space, 0..n),
+                &mut y,
+                |i, yi: &mut f64| *yi += a * x[i],
+            )
+        })
+    });
+    let xs = x.as_slice().expect("x").to_vec();
+    let ys = y.as_slice_mut().expect("y");
+    let chunk = n.div_ceil(THREADS);
+    g.bench_function("rayon_par_chunks_mut", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                ys.par_chunks_mut(chunk)
+                    .zip(xs.par_chunks(chunk))
+                    .for_each(|(yc, xc)| {
+                        for (yi, xi) in yc.iter_mut().zip(xc) {
+                            *yi += a * xi;
+                        }
+                    })
+            })
+        })
+    });
+    g.finish();
+}
+
+fn dispatch_overhead(c: &mut Criterion) {
+    let space = Rayon::new(THREADS).expect("space");
+    let mut y = View1::<f64>::zeros("y", 1).expect("y");
+    let mut g = c.benchmark_group("dispatch_overhead");
+    g.bench_function("empty_parallel_for_1_element", |b| {
+        b.iter(|| {
+            parallel_for(
+                "empty",
+                RangePolicy::new(&space, 0..1),
+                &mut y,
+                |_, yi: &mut f64| *black_box(yi) += 0.0,
+            )
+        })
+    });
+    g.bench_function("baseline_direct_call", |b| {
+        b.iter(|| *black_box(&mut y[0]) += 0.0)
+    });
+    g.finish();
+}
+
+criterion_group!(benches, reduce_sum, scan_exclusive, axpy, dispatch_overhead);
+criterion_main!(benches);

@@ -1,0 +1,148 @@
+//! Typed errors of policies and scratch requests.
+
+use std::fmt;
+
+/// An invalid execution policy or scratch request. Every variant names the
+/// values that made it invalid; nothing is silently clamped.
+///
+/// ```
+/// use granule_core::{PolicyError, RangePolicy, Serial};
+/// let err = RangePolicy::try_new(&Serial, 7..3).unwrap_err();
+/// assert_eq!(err, PolicyError::RangeBounds { begin: 7, end: 3 });
+/// assert!(err.to_string().contains("begin 7") && err.to_string().contains("end 3"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyError {
+    /// A range whose begin lies after its end.
+    RangeBounds {
+        /// The first index.
+        begin: usize,
+        /// One past the last index.
+        end: usize,
+    },
+    /// An MDRange of a rank outside 2..=6.
+    MDRangeRank {
+        /// The rank asked for.
+        rank: usize,
+    },
+    /// An MDRange whose lower bound exceeds its upper bound in some rank.
+    MDRangeBounds {
+        /// The offending rank.
+        rank: usize,
+        /// Lower bound in that rank.
+        lower: usize,
+        /// Upper bound in that rank.
+        upper: usize,
+    },
+    /// An MDRange tile of extent zero.
+    ZeroTile {
+        /// The offending rank.
+        rank: usize,
+    },
+    /// A team of zero threads, or a vector length of zero.
+    ZeroTeamSize {
+        /// `"team size"` or `"vector length"`.
+        what: &'static str,
+    },
+    /// A team size above what the execution space supports.
+    TeamSizeTooLarge {
+        /// Requested threads per team.
+        requested: usize,
+        /// The space's `team_size_max`.
+        max: usize,
+        /// The execution space.
+        space: &'static str,
+    },
+    /// A vector length above the maximum, or not a power of two.
+    VectorLength {
+        /// Requested vector length.
+        requested: usize,
+        /// The space's maximum.
+        max: usize,
+    },
+    /// A scratch level other than 0 or 1.
+    ScratchLevel {
+        /// The level asked for.
+        level: usize,
+    },
+    /// More scratch than the level provides.
+    ScratchTooLarge {
+        /// The scratch level.
+        level: usize,
+        /// Bytes asked for per team (team scratch plus per-thread scratch times team size).
+        requested: usize,
+        /// The space's `scratch_size_max(level)`.
+        max: usize,
+    },
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicyError::RangeBounds { begin, end } => {
+                write!(f, "RangePolicy: begin {begin} is greater than end {end}")
+            }
+            PolicyError::MDRangeRank { rank } => {
+                write!(f, "MDRangePolicy: rank {rank} is not supported (ranks 2 to 6 are)")
+            }
+            PolicyError::MDRangeBounds { rank, lower, upper } => write!(
+                f,
+                "MDRangePolicy: in rank {rank} the lower bound {lower} is greater than the upper bound {upper}"
+            ),
+            PolicyError::ZeroTile { rank } => write!(f, "MDRangePolicy: the tile of rank {rank} has extent 0"),
+            PolicyError::ZeroTeamSize { what } => write!(f, "TeamPolicy: a {what} of 0 is not allowed"),
+            PolicyError::TeamSizeTooLarge { requested, max, space } => write!(
+                f,
+                "TeamPolicy: team size {requested} is above the maximum {max} of the {space} execution space"
+            ),
+            PolicyError::VectorLength { requested, max } => write!(
+                f,
+                "TeamPolicy: vector length {requested} must be a power of two no greater than {max}"
+            ),
+            PolicyError::ScratchLevel { level } => {
+                write!(f, "TeamPolicy: scratch level {level} does not exist (levels are 0 and 1)")
+            }
+            PolicyError::ScratchTooLarge { level, requested, max } => write!(
+                f,
+                "TeamPolicy: {requested} bytes of level-{level} scratch per team exceed the maximum {max}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PolicyError {}
+
+/// A scratch View request that does not fit in what the policy reserved.
+///
+/// ```
+/// use granule_core::prelude::*;
+/// let space = Serial;
+/// let policy = TeamPolicy::new(&space, 1, 1).set_scratch_size(0, PerTeam(64)).unwrap();
+/// parallel_for("s", policy, (), |m: &TeamMember, ()| {
+///     let err = m.team_scratch::<f64, 1>(0, [100]).unwrap_err();
+///     assert!(err.to_string().contains("800 bytes"));
+/// });
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScratchError {
+    /// The scratch level.
+    pub level: usize,
+    /// `"team"` or `"thread"`.
+    pub scope: &'static str,
+    /// Bytes the View needs (including alignment padding).
+    pub requested: usize,
+    /// Bytes still free at that level.
+    pub available: usize,
+}
+
+impl fmt::Display for ScratchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} scratch level {}: a View of {} bytes does not fit in the {} bytes left; reserve more with TeamPolicy::set_scratch_size",
+            self.scope, self.level, self.requested, self.available
+        )
+    }
+}
+
+impl std::error::Error for ScratchError {}

@@ -1,0 +1,395 @@
+//! Building blocks for backend implementors: the fixed blocking and
+//! combine trees shared by every host space.
+//!
+//! A host backend supplies a [`Fork`] (run two closures, possibly in
+//! parallel); everything else — block sizes, the combine tree, the leaf
+//! loops with several accumulators — is here, so Serial and Rayon give
+//! bitwise-identical reductions for the same range.
+
+use crate::reducer::Reducer;
+
+/// Default block of a range `parallel_for` or `parallel_reduce`, in indices.
+/// It fixes the reduction tree, so it must not depend on the thread count.
+pub const RANGE_BLOCK: usize = 16 * 1024;
+
+/// Default block of a range `parallel_scan`, in indices: small enough that
+/// a block's input stays in the L2 cache between the two passes.
+pub const SCAN_BLOCK: usize = 16 * 1024;
+
+/// Runs two closures, possibly in parallel, and returns both results.
+pub trait Fork: Copy + Send + Sync {
+    /// Runs `a` and `b` (in parallel if the backend can) and waits for both.
+    fn fork<A: Send, B: Send>(
+        self,
+        a: impl FnOnce() -> A + Send,
+        b: impl FnOnce() -> B + Send,
+    ) -> (A, B);
+}
+
+/// A [`Fork`] that runs `a`, then `b`, on the calling thread.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sequential;
+
+impl Fork for Sequential {
+    #[inline(always)]
+    fn fork<A: Send, B: Send>(
+        self,
+        a: impl FnOnce() -> A + Send,
+        b: impl FnOnce() -> B + Send,
+    ) -> (A, B) {
+        (a(), b())
+    }
+}
+
+/// The number of blocks of `block` indices covering `len` indices.
+#[inline]
+pub fn block_count(len: usize, block: usize) -> usize {
+    len.div_ceil(block.max(1))
+}
+
+/// Calls `leaf(b)` for every block `b` in `0..n`, split in halves through
+/// `fork` (work stealing when the fork is parallel).
+pub fn for_blocks<Fk: Fork, L: Fn(usize) + Sync>(fork: Fk, n: usize, leaf: &L) {
+    fn rec<Fk: Fork, L: Fn(usize) + Sync>(fork: Fk, lo: usize, hi: usize, leaf: &L) {
+        if hi - lo == 1 {
+            return leaf(lo);
+        }
+        let mid = lo + (hi - lo) / 2;
+        fork.fork(|| rec(fork, lo, mid, leaf), || rec(fork, mid, hi, leaf));
+    }
+    if n > 0 {
+        rec(fork, 0, n, leaf)
+    }
+}
+
+/// Reduces blocks `0..n` with `leaf(b)` giving each block's value, joined
+/// in a fixed binary tree (left half ⊕ right half), so the result depends
+/// only on `n`, never on which thread ran what. Returns `init()` when `n == 0`.
+pub fn reduce_blocks<Fk, T, R, L>(fork: Fk, n: usize, reducer: &R, leaf: &L) -> T
+where
+    Fk: Fork,
+    T: Send,
+    R: Reducer<T>,
+    L: Fn(usize) -> T + Sync,
+{
+    fn rec<Fk: Fork, T: Send, R: Reducer<T>, L: Fn(usize) -> T + Sync>(
+        fork: Fk,
+        lo: usize,
+        hi: usize,
+        reducer: &R,
+        leaf: &L,
+    ) -> T {
+        if hi - lo == 1 {
+            return leaf(lo);
+        }
+        let mid = lo + (hi - lo) / 2;
+        let (mut a, b) = fork.fork(
+            || rec(fork, lo, mid, reducer, leaf),
+            || rec(fork, mid, hi, reducer, leaf),
+        );
+        reducer.join(&mut a, &b);
+        a
+    }
+    if n == 0 {
+        return reducer.init();
+    }
+    rec(fork, 0, n, reducer, leaf)
+}
+
+/// Reduces indices `lo..hi` with four independent accumulators (so the
+/// loop is bound by memory, not by the latency of `join`), combined as
+/// `(a0 ⊕ a1) ⊕ (a2 ⊕ a3)`.
+#[inline(always)]
+pub fn reduce_leaf<T, R: Reducer<T>>(
+    lo: usize,
+    hi: usize,
+    reducer: &R,
+    mut f: impl FnMut(usize, &mut T),
+) -> T {
+    let (mut a0, mut a1, mut a2, mut a3) = (
+        reducer.init(),
+        reducer.init(),
+        reducer.init(),
+        reducer.init(),
+    );
+    let mut i = lo;
+    while i + 4 <= hi {
+        f(i, &mut a0);
+        f(i + 1, &mut a1);
+        f(i + 2, &mut a2);
+        f(i + 3, &mut a3);
+        i += 4;
+    }
+    while i < hi {
+        f(i, &mut a0);
+        i += 1;
+    }
+    reducer.join(&mut a0, &a1);
+    reducer.join(&mut a2, &a3);
+    reducer.join(&mut a0, &a2);
+    a0
+}
+
+/// Splits `begin..end` into `parts` contiguous, nearly equal ranges and
+/// returns range `k`.
+#[inline]
+pub fn static_part(begin: usize, end: usize, parts: usize, k: usize) -> (usize, usize) {
+    let len = end - begin;
+    let (q, r) = (len / parts, len % parts);
+    let lo = begin + k * q + k.min(r);
+    (lo, lo + q + usize::from(k < r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reducer::Sum;
+
+    #[test]
+    fn the_tree_visits_every_block_once() {
+        let hits: Vec<_> = (0..37)
+            .map(|_| std::sync::atomic::AtomicUsize::new(0))
+            .collect();
+        for_blocks(Sequential, 37, &|b| {
+            hits[b].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert!(hits
+            .iter()
+            .all(|h| h.load(std::sync::atomic::Ordering::Relaxed) == 1));
+        assert_eq!(reduce_blocks(Sequential, 37, &Sum, &|b| b as u64), 666);
+        assert_eq!(
+            reduce_blocks::<_, u64, _, _>(Sequential, 0, &Sum, &|b| b as u64),
+            0
+        );
+    }
+
+    #[test]
+    fn leaves_handle_tails() {
+        for n in 0..11 {
+            assert_eq!(
+                reduce_leaf(3, 3 + n, &Sum, |i, a: &mut usize| *a += i),
+                (3..3 + n).sum::<usize>()
+            );
+        }
+    }
+
+    #[test]
+    fn static_parts_tile_the_range() {
+        let parts: Vec<_> = (0..3).map(|k| static_part(5, 15, 3, k)).collect();
+        assert_eq!(parts, vec![(5, 9), (9, 12), (12, 15)]);
+    }
+}
+
+/// Host execution of each policy, generic over the [`Fork`]. Serial runs
+/// these with [`Sequential`]; Rayon with its pool's `join`.
+pub mod host {
+    use super::{
+        block_count, for_blocks, reduce_blocks, reduce_leaf, static_part, Fork, RANGE_BLOCK,
+    };
+    use crate::functor::{ForFunctor, ReduceFunctor};
+    use crate::policy::{MDRangePolicy, RangePolicy, Schedule, TeamPolicy};
+    use crate::reducer::Reducer;
+    use crate::space::ExecutionSpace;
+    use crate::team::{with_worker_arena, LeagueIndex, TeamMember};
+    use crate::write::WriteParts;
+
+    /// Runs `f(i, item(i))` for `i` in `lo..hi`.
+    #[inline(always)]
+    pub fn range_for_leaf<W, F>(lo: usize, hi: usize, writes: &W, f: &F)
+    where
+        W: WriteParts<usize>,
+        F: for<'a> ForFunctor<usize, W::Item<'a>>,
+    {
+        if writes.unit_stride() {
+            for i in lo..hi {
+                // SAFETY: the policy's indices are below the bound checked
+                // by `Writes::into_parts`, each is visited once, and the
+                // parts have unit stride.
+                f.exec(i, unsafe { writes.item_unit(i) })
+            }
+        } else {
+            for i in lo..hi {
+                // SAFETY: as above.
+                f.exec(i, unsafe { writes.item(i) })
+            }
+        }
+    }
+
+    /// `parallel_for` over a range: `workers` contiguous shares for a
+    /// static schedule, chunks handed out by work stealing for a dynamic one.
+    pub fn range_for<Fk, S, W, F>(
+        fork: Fk,
+        workers: usize,
+        policy: &RangePolicy<'_, S>,
+        writes: &W,
+        f: &F,
+    ) where
+        Fk: Fork,
+        S: ExecutionSpace,
+        W: WriteParts<usize>,
+        F: for<'a> ForFunctor<usize, W::Item<'a>>,
+    {
+        let (b, e) = (policy.begin(), policy.end());
+        match policy.get_schedule() {
+            Schedule::Static if policy.chunk() == 0 => {
+                let parts = workers.clamp(1, (e - b).max(1));
+                for_blocks(fork, parts, &|k| {
+                    let (lo, hi) = static_part(b, e, parts, k);
+                    range_for_leaf(lo, hi, writes, f)
+                })
+            }
+            _ => {
+                let chunk = policy.chunk_or(RANGE_BLOCK);
+                for_blocks(fork, block_count(e - b, chunk), &|k| {
+                    let lo = b + k * chunk;
+                    range_for_leaf(lo, (lo + chunk).min(e), writes, f)
+                })
+            }
+        }
+    }
+
+    /// `parallel_reduce` over a range: fixed blocks of the policy's chunk
+    /// size (default [`RANGE_BLOCK`]), four accumulators per block, blocks
+    /// joined in a fixed tree.
+    pub fn range_reduce<Fk, S, T, R, F>(
+        fork: Fk,
+        policy: &RangePolicy<'_, S>,
+        reducer: &R,
+        f: &F,
+    ) -> T
+    where
+        Fk: Fork,
+        S: ExecutionSpace,
+        T: Send,
+        R: Reducer<T>,
+        F: ReduceFunctor<usize, T>,
+    {
+        let (b, e) = (policy.begin(), policy.end());
+        let chunk = policy.chunk_or(RANGE_BLOCK);
+        reduce_blocks(fork, block_count(e - b, chunk), reducer, &|k| {
+            let lo = b + k * chunk;
+            reduce_leaf(lo, (lo + chunk).min(e), reducer, |i, acc| f.exec(i, acc))
+        })
+    }
+
+    /// Tiles per work unit of an MDRange dispatch: enough that a unit
+    /// holds about [`RANGE_BLOCK`] indices.
+    fn tiles_per_unit<S: ExecutionSpace, const R: usize>(
+        policy: &MDRangePolicy<'_, S, R>,
+    ) -> usize {
+        let tile: usize = policy.tile_extents().iter().product();
+        (RANGE_BLOCK / tile.max(1)).max(1)
+    }
+
+    /// `parallel_for` over an MDRange: tiles in the outer order, grouped
+    /// into work units, each tile walked in the inner order.
+    pub fn mdrange_for<Fk, S, W, F, const R: usize>(
+        fork: Fk,
+        policy: &MDRangePolicy<'_, S, R>,
+        writes: &W,
+        f: &F,
+    ) where
+        Fk: Fork,
+        S: ExecutionSpace,
+        W: WriteParts<[usize; R]>,
+        F: for<'a> ForFunctor<[usize; R], W::Item<'a>>,
+    {
+        if policy.size() == 0 {
+            return;
+        }
+        let (nt, per) = (policy.num_tiles(), tiles_per_unit(policy));
+        for_blocks(fork, block_count(nt, per), &|u| {
+            for t in u * per..((u + 1) * per).min(nt) {
+                // SAFETY: tiles lie inside the policy's box, below the bound
+                // checked by `into_parts`; tiles are disjoint, so each index
+                // is visited once.
+                policy.for_each_in_tile(t, |idx| f.exec(idx, unsafe { writes.item(idx) }));
+            }
+        })
+    }
+
+    /// `parallel_reduce` over an MDRange, units joined in a fixed tree.
+    pub fn mdrange_reduce<Fk, S, T, R, F, const N: usize>(
+        fork: Fk,
+        policy: &MDRangePolicy<'_, S, N>,
+        reducer: &R,
+        f: &F,
+    ) -> T
+    where
+        Fk: Fork,
+        S: ExecutionSpace,
+        T: Send,
+        R: Reducer<T>,
+        F: ReduceFunctor<[usize; N], T>,
+    {
+        if policy.size() == 0 {
+            return reducer.init();
+        }
+        let (nt, per) = (policy.num_tiles(), tiles_per_unit(policy));
+        reduce_blocks(fork, block_count(nt, per), reducer, &|u| {
+            let mut acc = reducer.init();
+            for t in u * per..((u + 1) * per).min(nt) {
+                policy.for_each_in_tile(t, |idx| f.exec(idx, &mut acc));
+            }
+            acc
+        })
+    }
+
+    /// Teams per work unit of a team dispatch (fixed, for reproducible
+    /// reductions).
+    pub const TEAMS_PER_UNIT: usize = 4;
+
+    /// `parallel_for` over a league: each team runs on one thread with
+    /// scratch from that thread's reusable arena.
+    pub fn team_for<Fk, S, W, F>(fork: Fk, policy: &TeamPolicy<'_, S>, writes: &W, f: &F)
+    where
+        Fk: Fork,
+        S: ExecutionSpace,
+        W: WriteParts<LeagueIndex>,
+        F: for<'a> ForFunctor<&'a TeamMember, W::Item<'a>>,
+    {
+        let (league, bytes) = (policy.league_size(), TeamMember::host_arena_bytes(policy));
+        for_blocks(fork, block_count(league, TEAMS_PER_UNIT), &|u| {
+            with_worker_arena(bytes, |arena| {
+                for l in u * TEAMS_PER_UNIT..((u + 1) * TEAMS_PER_UNIT).min(league) {
+                    TeamMember::run_host(policy, l, arena, |m| {
+                        // SAFETY: league rank `l` is below the league size
+                        // (the checked bound) and runs once.
+                        f.exec(m, unsafe {
+                            writes.item(LeagueIndex {
+                                rank: l,
+                                size: league,
+                            })
+                        })
+                    });
+                }
+            })
+        })
+    }
+
+    /// `parallel_reduce` over a league, units joined in a fixed tree.
+    pub fn team_reduce<Fk, S, T, R, F>(
+        fork: Fk,
+        policy: &TeamPolicy<'_, S>,
+        reducer: &R,
+        f: &F,
+    ) -> T
+    where
+        Fk: Fork,
+        S: ExecutionSpace,
+        T: Send,
+        R: Reducer<T>,
+        F: for<'a> ReduceFunctor<&'a TeamMember, T>,
+    {
+        let (league, bytes) = (policy.league_size(), TeamMember::host_arena_bytes(policy));
+        reduce_blocks(fork, block_count(league, TEAMS_PER_UNIT), reducer, &|u| {
+            with_worker_arena(bytes, |arena| {
+                let mut acc = reducer.init();
+                for l in u * TEAMS_PER_UNIT..((u + 1) * TEAMS_PER_UNIT).min(league) {
+                    TeamMember::run_host(policy, l, arena, |m| f.exec(m, &mut acc));
+                }
+                acc
+            })
+        })
+    }
+}

@@ -1,0 +1,295 @@
+//! `MDRangePolicy`: a box of rank 2 to 6, cut into tiles.
+
+use super::Policy;
+use crate::error::PolicyError;
+use crate::space::ExecutionSpace;
+
+/// An iteration order: which index varies fastest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Iterate {
+    /// The first index varies fastest (column-major, LayoutLeft's order).
+    Left,
+    /// The last index varies fastest (row-major, LayoutRight's order).
+    #[default]
+    Right,
+}
+
+/// The indices `lower[r] <= i_r < upper[r]` for every rank `r` of a rank-`R`
+/// box, `2 <= R <= 6`, cut into tiles of `tiles[r]` per rank. Tiles are
+/// distributed among threads in the outer order, and each tile is walked
+/// in the inner order.
+///
+/// ```
+/// use granule_core::{Iterate, MDRangePolicy, Serial, PolicyError};
+/// let p = MDRangePolicy::new(&Serial, [0, 0], [4, 6]).tiles([2, 3]).iterate(Iterate::Left, Iterate::Left);
+/// assert_eq!(p.tile_counts(), [2, 2]);
+/// assert_eq!(p.size(), 24);
+/// assert_eq!(MDRangePolicy::try_new(&Serial, [0], [4]).unwrap_err(), PolicyError::MDRangeRank { rank: 1 });
+/// assert!(MDRangePolicy::try_new(&Serial, [3, 0], [1, 2]).is_err());
+/// ```
+#[derive(Debug)]
+pub struct MDRangePolicy<'s, S: ExecutionSpace, const R: usize> {
+    space: &'s S,
+    lower: [usize; R],
+    upper: [usize; R],
+    tiles: [usize; R],
+    outer: Iterate,
+    inner: Iterate,
+}
+
+impl<S: ExecutionSpace, const R: usize> Clone for MDRangePolicy<'_, S, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S: ExecutionSpace, const R: usize> Copy for MDRangePolicy<'_, S, R> {}
+
+/// Default tile: the fastest rank whole (up to this), the others 1..
+const DEFAULT_INNER_TILE: usize = 4096;
+
+impl<'s, S: ExecutionSpace, const R: usize> MDRangePolicy<'s, S, R> {
+    /// The box `lower..upper` on `space`, row-major order, default tiles.
+    ///
+    /// # Panics
+    /// On a rank outside 2..=6 or a reversed bound, with the values; use
+    /// [`MDRangePolicy::try_new`] for a typed error.
+    #[track_caller]
+    pub fn new(space: &'s S, lower: [usize; R], upper: [usize; R]) -> Self {
+        Self::try_new(space, lower, upper).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The box `lower..upper`, or a [`PolicyError`] naming the rank or
+    /// bound that is out of range.
+    pub fn try_new(
+        space: &'s S,
+        lower: [usize; R],
+        upper: [usize; R],
+    ) -> Result<Self, PolicyError> {
+        if !(2..=6).contains(&R) {
+            return Err(PolicyError::MDRangeRank { rank: R });
+        }
+        for r in 0..R {
+            if lower[r] > upper[r] {
+                return Err(PolicyError::MDRangeBounds {
+                    rank: r,
+                    lower: lower[r],
+                    upper: upper[r],
+                });
+            }
+        }
+        let mut p = MDRangePolicy {
+            space,
+            lower,
+            upper,
+            tiles: [1; R],
+            outer: Iterate::Right,
+            inner: Iterate::Right,
+        };
+        p.tiles = p.default_tiles();
+        Ok(p)
+    }
+
+    fn default_tiles(&self) -> [usize; R] {
+        let mut t = [1; R];
+        let fast = match self.inner {
+            Iterate::Right => R - 1,
+            Iterate::Left => 0,
+        };
+        t[fast] = (self.upper[fast] - self.lower[fast]).clamp(1, DEFAULT_INNER_TILE);
+        t
+    }
+
+    /// Sets the tile extents.
+    ///
+    /// # Panics
+    /// If a tile extent is 0; use [`MDRangePolicy::try_tiles`] for a typed error.
+    #[track_caller]
+    pub fn tiles(self, tiles: [usize; R]) -> Self {
+        self.try_tiles(tiles).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Sets the tile extents, or [`PolicyError::ZeroTile`].
+    pub fn try_tiles(mut self, tiles: [usize; R]) -> Result<Self, PolicyError> {
+        if let Some(rank) = tiles.iter().position(|&t| t == 0) {
+            return Err(PolicyError::ZeroTile { rank });
+        }
+        self.tiles = tiles;
+        Ok(self)
+    }
+
+    /// Sets the order of tiles (`outer`) and of indices within a tile
+    /// (`inner`). Default tiles follow the new inner order.
+    pub fn iterate(mut self, outer: Iterate, inner: Iterate) -> Self {
+        let default = self.tiles == self.default_tiles();
+        self.outer = outer;
+        self.inner = inner;
+        if default {
+            self.tiles = self.default_tiles();
+        }
+        self
+    }
+
+    /// Lower bounds.
+    pub fn lower(&self) -> [usize; R] {
+        self.lower
+    }
+    /// Upper bounds (exclusive).
+    pub fn upper(&self) -> [usize; R] {
+        self.upper
+    }
+    /// Tile extents.
+    pub fn tile_extents(&self) -> [usize; R] {
+        self.tiles
+    }
+    /// Tiles per rank.
+    pub fn tile_counts(&self) -> [usize; R] {
+        std::array::from_fn(|r| (self.upper[r] - self.lower[r]).div_ceil(self.tiles[r]))
+    }
+    /// Total number of tiles.
+    pub fn num_tiles(&self) -> usize {
+        self.tile_counts().iter().product()
+    }
+    /// Number of indices in the box.
+    pub fn size(&self) -> usize {
+        (0..R).map(|r| self.upper[r] - self.lower[r]).product()
+    }
+    /// The order of tiles.
+    pub fn outer(&self) -> Iterate {
+        self.outer
+    }
+    /// The order within a tile.
+    pub fn inner(&self) -> Iterate {
+        self.inner
+    }
+    /// The execution space.
+    pub fn space(&self) -> &'s S {
+        self.space
+    }
+
+    /// The bounds `(lo, hi)` of tile number `t`, tiles numbered in the
+    /// outer order.
+    pub fn tile_bounds(&self, t: usize) -> ([usize; R], [usize; R]) {
+        let counts = self.tile_counts();
+        let mut rest = t;
+        let mut lo = [0; R];
+        let mut hi = [0; R];
+        let mut visit = |r: usize| {
+            let k = rest % counts[r];
+            rest /= counts[r];
+            lo[r] = self.lower[r] + k * self.tiles[r];
+            hi[r] = (lo[r] + self.tiles[r]).min(self.upper[r]);
+        };
+        match self.outer {
+            Iterate::Right => (0..R).rev().for_each(&mut visit),
+            Iterate::Left => (0..R).for_each(&mut visit),
+        }
+        (lo, hi)
+    }
+
+    /// Calls `f` for every index of tile `t`, in the inner order.
+    #[inline]
+    pub fn for_each_in_tile(&self, t: usize, mut f: impl FnMut([usize; R])) {
+        let (lo, hi) = self.tile_bounds(t);
+        if (0..R).any(|r| lo[r] >= hi[r]) {
+            return;
+        }
+        let (fast, order): (usize, [usize; R]) = match self.inner {
+            Iterate::Right => (R - 1, std::array::from_fn(|k| R - 1 - k)),
+            Iterate::Left => (0, std::array::from_fn(|k| k)),
+        };
+        let mut idx = lo;
+        loop {
+            for i in lo[fast]..hi[fast] {
+                idx[fast] = i;
+                f(idx);
+            }
+            // advance the slower ranks like an odometer
+            let mut k = 1;
+            loop {
+                if k == R {
+                    return;
+                }
+                let r = order[k];
+                idx[r] += 1;
+                if idx[r] < hi[r] {
+                    break;
+                }
+                idx[r] = lo[r];
+                k += 1;
+            }
+        }
+    }
+}
+
+impl<S: ExecutionSpace, const R: usize> Policy for MDRangePolicy<'_, S, R> {
+    type Space = S;
+    type WorkIndex<'a> = [usize; R];
+    type WriteIndex = [usize; R];
+    const KIND: &'static str = "MDRange";
+    fn space(&self) -> &S {
+        self.space
+    }
+    fn write_bound(&self) -> [usize; R] {
+        self.upper
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Serial;
+
+    #[test]
+    fn ranks_out_of_range_are_errors() {
+        assert_eq!(
+            MDRangePolicy::try_new(&Serial, [0; 7], [1; 7]).unwrap_err(),
+            PolicyError::MDRangeRank { rank: 7 }
+        );
+        let e = MDRangePolicy::try_new(&Serial, [0, 5, 0], [1, 2, 1]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "MDRangePolicy: in rank 1 the lower bound 5 is greater than the upper bound 2"
+        );
+        assert_eq!(
+            MDRangePolicy::new(&Serial, [0, 0], [2, 2])
+                .try_tiles([1, 0])
+                .unwrap_err(),
+            PolicyError::ZeroTile { rank: 1 }
+        );
+    }
+
+    #[test]
+    fn tiles_cover_the_box_once_in_both_orders() {
+        for (outer, inner) in [
+            (Iterate::Right, Iterate::Right),
+            (Iterate::Left, Iterate::Left),
+            (Iterate::Left, Iterate::Right),
+        ] {
+            let p = MDRangePolicy::new(&Serial, [1, 2, 0], [5, 9, 3])
+                .tiles([3, 2, 2])
+                .iterate(outer, inner);
+            let mut seen = vec![0; 5 * 9 * 3];
+            for t in 0..p.num_tiles() {
+                p.for_each_in_tile(t, |[i, j, k]| seen[(i * 9 + j) * 3 + k] += 1);
+            }
+            for i in 0..5 {
+                for j in 0..9 {
+                    for k in 0..3 {
+                        let inside = i >= 1 && j >= 2;
+                        assert_eq!(seen[(i * 9 + j) * 3 + k], inside as i32, "({i},{j},{k})");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn inner_order_is_respected() {
+        let mut order = vec![];
+        let p = MDRangePolicy::new(&Serial, [0, 0], [2, 2])
+            .tiles([2, 2])
+            .iterate(Iterate::Left, Iterate::Left);
+        p.for_each_in_tile(0, |idx| order.push(idx));
+        assert_eq!(order, vec![[0, 0], [1, 0], [0, 1], [1, 1]]);
+    }
+}

@@ -1,0 +1,316 @@
+//! `TeamPolicy`: a league of teams, each with threads, vector lanes and
+//! scratch memory.
+
+use super::Policy;
+use crate::error::PolicyError;
+use crate::space::ExecutionSpace;
+use crate::team::{LeagueIndex, TeamMember};
+
+/// Let the execution space choose (team size or vector length).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Auto;
+
+/// Let the execution space choose: `TeamPolicy::new(&space, league, AUTO)`.
+pub const AUTO: Auto = Auto;
+
+/// A team size or vector length: a number, or [`AUTO`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TeamSize {
+    /// The space's recommendation.
+    Auto,
+    /// Exactly this many.
+    Fixed(usize),
+}
+
+impl From<usize> for TeamSize {
+    fn from(n: usize) -> Self {
+        TeamSize::Fixed(n)
+    }
+}
+impl From<Auto> for TeamSize {
+    fn from(_: Auto) -> Self {
+        TeamSize::Auto
+    }
+}
+
+/// Per team: `PerTeam(bytes)` in a scratch request, `PerTeam(member)` in
+/// [`single`](crate::team::single).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PerTeam<T = usize>(pub T);
+
+/// Per thread: `PerThread(bytes)` in a scratch request, `PerThread(member)`
+/// in [`single`](crate::team::single).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PerThread<T = usize>(pub T);
+
+/// A scratch request: [`PerTeam`], [`PerThread`], or both as a tuple.
+pub trait ScratchRequest: Copy {
+    /// `(bytes per team, bytes per thread)`; `None` leaves a size unchanged.
+    fn sizes(self) -> (Option<usize>, Option<usize>);
+}
+impl ScratchRequest for PerTeam {
+    fn sizes(self) -> (Option<usize>, Option<usize>) {
+        (Some(self.0), None)
+    }
+}
+impl ScratchRequest for PerThread {
+    fn sizes(self) -> (Option<usize>, Option<usize>) {
+        (None, Some(self.0))
+    }
+}
+impl ScratchRequest for (PerTeam, PerThread) {
+    fn sizes(self) -> (Option<usize>, Option<usize>) {
+        (Some(self.0 .0), Some(self.1 .0))
+    }
+}
+
+/// A league of `league_size` teams of `team_size` threads with
+/// `vector_length` lanes each, plus scratch memory per team and per thread
+/// at levels 0 and 1.
+///
+/// Host spaces run a team on one thread (`team_size_max() == 1`, as in
+/// Kokkos::Serial); their vector lanes are iterations of tight loops.
+///
+/// ```
+/// use granule_core::{PerTeam, PerThread, PolicyError, Serial, TeamPolicy, AUTO};
+/// let p = TeamPolicy::new(&Serial, 100, AUTO)
+///     .set_scratch_size(0, (PerTeam(1024), PerThread(64)))?
+///     .set_scratch_size(1, PerTeam(1 << 20))?;
+/// assert_eq!((p.league_size(), p.team_size(), p.vector_length()), (100, 1, 1));
+/// assert_eq!(p.scratch_size(0), 1024 + 64);
+/// assert_eq!(p.team_size_max(), 1);
+/// assert!(matches!(TeamPolicy::try_new(&Serial, 4, 2), Err(PolicyError::TeamSizeTooLarge { requested: 2, max: 1, .. })));
+/// assert!(matches!(TeamPolicy::try_new(&Serial, 4, 0), Err(PolicyError::ZeroTeamSize { .. })));
+/// # Ok::<(), PolicyError>(())
+/// ```
+#[derive(Debug)]
+pub struct TeamPolicy<'s, S: ExecutionSpace> {
+    space: &'s S,
+    league: usize,
+    team: usize,
+    vector: usize,
+    team_scratch: [usize; 2],
+    thread_scratch: [usize; 2],
+}
+
+impl<S: ExecutionSpace> Clone for TeamPolicy<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S: ExecutionSpace> Copy for TeamPolicy<'_, S> {}
+
+impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
+    /// `league_size` teams of `team_size` threads (a number or [`AUTO`]).
+    ///
+    /// # Panics
+    /// On a zero or too large team size, with the values; use
+    /// [`TeamPolicy::try_new`] for a typed error.
+    #[track_caller]
+    pub fn new(space: &'s S, league_size: usize, team_size: impl Into<TeamSize>) -> Self {
+        Self::try_new(space, league_size, team_size).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Like [`TeamPolicy::new`], with a typed error:
+    /// [`PolicyError::ZeroTeamSize`] or [`PolicyError::TeamSizeTooLarge`].
+    pub fn try_new(
+        space: &'s S,
+        league_size: usize,
+        team_size: impl Into<TeamSize>,
+    ) -> Result<Self, PolicyError> {
+        let team = match team_size.into() {
+            TeamSize::Auto => space.team_size_recommended(),
+            TeamSize::Fixed(0) => return Err(PolicyError::ZeroTeamSize { what: "team size" }),
+            TeamSize::Fixed(n) if n > space.team_size_max() => {
+                return Err(PolicyError::TeamSizeTooLarge {
+                    requested: n,
+                    max: space.team_size_max(),
+                    space: S::NAME,
+                })
+            }
+            TeamSize::Fixed(n) => n,
+        };
+        Ok(TeamPolicy {
+            space,
+            league: league_size,
+            team,
+            vector: 1,
+            team_scratch: [0; 2],
+            thread_scratch: [0; 2],
+        })
+    }
+
+    /// Sets the vector length (a power of two up to the space's maximum,
+    /// or [`AUTO`]).
+    pub fn with_vector_length(
+        mut self,
+        vector_length: impl Into<TeamSize>,
+    ) -> Result<Self, PolicyError> {
+        let max = self.space.vector_length_max();
+        self.vector = match vector_length.into() {
+            TeamSize::Auto => 1,
+            TeamSize::Fixed(0) => {
+                return Err(PolicyError::ZeroTeamSize {
+                    what: "vector length",
+                })
+            }
+            TeamSize::Fixed(v) if v > max || !v.is_power_of_two() => {
+                return Err(PolicyError::VectorLength { requested: v, max })
+            }
+            TeamSize::Fixed(v) => v,
+        };
+        Ok(self)
+    }
+
+    /// Reserves scratch at `level` (0 or 1): [`PerTeam`] bytes for each
+    /// team, [`PerThread`] bytes for each thread, or both.
+    ///
+    /// Fails with [`PolicyError::ScratchLevel`] or
+    /// [`PolicyError::ScratchTooLarge`] when the team's total exceeds
+    /// [`TeamPolicy::scratch_size_max`].
+    pub fn set_scratch_size(
+        mut self,
+        level: usize,
+        request: impl ScratchRequest,
+    ) -> Result<Self, PolicyError> {
+        if level > 1 {
+            return Err(PolicyError::ScratchLevel { level });
+        }
+        let (team, thread) = request.sizes();
+        if let Some(t) = team {
+            self.team_scratch[level] = t;
+        }
+        if let Some(t) = thread {
+            self.thread_scratch[level] = t;
+        }
+        let requested = self.scratch_size(level);
+        let max = self.scratch_size_max(level);
+        if requested > max {
+            return Err(PolicyError::ScratchTooLarge {
+                level,
+                requested,
+                max,
+            });
+        }
+        Ok(self)
+    }
+
+    /// Number of teams.
+    pub fn league_size(&self) -> usize {
+        self.league
+    }
+    /// Threads per team.
+    pub fn team_size(&self) -> usize {
+        self.team
+    }
+    /// Vector lanes per thread.
+    pub fn vector_length(&self) -> usize {
+        self.vector
+    }
+    /// Scratch bytes each team reserves at `level`: the team's share plus
+    /// every thread's (saturating; levels other than 0 and 1 have none).
+    pub fn scratch_size(&self, level: usize) -> usize {
+        if level > 1 {
+            return 0;
+        }
+        self.team_scratch[level]
+            .saturating_add(self.thread_scratch[level].saturating_mul(self.team))
+    }
+    /// Team scratch bytes at `level`.
+    pub fn team_scratch_size(&self, level: usize) -> usize {
+        self.team_scratch.get(level).copied().unwrap_or(0)
+    }
+    /// Per-thread scratch bytes at `level`.
+    pub fn thread_scratch_size(&self, level: usize) -> usize {
+        self.thread_scratch.get(level).copied().unwrap_or(0)
+    }
+    /// The largest team size the space supports.
+    pub fn team_size_max(&self) -> usize {
+        self.space.team_size_max()
+    }
+    /// The team size [`AUTO`] picks.
+    pub fn team_size_recommended(&self) -> usize {
+        self.space.team_size_recommended()
+    }
+    /// The most scratch a team may reserve at `level`.
+    pub fn scratch_size_max(&self, level: usize) -> usize {
+        self.space.scratch_size_max(level)
+    }
+    /// The execution space.
+    pub fn space(&self) -> &'s S {
+        self.space
+    }
+}
+
+impl<S: ExecutionSpace> Policy for TeamPolicy<'_, S> {
+    type Space = S;
+    type WorkIndex<'a> = &'a TeamMember;
+    type WriteIndex = LeagueIndex;
+    const KIND: &'static str = "Team";
+    fn space(&self) -> &S {
+        self.space
+    }
+    fn write_bound(&self) -> LeagueIndex {
+        LeagueIndex {
+            rank: self.league,
+            size: self.league,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Serial;
+
+    #[test]
+    fn limits_are_typed_errors() {
+        let e = TeamPolicy::try_new(&Serial, 8, 3).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "TeamPolicy: team size 3 is above the maximum 1 of the Serial execution space"
+        );
+        let e = TeamPolicy::new(&Serial, 8, 1)
+            .set_scratch_size(0, PerTeam((1 << 20) + 1))
+            .unwrap_err();
+        assert_eq!(
+            e,
+            PolicyError::ScratchTooLarge {
+                level: 0,
+                requested: (1 << 20) + 1,
+                max: 1 << 20
+            }
+        );
+        assert_eq!(
+            TeamPolicy::new(&Serial, 8, 1)
+                .set_scratch_size(2, PerTeam(1))
+                .unwrap_err(),
+            PolicyError::ScratchLevel { level: 2 }
+        );
+        assert_eq!(
+            TeamPolicy::new(&Serial, 8, 1)
+                .with_vector_length(3)
+                .unwrap_err(),
+            PolicyError::VectorLength {
+                requested: 3,
+                max: 1024
+            }
+        );
+        assert!(TeamPolicy::new(&Serial, 8, 1)
+            .with_vector_length(0)
+            .is_err());
+        assert_eq!(
+            TeamPolicy::new(&Serial, 8, 1)
+                .with_vector_length(AUTO)
+                .unwrap()
+                .vector_length(),
+            1
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "team size of 0")]
+    fn zero_team_size_panics_in_new() {
+        let _ = TeamPolicy::new(&Serial, 8, 0);
+    }
+}

@@ -1,0 +1,64 @@
+//! Reducers: how `parallel_reduce` (and nested and team reductions)
+//! combine contributions.
+//!
+//! A [`Reducer<T>`] gives the identity (`init`), an associative `join`
+//! and an optional `finalize`. Built-ins: [`Sum`], [`Prod`], [`Min`],
+//! [`Max`], [`MinMax`], [`MinLoc`], [`MaxLoc`], [`MinMaxLoc`], [`LAnd`],
+//! [`LOr`], [`BAnd`], [`BOr`]; [`custom`] builds one from closures, and a
+//! tuple of reducers reduces a tuple of values in one pass.
+
+mod arith;
+mod custom;
+mod identity;
+mod loc;
+mod logical;
+mod minmax;
+mod target;
+mod tuple;
+
+pub use arith::{Prod, Sum};
+pub use custom::{custom, Custom, Finalizer, NoFinal};
+pub use identity::{Logical, ReductionIdentity};
+pub use loc::{LocIndex, MaxLoc, MinLoc, MinMaxLoc, MinMaxLocScalar, ValLocScalar};
+pub use logical::{BAnd, BOr, LAnd, LOr};
+pub use minmax::{Max, Min, MinMax, MinMaxScalar};
+pub use target::ReduceTarget;
+
+/// How values of type `T` are combined.
+///
+/// `join` must be associative and `init()` its identity: the host spaces
+/// combine per-block partial results in a fixed tree, so the result for a
+/// given range does not depend on the number of threads (bitwise, even for
+/// floating point).
+///
+/// ```
+/// use granule_core::reducer::{Reducer, Max, Sum};
+/// let mut a = Sum.init();
+/// Sum.join(&mut a, &2.5);
+/// assert_eq!(a, 2.5f64);
+/// assert_eq!(<Max as Reducer<i32>>::init(&Max), i32::MIN);
+/// ```
+pub trait Reducer<T>: Sync + Send {
+    /// The identity of `join`.
+    fn init(&self) -> T;
+    /// `*dst = *dst ⊕ *src`.
+    fn join(&self, dst: &mut T, src: &T);
+    /// Applied once to the final result (Kokkos's `final`); nothing by default.
+    #[inline(always)]
+    fn finalize(&self, _value: &mut T) {}
+}
+
+impl<T, R: Reducer<T>> Reducer<T> for &R {
+    #[inline(always)]
+    fn init(&self) -> T {
+        (**self).init()
+    }
+    #[inline(always)]
+    fn join(&self, dst: &mut T, src: &T) {
+        (**self).join(dst, src)
+    }
+    #[inline(always)]
+    fn finalize(&self, value: &mut T) {
+        (**self).finalize(value)
+    }
+}

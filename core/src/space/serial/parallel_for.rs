@@ -1,0 +1,45 @@
+//! `parallel_for` on Serial, for every policy.
+
+use super::Serial;
+use crate::exec::{host, Sequential};
+use crate::functor::ForFunctor;
+use crate::pattern::ParallelForImpl;
+use crate::policy::{MDRangePolicy, RangePolicy, TeamPolicy};
+use crate::team::{LeagueIndex, TeamMember};
+use crate::write::WriteParts;
+
+impl<W, F> ParallelForImpl<RangePolicy<'_, Serial>, W, F> for Serial
+where
+    W: WriteParts<usize>,
+    F: for<'a> ForFunctor<usize, W::Item<'a>>,
+{
+    fn parallel_for_impl(&self, _label: &str, policy: &RangePolicy<'_, Serial>, writes: W, f: &F) {
+        host::range_for_leaf(policy.begin(), policy.end(), &writes, f)
+    }
+}
+
+impl<W, F, const R: usize> ParallelForImpl<MDRangePolicy<'_, Serial, R>, W, F> for Serial
+where
+    W: WriteParts<[usize; R]>,
+    F: for<'a> ForFunctor<[usize; R], W::Item<'a>>,
+{
+    fn parallel_for_impl(
+        &self,
+        _label: &str,
+        policy: &MDRangePolicy<'_, Serial, R>,
+        writes: W,
+        f: &F,
+    ) {
+        host::mdrange_for(Sequential, policy, &writes, f)
+    }
+}
+
+impl<W, F> ParallelForImpl<TeamPolicy<'_, Serial>, W, F> for Serial
+where
+    W: WriteParts<LeagueIndex>,
+    F: for<'a> ForFunctor<&'a TeamMember, W::Item<'a>>,
+{
+    fn parallel_for_impl(&self, _label: &str, policy: &TeamPolicy<'_, Serial>, writes: W, f: &F) {
+        host::team_for(Sequential, policy, &writes, f)
+    }
+}

@@ -1,0 +1,306 @@
+//! Method calls (math, Views, atomics, team member) and function calls
+//! (`#[device]` helpers, nested parallel patterns).
+
+use super::cx::Cx;
+use super::errors::{error_at, unsupported, Result};
+use super::types::{Elem, Scalar, Ty};
+use syn::spanned::Spanned;
+use syn::{Expr, ExprMethodCall};
+
+impl Cx {
+    pub fn method(&mut self, m: &ExprMethodCall) -> Result<(String, Ty)> {
+        let name = m.method.to_string();
+        if name == "is_ok" || name == "is_err" {
+            return self.cas_result(m, name == "is_ok");
+        }
+        if let Some(r) = self.nested(m)? {
+            return Ok(r);
+        }
+        if name == "unwrap" || name == "expect" {
+            return self.scratch(m);
+        }
+        let (recv, ty) = self.expr(&m.receiver)?;
+        match ty {
+            Ty::View { .. } if name == "extent" => {
+                let [r] = args::<1>(m)?;
+                let r = self.value_as(r, &Elem::Scalar(Scalar::Usize))?;
+                Ok((format!("{recv}.extent({r})"), Ty::scalar(Scalar::Usize)))
+            }
+            Ty::Atomic { elem, rank } => self.atomic(m, &recv, &elem, rank),
+            Ty::Team => self.team_method(m, &recv),
+            // Method calls auto-deref an output, as in Rust.
+            Ty::Elem(elem) | Ty::Out(elem) => self.math(m, &recv, &elem),
+            _ => Err(unsupported(&m.method, &format!("the method `{name}` here"))),
+        }
+    }
+
+    fn math(&mut self, m: &ExprMethodCall, recv: &str, elem: &Elem) -> Result<(String, Ty)> {
+        let name = m.method.to_string();
+        let float = matches!(self.infer.resolve(elem), Elem::Scalar(s) if s.is_float())
+            || self.infer.kind(elem) == Some(super::types::VarKind::Float)
+            || matches!(self.infer.resolve(elem), Elem::Generic(_));
+        let same = Ty::Elem(elem.clone());
+        let f = match (name.as_str(), float) {
+            ("sqrt" | "exp" | "ln" | "sin" | "cos" | "tanh" | "floor" | "ceil", true) => {
+                args::<0>(m)?;
+                return Ok((format!("granule::{name}({recv})"), same));
+            }
+            ("abs", _) => {
+                args::<0>(m)?;
+                return Ok((format!("granule::abs({recv})"), same));
+            }
+            ("powi", true) => {
+                let [n] = args::<1>(m)?;
+                let n = self.value_as(n, &Elem::Scalar(Scalar::I32))?;
+                return Ok((format!("granule::powi({recv}, {n})"), same));
+            }
+            ("powf" | "min" | "max", _) if name != "powf" || float => name.as_str(),
+            ("mul_add" | "clamp", _) if name != "mul_add" || float => name.as_str(),
+            _ => {
+                return Err(unsupported(
+                    &m.method,
+                    &format!("the method `{name}` on this type"),
+                ))
+            }
+        };
+        let args = m
+            .args
+            .iter()
+            .map(|a| self.value_as(a, elem))
+            .collect::<Result<Vec<_>>>()?;
+        let want = if matches!(f, "mul_add" | "clamp") {
+            2
+        } else {
+            1
+        };
+        if args.len() != want {
+            return Err(error_at(
+                m.method.span(),
+                format!("`{f}` takes {want} argument(s)"),
+            ));
+        }
+        Ok((format!("granule::{f}({recv}, {})", args.join(", ")), same))
+    }
+
+    /// The index argument of an atomic operation, as C++ call arguments.
+    fn atomic_index(&mut self, e: &Expr, rank: u8) -> Result<String> {
+        let idx: Vec<&Expr> = match e {
+            Expr::Array(a) => a.elems.iter().collect(),
+            one => vec![one],
+        };
+        if idx.len() != rank as usize {
+            return Err(error_at(
+                e.span(),
+                format!("this atomic View has rank {rank}: give {rank} indices"),
+            ));
+        }
+        let usize_ = Elem::Scalar(Scalar::Usize);
+        Ok(idx
+            .iter()
+            .map(|i| self.value_as(i, &usize_))
+            .collect::<Result<Vec<_>>>()?
+            .join(", "))
+    }
+
+    fn atomic(
+        &mut self,
+        m: &ExprMethodCall,
+        recv: &str,
+        elem: &Elem,
+        rank: u8,
+    ) -> Result<(String, Ty)> {
+        let name = m.method.to_string();
+        let (op, returns) = match name.as_str() {
+            "add" | "fetch_add" => ("atomic_fetch_add", name.starts_with("fetch")),
+            "sub" | "fetch_sub" => ("atomic_fetch_sub", name.starts_with("fetch")),
+            "min" | "fetch_min" => ("atomic_fetch_min", name.starts_with("fetch")),
+            "max" | "fetch_max" => ("atomic_fetch_max", name.starts_with("fetch")),
+            "exchange" => ("atomic_exchange", true),
+            "store" => ("atomic_store", false),
+            "load" => {
+                let [i] = args::<1>(m)?;
+                let at = self.atomic_index(i, rank)?;
+                return Ok((
+                    format!("granule::atomic_load({recv}.at({at}))"),
+                    Ty::Elem(elem.clone()),
+                ));
+            }
+            "compare_exchange" => {
+                return Err(error_at(
+                    m.method.span(),
+                    "use `compare_exchange(..).is_ok()` or `.is_err()` in device code",
+                ))
+            }
+            _ => {
+                return Err(unsupported(
+                    &m.method,
+                    &format!("the atomic operation `{name}`"),
+                ))
+            }
+        };
+        let [i, v] = args::<2>(m)?;
+        let at = self.atomic_index(i, rank)?;
+        let v = self.value_as(v, elem)?;
+        let ty = if returns {
+            Ty::Elem(elem.clone())
+        } else {
+            Ty::Unit
+        };
+        Ok((format!("granule::{op}({recv}.at({at}), {v})"), ty))
+    }
+
+    /// `a.compare_exchange(i, current, new).is_ok()` / `.is_err()`.
+    fn cas_result(&mut self, m: &ExprMethodCall, ok: bool) -> Result<(String, Ty)> {
+        let Expr::MethodCall(inner) = &*m.receiver else {
+            return Err(unsupported(
+                m,
+                "`is_ok`/`is_err` on anything but `compare_exchange`",
+            ));
+        };
+        let (recv, ty) = self.expr(&inner.receiver)?;
+        let (Ty::Atomic { elem, rank }, "compare_exchange") =
+            (ty, inner.method.to_string().as_str())
+        else {
+            return Err(unsupported(
+                m,
+                "`is_ok`/`is_err` on anything but an atomic `compare_exchange`",
+            ));
+        };
+        let [i, c, n] = args::<3>(inner)?;
+        let at = self.atomic_index(i, rank)?;
+        let c = self.value_as(c, &elem)?;
+        let n = self.value_as(n, &elem)?;
+        let not = if ok { "" } else { "!" };
+        Ok((
+            format!("{not}granule::atomic_cas_ok({recv}.at({at}), {c}, {n})"),
+            Ty::scalar(Scalar::Bool),
+        ))
+    }
+
+    fn team_method(&mut self, m: &ExprMethodCall, recv: &str) -> Result<(String, Ty)> {
+        let name = m.method.to_string();
+        let usize_ = Ty::scalar(Scalar::Usize);
+        match name.as_str() {
+            "league_rank" | "league_size" | "team_rank" | "team_size" => {
+                args::<0>(m)?;
+                Ok((format!("{recv}.{name}()"), usize_))
+            }
+            "team_barrier" => {
+                args::<0>(m)?;
+                Ok((format!("{recv}.team_barrier()"), Ty::Unit))
+            }
+            "team_broadcast" => {
+                let [v, src] = args::<2>(m)?;
+                let (v, elem) = self.value(v)?;
+                let src = self.value_as(src, &Elem::Scalar(Scalar::Usize))?;
+                Ok((format!("{recv}.team_broadcast({v}, {src})"), Ty::Elem(elem)))
+            }
+            "team_reduce" => {
+                let [r, v] = args::<2>(m)?;
+                let r = super::nested::reducer_name(r)?;
+                let (v, elem) = self.value(v)?;
+                let t = self.infer.cpp(&elem);
+                Ok((format!("{recv}.team_reduce<granule::{r}<{t}>, {t}>({v})"), Ty::Elem(elem)))
+            }
+            "team_scratch" => Err(error_at(m.span(), "team scratch is a Result on the host: write `team.team_scratch::<T, 1>(0, n).unwrap()`")),
+            _ => Err(unsupported(&m.method, &format!("the team member method `{name}`"))),
+        }
+    }
+
+    /// `team.team_scratch::<T, 1>(0, n).unwrap()` (or `.expect(..)`): the
+    /// next `n` elements of level-0 team scratch.
+    fn scratch(&mut self, m: &ExprMethodCall) -> Result<(String, Ty)> {
+        let err = || {
+            unsupported(
+                m,
+                "`unwrap`/`expect` on anything but `team.team_scratch::<T, 1>(0, n)`",
+            )
+        };
+        let Expr::MethodCall(inner) = &*m.receiver else {
+            return Err(err());
+        };
+        if inner.method != "team_scratch" {
+            return Err(err());
+        }
+        let (recv, ty) = self.expr(&inner.receiver)?;
+        if ty != Ty::Team {
+            return Err(err());
+        }
+        let Some(t) = &inner.turbofish else {
+            return Err(error_at(
+                inner.method.span(),
+                "`team_scratch` needs its types: `team_scratch::<f64, 1>(0, n)`",
+            ));
+        };
+        let targs: Vec<&syn::GenericArgument> = t.args.iter().collect();
+        let elem = match targs.as_slice() {
+            [syn::GenericArgument::Type(ty), rank] if quote::quote!(#rank).to_string() == "1" => {
+                super::types::elem_of(ty, &self.generics)?
+            }
+            _ => {
+                return Err(unsupported(
+                    t,
+                    "team scratch other than rank 1 (`::<T, 1>`)",
+                ))
+            }
+        };
+        let [level, n] = args::<2>(inner)?;
+        if !matches!(level, Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) if l.base10_digits() == "0")
+        {
+            return Err(unsupported(
+                level,
+                "team scratch level other than 0 on the device",
+            ));
+        }
+        let n = self.value_as(n, &Elem::Scalar(Scalar::Usize))?;
+        let cpp = self.infer.cpp(&elem);
+        let ty = Ty::View {
+            elem,
+            rank: 1,
+            layout: super::types::Layout::Right,
+            writable: true,
+        };
+        Ok((format!("{recv}.team_scratch<{cpp}>({n})"), ty))
+    }
+
+    pub fn call(&mut self, c: &syn::ExprCall) -> Result<(String, Ty)> {
+        let Expr::Path(p) = &*c.func else {
+            return Err(unsupported(&c.func, "calling this expression"));
+        };
+        let last = p
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        match last.as_str() {
+            "new" => Err(unsupported(
+                c,
+                "a constructor outside a nested parallel pattern",
+            )),
+            _ => {
+                if p.path.segments.iter().any(|s| !s.arguments.is_none()) {
+                    return Err(unsupported(p, "generic arguments on a `#[device]` call"));
+                }
+                let args = c
+                    .args
+                    .iter()
+                    .map(|a| self.value(a).map(|v| v.0))
+                    .collect::<Result<Vec<_>>>()?;
+                self.deps.push(p.path.clone());
+                Ok((format!("{last}({})", args.join(", ")), Ty::Elem(Elem::Auto)))
+            }
+        }
+    }
+}
+
+/// The arguments of a method call that must take exactly `N`.
+fn args<const N: usize>(m: &ExprMethodCall) -> Result<[&Expr; N]> {
+    let v: Vec<&Expr> = m.args.iter().collect();
+    v.try_into().map_err(|_| {
+        error_at(
+            m.method.span(),
+            format!("`{}` takes {N} argument(s)", m.method),
+        )
+    })
+}

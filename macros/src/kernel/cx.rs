@@ -1,0 +1,105 @@
+//! The translation context: scopes of typed variables, inference, and the
+//! `#[device]` items a body refers to.
+
+use super::errors::{error_at, Result};
+use super::types::{Elem, Infer, Ty};
+use proc_macro2::Span;
+
+/// A variable in scope.
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub ty: Ty,
+    pub mutable: bool,
+}
+
+/// Where `return`, `break` and `continue` may appear.
+#[derive(Clone, Copy, Default)]
+pub struct Frame {
+    /// Inside a loop of the current function or closure.
+    pub loops: usize,
+    /// Inside a block expression lowered to a C++ lambda, where these
+    /// would change meaning.
+    pub in_value_block: bool,
+}
+
+pub struct Cx {
+    pub infer: Infer,
+    scopes: Vec<Vec<(String, Var)>>,
+    pub generics: Vec<String>,
+    /// `#[device]` functions and constants used, as written.
+    pub deps: Vec<syn::Path>,
+    /// The return type of a `#[device]` function (None for kernels).
+    pub ret: Option<Elem>,
+    pub frame: Frame,
+    tmp: usize,
+}
+
+impl Cx {
+    pub fn new(generics: Vec<String>) -> Self {
+        Cx {
+            infer: Infer::default(),
+            scopes: vec![Vec::new()],
+            generics,
+            deps: Vec::new(),
+            ret: None,
+            frame: Frame::default(),
+            tmp: 0,
+        }
+    }
+
+    pub fn push(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    pub fn pop(&mut self) {
+        self.scopes.pop();
+    }
+
+    pub fn bind(&mut self, name: String, ty: Ty, mutable: bool) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name, Var { ty, mutable }));
+        }
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<&Var> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+    }
+
+    /// A fresh C++ name for a hidden temporary.
+    pub fn tmp(&mut self, stem: &str) -> String {
+        self.tmp += 1;
+        format!("{stem}_g{}", self.tmp)
+    }
+
+    /// `a` and `b` as one element type.
+    pub fn unify(&mut self, a: &Elem, b: &Elem, span: Span) -> Result<Elem> {
+        self.infer.unify(a, b, &SpanOf(span))
+    }
+
+    /// The element type of a value, or an error naming what it is instead.
+    pub fn elem(&self, ty: &Ty, span: Span) -> Result<Elem> {
+        match ty {
+            Ty::Elem(e) => Ok(e.clone()),
+            Ty::Out(_) => Err(error_at(
+                span,
+                "an output is a reference: read or write it through `*`",
+            )),
+            Ty::Unit => Err(error_at(span, "this expression has no value")),
+            _ => Err(error_at(span, "expected a scalar value here")),
+        }
+    }
+}
+
+/// Lets a bare span be used where syn wants a `Spanned` node.
+pub struct SpanOf(pub Span);
+
+impl quote::ToTokens for SpanOf {
+    fn to_tokens(&self, tokens: &mut proc_macro2::TokenStream) {
+        tokens.extend(quote::quote_spanned!(self.0=> _));
+    }
+}

@@ -1,0 +1,499 @@
+//! Expressions: each becomes C++ text plus its type.
+
+use super::cx::Cx;
+use super::errors::{error_at, unsupported, Result};
+use super::types::{Elem, Scalar, Ty, VarKind};
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, Lit, UnOp};
+
+/// How an element type's arithmetic must be spelled to keep Rust semantics.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arith {
+    Float,
+    Unsigned,
+    /// Signed, generic or an integer literal: through the header's
+    /// wrapping helpers, exact for every integer type.
+    Signed,
+    Bool,
+    /// Unknown to the translator: plain C++ operators.
+    Auto,
+}
+
+impl Cx {
+    fn arith(&self, e: &Elem) -> Arith {
+        match self.infer.resolve(e) {
+            Elem::Scalar(s) if s.is_float() => Arith::Float,
+            Elem::Scalar(Scalar::Bool) => Arith::Bool,
+            Elem::Scalar(s) if s.is_signed_int() => Arith::Signed,
+            Elem::Scalar(_) => Arith::Unsigned,
+            Elem::Var(_) if self.infer.kind(e) == Some(VarKind::Float) => Arith::Float,
+            Elem::Var(_) | Elem::Generic(_) => Arith::Signed,
+            Elem::Auto => Arith::Auto,
+        }
+    }
+
+    /// Translates an expression that must have a value.
+    pub fn value(&mut self, e: &Expr) -> Result<(String, Elem)> {
+        let (text, ty) = self.expr(e)?;
+        let elem = self.elem(&ty, e.span())?;
+        Ok((text, elem))
+    }
+
+    /// Translates an expression that must have element type `want`.
+    pub fn value_as(&mut self, e: &Expr, want: &Elem) -> Result<String> {
+        let (text, elem) = self.value(e)?;
+        self.unify(&elem, want, e.span())?;
+        Ok(text)
+    }
+
+    pub fn expr(&mut self, e: &Expr) -> Result<(String, Ty)> {
+        match e {
+            Expr::Lit(l) => self.literal(&l.lit, false),
+            Expr::Paren(p) => self.expr(&p.expr).map(|(t, ty)| (format!("({t})"), ty)),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Path(p) => self.path(p),
+            Expr::Unary(u) => self.unary(u),
+            Expr::Binary(b) => self.binary(b),
+            Expr::Assign(a) => self.assign(&a.left, None, &a.right, a.span()),
+            Expr::Cast(c) => self.cast(c),
+            Expr::Index(i) => self.index(i).map(|(t, elem, _)| (t, Ty::Elem(elem))),
+            Expr::MethodCall(m) => self.method(m),
+            Expr::Call(c) => self.call(c),
+            Expr::If(i) => self.if_value(i),
+            Expr::Block(b) if b.label.is_none() => self.block_value(&b.block),
+            Expr::Return(r) => self.return_expr(r),
+            Expr::Break(b) => self.break_expr(b),
+            Expr::Continue(c) => self.continue_expr(c),
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => Err(error_at(
+                e.span(),
+                "loops are statements here: a loop used as a value is not supported",
+            )),
+            Expr::Closure(_) => Err(unsupported(
+                e,
+                "a closure outside a nested parallel pattern",
+            )),
+            Expr::Macro(_) => Err(unsupported(e, "a macro call")),
+            Expr::Range(_) => Err(unsupported(
+                e,
+                "a range outside a `for` loop or nested range",
+            )),
+            Expr::Reference(_) => Err(unsupported(e, "taking a reference")),
+            Expr::Tuple(_) | Expr::Array(_) => Err(unsupported(e, "a tuple or array value")),
+            Expr::Match(_) => Err(unsupported(e, "`match`")),
+            Expr::Struct(_) => Err(unsupported(e, "a struct literal")),
+            Expr::Field(_) => Err(unsupported(e, "field access")),
+            Expr::Unsafe(_) => Err(unsupported(e, "an `unsafe` block")),
+            _ => Err(unsupported(e, "this expression")),
+        }
+    }
+
+    fn literal(&mut self, lit: &Lit, negated: bool) -> Result<(String, Ty)> {
+        let sign = if negated { "-" } else { "" };
+        let (digits, suffix, kind) = match lit {
+            Lit::Bool(b) => return Ok((b.value.to_string(), Ty::scalar(Scalar::Bool))),
+            Lit::Int(i) => (
+                i.base10_digits().to_string(),
+                i.suffix().to_string(),
+                VarKind::Int,
+            ),
+            Lit::Float(f) => (
+                f.base10_digits().to_string(),
+                f.suffix().to_string(),
+                VarKind::Float,
+            ),
+            _ => return Err(unsupported(lit, "this literal (only numbers and booleans)")),
+        };
+        let text = format!("{sign}{digits}");
+        let elem = if suffix.is_empty() {
+            self.infer.fresh(kind)
+        } else {
+            let s = Scalar::from_name(&suffix)
+                .ok_or_else(|| unsupported(lit, "this literal suffix"))?;
+            if kind == VarKind::Float && !s.is_float() {
+                return Err(unsupported(lit, "this literal suffix"));
+            }
+            Elem::Scalar(s)
+        };
+        Ok((self.infer.literal(&elem, &text), Ty::Elem(elem)))
+    }
+
+    fn path(&mut self, p: &syn::ExprPath) -> Result<(String, Ty)> {
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if let [name] = segs.as_slice() {
+            if let Some(var) = self.lookup(name) {
+                return Ok((name.clone(), var.ty.clone()));
+            }
+            if name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
+                self.deps.push(p.path.clone());
+                return Ok((name.clone(), Ty::Elem(Elem::Auto)));
+            }
+            return Err(error_at(p.span(), format!("unknown variable `{name}`")));
+        }
+        if let [ty, item] = segs.as_slice() {
+            if let Some(s) = Scalar::from_name(ty) {
+                return assoc_const(s, item)
+                    .map(|t| (t, Ty::scalar(s)))
+                    .ok_or_else(|| unsupported(p, "this associated constant"));
+            }
+        }
+        Err(unsupported(p, "this path"))
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary) -> Result<(String, Ty)> {
+        match (&u.op, &*u.expr) {
+            (UnOp::Neg(_), Expr::Lit(l)) => self.literal(&l.lit, true),
+            (UnOp::Neg(_), e) => {
+                let (t, elem) = self.value(e)?;
+                match self.arith(&elem) {
+                    Arith::Float | Arith::Auto => Ok((format!("(-{t})"), Ty::Elem(elem))),
+                    Arith::Signed => Ok((format!("granule::wneg({t})"), Ty::Elem(elem))),
+                    _ => Err(error_at(
+                        u.span(),
+                        "cannot negate an unsigned or bool value",
+                    )),
+                }
+            }
+            (UnOp::Not(_), e) => {
+                let (t, elem) = self.value(e)?;
+                let op = if self.arith(&elem) == Arith::Bool {
+                    "!"
+                } else {
+                    "~"
+                };
+                Ok((format!("({op}{t})"), Ty::Elem(elem)))
+            }
+            (UnOp::Deref(_), e) => match self.expr(e)? {
+                (t, Ty::Out(elem)) => Ok((t, Ty::Elem(elem))),
+                _ => Err(unsupported(
+                    u,
+                    "dereferencing anything but an output or accumulator",
+                )),
+            },
+            _ => Err(unsupported(u, "this unary operator")),
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> Result<(String, Ty)> {
+        if let Some(op) = compound_op(&b.op) {
+            return self.assign(&b.left, Some(op), &b.right, b.span());
+        }
+        match &b.op {
+            BinOp::And(_) | BinOp::Or(_) => {
+                let bool_ = Elem::Scalar(Scalar::Bool);
+                let l = self.value_as(&b.left, &bool_)?;
+                let r = self.value_as(&b.right, &bool_)?;
+                let op = if matches!(b.op, BinOp::And(_)) {
+                    "&&"
+                } else {
+                    "||"
+                };
+                Ok((format!("({l} {op} {r})"), Ty::Elem(bool_)))
+            }
+            BinOp::Eq(_)
+            | BinOp::Ne(_)
+            | BinOp::Lt(_)
+            | BinOp::Le(_)
+            | BinOp::Gt(_)
+            | BinOp::Ge(_) => {
+                let (l, le) = self.value(&b.left)?;
+                let r = self.value_as(&b.right, &le)?;
+                let op = quote::ToTokens::to_token_stream(&b.op).to_string();
+                Ok((format!("({l} {op} {r})"), Ty::scalar(Scalar::Bool)))
+            }
+            BinOp::Shl(_) | BinOp::Shr(_) => {
+                let (l, le) = self.value(&b.left)?;
+                let (r, _) = self.value(&b.right)?;
+                let f = if matches!(b.op, BinOp::Shl(_)) {
+                    "shl"
+                } else {
+                    "shr"
+                };
+                Ok((format!("granule::{f}({l}, {r})"), Ty::Elem(le)))
+            }
+            op => {
+                let (l, le) = self.value(&b.left)?;
+                let r = self.value_as(&b.right, &le)?;
+                let elem = self.infer.resolve(&le);
+                let text = self.arith_text(op, &l, &r, &elem, b.span())?;
+                Ok((text, Ty::Elem(elem)))
+            }
+        }
+    }
+
+    /// `l op r` for an arithmetic or bit operator on `elem`.
+    fn arith_text(
+        &self,
+        op: &BinOp,
+        l: &str,
+        r: &str,
+        elem: &Elem,
+        span: proc_macro2::Span,
+    ) -> Result<String> {
+        let kind = self.arith(elem);
+        let helper = match (op, kind) {
+            (BinOp::Add(_), Arith::Signed) => "wadd",
+            (BinOp::Sub(_), Arith::Signed) => "wsub",
+            (BinOp::Mul(_), Arith::Signed) => "wmul",
+            (BinOp::Div(_), Arith::Signed | Arith::Unsigned) => "div",
+            (BinOp::Rem(_), Arith::Signed | Arith::Unsigned | Arith::Float) => "rem",
+            (BinOp::BitAnd(_) | BinOp::BitOr(_) | BinOp::BitXor(_), Arith::Float) => {
+                return Err(error_at(
+                    span,
+                    "bit operators need integer or bool operands",
+                ))
+            }
+            (
+                BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_),
+                Arith::Bool,
+            ) => return Err(error_at(span, "arithmetic on bool")),
+            (BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_), _)
+            | (BinOp::BitAnd(_) | BinOp::BitOr(_) | BinOp::BitXor(_), _) => "",
+            _ => return Err(error_at(span, "this operator is not supported")),
+        };
+        if helper.is_empty() {
+            let op = quote::ToTokens::to_token_stream(op).to_string();
+            Ok(format!("({l} {op} {r})"))
+        } else {
+            Ok(format!("granule::{helper}({l}, {r})"))
+        }
+    }
+
+    /// `left = right` or `left op= right`.
+    fn assign(
+        &mut self,
+        left: &Expr,
+        op: Option<BinOp>,
+        right: &Expr,
+        span: proc_macro2::Span,
+    ) -> Result<(String, Ty)> {
+        let (place, elem) = self.place(left)?;
+        let r = self.value_as(right, &elem)?;
+        let text = match op {
+            None => format!("{place} = {r}"),
+            Some(op @ (BinOp::Shl(_) | BinOp::Shr(_))) => {
+                let f = if matches!(op, BinOp::Shl(_)) {
+                    "shl"
+                } else {
+                    "shr"
+                };
+                format!("{place} = granule::{f}({place}, {r})")
+            }
+            Some(op) => {
+                let value = self.arith_text(&op, &place, &r, &elem, span)?;
+                match value.strip_prefix('(') {
+                    // Plain operators keep the compound form.
+                    Some(_) => format!("{place} {}= {r}", quote::ToTokens::to_token_stream(&op)),
+                    None => format!("{place} = {value}"),
+                }
+            }
+        };
+        Ok((text, Ty::Unit))
+    }
+
+    /// Something assignable: `*out`, a `let mut` variable, a scratch
+    /// element. Returns its C++ text and element type.
+    fn place(&mut self, e: &Expr) -> Result<(String, Elem)> {
+        match e {
+            Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => match self.expr(&u.expr)? {
+                (t, Ty::Out(elem)) => Ok((t, elem)),
+                _ => Err(unsupported(e, "writing through this reference")),
+            },
+            Expr::Path(p) => {
+                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                match self.lookup(&name) {
+                    Some(v) if v.mutable => {
+                        let elem = self.elem(&v.ty.clone(), e.span())?;
+                        Ok((name, elem))
+                    }
+                    Some(_) => Err(error_at(e.span(), format!("`{name}` is not `let mut`"))),
+                    None => Err(error_at(e.span(), format!("unknown variable `{name}`"))),
+                }
+            }
+            Expr::Index(i) => match self.index(i)? {
+                (t, elem, true) => Ok((t, elem)),
+                _ => Err(error_at(
+                    e.span(),
+                    "Views passed by `&` are read-only: write through an owned output (`*y = ..`), an atomic View or team scratch",
+                )),
+            },
+            Expr::Paren(p) => self.place(&p.expr),
+            _ => Err(unsupported(e, "assigning to this expression")),
+        }
+    }
+
+    fn cast(&mut self, c: &syn::ExprCast) -> Result<(String, Ty)> {
+        let (t, from) = self.value(&c.expr)?;
+        let to = super::types::elem_of(&c.ty, &self.generics)?;
+        let to_cpp = self.infer.cpp(&to);
+        let from_float = self.arith(&from) == Arith::Float;
+        let to_int = !matches!(to, Elem::Scalar(s) if s.is_float());
+        let text =
+            if (from_float && to_int) || matches!(self.infer.resolve(&from), Elem::Generic(_)) {
+                format!("granule::cast<{to_cpp}>({t})")
+            } else {
+                format!("(({to_cpp})({t}))")
+            };
+        Ok((text, Ty::Elem(to)))
+    }
+
+    /// `v[i]` or `v[[i, j, ..]]`: `(text, element type, writable)`.
+    pub fn index(&mut self, i: &syn::ExprIndex) -> Result<(String, Elem, bool)> {
+        let (base, ty) = self.expr(&i.expr)?;
+        let Ty::View {
+            elem,
+            rank,
+            writable,
+            ..
+        } = ty
+        else {
+            return Err(unsupported(&i.expr, "indexing anything but a View"));
+        };
+        let idx: Vec<&Expr> = match &*i.index {
+            Expr::Array(a) => a.elems.iter().collect(),
+            one => vec![one],
+        };
+        if idx.len() != rank as usize {
+            return Err(error_at(
+                i.index.span(),
+                format!("this View has rank {rank}: give {rank} indices"),
+            ));
+        }
+        let usize_ = Elem::Scalar(Scalar::Usize);
+        let args = idx
+            .iter()
+            .map(|e| self.value_as(e, &usize_))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((format!("{base}({})", args.join(", ")), elem, writable))
+    }
+
+    fn if_value(&mut self, i: &syn::ExprIf) -> Result<(String, Ty)> {
+        let simple =
+            |b: &syn::Block| b.stmts.len() == 1 && matches!(b.stmts[0], syn::Stmt::Expr(_, None));
+        let else_simple = match &i.else_branch {
+            Some((_, e)) => match &**e {
+                Expr::Block(b) => simple(&b.block),
+                Expr::If(_) => true,
+                _ => false,
+            },
+            None => false,
+        };
+        if !(simple(&i.then_branch) && else_simple) {
+            return self.lambda_value(&Expr::If(i.clone()));
+        }
+        let cond = self.value_as(&i.cond, &Elem::Scalar(Scalar::Bool))?;
+        let syn::Stmt::Expr(then, None) = &i.then_branch.stmts[0] else {
+            unreachable!("checked simple")
+        };
+        let (a, ae) = self.value(then)?;
+        let (_, else_e) = i.else_branch.as_ref().expect("checked");
+        let (b, be) = self.value(else_e)?;
+        let elem = self.unify(&ae, &be, i.span())?;
+        Ok((format!("({cond} ? {a} : {b})"), Ty::Elem(elem)))
+    }
+
+    fn block_value(&mut self, b: &syn::Block) -> Result<(String, Ty)> {
+        match b.stmts.as_slice() {
+            [syn::Stmt::Expr(e, None)] => {
+                self.push();
+                let r = self.expr(e);
+                self.pop();
+                r
+            }
+            _ => self.lambda_value(&Expr::Block(syn::ExprBlock {
+                attrs: vec![],
+                label: None,
+                block: b.clone(),
+            })),
+        }
+    }
+
+    /// A value-producing block or `if` with statements inside: an
+    /// immediately invoked C++ lambda, where `return` yields the value.
+    fn lambda_value(&mut self, e: &Expr) -> Result<(String, Ty)> {
+        let saved = self.frame;
+        self.frame = super::cx::Frame {
+            loops: 0,
+            in_value_block: true,
+        };
+        let r = self.value_stmts(e, 1);
+        self.frame = saved;
+        let (body, ty) = r?;
+        Ok((format!("[&]() {{\n{body}}}()"), ty))
+    }
+
+    fn return_expr(&mut self, r: &syn::ExprReturn) -> Result<(String, Ty)> {
+        if self.frame.in_value_block {
+            return Err(unsupported(r, "`return` inside a block used as a value"));
+        }
+        match (&r.expr, self.ret.clone()) {
+            (None, None) => Ok(("return".into(), Ty::Unit)),
+            (Some(e), Some(ret)) => {
+                let t = self.value_as(e, &ret)?;
+                Ok((format!("return {t}"), Ty::Unit))
+            }
+            (Some(_), None) => Err(error_at(r.span(), "a kernel returns nothing")),
+            (None, Some(_)) => Err(error_at(r.span(), "this function must return a value")),
+        }
+    }
+
+    fn break_expr(&mut self, b: &syn::ExprBreak) -> Result<(String, Ty)> {
+        if b.label.is_some() || b.expr.is_some() {
+            return Err(unsupported(b, "a labelled `break` or `break` with a value"));
+        }
+        if self.frame.loops == 0 {
+            return Err(unsupported(b, "`break` outside a loop of this block"));
+        }
+        Ok(("break".into(), Ty::Unit))
+    }
+
+    fn continue_expr(&mut self, c: &syn::ExprContinue) -> Result<(String, Ty)> {
+        if c.label.is_some() {
+            return Err(unsupported(c, "a labelled `continue`"));
+        }
+        if self.frame.loops == 0 {
+            return Err(unsupported(c, "`continue` outside a loop of this block"));
+        }
+        Ok(("continue".into(), Ty::Unit))
+    }
+}
+
+fn compound_op(op: &BinOp) -> Option<BinOp> {
+    use syn::token as t;
+    let sp = op.span();
+    Some(match op {
+        BinOp::AddAssign(_) => BinOp::Add(t::Plus(sp)),
+        BinOp::SubAssign(_) => BinOp::Sub(t::Minus(sp)),
+        BinOp::MulAssign(_) => BinOp::Mul(t::Star(sp)),
+        BinOp::DivAssign(_) => BinOp::Div(t::Slash(sp)),
+        BinOp::RemAssign(_) => BinOp::Rem(t::Percent(sp)),
+        BinOp::BitAndAssign(_) => BinOp::BitAnd(t::And(sp)),
+        BinOp::BitOrAssign(_) => BinOp::BitOr(t::Or(sp)),
+        BinOp::BitXorAssign(_) => BinOp::BitXor(t::Caret(sp)),
+        BinOp::ShlAssign(_) => BinOp::Shl(t::Shl(sp)),
+        BinOp::ShrAssign(_) => BinOp::Shr(t::Shr(sp)),
+        _ => return None,
+    })
+}
+
+/// `f64::MAX` and friends.
+fn assoc_const(s: Scalar, item: &str) -> Option<String> {
+    let cpp = s.cpp();
+    Some(match (s, item) {
+        (Scalar::F32, "MAX") => "3.40282347e+38f".into(),
+        (Scalar::F32, "MIN") => "-3.40282347e+38f".into(),
+        (Scalar::F32, "EPSILON") => "1.1920929e-7f".into(),
+        (Scalar::F64, "MAX") => "1.7976931348623157e+308".into(),
+        (Scalar::F64, "MIN") => "-1.7976931348623157e+308".into(),
+        (Scalar::F64, "EPSILON") => "2.220446049250313e-16".into(),
+        (_, "INFINITY") if s.is_float() => format!("granule::Num<{cpp}>::max_value()"),
+        (_, "NEG_INFINITY") if s.is_float() => format!("granule::Num<{cpp}>::min_value()"),
+        (_, "MAX") if s.is_int() => format!("granule::Num<{cpp}>::max_value()"),
+        (_, "MIN") if s.is_int() => format!("granule::Num<{cpp}>::min_value()"),
+        _ => return None,
+    })
+}

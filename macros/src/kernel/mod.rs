@@ -1,0 +1,155 @@
+//! `#[kernel]` and `#[device]`: translation of a Rust subset to CUDA C++.
+//! See README.md in this folder for the design and the subset's rules.
+
+mod call;
+mod cx;
+mod emit;
+mod errors;
+mod expr;
+mod nested;
+mod sig;
+mod stmt;
+#[cfg(test)]
+mod tests;
+mod types;
+
+pub use emit::{expand_device, expand_kernel};
+
+use cx::Cx;
+use errors::{unsupported, Result};
+use sig::{Kind, Param};
+
+/// A translated function: everything the generated metadata needs.
+pub struct Translated {
+    pub name: String,
+    pub generics: Vec<String>,
+    pub params: Vec<Param>,
+    /// The C++ definition.
+    pub source: String,
+    /// `#[device]` items used, as written at the use.
+    pub deps: Vec<syn::Path>,
+}
+
+fn template_line(generics: &[String]) -> String {
+    if generics.is_empty() {
+        String::new()
+    } else {
+        let ps: Vec<String> = generics.iter().map(|g| format!("class {g}")).collect();
+        format!("template <{}>\n", ps.join(", "))
+    }
+}
+
+fn check_plain(f: &syn::ItemFn) -> Result<()> {
+    let s = &f.sig;
+    if let Some(a) = &s.asyncness {
+        return Err(unsupported(a, "an `async` function"));
+    }
+    if let Some(u) = &s.unsafety {
+        return Err(unsupported(u, "an `unsafe` function"));
+    }
+    if let Some(v) = &s.variadic {
+        return Err(unsupported(v, "a variadic function"));
+    }
+    Ok(())
+}
+
+/// Translates a `#[kernel]` function.
+pub fn translate_kernel(f: &syn::ItemFn) -> Result<Translated> {
+    check_plain(f)?;
+    if let syn::ReturnType::Type(_, t) = &f.sig.output {
+        return Err(unsupported(
+            t,
+            "a kernel return value (write through outputs instead)",
+        ));
+    }
+    let generics = sig::generics(&f.sig.generics)?;
+    let mut cx = Cx::new(generics.clone());
+    let params = bind_params(&mut cx, f, true)?;
+    if params.is_empty() {
+        return Err(errors::error_at(
+            proc_macro2::Span::call_site(),
+            "a kernel takes the work index or team member first",
+        ));
+    }
+    let body = cx.block_stmts(&f.block, 1)?;
+    let decls: Vec<&str> = params.iter().map(|p| p.decl.as_str()).collect();
+    let name = f.sig.ident.to_string();
+    let text = format!(
+        "{}__device__ void {name}({}) {{\n{body}}}\n",
+        template_line(&generics),
+        decls.join(", ")
+    );
+    Ok(finish(cx, name, generics, params, &text))
+}
+
+/// Translates a `#[device]` helper function.
+pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
+    check_plain(f)?;
+    let generics = sig::generics(&f.sig.generics)?;
+    let mut cx = Cx::new(generics.clone());
+    let ret = match &f.sig.output {
+        syn::ReturnType::Default => None,
+        syn::ReturnType::Type(_, t) => Some(types::elem_of(t, &generics)?),
+    };
+    cx.ret = ret.clone();
+    let params = bind_params(&mut cx, f, false)?;
+    if let Some(p) = params
+        .iter()
+        .find(|p| matches!(p.kind, Kind::Out | Kind::Atomic { .. } | Kind::Team))
+    {
+        return Err(errors::error_at(
+            proc_macro2::Span::call_site(),
+            format!(
+                "`#[device]` parameter `{}`: helpers take scalars and read Views",
+                p.name
+            ),
+        ));
+    }
+    let body = cx.block_stmts(&f.block, 1)?;
+    let decls: Vec<&str> = params.iter().map(|p| p.decl.as_str()).collect();
+    let name = f.sig.ident.to_string();
+    let ret_cpp = ret.map_or("void".to_string(), |r| cx.infer.cpp(&r));
+    let text = format!(
+        "{}__device__ __forceinline__ {ret_cpp} {name}({}) {{\n{body}}}\n",
+        template_line(&generics),
+        decls.join(", ")
+    );
+    Ok(finish(cx, name, generics, params, &text))
+}
+
+/// Translates a `#[device] const`.
+pub fn translate_const(c: &syn::ItemConst) -> Result<Translated> {
+    let mut cx = Cx::new(Vec::new());
+    let elem = types::elem_of(&c.ty, &[])?;
+    let value = cx.value_as(&c.expr, &elem)?;
+    let name = c.ident.to_string();
+    let text = format!("constexpr {} {name} = {value};\n", cx.infer.cpp(&elem));
+    Ok(finish(cx, name, Vec::new(), Vec::new(), &text))
+}
+
+fn bind_params(cx: &mut Cx, f: &syn::ItemFn, kernel: bool) -> Result<Vec<Param>> {
+    let mut params = Vec::new();
+    for (k, arg) in f.sig.inputs.iter().enumerate() {
+        let p = sig::param(arg, &cx.generics, kernel && k == 0, &cx.infer)?;
+        cx.bind(p.name.clone(), p.ty.clone(), false);
+        params.push(p);
+    }
+    Ok(params)
+}
+
+fn finish(
+    cx: Cx,
+    name: String,
+    generics: Vec<String>,
+    params: Vec<Param>,
+    text: &str,
+) -> Translated {
+    let source = cx.infer.finish(text);
+    Translated {
+        name,
+        generics,
+        params,
+        source,
+        deps: cx.deps,
+    }
+}

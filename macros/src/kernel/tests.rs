@@ -1,0 +1,163 @@
+//! Golden tests: each `tests/golden/<name>.rs` holds `#[kernel]` and
+//! `#[device]` items; their translations, concatenated, must equal
+//! `tests/golden/<name>.cu`. `UPDATE_GOLDEN=1` rewrites the `.cu` files, so
+//! every codegen change shows up in review as a diff.
+
+use super::{translate_const, translate_device, translate_kernel};
+use std::path::{Path, PathBuf};
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
+    attrs.iter().any(|a| a.path().is_ident(name))
+}
+
+/// The C++ of every marked item of a golden input, in order.
+fn translate_file(src: &str) -> Result<String, String> {
+    let file: syn::File = syn::parse_str(src).map_err(|e| e.to_string())?;
+    let mut out = String::new();
+    for item in &file.items {
+        let t = match item {
+            syn::Item::Fn(f) if has_attr(&f.attrs, "kernel") => translate_kernel(f),
+            syn::Item::Fn(f) if has_attr(&f.attrs, "device") => translate_device(f),
+            syn::Item::Const(c) if has_attr(&c.attrs, "device") => translate_const(c),
+            _ => continue,
+        };
+        let t = t.map_err(|e| e.to_string())?;
+        out.push_str(&format!("// {}\n{}\n", t.name, t.source));
+    }
+    Ok(out)
+}
+
+#[test]
+fn golden_translations() {
+    let update = std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1");
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(golden_dir())
+        .expect("tests/golden exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    inputs.sort();
+    assert!(inputs.len() >= 6, "golden inputs are missing");
+    let mut failures = Vec::new();
+    for input in inputs {
+        let src = std::fs::read_to_string(&input).expect("readable input");
+        let got = translate_file(&src).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+        let golden = input.with_extension("cu");
+        if update {
+            std::fs::write(&golden, &got).expect("writable golden file");
+            continue;
+        }
+        let want = std::fs::read_to_string(&golden).unwrap_or_default();
+        if got != want {
+            failures.push(format!("{} differs; got:\n{got}", golden.display()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n(rerun with UPDATE_GOLDEN=1 to accept)",
+        failures.join("\n")
+    );
+}
+
+fn kernel_source(src: &str) -> String {
+    let f: syn::ItemFn = syn::parse_str(src).expect("valid Rust");
+    translate_kernel(&f)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .source
+}
+
+fn kernel_error(src: &str) -> String {
+    let f: syn::ItemFn = syn::parse_str(src).expect("valid Rust");
+    match translate_kernel(&f) {
+        Ok(t) => panic!("translated, but should not have:\n{}", t.source),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn f32_kernels_never_use_double_literals() {
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut f32, x: &View1<f32>) { let mut acc = 0.0; acc += x[i] * 0.5; *y = acc + 1.0 + -2.5e-3; }",
+    );
+    assert!(s.contains("granule::f32 acc = 0.0f;"), "{s}");
+    assert!(
+        s.contains("0.5f") && s.contains("1.0f") && s.contains("-2.5e-3f"),
+        "{s}"
+    );
+    assert!(!s.contains("granule::f64"), "{s}");
+}
+
+#[test]
+fn literal_types_flow_backwards_from_later_uses() {
+    // `k` is only known to be usize when it indexes the View.
+    let s = kernel_source("fn k(i: usize, y: &mut f64, x: &View1<f64>) { let k = 3; *y = x[k]; }");
+    assert!(s.contains("const granule::usize k = 3ull;"), "{s}");
+}
+
+#[test]
+fn unconstrained_literals_take_rust_defaults() {
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut f64) { let a = 7; let b = 1.5; *y = b * (a as f64); }",
+    );
+    assert!(s.contains("const granule::i32 a = 7;"), "{s}");
+    assert!(s.contains("const granule::f64 b = 1.5;"), "{s}");
+}
+
+#[test]
+fn signed_arithmetic_wraps_and_division_is_checked() {
+    let s = kernel_source("fn k(i: usize, y: &mut i64, a: i64, b: u32) { *y = (a + a * a - a) / a % a; let c = b + b / b; }");
+    assert!(s.contains("granule::wadd(a, granule::wmul(a, a))"), "{s}");
+    assert!(s.contains("granule::rem(granule::div(("), "{s}");
+    // Unsigned + wraps natively; unsigned division still traps on zero.
+    assert!(s.contains("(b + granule::div(b, b))"), "{s}");
+}
+
+#[test]
+fn float_to_int_casts_saturate_and_int_casts_wrap() {
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut i32, x: f64, n: i64) { *y = (x as i32) + (n as i32); }",
+    );
+    assert!(s.contains("granule::cast<granule::i32>(x)"), "{s}");
+    assert!(s.contains("((granule::i32)(n))"), "{s}");
+}
+
+#[test]
+fn extreme_integer_literals_are_valid_cpp() {
+    let s = kernel_source("fn k(i: usize, y: &mut i64) { let a = -9223372036854775808i64; let b = -2147483648i32; let c = u64::MAX; }");
+    assert!(s.contains("((granule::i64)-9223372036854775808ull)"), "{s}");
+    assert!(s.contains("granule::Num<granule::u64>::max_value()"), "{s}");
+}
+
+#[test]
+fn unsupported_constructs_name_themselves() {
+    for (src, what) in [
+        ("fn k(i: usize) { let v = vec![1]; }", "a macro call"),
+        (
+            "fn k(i: usize, x: &View1<f64>) { let s = x.iter().sum::<f64>(); }",
+            "the method `iter`",
+        ),
+        ("fn k(i: usize, x: String) {}", "this type"),
+        ("fn k(i: usize) { match i { _ => {} } }", "`match`"),
+        (
+            "fn k(i: usize, x: &View1<f64>) { x[i] = 1.0; }",
+            "read-only",
+        ),
+        (
+            "fn k(i: usize) { let f = |a: f64| a; }",
+            "a closure outside",
+        ),
+        ("fn k(x: f64) {}", "the first parameter"),
+        ("fn k(i: usize, x: &View2<f64>) { let a = x[i]; }", "rank 2"),
+        ("fn k(i: usize) { 'o: loop { break 'o; } }", "labelled"),
+        (
+            "fn k(i: usize, y: &mut f32, x: f64) { *y = x; }",
+            "mismatched types",
+        ),
+    ] {
+        let e = kernel_error(src);
+        assert!(e.contains(what), "{src}: `{e}` does not mention `{what}`");
+    }
+}

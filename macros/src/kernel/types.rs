@@ -1,0 +1,440 @@
+//! The types of the kernel subset, their C++ spelling, and the small type
+//! inference that gives untyped literals the type around them.
+
+use super::errors::{error_at, unsupported, Result};
+use syn::spanned::Spanned;
+
+/// A scalar type of the subset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    F32,
+    F64,
+    I32,
+    I64,
+    U32,
+    U64,
+    Usize,
+    Isize,
+    Bool,
+}
+
+impl Scalar {
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Some(match name {
+            "f32" => Scalar::F32,
+            "f64" => Scalar::F64,
+            "i32" => Scalar::I32,
+            "i64" => Scalar::I64,
+            "u32" => Scalar::U32,
+            "u64" => Scalar::U64,
+            "usize" => Scalar::Usize,
+            "isize" => Scalar::Isize,
+            "bool" => Scalar::Bool,
+            _ => return None,
+        })
+    }
+
+    pub fn cpp(self) -> &'static str {
+        match self {
+            Scalar::F32 => "granule::f32",
+            Scalar::F64 => "granule::f64",
+            Scalar::I32 => "granule::i32",
+            Scalar::I64 => "granule::i64",
+            Scalar::U32 => "granule::u32",
+            Scalar::U64 => "granule::u64",
+            Scalar::Usize => "granule::usize",
+            Scalar::Isize => "granule::isize",
+            Scalar::Bool => "bool",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, Scalar::I32 | Scalar::I64 | Scalar::Isize)
+    }
+
+    pub fn is_int(self) -> bool {
+        !self.is_float() && self != Scalar::Bool
+    }
+
+    /// A literal of this type; `text` has no suffix.
+    pub fn literal(self, text: &str) -> String {
+        match self {
+            Scalar::F32 => format!("{}f", float_text(text)),
+            Scalar::F64 => float_text(text),
+            Scalar::I32 if text.parse::<i64>().is_ok_and(|v| v <= i32::MAX as i64) => {
+                text.to_string()
+            }
+            Scalar::U32 => format!("{text}u"),
+            Scalar::U64 | Scalar::Usize => format!("{text}ull"),
+            Scalar::Bool => text.to_string(),
+            // Signed 64-bit (and i32 beyond i32::MAX, only valid negated):
+            // through unsigned, so that `-9223372036854775808` is valid C++.
+            _ => format!("(({}){text}ull)", self.cpp()),
+        }
+    }
+}
+
+/// A float literal's text as C++ reads it: `1` becomes `1.0`, `_` goes.
+fn float_text(text: &str) -> String {
+    let t = text.replace('_', "");
+    if t.contains(['.', 'e', 'E']) {
+        t
+    } else {
+        format!("{t}.0")
+    }
+}
+
+/// Layouts a View type can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    Right,
+    Left,
+    Stride,
+}
+
+impl Layout {
+    pub fn cpp(self) -> &'static str {
+        match self {
+            Layout::Right => "granule::LayoutRight",
+            Layout::Left => "granule::LayoutLeft",
+            Layout::Stride => "granule::LayoutStride",
+        }
+    }
+    pub fn rust_variant(self) -> &'static str {
+        match self {
+            Layout::Right => "Right",
+            Layout::Left => "Left",
+            Layout::Stride => "Stride",
+        }
+    }
+}
+
+/// An element type: a scalar, a generic parameter, or a literal whose type
+/// is not known yet (an inference variable).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Elem {
+    Scalar(Scalar),
+    Generic(String),
+    /// Index into the inference table.
+    Var(usize),
+    /// A value whose type the translator cannot see (a `#[device]` call or
+    /// constant); C++ deduces it (`auto`, `decltype`).
+    Auto,
+}
+
+/// The type of an expression or variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Elem(Elem),
+    /// A read View (or team scratch, which is also writable).
+    View {
+        elem: Elem,
+        rank: u8,
+        layout: Layout,
+        writable: bool,
+    },
+    /// An owned output or reduction accumulator: `&mut T`.
+    Out(Elem),
+    Atomic {
+        elem: Elem,
+        rank: u8,
+    },
+    Team,
+    Unit,
+}
+
+impl Ty {
+    pub fn scalar(s: Scalar) -> Ty {
+        Ty::Elem(Elem::Scalar(s))
+    }
+}
+
+/// What kind of literal an inference variable stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    Int,
+    Float,
+}
+
+/// Inference variables for unsuffixed literals. A variable is resolved by
+/// the first use that meets a known type; an unresolved one takes Rust's
+/// default (i32, f64). Emitted text refers to variables through markers
+/// that [`Infer::finish`] replaces once everything is known.
+#[derive(Default)]
+pub struct Infer {
+    vars: Vec<(VarKind, Option<Elem>)>,
+}
+
+impl Infer {
+    pub fn fresh(&mut self, kind: VarKind) -> Elem {
+        self.vars.push((kind, None));
+        Elem::Var(self.vars.len() - 1)
+    }
+
+    pub fn kind(&self, e: &Elem) -> Option<VarKind> {
+        match self.resolve(e) {
+            Elem::Var(v) => Some(self.vars[v].0),
+            _ => None,
+        }
+    }
+
+    /// Follows bindings to a scalar, a generic, or an unbound variable.
+    pub fn resolve(&self, e: &Elem) -> Elem {
+        let mut e = e.clone();
+        while let Elem::Var(v) = e {
+            match &self.vars[v].1 {
+                Some(next) => e = next.clone(),
+                None => return Elem::Var(v),
+            }
+        }
+        e
+    }
+
+    /// Makes `a` and `b` the same type, or explains why they cannot be.
+    pub fn unify(&mut self, a: &Elem, b: &Elem, at: &impl Spanned) -> Result<Elem> {
+        let (a, b) = (self.resolve(a), self.resolve(b));
+        match (&a, &b) {
+            _ if a == b => Ok(a),
+            (Elem::Auto, other) | (other, Elem::Auto) => Ok(other.clone()),
+            (Elem::Var(x), Elem::Var(y)) => {
+                if self.vars[*x].0 != self.vars[*y].0 {
+                    return Err(error_at(
+                        at.span(),
+                        "an integer literal meets a float literal",
+                    ));
+                }
+                self.vars[*x].1 = Some(b.clone());
+                Ok(b)
+            }
+            (Elem::Var(x), other) | (other, Elem::Var(x)) => {
+                if let Elem::Scalar(s) = other {
+                    let ok = match self.vars[*x].0 {
+                        VarKind::Int => s.is_int(),
+                        VarKind::Float => s.is_float(),
+                    };
+                    if !ok {
+                        return Err(error_at(
+                            at.span(),
+                            format!("a literal cannot have type `{}`", s.cpp()),
+                        ));
+                    }
+                }
+                self.vars[*x].1 = Some(other.clone());
+                Ok(other.clone())
+            }
+            _ => Err(error_at(
+                at.span(),
+                format!(
+                    "mismatched types `{}` and `{}`",
+                    self.elem_name(&a),
+                    self.elem_name(&b)
+                ),
+            )),
+        }
+    }
+
+    fn elem_name(&self, e: &Elem) -> String {
+        match e {
+            Elem::Scalar(s) => s.cpp().trim_start_matches("granule::").to_string(),
+            Elem::Generic(g) => g.clone(),
+            Elem::Var(_) => "{literal}".to_string(),
+            Elem::Auto => "auto".to_string(),
+        }
+    }
+
+    /// The C++ type of `e`; a marker while it is an unbound variable.
+    pub fn cpp(&self, e: &Elem) -> String {
+        match self.resolve(e) {
+            Elem::Scalar(s) => s.cpp().to_string(),
+            Elem::Generic(g) => g,
+            Elem::Var(v) => format!("\u{1}T{v}\u{1}"),
+            Elem::Auto => "auto".to_string(),
+        }
+    }
+
+    /// A literal of type `e`; a marker while it is an unbound variable.
+    pub fn literal(&self, e: &Elem, text: &str) -> String {
+        match self.resolve(e) {
+            Elem::Scalar(s) => s.literal(text),
+            Elem::Generic(g) => format!("(({g}){})", Scalar::F64.literal(text)),
+            Elem::Var(v) => format!("\u{1}L{v}:{text}\u{1}"),
+            Elem::Auto => text.to_string(),
+        }
+    }
+
+    /// The scalar `e` resolves to, defaulting unbound literals.
+    pub fn final_scalar(&self, e: &Elem) -> Option<Scalar> {
+        match self.resolve(e) {
+            Elem::Scalar(s) => Some(s),
+            Elem::Generic(_) | Elem::Auto => None,
+            Elem::Var(v) => Some(match self.vars[v].0 {
+                VarKind::Int => Scalar::I32,
+                VarKind::Float => Scalar::F64,
+            }),
+        }
+    }
+
+    /// Replaces every marker in `text` now that all uses are seen.
+    pub fn finish(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut parts = text.split('\u{1}');
+        out.push_str(parts.next().unwrap_or(""));
+        while let (Some(marker), rest) = (parts.next(), parts.next()) {
+            out.push_str(&self.expand_marker(marker));
+            out.push_str(rest.unwrap_or(""));
+        }
+        out
+    }
+
+    fn expand_marker(&self, marker: &str) -> String {
+        let (kind, body) = marker.split_at(1);
+        let (var, text) = body.split_once(':').unwrap_or((body, ""));
+        let e = Elem::Var(var.parse().unwrap_or(0));
+        match (kind, self.resolve(&e)) {
+            ("T", Elem::Generic(g)) => g,
+            ("L", Elem::Generic(g)) => format!("(({g}){})", Scalar::F64.literal(text)),
+            ("T", _) => self
+                .final_scalar(&e)
+                .map_or("auto", |s| s.cpp())
+                .to_string(),
+            (_, _) => self
+                .final_scalar(&e)
+                .map_or(text.to_string(), |s| s.literal(text)),
+        }
+    }
+}
+
+/// The element type named by a Rust type: a scalar or a generic parameter.
+pub fn elem_of(ty: &syn::Type, generics: &[String]) -> Result<Elem> {
+    if let syn::Type::Path(p) = ty {
+        if p.qself.is_none() && p.path.segments.len() == 1 {
+            let name = p.path.segments[0].ident.to_string();
+            if let Some(s) = Scalar::from_name(&name) {
+                return Ok(Elem::Scalar(s));
+            }
+            if generics.contains(&name) {
+                return Ok(Elem::Generic(name));
+            }
+        }
+    }
+    Err(unsupported(
+        ty,
+        "this type (use f32, f64, i32, i64, u32, u64, usize, isize, bool or a generic parameter)",
+    ))
+}
+
+/// The generic arguments of a path's last segment that are types.
+fn type_args(seg: &syn::PathSegment) -> Vec<&syn::GenericArgument> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn const_usize(arg: &syn::GenericArgument) -> Option<u8> {
+    let expr = match arg {
+        syn::GenericArgument::Const(e) => e,
+        syn::GenericArgument::Type(syn::Type::Path(p)) => {
+            return p.path.get_ident()?.to_string().parse().ok()
+        }
+        _ => return None,
+    };
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        _ => None,
+    }
+}
+
+fn layout_of(arg: Option<&&syn::GenericArgument>) -> Result<Layout> {
+    let Some(arg) = arg else {
+        return Ok(Layout::Right);
+    };
+    let name = match arg {
+        syn::GenericArgument::Type(syn::Type::Path(p)) => {
+            p.path.segments.last().map(|s| s.ident.to_string())
+        }
+        _ => None,
+    };
+    match name.as_deref() {
+        Some("LayoutRight") => Ok(Layout::Right),
+        Some("LayoutLeft") => Ok(Layout::Left),
+        Some("LayoutStride") => Ok(Layout::Stride),
+        _ => Err(unsupported(
+            arg,
+            "this layout (use LayoutRight, LayoutLeft or LayoutStride)",
+        )),
+    }
+}
+
+/// The type of a View-like path (`View1<T, L>`, `View<T, R, L>`,
+/// `ViewRef<'_, T, R, L>`, `AtomicView<'_, T, R>`), if it is one.
+pub fn view_of(ty: &syn::Type, generics: &[String]) -> Result<Option<Ty>> {
+    let syn::Type::Path(p) = ty else {
+        return Ok(None);
+    };
+    let Some(seg) = p.path.segments.last() else {
+        return Ok(None);
+    };
+    let name = seg.ident.to_string();
+    let args = type_args(seg);
+    let elem = |k: usize| -> Result<Elem> {
+        match args.get(k) {
+            Some(syn::GenericArgument::Type(t)) => elem_of(t, generics),
+            _ => Err(unsupported(seg, "a View without its element type")),
+        }
+    };
+    let rank = |k: usize| -> Result<u8> {
+        args.get(k)
+            .and_then(|a| const_usize(a))
+            .filter(|r| (1..=8).contains(r))
+            .ok_or_else(|| unsupported(seg, "a View rank that is not a literal 1..=8"))
+    };
+    let ty = match name.as_str() {
+        "AtomicView" => Ty::Atomic {
+            elem: elem(0)?,
+            rank: rank(1)?,
+        },
+        "View" | "ViewRef" => Ty::View {
+            elem: elem(0)?,
+            rank: rank(1)?,
+            layout: layout_of(args.get(2))?,
+            writable: false,
+        },
+        n if n.len() == 5 && n.starts_with("View") => {
+            let r: u8 = n[4..]
+                .parse()
+                .map_err(|_| unsupported(seg, "this View type"))?;
+            if !(1..=8).contains(&r) {
+                return Err(unsupported(seg, "this View rank"));
+            }
+            Ty::View {
+                elem: elem(0)?,
+                rank: r,
+                layout: layout_of(args.get(1))?,
+                writable: false,
+            }
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(ty))
+}
+
+/// Whether a type path names the team member.
+pub fn is_team(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else { return false };
+    p.path
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "TeamMember")
+}

@@ -1,0 +1,90 @@
+//! # granule-macros
+//!
+//! Procedural macros for granule. Use them through the crates that re-export
+//! them: `granule::reshape_map!` or `granule_views::reshape_map!`. Those are
+//! thin declarative wrappers that pass their own crate path in, so the
+//! expansion names `granule_views::chunk` items correctly from any crate
+//! without this crate depending on granule-views.
+//!
+//! ```
+//! use granule_views::chunk::owner_table;
+//! let map = granule_views::reshape_map!([3] | [4] => layout: [t0, i0])?;
+//! let owners: Vec<_> = owner_table(map, 4, 3, 12).into_iter().flatten().collect();
+//! assert_eq!(owners, [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]);
+//! # Ok::<(), granule_views::chunk::ChunkError>(())
+//! ```
+
+mod expand;
+mod kernel;
+mod layout;
+mod parse;
+
+use proc_macro::TokenStream;
+
+/// The engine behind `granule_views::reshape_map!`; call that instead.
+///
+/// Input: `<crate path> ; <reshape_map! syntax>`. The crate path (normally
+/// `$crate` of granule-views) prefixes every path in the expansion.
+#[doc(hidden)]
+#[proc_macro]
+pub fn reshape_map_with_crate(input: TokenStream) -> TokenStream {
+    match parse::parse(input.into()).and_then(|spec| expand::expand(&spec)) {
+        Ok(tokens) => tokens.into(),
+        Err(err) => err.to_compile_error().into(),
+    }
+}
+
+/// Marks a portable kernel: the Rust body runs on host spaces, and a CUDA
+/// C++ translation of it is generated for the CUDA space.
+///
+/// Parameters, in order: the work index (`usize`) or team member
+/// (`&TeamMember`), scalars, `&View`s read, `&mut T` outputs (or the
+/// reduction accumulator), atomic Views. Anything outside the supported
+/// subset is a compile error at its span (see `src/kernel/README.md`).
+/// Next to the function, the macro emits a hidden
+/// `static __GRANULE_KERNEL_<name>: granule_cuda::kernel::DeviceKernel`
+/// (`#[kernel(crate = path)]` names another home for those types).
+///
+/// ```
+/// use granule_macros::kernel;
+/// use granule_views::View1;
+///
+/// #[kernel]
+/// fn axpy(i: usize, y: &mut f32, a: f32, x: &View1<f32>) {
+///     *y = a * x[i] + *y;
+/// }
+///
+/// let x = View1::<f32>::from_fn("x", 4, |i| i as f32).unwrap();
+/// let mut y = 1.0;
+/// axpy(3, &mut y, 2.0, &x);
+/// assert_eq!(y, 7.0);
+/// // The device side: f32 math only.
+/// assert!(__GRANULE_KERNEL_axpy.source.contains("y = ((a * x(i)) + y);"));
+/// ```
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    kernel::expand_kernel(attr.into(), item.into()).into()
+}
+
+/// Marks a helper function or constant that `#[kernel]`s may use; it is
+/// translated like a kernel body and emitted before the kernels that use it.
+///
+/// ```
+/// use granule_macros::device;
+///
+/// #[device]
+/// const HALF: f64 = 0.5;
+///
+/// #[device]
+/// fn smooth(x: f64) -> f64 {
+///     if x < 1.0 { HALF * x * x } else { x - HALF }
+/// }
+///
+/// assert_eq!(smooth(3.0), 2.5);
+/// assert!(__GRANULE_DEVICE_smooth.source.contains("granule::f64 smooth(granule::f64 x)"));
+/// assert_eq!(__GRANULE_DEVICE_HALF.source, "constexpr granule::f64 HALF = 0.5;\n");
+/// ```
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    kernel::expand_device(attr.into(), item.into()).into()
+}

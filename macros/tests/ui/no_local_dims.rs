@@ -1,0 +1,3 @@
+fn main() {
+    let _ = granule_views::reshape_map!([] | [4]);
+}

@@ -1,0 +1,9 @@
+use granule_macros::kernel;
+
+#[kernel]
+fn noisy(i: usize, y: &mut f64) {
+    println!("{i}");
+    *y = 1.0;
+}
+
+fn main() {}

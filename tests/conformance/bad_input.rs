@@ -1,0 +1,118 @@
+//! Bad input: each gives a typed error or a panic naming the problem.
+
+macro_rules! bad_input_tests {
+    () => {
+        #[test]
+        fn bad_range_begin_after_end() {
+            let s = space();
+            let e = RangePolicy::try_new(&s, 9..2).unwrap_err();
+            assert_eq!(e, PolicyError::RangeBounds { begin: 9, end: 2 });
+            assert!(e.to_string().contains("begin 9") && e.to_string().contains("end 2"));
+            let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                RangePolicy::new(&s, 5..1)
+            }))
+            .unwrap_err();
+            assert!(p
+                .downcast_ref::<String>()
+                .unwrap()
+                .contains("begin 5 is greater than end 1"));
+        }
+
+        #[test]
+        fn bad_team_sizes_and_scratch() {
+            let s = space();
+            assert!(matches!(
+                TeamPolicy::try_new(&s, 10, 0),
+                Err(PolicyError::ZeroTeamSize { .. })
+            ));
+            let e = TeamPolicy::try_new(&s, 10, 2).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    PolicyError::TeamSizeTooLarge {
+                        requested: 2,
+                        max: 1,
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+            let e = TeamPolicy::new(&s, 10, AUTO)
+                .set_scratch_size(0, PerTeam((1 << 20) + 1))
+                .unwrap_err();
+            assert_eq!(
+                e,
+                PolicyError::ScratchTooLarge {
+                    level: 0,
+                    requested: (1 << 20) + 1,
+                    max: 1 << 20
+                }
+            );
+            let e = TeamPolicy::new(&s, 10, AUTO)
+                .set_scratch_size(1, PerThread(usize::MAX))
+                .unwrap_err();
+            assert!(matches!(e, PolicyError::ScratchTooLarge { level: 1, .. }));
+        }
+
+        #[test]
+        fn bad_mdrange_rank() {
+            let s = space();
+            assert_eq!(
+                MDRangePolicy::try_new(&s, [0], [3]).unwrap_err(),
+                PolicyError::MDRangeRank { rank: 1 }
+            );
+            assert_eq!(
+                MDRangePolicy::try_new(&s, [0; 7], [3; 7]).unwrap_err(),
+                PolicyError::MDRangeRank { rank: 7 }
+            );
+            assert!(MDRangePolicy::try_new(&s, [0; 6], [3; 6]).is_ok());
+        }
+
+        #[test]
+        fn bad_write_to_a_view_smaller_than_the_range() {
+            let s = space();
+            let mut y = View1::<f64>::zeros("short", 10).unwrap();
+            let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                parallel_for(
+                    "too-far",
+                    RangePolicy::new(&s, 0..11),
+                    &mut y,
+                    |_, yi: &mut f64| *yi = 1.0,
+                )
+            }))
+            .unwrap_err();
+            let msg = p.downcast_ref::<String>().unwrap();
+            assert!(
+                msg.contains("\"too-far\"") && msg.contains("\"short\"") && msg.contains("[10]"),
+                "{msg}"
+            );
+        }
+
+        #[test]
+        fn bad_write_outside_the_team_chunk() {
+            let s = space();
+            let mut y = View1::<i32>::zeros("rows", 12).unwrap();
+            let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                parallel_for(
+                    "unowned",
+                    TeamPolicy::new(&s, 3, AUTO),
+                    y.chunked(MapContinuousLinear::new(4)),
+                    |m: &TeamMember, mut row: TeamChunk<i32>| {
+                        let mut mine = row.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
+                        mine[3] = 1; // owned
+                        mine[4] = 1; // the next team's element
+                    },
+                )
+            }))
+            .unwrap_err();
+            let msg = p
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or(p.downcast_ref::<&str>().copied())
+                .unwrap();
+            assert!(msg.contains("rows") && msg.contains('4'), "{msg}");
+            // the unowned writes (elements 4 and 8, the next teams' first) never happened
+            assert_eq!((y[4], y[8]), (0, 0));
+        }
+    };
+}

@@ -1,0 +1,140 @@
+//! parallel_for over ranges: the write model.
+
+macro_rules! for_tests {
+    () => {
+        #[test]
+        fn for_axpy_is_a_one_liner() {
+            let s = space();
+            let n = 100_003;
+            let a = 3.0;
+            let x = View1::<f64>::from_fn("x", n, |i| i as f64).unwrap();
+            let mut y = View1::<f64>::from_fn("y", n, |i| (i % 7) as f64).unwrap();
+            parallel_for(
+                "axpy",
+                RangePolicy::new(&s, 0..n),
+                &mut y,
+                |i, yi: &mut f64| *yi = a * x[i] + *yi,
+            );
+            for i in [0, 1, 4095, 65_536, n - 1] {
+                assert_eq!(y[i], 3.0 * i as f64 + (i % 7) as f64, "y[{i}]");
+            }
+        }
+
+        #[test]
+        fn for_writes_several_views_and_offsets() {
+            let s = space();
+            let n = 50_000;
+            let x = View1::<i64>::from_fn("x", n, |i| i as i64).unwrap();
+            let mut y = View1::<i64>::from_fn("y", n, |_| -1).unwrap();
+            let mut z = View1::<i64>::from_fn("z", n, |_| -1).unwrap();
+            for schedule in [Schedule::Static, Schedule::Dynamic] {
+                for chunk in [0, 1, 333] {
+                    let p = RangePolicy::new(&s, 10..n)
+                        .schedule(schedule)
+                        .chunk_size(chunk);
+                    parallel_for(
+                        "two",
+                        p,
+                        (&mut y, &mut z),
+                        |i, (yi, zi): (&mut i64, &mut i64)| {
+                            *yi = 2 * x[i];
+                            *zi = x[i] + 1;
+                        },
+                    );
+                    assert_eq!((y[9], z[9]), (-1, -1));
+                    assert!((10..n).all(|i| y[i] == 2 * i as i64 && z[i] == i as i64 + 1));
+                }
+            }
+        }
+
+        #[test]
+        fn for_each_index_runs_exactly_once() {
+            let s = space();
+            let n = 70_001;
+            let mut hits = View1::<u32>::zeros("hits", n).unwrap();
+            let h = hits.atomic().unwrap();
+            for schedule in [Schedule::Static, Schedule::Dynamic] {
+                parallel_for(
+                    "once",
+                    RangePolicy::new(&s, 0..n).schedule(schedule),
+                    (),
+                    |i, ()| h.add(i, 1),
+                );
+            }
+            assert!(hits.to_vec().iter().all(|&c| c == 2));
+        }
+
+        #[test]
+        fn for_scatter_through_atomic_views() {
+            let s = space();
+            let mut hist = View1::<u64>::zeros("hist", 10).unwrap();
+            let h = hist.atomic().unwrap();
+            parallel_for("hist", RangePolicy::new(&s, 0..100_000), (), |i, ()| {
+                h.add(i % 10, 1)
+            });
+            assert_eq!(hist.to_vec(), vec![10_000; 10]);
+        }
+
+        #[test]
+        fn for_writes_strided_views() {
+            let s = space();
+            let mut a = View2::<f64, LayoutLeft>::zeros("a", [4, 3]).unwrap();
+            {
+                let mut col = a.subview_mut((ALL, 1)).unwrap();
+                parallel_for(
+                    "col",
+                    RangePolicy::new(&s, 0..4),
+                    &mut col,
+                    |i, c: &mut f64| *c = i as f64 + 1.0,
+                );
+            }
+            assert_eq!(
+                a.to_vec(),
+                vec![0.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0, 0.0, 4.0, 0.0]
+            );
+        }
+
+        #[test]
+        fn for_empty_and_single_ranges() {
+            let s = space();
+            let mut y = View1::<u8>::zeros("y", 3).unwrap();
+            parallel_for(
+                "empty",
+                RangePolicy::new(&s, 2..2),
+                &mut y,
+                |_, yi: &mut u8| *yi = 9,
+            );
+            parallel_for(
+                "one",
+                RangePolicy::new(&s, 1..2),
+                &mut y,
+                |_, yi: &mut u8| *yi = 7,
+            );
+            assert_eq!(y.to_vec(), vec![0, 7, 0]);
+        }
+
+        #[test]
+        fn for_nested_dispatch_from_a_kernel() {
+            let s = space();
+            let mut out = View1::<usize>::zeros("out", 64).unwrap();
+            parallel_for(
+                "outer",
+                RangePolicy::new(&s, 0..64)
+                    .chunk_size(1)
+                    .schedule(Schedule::Dynamic),
+                &mut out,
+                |i, o: &mut usize| {
+                    *o = parallel_reduce(
+                        "inner",
+                        RangePolicy::new(&s, 0..100_000),
+                        Sum,
+                        |j, acc: &mut usize| *acc += j % (i + 1),
+                    );
+                },
+            );
+            for i in [0, 5, 63] {
+                assert_eq!(out[i], (0..100_000).map(|j| j % (i + 1)).sum::<usize>());
+            }
+        }
+    };
+}

@@ -1,0 +1,114 @@
+//! MDRangePolicy: tiles, iteration orders, ranks 2 to 6, writes of (i, j, ..).
+
+macro_rules! mdrange_tests {
+    () => {
+        #[test]
+        fn mdrange_rank2_tiles_3x3_visit_each_once() {
+            let s = space();
+            let (n0, n1) = (31, 17);
+            for (outer, inner) in [
+                (Iterate::Right, Iterate::Right),
+                (Iterate::Left, Iterate::Left),
+                (Iterate::Right, Iterate::Left),
+            ] {
+                let mut hits = View2::<u32>::zeros("hits", [n0, n1]).unwrap();
+                let p = MDRangePolicy::new(&s, [0, 0], [n0, n1])
+                    .tiles([3, 3])
+                    .iterate(outer, inner);
+                parallel_for("visit", p, &mut hits, |_: [usize; 2], h: &mut u32| *h += 1);
+                assert!(hits.to_vec().iter().all(|&h| h == 1));
+                let count: usize = parallel_reduce("count", p, Sum, |_, a: &mut usize| *a += 1);
+                assert_eq!(count, n0 * n1);
+            }
+        }
+
+        #[test]
+        fn mdrange_writes_element_ij_with_lower_bounds() {
+            let s = space();
+            let mut a = View2::<i64, LayoutLeft>::zeros("a", [6, 5]).unwrap();
+            parallel_for(
+                "ij",
+                MDRangePolicy::new(&s, [1, 2], [6, 5]).tiles([2, 2]),
+                &mut a,
+                |[i, j]: [usize; 2], x: &mut i64| *x = (10 * i + j) as i64,
+            );
+            for i in 0..6 {
+                for j in 0..5 {
+                    let e = if i >= 1 && j >= 2 {
+                        (10 * i + j) as i64
+                    } else {
+                        0
+                    };
+                    assert_eq!(a[[i, j]], e, "({i},{j})");
+                }
+            }
+        }
+
+        #[test]
+        fn mdrange_ranks_3_to_6() {
+            let s = space();
+            let r3: usize = parallel_reduce(
+                "r3",
+                MDRangePolicy::new(&s, [0; 3], [4, 5, 6]).tiles([2, 2, 2]),
+                Sum,
+                |[i, j, k]: [usize; 3], a: &mut usize| *a += i + j + k,
+            );
+            assert_eq!(
+                r3,
+                (0..4)
+                    .flat_map(|i| (0..5).flat_map(move |j| (0..6).map(move |k| i + j + k)))
+                    .sum::<usize>()
+            );
+            let mut v4 = View4::<u8>::zeros("v4", [2, 3, 2, 3]).unwrap();
+            parallel_for(
+                "r4",
+                MDRangePolicy::new(&s, [0; 4], [2, 3, 2, 3]).iterate(Iterate::Left, Iterate::Left),
+                &mut v4,
+                |_: [usize; 4], x: &mut u8| *x += 1,
+            );
+            assert!(v4.to_vec().iter().all(|&x| x == 1));
+            let r5: usize = parallel_reduce(
+                "r5",
+                MDRangePolicy::new(&s, [0; 5], [2, 2, 3, 2, 2]).tiles([1, 2, 2, 1, 2]),
+                Sum,
+                |_: [usize; 5], a: &mut usize| *a += 1,
+            );
+            assert_eq!(r5, 48);
+            let mut v6 = View6::<u32>::zeros("v6", [2, 2, 2, 2, 2, 3]).unwrap();
+            parallel_for(
+                "r6",
+                MDRangePolicy::new(&s, [0; 6], [2, 2, 2, 2, 2, 3]),
+                &mut v6,
+                |[a, b, c, d, e, f]: [usize; 6], x: &mut u32| {
+                    *x = (((((a * 2 + b) * 2 + c) * 2 + d) * 2 + e) * 3 + f) as u32
+                },
+            );
+            assert_eq!(v6.to_vec(), (0..96).collect::<Vec<u32>>());
+        }
+
+        #[test]
+        fn mdrange_reduce_maxloc_and_empty() {
+            let s = space();
+            let a = View2::<f64>::from_fn("a", [40, 30], |[i, j]| {
+                -(((i as f64) - 17.0).powi(2) + ((j as f64) - 3.0).powi(2))
+            })
+            .unwrap();
+            let r = parallel_reduce(
+                "peak",
+                MDRangePolicy::new(&s, [0, 0], [40, 30]).tiles([7, 4]),
+                MaxLoc,
+                |[i, j]: [usize; 2], acc: &mut ValLocScalar<f64, [usize; 2]>| {
+                    acc.update_max(a[[i, j]], [i, j])
+                },
+            );
+            assert_eq!((r.val, r.loc), (0.0, [17, 3]));
+            let e: i32 = parallel_reduce(
+                "empty",
+                MDRangePolicy::new(&s, [3, 0], [3, 9]),
+                Max,
+                |_: [usize; 2], a: &mut i32| *a = 5,
+            );
+            assert_eq!(e, i32::MIN);
+        }
+    };
+}

@@ -1,0 +1,234 @@
+//! parallel_reduce: built-in and custom reducers, identities, tuples,
+//! results into scalars and Views.
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triple {
+    pub count: i64,
+    pub up: i64,
+    pub down: i64,
+}
+
+/// The values of the MinLoc/MaxLoc test: 10003 distinct values.
+pub fn distinct(i: usize) -> f64 {
+    ((i * 7919 + 17) % 10_003) as f64 - 5000.5
+}
+
+macro_rules! reduce_tests {
+    () => {
+        #[test]
+        fn reduce_struct_count_and_two_sums() {
+            let s = space();
+            let n = 1_000_000usize;
+            let join = |a: &mut crate::reduce::Triple, b: &crate::reduce::Triple| {
+                a.count += b.count;
+                a.up += b.up;
+                a.down += b.down;
+            };
+            let r = reducer::custom(
+                || crate::reduce::Triple {
+                    count: 0,
+                    up: 0,
+                    down: 0,
+                },
+                join,
+            );
+            let t = parallel_reduce(
+                "triple",
+                RangePolicy::new(&s, 0..n),
+                r,
+                |i, acc: &mut crate::reduce::Triple| {
+                    acc.count += 1;
+                    acc.up += i as i64 + 1;
+                    acc.down += (n - i) as i64;
+                },
+            );
+            assert_eq!(
+                t,
+                crate::reduce::Triple {
+                    count: 1_000_000,
+                    up: 500_000_500_000,
+                    down: 500_000_500_000
+                }
+            );
+        }
+
+        #[test]
+        fn reduce_minloc_and_maxloc_exact() {
+            let s = space();
+            let n = 10_003;
+            let x = View1::<f64>::from_fn("x", n, crate::reduce::distinct).unwrap();
+            let (mut emin, mut emax) = ((f64::INFINITY, 0), (f64::NEG_INFINITY, 0));
+            for i in 0..n {
+                if x[i] < emin.0 {
+                    emin = (x[i], i)
+                }
+                if x[i] > emax.0 {
+                    emax = (x[i], i)
+                }
+            }
+            for chunk in [0, 1, 100] {
+                let p = RangePolicy::new(&s, 0..n).chunk_size(chunk);
+                let mn = parallel_reduce(
+                    "minloc",
+                    p,
+                    MinLoc,
+                    |i, a: &mut ValLocScalar<f64, usize>| a.update_min(x[i], i),
+                );
+                let mx = parallel_reduce(
+                    "maxloc",
+                    p,
+                    MaxLoc,
+                    |i, a: &mut ValLocScalar<f64, usize>| a.update_max(x[i], i),
+                );
+                assert_eq!((mn.val, mn.loc), emin);
+                assert_eq!((mx.val, mx.loc), emax);
+                let mm = parallel_reduce(
+                    "minmaxloc",
+                    p,
+                    MinMaxLoc,
+                    |i, a: &mut MinMaxLocScalar<f64, usize>| a.update(x[i], i),
+                );
+                assert_eq!(
+                    (mm.min_val, mm.min_loc, mm.max_val, mm.max_loc),
+                    (emin.0, emin.1, emax.0, emax.1)
+                );
+                let m2 = parallel_reduce("minmax", p, MinMax, |i, a: &mut MinMaxScalar<f64>| {
+                    a.update(x[i])
+                });
+                assert_eq!((m2.min_val, m2.max_val), (emin.0, emax.0));
+            }
+        }
+
+        #[test]
+        fn reduce_builtins() {
+            let s = space();
+            let n = 40_000usize;
+            let p = RangePolicy::new(&s, 0..n);
+            let sum: u64 = parallel_reduce("sum", p, Sum, |i, a: &mut u64| *a += i as u64);
+            assert_eq!(sum, (n as u64) * (n as u64 - 1) / 2);
+            let prod: f64 = parallel_reduce(
+                "prod",
+                RangePolicy::new(&s, 0..40),
+                Prod,
+                |_, a: &mut f64| *a *= 2.0,
+            );
+            assert_eq!(prod, 2f64.powi(40));
+            let mn: i32 =
+                parallel_reduce("min", p, Min, |i, a: &mut i32| *a = (*a).min(i as i32 - 7));
+            let mx: i32 =
+                parallel_reduce("max", p, Max, |i, a: &mut i32| *a = (*a).max(i as i32 - 7));
+            assert_eq!((mn, mx), (-7, n as i32 - 8));
+            let all: bool = parallel_reduce("land", p, LAnd, |i, a: &mut bool| *a = *a && i < n);
+            let any: bool =
+                parallel_reduce("lor", p, LOr, |i, a: &mut bool| *a = *a || i == 12_345);
+            let none: bool = parallel_reduce("lor2", p, LOr, |i, a: &mut bool| *a = *a || i == n);
+            assert!(all && any && !none);
+            let band: u32 =
+                parallel_reduce("band", p, BAnd, |i, a: &mut u32| *a &= (i as u32) | 0b100);
+            let bor: u32 = parallel_reduce("bor", p, BOr, |i, a: &mut u32| *a |= 1u32 << (i % 9));
+            assert_eq!((band, bor), (0b100, 0x1ff));
+            let land_int: i32 = parallel_reduce("land-int", p, LAnd, |i, a: &mut i32| {
+                *a = (*a != 0 && i != 3) as i32
+            });
+            assert_eq!(land_int, 0);
+        }
+
+        #[test]
+        fn reduce_empty_range_gives_identities() {
+            let s = space();
+            let p = RangePolicy::new(&s, 7..7);
+            let z: f64 = parallel_reduce("e-sum", p, Sum, |_, a: &mut f64| *a += 1.0);
+            let o: i64 = parallel_reduce("e-prod", p, Prod, |_, a: &mut i64| *a *= 3);
+            let mn: f32 = parallel_reduce("e-min", p, Min, |_, a: &mut f32| *a = 0.0);
+            let mx: u16 = parallel_reduce("e-max", p, Max, |_, a: &mut u16| *a = 9);
+            let la: bool = parallel_reduce("e-land", p, LAnd, |_, a: &mut bool| *a = false);
+            let lo: bool = parallel_reduce("e-lor", p, LOr, |_, a: &mut bool| *a = true);
+            let ba: u8 = parallel_reduce("e-band", p, BAnd, |_, a: &mut u8| *a = 0);
+            let bo: u8 = parallel_reduce("e-bor", p, BOr, |_, a: &mut u8| *a = 1);
+            assert_eq!(
+                (z, o, mn, mx, la, lo, ba, bo),
+                (0.0, 1, f32::INFINITY, 0, true, false, 0xff, 0)
+            );
+            let ml = parallel_reduce(
+                "e-minloc",
+                p,
+                MinLoc,
+                |_, _a: &mut ValLocScalar<i32, usize>| {},
+            );
+            assert_eq!((ml.val, ml.loc), (i32::MAX, usize::MAX));
+            let mut target = 5.0f64;
+            let mut view = View1::<f64>::from_fn("r", 1, |_| 5.0).unwrap();
+            parallel_reduce_into("e-into", p, Max, |_, a: &mut f64| *a = 1.0, &mut target);
+            parallel_reduce_into("e-into-view", p, Min, |_, a: &mut f64| *a = 1.0, &mut view);
+            assert_eq!((target, view[0]), (f64::NEG_INFINITY, f64::INFINITY));
+        }
+
+        #[test]
+        fn reduce_several_results_in_one_call() {
+            let s = space();
+            let n = 30_000usize;
+            let x = View1::<f64>::from_fn("x", n, |i| (i as f64) - 100.0).unwrap();
+            let (sum, mx, cnt): (f64, f64, usize) = parallel_reduce(
+                "three",
+                RangePolicy::new(&s, 0..n),
+                (Sum, Max, Sum),
+                |i, a: &mut (f64, f64, usize)| {
+                    a.0 += x[i];
+                    a.1 = a.1.max(x[i]);
+                    a.2 += 1;
+                },
+            );
+            assert_eq!(
+                (sum, mx, cnt),
+                ((0..n).map(|i| i as f64 - 100.0).sum(), n as f64 - 101.0, n)
+            );
+            let mut out = View1::<f64>::zeros("out", 1).unwrap();
+            let mut count = 0usize;
+            parallel_reduce_into(
+                "into",
+                RangePolicy::new(&s, 0..n),
+                (Min, Sum),
+                |i, a: &mut (f64, usize)| {
+                    a.0 = a.0.min(x[i]);
+                    a.1 += 1
+                },
+                (&mut out, &mut count),
+            );
+            assert_eq!((out[0], count), (-100.0, n));
+        }
+
+        #[test]
+        fn reduce_custom_with_final() {
+            let s = space();
+            let mean = reducer::custom(
+                || (0.0f64, 0usize),
+                |a: &mut (f64, usize), b: &(f64, usize)| {
+                    a.0 += b.0;
+                    a.1 += b.1
+                },
+            )
+            .with_final(|a: &mut (f64, usize)| a.0 /= a.1 as f64);
+            let r = parallel_reduce(
+                "mean",
+                RangePolicy::new(&s, 0..1001),
+                mean,
+                |i, a: &mut (f64, usize)| {
+                    a.0 += i as f64;
+                    a.1 += 1
+                },
+            );
+            assert_eq!(r, (500.0, 1001));
+        }
+
+        #[test]
+        fn reduce_is_reproducible_and_matches_serial_bits() {
+            let s = space();
+            let n = 1_000_003;
+            let x = View1::<f64>::from_fn("x", n, |i| 1.0 / (1.0 + i as f64)).unwrap();
+            let f = |i: usize, a: &mut f64| *a += x[i];
+            let mine: f64 = parallel_reduce("h", RangePolicy::new(&s, 0..n), Sum, f);
+            let serial: f64 = parallel_reduce("h", RangePolicy::new(&Serial, 0..n), Sum, f);
+            assert_eq!(mine.to_bits(), serial.to_bits());
+        }
+    };
+}

@@ -1,0 +1,194 @@
+//! parallel_scan: the Kokkos contract, inclusive/exclusive, in place,
+//! custom join and init.
+
+macro_rules! scan_tests {
+    () => {
+        #[test]
+        fn scan_int_1001_exclusive_inclusive_total() {
+            let s = space();
+            let n = 1001usize;
+            let a = View1::<i64>::from_fn("a", n, |i| i as i64).unwrap();
+            for chunk in [0, 1, 7, 64, 1000] {
+                let mut ex = View1::<i64>::from_fn("ex", n, |_| -1).unwrap();
+                let mut inc = View1::<i64>::from_fn("inc", n, |_| -1).unwrap();
+                let total = parallel_scan(
+                    "scan",
+                    RangePolicy::new(&s, 0..n).chunk_size(chunk),
+                    (&mut ex, &mut inc),
+                    |i, (e, c): (&mut i64, &mut i64), partial: &mut i64, last: bool| {
+                        if last {
+                            *e = *partial;
+                        }
+                        *partial += a[i];
+                        if last {
+                            *c = *partial;
+                        }
+                    },
+                );
+                assert_eq!(total, 500_500, "chunk {chunk}");
+                for i in 0..n {
+                    let i64_ = i as i64;
+                    assert_eq!(ex[i], i64_ * (i64_ - 1) / 2, "exclusive {i}, chunk {chunk}");
+                    assert_eq!(
+                        inc[i],
+                        i64_ * (i64_ + 1) / 2,
+                        "inclusive {i}, chunk {chunk}"
+                    );
+                }
+            }
+        }
+
+        #[test]
+        fn scan_float_and_double_small_sizes() {
+            let s = space();
+            for n in [13usize, 17, 34, 59] {
+                for chunk in [0, 4] {
+                    let mut ex32 = View1::<f32>::zeros("ex32", n).unwrap();
+                    let t32 = parallel_scan(
+                        "f32",
+                        RangePolicy::new(&s, 0..n).chunk_size(chunk),
+                        &mut ex32,
+                        |i, e: &mut f32, p: &mut f32, last: bool| {
+                            if last {
+                                *e = *p;
+                            }
+                            *p += i as f32;
+                        },
+                    );
+                    let mut in64 = View1::<f64>::zeros("in64", n).unwrap();
+                    let t64 = parallel_scan(
+                        "f64",
+                        RangePolicy::new(&s, 0..n).chunk_size(chunk),
+                        &mut in64,
+                        |i, e: &mut f64, p: &mut f64, last: bool| {
+                            *p += i as f64;
+                            if last {
+                                *e = *p;
+                            }
+                        },
+                    );
+                    for i in 0..n {
+                        assert_eq!(ex32[i], (i * i.saturating_sub(1) / 2) as f32, "n {n} i {i}");
+                        assert_eq!(in64[i], (i * (i + 1) / 2) as f64, "n {n} i {i}");
+                    }
+                    assert_eq!(
+                        (t32, t64),
+                        ((n * (n - 1) / 2) as f32, (n * (n - 1) / 2) as f64)
+                    );
+                }
+            }
+        }
+
+        #[test]
+        fn scan_in_place_exclusive() {
+            let s = space();
+            for chunk in [0, 3] {
+                let mut x = View1::<f64>::from_fn("x", 10, |i| 0.5 * i as f64).unwrap();
+                let total = parallel_scan(
+                    "in-place",
+                    RangePolicy::new(&s, 0..10).chunk_size(chunk),
+                    &mut x,
+                    |_, xi: &mut f64, p: &mut f64, last: bool| {
+                        let v = *xi;
+                        if last {
+                            *xi = *p;
+                        }
+                        *p += v;
+                    },
+                );
+                assert_eq!(
+                    x.to_vec(),
+                    vec![0.0, 0.0, 0.5, 1.5, 3.0, 5.0, 7.5, 10.5, 14.0, 18.0]
+                );
+                assert_eq!(total, 22.5);
+            }
+        }
+
+        #[test]
+        fn scan_product_with_init_one() {
+            let s = space();
+            let expect = vec![1, 1, 2, 6, 24, 120, 720, 5040, 40320, 362880];
+            for chunk in [0, 3] {
+                let mut f = View1::<i64>::zeros("fact", 10).unwrap();
+                let t = parallel_scan_with(
+                    "fact",
+                    RangePolicy::new(&s, 0..10).chunk_size(chunk),
+                    Prod,
+                    &mut f,
+                    |i, fi: &mut i64, p: &mut i64, last: bool| {
+                        if last {
+                            *fi = *p;
+                        }
+                        *p *= i as i64 + 1;
+                    },
+                );
+                assert_eq!((f.to_vec(), t), (expect.clone(), 3_628_800));
+                let custom = reducer::custom(|| 1i64, |a: &mut i64, b: &i64| *a *= *b);
+                let mut g = View1::<i64>::zeros("fact2", 10).unwrap();
+                parallel_scan_with(
+                    "fact2",
+                    RangePolicy::new(&s, 0..10).chunk_size(chunk),
+                    custom,
+                    &mut g,
+                    |i, gi: &mut i64, p: &mut i64, last: bool| {
+                        if last {
+                            *gi = *p;
+                        }
+                        *p *= i as i64 + 1;
+                    },
+                );
+                assert_eq!(g.to_vec(), expect);
+            }
+        }
+
+        #[test]
+        fn scan_one_final_call_per_index_and_pure_non_final_calls() {
+            let s = space();
+            let n = 100_000;
+            let mut finals = View1::<u32>::zeros("finals", n).unwrap();
+            let mut non_final = View1::<u32>::zeros("non-final", n).unwrap();
+            let nf = non_final.atomic().unwrap();
+            let total: u64 = parallel_scan(
+                "count",
+                RangePolicy::new(&s, 0..n).chunk_size(1000),
+                &mut finals,
+                |i, fi: &mut u32, p: &mut u64, last: bool| {
+                    if last {
+                        *fi += 1
+                    } else {
+                        nf.add(i, 1)
+                    }
+                    *p += 1;
+                },
+            );
+            assert_eq!(total, n as u64);
+            assert!(finals.to_vec().iter().all(|&c| c == 1));
+            assert!(non_final.to_vec().iter().all(|&c| c <= 1));
+        }
+
+        #[test]
+        fn scan_empty_range_and_offset_begin() {
+            let s = space();
+            let mut y = View1::<i32>::from_fn("y", 6, |_| -1).unwrap();
+            let t: i32 = parallel_scan(
+                "empty",
+                RangePolicy::new(&s, 3..3),
+                &mut y,
+                |_, _y: &mut i32, p: &mut i32, _| *p += 1,
+            );
+            assert_eq!(t, 0);
+            let t: i32 = parallel_scan(
+                "offset",
+                RangePolicy::new(&s, 2..6).chunk_size(1),
+                &mut y,
+                |i, yi: &mut i32, p: &mut i32, last: bool| {
+                    if last {
+                        *yi = *p;
+                    }
+                    *p += i as i32;
+                },
+            );
+            assert_eq!((y.to_vec(), t), (vec![-1, -1, 0, 2, 5, 9], 14));
+        }
+    };
+}
