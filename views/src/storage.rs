@@ -48,6 +48,18 @@ pub struct Owned<T: Pod, M: MemorySpace = HostSpace> {
 }
 
 impl<T: Pod, M: MemorySpace> Owned<T, M> {
+    /// Bytes `len` elements take, if an allocation of that size is possible.
+    pub(crate) fn byte_size(label: &str, len: usize, extents: &[usize]) -> Result<usize> {
+        let elem = std::mem::size_of::<T>();
+        len.checked_mul(elem)
+            .filter(|&b| b <= isize::MAX as usize - crate::space::ALLOC_ALIGN)
+            .ok_or_else(|| ViewError::SizeOverflow {
+                label: label.into(),
+                extents: extents.to_vec(),
+                elem_bytes: elem,
+            })
+    }
+
     /// Allocates room for `len` elements in `space`, zeroed if asked.
     pub(crate) fn allocate(
         space: M,
@@ -56,15 +68,7 @@ impl<T: Pod, M: MemorySpace> Owned<T, M> {
         zeroed: bool,
         extents: &[usize],
     ) -> Result<Self> {
-        let elem = std::mem::size_of::<T>();
-        let bytes = len
-            .checked_mul(elem)
-            .filter(|&b| b <= isize::MAX as usize - crate::space::ALLOC_ALIGN)
-            .ok_or_else(|| ViewError::SizeOverflow {
-                label: label.into(),
-                extents: extents.to_vec(),
-                elem_bytes: elem,
-            })?;
+        let bytes = Self::byte_size(label, len, extents)?;
         assert!(
             std::mem::align_of::<T>() <= crate::space::ALLOC_ALIGN,
             "element types aligned above {} bytes are not supported",
@@ -175,38 +179,27 @@ unsafe impl<T: Pod, M: MemorySpace> Send for BorrowedMut<'_, T, M> {}
 // SAFETY: behaves like `&'a mut [T]` with T: Sync; shared access only reads.
 unsafe impl<T: Pod, M: MemorySpace> Sync for BorrowedMut<'_, T, M> {}
 
-// SAFETY: the constructor's contract makes `ptr` valid for reads for `'a`,
-// which outlives the storage.
-unsafe impl<T: Pod, M: MemorySpace> Storage for Borrowed<'_, T, M> {
-    type Elem = T;
-    type Space = M;
-    #[inline(always)]
-    fn ptr(&self) -> NonNull<T> {
-        self.ptr
-    }
-    fn label(&self) -> &str {
-        &self.label
-    }
-    fn space(&self) -> &M {
-        &self.space
-    }
+macro_rules! borrowed_storage {
+    ($($ty:ident),*) => { $(
+        // SAFETY: the constructor's contract makes `ptr` valid for reads of
+        // the mapping for `'a`, which outlives the storage.
+        unsafe impl<T: Pod, M: MemorySpace> Storage for $ty<'_, T, M> {
+            type Elem = T;
+            type Space = M;
+            #[inline(always)]
+            fn ptr(&self) -> NonNull<T> {
+                self.ptr
+            }
+            fn label(&self) -> &str {
+                &self.label
+            }
+            fn space(&self) -> &M {
+                &self.space
+            }
+        }
+    )* };
 }
-
-// SAFETY: as for Borrowed; the constructor's contract also grants exclusivity.
-unsafe impl<T: Pod, M: MemorySpace> Storage for BorrowedMut<'_, T, M> {
-    type Elem = T;
-    type Space = M;
-    #[inline(always)]
-    fn ptr(&self) -> NonNull<T> {
-        self.ptr
-    }
-    fn label(&self) -> &str {
-        &self.label
-    }
-    fn space(&self) -> &M {
-        &self.space
-    }
-}
+borrowed_storage!(Borrowed, BorrowedMut);
 
 // SAFETY: the borrow is unique for `'a` (constructor contract).
 unsafe impl<T: Pod, M: MemorySpace> StorageMut for BorrowedMut<'_, T, M> {}

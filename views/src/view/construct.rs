@@ -44,6 +44,20 @@ impl<T: Pod, const R: usize, L: Layout, M: MemorySpace> View<T, R, L, M> {
         Self::alloc(M::default(), label, map, true)
     }
 
+    /// Bytes a View of layout `L` with these extents allocates (Kokkos's
+    /// `required_allocation_size`), or the error its construction would give.
+    ///
+    /// ```
+    /// use granule_views::{LayoutLeft, View2, View3};
+    /// assert_eq!(View3::<f64>::required_allocation_size([2, 3, 4]), Ok(192));
+    /// assert_eq!(View2::<u8, LayoutLeft>::required_allocation_size([0, 9]), Ok(0));
+    /// assert!(View2::<f64>::required_allocation_size([usize::MAX, 2]).is_err());
+    /// ```
+    pub fn required_allocation_size(extents: impl IntoIndex<R>) -> Result<usize> {
+        let map = Mapping::compact::<L>("required_allocation_size", extents.into_index())?;
+        Owned::<T, M>::byte_size("required_allocation_size", map.span(), map.extents())
+    }
+
     fn alloc(space: M, label: &str, map: Mapping<R>, zeroed: bool) -> Result<Self> {
         let storage = Owned::allocate(space, label, map.span(), zeroed, map.extents())?;
         Ok(ViewBase::from_raw(storage, map))
