@@ -35,6 +35,7 @@ fn reduce_sum(c: &mut Criterion) {
     let x = View1::<f64>::from_fn("x", n, |i| (i % 1000) as f64 * 0.5).expect("x");
     let xs = x.as_slice().expect("contiguous");
     let mut g = c.benchmark_group(format!("reduce_sum_f64_2^{}", n.trailing_zeros()));
+    g.sample_size(10);
     g.throughput(Throughput::Bytes((n * 8) as u64));
     g.bench_function("granule_parallel_reduce", |b| {
         b.iter(|| -> f64 {
@@ -57,11 +58,15 @@ fn reduce_sum(c: &mut Criterion) {
 
 fn scan_exclusive(c: &mut Criterion) {
     let space = Rayon::new(THREADS).expect("space");
+    let pool = pool();
     for log2 in [20, n_from_env(27).trailing_zeros()] {
         let n = 1usize << log2;
         let a = View1::<i64>::from_fn("a", n, |i| (i % 7) as i64).expect("a");
         let mut out = View1::<i64>::zeros("out", n).expect("out");
         let mut g = c.benchmark_group(format!("scan_exclusive_i64_2^{log2}"));
+        if log2 > 20 {
+            g.sample_size(10);
+        }
         g.throughput(Throughput::Bytes((n * 16) as u64));
         g.bench_function("granule_parallel_scan", |b| {
             b.iter(|| -> i64 {
@@ -90,6 +95,28 @@ fn scan_exclusive(c: &mut Criterion) {
                 acc
             })
         });
+        // The ceiling of any 2-thread scan: each thread scans its own half
+        // independently (the halves are not chained, so this is not a
+        // scan of the whole array, only its minimum work and traffic). If
+        // this is not 1.5x (1.8x) the sequential loop, neither can a scan be.
+        let half = n.div_ceil(THREADS);
+        g.bench_function("bound_independent_halves_2_threads", |b| {
+            b.iter(|| {
+                pool.install(|| {
+                    dst.par_chunks_mut(half)
+                        .zip(black_box(src).par_chunks(half))
+                        .map(|(d, s)| {
+                            let mut acc = 0i64;
+                            for (o, &v) in d.iter_mut().zip(s) {
+                                *o = acc;
+                                acc += v;
+                            }
+                            acc
+                        })
+                        .sum::<i64>()
+                })
+            })
+        });
         g.finish();
     }
 }
@@ -102,6 +129,7 @@ fn axpy(c: &mut Criterion) {
     let x = View1::<f64>::from_fn("x", n, |i| i as f64).expect("x");
     let mut y = View1::<f64>::from_fn("y", n, |i| (i % 3) as f64).expect("y");
     let mut g = c.benchmark_group(format!("axpy_f64_2^{}", n.trailing_zeros()));
+    g.sample_size(10);
     g.throughput(Throughput::Bytes((n * 24) as u64));
     g.bench_function("granule_parallel_for", |b| {
         b.iter(|| {
@@ -152,5 +180,73 @@ fn dispatch_overhead(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, reduce_sum, scan_exclusive, axpy, dispatch_overhead);
+/// A read-only streaming sum with eight independent accumulators: as fast
+/// as the memory system lets one thread read.
+fn sum8(x: &[f64]) -> f64 {
+    let mut a = [0.0f64; 8];
+    let chunks = x.chunks_exact(8);
+    let tail: f64 = chunks.remainder().iter().sum();
+    for c in chunks {
+        for k in 0..8 {
+            a[k] += c[k];
+        }
+    }
+    a.iter().sum::<f64>() + tail
+}
+
+/// What the memory system gives: reading 2^27 f64 (the traffic of the
+/// reduction) with one and two threads ([`sum8`]), and copying 2^27 i64 (the traffic of the
+/// scan: read 8 bytes, write 8 bytes per element) with one thread
+/// (`copy_from_slice`, i.e. memcpy) and with two (`par_chunks_mut` halves
+/// in the same 2-thread pool). The ratio bounds what any 2-thread
+/// streaming kernel can gain over a 1-thread one on this machine.
+fn bandwidth(c: &mut Criterion) {
+    let n = n_from_env(27);
+    let pool = pool();
+    let src: Vec<i64> = (0..n as i64).collect();
+    let mut dst = vec![0i64; n];
+    let xs: Vec<f64> = (0..n).map(|i| (i % 1000) as f64).collect();
+    let mut g = c.benchmark_group(format!("bandwidth_read_f64_2^{}", n.trailing_zeros()));
+    g.throughput(Throughput::Bytes((n * 8) as u64));
+    g.sample_size(10);
+    g.bench_function("sum8_1_thread", |b| b.iter(|| sum8(black_box(&xs))));
+    let half = n.div_ceil(THREADS);
+    g.bench_function("sum8_2_threads", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                black_box(&xs)
+                    .par_chunks(half)
+                    .map(sum8)
+                    .collect::<Vec<_>>()
+            })
+        })
+    });
+    g.finish();
+    let mut g = c.benchmark_group(format!("bandwidth_copy_i64_2^{}", n.trailing_zeros()));
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes((n * 16) as u64));
+    g.bench_function("memcpy_1_thread", |b| {
+        b.iter(|| dst.copy_from_slice(black_box(&src)))
+    });
+    let chunk = half;
+    g.bench_function("par_chunks_mut_copy_2_threads", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                dst.par_chunks_mut(chunk)
+                    .zip(black_box(&src).par_chunks(chunk))
+                    .for_each(|(d, s)| d.copy_from_slice(s))
+            })
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    reduce_sum,
+    scan_exclusive,
+    axpy,
+    dispatch_overhead,
+    bandwidth
+);
 criterion_main!(benches);

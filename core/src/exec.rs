@@ -200,19 +200,9 @@ pub mod host {
         W: WriteParts<usize>,
         F: for<'a> ForFunctor<usize, W::Item<'a>>,
     {
-        if writes.unit_stride() {
-            for i in lo..hi {
-                // SAFETY: the policy's indices are below the bound checked
-                // by `Writes::into_parts`, each is visited once, and the
-                // parts have unit stride.
-                f.exec(i, unsafe { writes.item_unit(i) })
-            }
-        } else {
-            for i in lo..hi {
-                // SAFETY: as above.
-                f.exec(i, unsafe { writes.item(i) })
-            }
-        }
+        // SAFETY: the policy's indices are below the bound checked by
+        // `Writes::into_parts`, and each is visited once.
+        unsafe { writes.for_each_item(lo, hi, |i, item| f.exec(i, item)) }
     }
 
     /// `parallel_for` over a range: `workers` contiguous shares for a

@@ -190,7 +190,12 @@ impl<'a, T: Atomic, const R: usize> AtomicView<'a, T, R> {
     fn at(&self, idx: impl IntoIndex<R>) -> &T::Atom {
         let idx = idx.into_index();
         if !self.map.contains(&idx) {
-            crate::view::out_of_bounds(self.label, idx, *self.map.extents());
+            crate::view::out_of_bounds(
+                self.label,
+                idx,
+                *self.map.extents(),
+                self.ptr.cast_const().cast(),
+            );
         }
         // SAFETY: in bounds, so inside the borrowed span; the base is aligned
         // (checked in `atomic`) and offsets are whole elements, whose size is

@@ -2,7 +2,7 @@
 //! chained by decoupled look-back. See `README.md` in this folder.
 
 use crate::space::{Line, Rayon, RayonFork};
-use granule_core::exec::{block_count, for_blocks, reduce_leaf, Fork, Sequential, SCAN_BLOCK};
+use granule_core::exec::{block_count, for_blocks, Fork, Sequential, SCAN_BLOCK};
 use granule_core::functor::ScanFunctor;
 use granule_core::pattern::ParallelScanImpl;
 use granule_core::policy::RangePolicy;
@@ -19,6 +19,9 @@ const EMPTY: u32 = 0;
 const AGGREGATE: u32 = 1;
 /// The block's inclusive prefix is published (its aggregate too).
 const INCLUSIVE: u32 = 2;
+
+/// How long a look-back spins on a slot before it starts yielding.
+const SPIN_LIMIT: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// One block's status word and published values, on its own cache line.
 ///
@@ -41,16 +44,27 @@ impl<T: Copy> Slot<T> {
     }
 
     /// Waits until the status is at least `AGGREGATE`; returns it.
+    ///
+    /// The owner of the slot is running (blocks are claimed in order), so
+    /// the wait is about one block's pass at most: spin for up to
+    /// [`SPIN_LIMIT`] before yielding. Yielding sooner would hand the core
+    /// to whatever else is runnable for a whole time slice.
     fn wait(&self) -> u32 {
         let mut spins = 0u32;
+        let mut since: Option<std::time::Instant> = None;
         loop {
             let s = self.status.load(Ordering::Acquire);
             if s != EMPTY {
                 return s;
             }
-            if spins < 128 {
+            spins = spins.wrapping_add(1);
+            if !spins.is_multiple_of(256) {
                 std::hint::spin_loop();
-                spins += 1;
+                continue;
+            }
+            let start = *since.get_or_insert_with(std::time::Instant::now);
+            if start.elapsed() < SPIN_LIMIT {
+                std::hint::spin_loop();
             } else {
                 std::thread::yield_now();
             }
@@ -113,27 +127,35 @@ impl<'b, T> Slots<'b, T> {
     }
 }
 
-/// Calls the functor for `lo..hi` with `is_final == FINAL`, a constant,
-/// so the compiler drops the branch the functor makes on it.
+/// The final calls for `lo..hi` (`is_final` is the constant `true`, so
+/// the compiler drops the branch the functor makes on it).
 #[inline(always)]
-fn scan_pass<const FINAL: bool, W, T, F>(lo: usize, hi: usize, value: &mut T, writes: &W, f: &F)
+fn final_pass<W, T, F>(lo: usize, hi: usize, value: &mut T, writes: &W, f: &F)
 where
     W: WriteParts<usize>,
     F: for<'a> ScanFunctor<usize, W::Item<'a>, T>,
 {
-    if writes.unit_stride() {
-        for i in lo..hi {
-            // SAFETY: `i` is below the checked bound; one item at a time per
-            // index (a block's two passes run one after the other on its
-            // owner); the parts have unit stride.
-            f.exec(i, unsafe { writes.item_unit(i) }, value, FINAL);
-        }
-    } else {
-        for i in lo..hi {
-            // SAFETY: as above.
-            f.exec(i, unsafe { writes.item(i) }, value, FINAL);
-        }
-    }
+    // SAFETY: every `i` is below the checked bound; one item at a time per
+    // index (a block's two passes run one after the other on its owner).
+    unsafe { writes.for_each_item(lo, hi, |i, item| f.exec(i, item, value, true)) }
+}
+
+/// The aggregate of `lo..hi`: the non-final calls, folded left to right
+/// into one accumulator. The grouping is fixed, so the result is
+/// deterministic; the loop has a single accumulator and one exit per
+/// bounds check, which the compiler vectorizes for associative
+/// (integer) joins.
+#[inline(always)]
+fn aggregate_pass<W, T, R, F>(lo: usize, hi: usize, reducer: &R, writes: &W, f: &F) -> T
+where
+    W: WriteParts<usize>,
+    R: Reducer<T>,
+    F: for<'a> ScanFunctor<usize, W::Item<'a>, T>,
+{
+    let mut acc = reducer.init();
+    // SAFETY: as in `final_pass`; non-final calls do not write the items.
+    unsafe { writes.for_each_item(lo, hi, |i, item| f.exec(i, item, &mut acc, false)) };
+    acc
 }
 
 /// Scans blocks `0..n` of `block` indices with the look-back protocol;
@@ -158,8 +180,6 @@ where
     let n = slots.n;
     let next = AtomicUsize::new(0);
     let total: Mutex<Option<T>> = Mutex::new(None);
-    let pass =
-        |lo: usize, hi: usize, value: &mut T| scan_pass::<true, _, _, _>(lo, hi, value, writes, f);
     let worker = || loop {
         // Blocks are claimed in order, so every earlier block is owned by
         // a thread that is running it: waiting on it always ends.
@@ -170,23 +190,18 @@ where
         let lo = begin + b * block;
         let hi = (lo + block).min(end);
         let slot = slots.get(b);
+        // Pass 1 (reads the block from memory): the block's aggregate, from
+        // the non-final calls in a fixed grouping, so deterministic. It is
+        // published before the final pass, so later blocks never wait for
+        // this block's final pass: every block does pass 1, even when its
+        // prefix is already known, because a block that skipped it could
+        // publish nothing until its final pass ended, serializing the
+        // blocks after it.
+        let aggregate = aggregate_pass(lo, hi, reducer, writes, f);
         let mut running = if b == 0 {
+            slot.publish(&slot.inclusive, aggregate, INCLUSIVE);
             reducer.init()
         } else {
-            // Pass 1 (reads the block from memory): the block's aggregate,
-            // with four independent accumulators (non-final partials may
-            // be grouped any way; this grouping is fixed, so deterministic).
-            let aggregate = if writes.unit_stride() {
-                reduce_leaf(lo, hi, reducer, |i, acc| {
-                    // SAFETY: as in `scan_pass`, with unit stride.
-                    f.exec(i, unsafe { writes.item_unit(i) }, acc, false)
-                })
-            } else {
-                reduce_leaf(lo, hi, reducer, |i, acc| {
-                    // SAFETY: as in `scan_pass`.
-                    f.exec(i, unsafe { writes.item(i) }, acc, false)
-                })
-            };
             slot.publish(&slot.aggregate, aggregate, AGGREGATE);
             // Look back to the nearest inclusive prefix, then fold the
             // aggregates after it forward: the same left fold whichever
@@ -207,10 +222,7 @@ where
             prefix
         };
         // Pass 2 (the block is still in cache): the final calls.
-        pass(lo, hi, &mut running);
-        if b == 0 {
-            slot.publish(&slot.inclusive, running, INCLUSIVE);
-        }
+        final_pass(lo, hi, &mut running, writes, f);
         if b == n - 1 {
             *total.lock().unwrap_or_else(|e| e.into_inner()) = Some(running);
         }

@@ -69,6 +69,48 @@ pub unsafe trait WriteParts<I>: Sync {
         // SAFETY: forwarded contract.
         unsafe { self.item(idx) }
     }
+
+    /// Calls `body(i, item(i))` for every `i` in `lo..hi`, in order: the
+    /// leaf loop of range patterns.
+    ///
+    /// A written rank-1 View of unit stride overrides it to hand the loop
+    /// its elements as one `&mut [T]` (a `noalias` borrow): the compiler
+    /// then knows that stores to the outputs do not change anything else
+    /// the body reads (such as the pointer and extents of a captured View),
+    /// so it hoists those loads and the bounds checks out of the loop and
+    /// vectorizes it.
+    ///
+    /// # Safety
+    /// Every index of `lo..hi` must satisfy the contract of
+    /// [`item`](Self::item) for the whole call.
+    #[inline(always)]
+    unsafe fn for_each_item<'a, B>(&self, lo: usize, hi: usize, mut body: B)
+    where
+        I: From<usize>,
+        B: FnMut(usize, Self::Item<'a>),
+    {
+        if self.unit_stride() {
+            for i in lo..hi {
+                // SAFETY: forwarded contract; unit stride was checked.
+                body(i, unsafe { self.item_unit(I::from(i)) })
+            }
+        } else {
+            for i in lo..hi {
+                // SAFETY: forwarded contract.
+                body(i, unsafe { self.item(I::from(i)) })
+            }
+        }
+    }
+}
+
+/// The leaf loop over one unit-stride output, taken as a `&mut [T]`
+/// argument so that its `noalias` scope covers the whole loop (see
+/// [`WriteParts::for_each_item`]).
+#[inline(always)]
+fn slice_loop<'a, T, B: FnMut(usize, &'a mut T)>(lo: usize, out: &'a mut [T], mut body: B) {
+    for (k, x) in out.iter_mut().enumerate() {
+        body(lo + k, x)
+    }
 }
 
 /// Something a pattern call may write: `&mut` View, a tuple of them, `()`,
@@ -144,6 +186,27 @@ unsafe impl<T: Pod> WriteParts<usize> for ViewParts<T, 1> {
     unsafe fn item_unit<'a>(&self, i: usize) -> &'a mut T {
         // SAFETY: as for `item`, with stride 1 (the caller checked it).
         unsafe { &mut *self.ptr.add(i) }
+    }
+    #[inline(always)]
+    unsafe fn for_each_item<'a, B>(&self, lo: usize, hi: usize, mut body: B)
+    where
+        B: FnMut(usize, &'a mut T),
+    {
+        if self.strides[0] == 1 {
+            // SAFETY: the caller guarantees that every index of `lo..hi` is
+            // below the checked bound (so `lo..hi` lies inside the View's
+            // span, which is contiguous with stride 1) and that nothing else
+            // reaches these elements during the call, so a unique slice of
+            // them is sound.
+            let out =
+                unsafe { std::slice::from_raw_parts_mut(self.ptr.add(lo), hi.saturating_sub(lo)) };
+            slice_loop(lo, out, body)
+        } else {
+            for i in lo..hi {
+                // SAFETY: forwarded contract.
+                body(i, unsafe { self.item(i) })
+            }
+        }
     }
 }
 

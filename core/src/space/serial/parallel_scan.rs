@@ -22,10 +22,12 @@ where
         f: &F,
     ) -> T {
         let mut partial = reducer.init();
-        for i in policy.begin()..policy.end() {
-            // SAFETY: `i` is below the checked bound and handed out once.
-            f.exec(i, unsafe { writes.item(i) }, &mut partial, true);
-        }
+        // SAFETY: every `i` is below the checked bound and handed out once.
+        unsafe {
+            writes.for_each_item(policy.begin(), policy.end(), |i, item| {
+                f.exec(i, item, &mut partial, true)
+            })
+        };
         partial
     }
 }
