@@ -20,6 +20,57 @@ pub use granule_views as views;
 pub use granule_core as core;
 pub use granule_core::{profiling, reducer};
 
+/// Portable kernels: the device description a `#[kernel]` carries and the
+/// traits tying its functor type to it (see [`granule_core::kernel`]).
+pub use granule_core::kernel;
+/// `#[device]`: a helper function or constant that `#[kernel]`s may call.
+///
+/// ```
+/// use granule::prelude::*;
+///
+/// #[device]
+/// fn square(v: f64) -> f64 {
+///     v * v
+/// }
+///
+/// #[kernel]
+/// fn squares(i: usize, y: &mut f64) {
+///     *y = square(i as f64);
+/// }
+///
+/// let mut y = View1::<f64>::zeros("y", 4)?;
+/// parallel_for("sq", RangePolicy::new(&Serial, 0..4), &mut y, squares());
+/// assert_eq!(y.to_vec(), [0.0, 1.0, 4.0, 9.0]);
+/// # Ok::<(), ViewError>(())
+/// ```
+pub use granule_macros::device;
+/// `#[kernel]`: a portable kernel, run directly on host spaces and
+/// translated to CUDA C++ for the device (see [`granule_core::kernel`]).
+///
+/// ```
+/// use granule::prelude::*;
+///
+/// #[kernel]
+/// fn axpy(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
+///     *y = a * x[i] + *y;
+/// }
+///
+/// #[kernel(reduce)]
+/// fn dot(i: usize, acc: &mut f64, x: &View1<f64>, y: &View1<f64>) {
+///     *acc += x[i] * y[i];
+/// }
+///
+/// let space = DefaultExecutionSpace::default();
+/// let n = 1000;
+/// let x = View1::<f64>::from_fn("x", n, |i| i as f64)?;
+/// let mut y = View1::<f64>::zeros("y", n)?;
+/// parallel_for("axpy", RangePolicy::new(&space, 0..n), &mut y, axpy(2.0, &x));
+/// let d: f64 = parallel_reduce("dot", RangePolicy::new(&space, 0..n), Sum, dot(&x, &y));
+/// assert_eq!(d, 2.0 * (0..n).map(|i| (i * i) as f64).sum::<f64>());
+/// # Ok::<(), ViewError>(())
+/// ```
+pub use granule_macros::kernel;
+
 /// The Rayon execution space (with the `rayon` feature, on by default).
 #[cfg(feature = "rayon")]
 pub use granule_rayon::{Rayon, RayonError};
@@ -73,6 +124,7 @@ pub mod prelude {
         PolicyError, RangePolicy, Schedule, ScratchError, Serial, TeamChunk, TeamMember,
         TeamPolicy, TeamThreadRange, TeamVectorRange, ThreadVectorRange, AUTO,
     };
+    pub use granule_macros::{device, kernel};
 }
 
 /// The README's examples, compiled and run as doc tests.

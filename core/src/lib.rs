@@ -20,6 +20,7 @@
 pub mod error;
 pub mod exec;
 pub mod functor;
+pub mod kernel;
 pub mod pattern;
 pub mod policy;
 pub mod profiling;

@@ -35,19 +35,27 @@ pub fn reshape_map_with_crate(input: TokenStream) -> TokenStream {
 }
 
 /// Marks a portable kernel: the Rust body runs on host spaces, and a CUDA
-/// C++ translation of it is generated for the CUDA space.
+/// C++ translation of it is generated for the CUDA space. Use it as
+/// `granule::kernel` (or from `granule::prelude`).
 ///
-/// Parameters, in order: the work index (`usize`) or team member
-/// (`&TeamMember`), scalars, `&View`s read, `&mut T` outputs (or the
-/// reduction accumulator), atomic Views. Anything outside the supported
-/// subset is a compile error at its span (see `src/kernel/README.md`).
-/// Next to the function, the macro emits a hidden
-/// `static __GRANULE_KERNEL_<name>: granule_cuda::kernel::DeviceKernel`
-/// (`#[kernel(crate = path)]` names another home for those types).
+/// Parameters, in order: the work index (`usize`, `[i, j, ..]: [usize; R]`
+/// for MDRange) or team member (`&TeamMember`), scalars, `&View`s read,
+/// `&mut T` outputs, atomic Views. The pattern is named by the attribute:
+/// `#[kernel]` for `parallel_for` (the `&mut`s are the work item's
+/// elements), `#[kernel(reduce)]` (the one `&mut` is the accumulator),
+/// `#[kernel(scan)]` (elements, then the partial `&mut T`, then
+/// `last: bool`). Anything outside the supported subset is a compile error
+/// at its span (see `src/kernel/README.md`).
+///
+/// The kernel's name becomes a constructor taking the captured parameters
+/// (scalars, read Views, atomic Views) and returning a functor for the
+/// pattern; `name::body(..)` calls the body directly. A hidden
+/// `static __GRANULE_KERNEL_<name>` holds the device side, also reachable
+/// as `<name as KernelSource>::KERNEL`. `#[kernel(crate = path)]` names
+/// where `kernel::{..}` live (default `::granule`).
 ///
 /// ```
-/// use granule_macros::kernel;
-/// use granule_views::View1;
+/// use granule::prelude::*;
 ///
 /// #[kernel]
 /// fn axpy(i: usize, y: &mut f32, a: f32, x: &View1<f32>) {
@@ -55,9 +63,12 @@ pub fn reshape_map_with_crate(input: TokenStream) -> TokenStream {
 /// }
 ///
 /// let x = View1::<f32>::from_fn("x", 4, |i| i as f32).unwrap();
-/// let mut y = 1.0;
-/// axpy(3, &mut y, 2.0, &x);
-/// assert_eq!(y, 7.0);
+/// let mut y = View1::<f32>::from_fn("y", 4, |_| 1.0).unwrap();
+/// parallel_for("axpy", RangePolicy::new(&Serial, 0..4), &mut y, axpy(2.0, &x));
+/// assert_eq!(y[3], 7.0);
+/// let mut one = 1.0;
+/// axpy::body(3, &mut one, 2.0, &x);
+/// assert_eq!(one, 7.0);
 /// // The device side: f32 math only.
 /// assert!(__GRANULE_KERNEL_axpy.source.contains("y = ((a * x(i)) + y);"));
 /// ```
@@ -70,7 +81,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// translated like a kernel body and emitted before the kernels that use it.
 ///
 /// ```
-/// use granule_macros::device;
+/// use granule::prelude::*;
 ///
 /// #[device]
 /// const HALF: f64 = 0.5;

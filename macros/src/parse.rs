@@ -8,6 +8,9 @@ use syn::punctuated::Punctuated;
 use syn::{bracketed, Expr, Ident, LitInt, Token};
 
 /// One local or thread dimension: `D`, or `(D, TD)`.
+// A handful per macro call: the size of the variants does not matter (and
+// depends on proc-macro2's span-locations feature, on for `#[kernel]`).
+#[allow(clippy::large_enum_variant)]
 pub enum Extent {
     /// The logical extent, which is also the target extent.
     Single(Expr),

@@ -73,12 +73,7 @@ macro_rules! bad_input_tests {
             let s = space();
             let mut y = View1::<f64>::zeros("short", 10).unwrap();
             let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                parallel_for(
-                    "too-far",
-                    RangePolicy::new(&s, 0..11),
-                    &mut y,
-                    |_, yi: &mut f64| *yi = 1.0,
-                )
+                parallel_for("too-far", RangePolicy::new(&s, 0..11), &mut y, set_one())
             }))
             .unwrap_err();
             let msg = p.downcast_ref::<String>().unwrap();
@@ -97,11 +92,7 @@ macro_rules! bad_input_tests {
                     "unowned",
                     TeamPolicy::new(&s, 3, AUTO),
                     y.chunked(MapContinuousLinear::new(4)),
-                    |m: &TeamMember, mut row: TeamChunk<i32>| {
-                        let mut mine = row.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
-                        mine[3] = 1; // owned
-                        mine[4] = 1; // the next team's element
-                    },
+                    write_past_team_chunk(),
                 )
             }))
             .unwrap_err();

@@ -9,12 +9,7 @@ macro_rules! for_tests {
             let a = 3.0;
             let x = View1::<f64>::from_fn("x", n, |i| i as f64).unwrap();
             let mut y = View1::<f64>::from_fn("y", n, |i| (i % 7) as f64).unwrap();
-            parallel_for(
-                "axpy",
-                RangePolicy::new(&s, 0..n),
-                &mut y,
-                |i, yi: &mut f64| *yi = a * x[i] + *yi,
-            );
+            parallel_for("axpy", RangePolicy::new(&s, 0..n), &mut y, axpy(a, &x));
             for i in [0, 1, 4095, 65_536, n - 1] {
                 assert_eq!(y[i], 3.0 * i as f64 + (i % 7) as f64, "y[{i}]");
             }
@@ -32,15 +27,7 @@ macro_rules! for_tests {
                     let p = RangePolicy::new(&s, 10..n)
                         .schedule(schedule)
                         .chunk_size(chunk);
-                    parallel_for(
-                        "two",
-                        p,
-                        (&mut y, &mut z),
-                        |i, (yi, zi): (&mut i64, &mut i64)| {
-                            *yi = 2 * x[i];
-                            *zi = x[i] + 1;
-                        },
-                    );
+                    parallel_for("two", p, (&mut y, &mut z), double_and_next(&x));
                     assert_eq!((y[9], z[9]), (-1, -1));
                     assert!((10..n).all(|i| y[i] == 2 * i as i64 && z[i] == i as i64 + 1));
                 }
@@ -58,7 +45,7 @@ macro_rules! for_tests {
                     "once",
                     RangePolicy::new(&s, 0..n).schedule(schedule),
                     (),
-                    |i, ()| h.add(i, 1),
+                    count_hits(&h),
                 );
             }
             assert!(hits.to_vec().iter().all(|&c| c == 2));
@@ -69,9 +56,12 @@ macro_rules! for_tests {
             let s = space();
             let mut hist = View1::<u64>::zeros("hist", 10).unwrap();
             let h = hist.atomic().unwrap();
-            parallel_for("hist", RangePolicy::new(&s, 0..100_000), (), |i, ()| {
-                h.add(i % 10, 1)
-            });
+            parallel_for(
+                "hist",
+                RangePolicy::new(&s, 0..100_000),
+                (),
+                histogram10(&h),
+            );
             assert_eq!(hist.to_vec(), vec![10_000; 10]);
         }
 
@@ -85,7 +75,7 @@ macro_rules! for_tests {
                     "col",
                     RangePolicy::new(&s, 0..4),
                     &mut col,
-                    |i, c: &mut f64| *c = i as f64 + 1.0,
+                    index_plus_one(),
                 );
             }
             assert_eq!(
@@ -98,21 +88,20 @@ macro_rules! for_tests {
         fn for_empty_and_single_ranges() {
             let s = space();
             let mut y = View1::<u8>::zeros("y", 3).unwrap();
-            parallel_for(
-                "empty",
-                RangePolicy::new(&s, 2..2),
-                &mut y,
-                |_, yi: &mut u8| *yi = 9,
-            );
-            parallel_for(
-                "one",
-                RangePolicy::new(&s, 1..2),
-                &mut y,
-                |_, yi: &mut u8| *yi = 7,
-            );
+            parallel_for("empty", RangePolicy::new(&s, 2..2), &mut y, set_u8(9));
+            parallel_for("one", RangePolicy::new(&s, 1..2), &mut y, set_u8(7));
             assert_eq!(y.to_vec(), vec![0, 7, 0]);
         }
+    };
+}
 
+/// Host-space-only tests: behaviour a device space cannot have. The suite
+/// instantiates them only for host spaces (`conformance_suite!(.., host_only)`).
+macro_rules! for_host_only_tests {
+    () => {
+        // A closure, and host-only: the outer kernel launches a dispatch,
+        // and a CUDA kernel cannot launch a granule dispatch (a device
+        // kernel has no execution space to dispatch on).
         #[test]
         fn for_nested_dispatch_from_a_kernel() {
             let s = space();

@@ -9,6 +9,14 @@
 // written as the issue spells it, `y[i] = a*x[i] + y[i]`.
 #![allow(clippy::reversed_empty_ranges, clippy::assign_op_pattern)]
 
+/// `&[<k as KernelSource>::KERNEL, ..]`: the device side of each kernel.
+macro_rules! kernel_list {
+    ($($k:path),* $(,)?) => { &[$(<$k as granule::kernel::KernelSource>::KERNEL),*] };
+}
+
+mod kernels;
+mod nvrtc;
+
 #[macro_use]
 mod bad_input;
 #[macro_use]
@@ -23,10 +31,15 @@ mod scan;
 mod team;
 
 /// Instantiates every concept's tests for one execution space:
-/// `conformance_suite!(module_name, SpaceType, expression making the space)`.
+/// `conformance_suite!(module_name, SpaceType, expression making the space)`,
+/// plus `, host_only` for a host space: the host-only section adds tests of
+/// behaviour no device space can have (e.g. dispatching from inside a
+/// kernel), each with the reason in its macro.
 macro_rules! conformance_suite {
-    ($name:ident, $ty:ty, $make:expr) => {
+    (@space $name:ident, $ty:ty, $make:expr, { $($host_only:tt)* }) => {
         mod $name {
+            #[allow(unused_imports)]
+            use crate::kernels::*;
             #[allow(unused_imports)]
             use granule::prelude::*;
             #[allow(dead_code)]
@@ -39,11 +52,26 @@ macro_rules! conformance_suite {
             mdrange_tests!();
             team_tests!();
             bad_input_tests!();
+            $($host_only)*
         }
+    };
+    ($name:ident, $ty:ty, $make:expr, host_only) => {
+        conformance_suite!(@space $name, $ty, $make, {
+            // host-only section
+            for_host_only_tests!();
+        });
+    };
+    ($name:ident, $ty:ty, $make:expr) => {
+        conformance_suite!(@space $name, $ty, $make, {});
     };
 }
 
-conformance_suite!(serial, granule::prelude::Serial, granule::prelude::Serial);
+conformance_suite!(
+    serial,
+    granule::prelude::Serial,
+    granule::prelude::Serial,
+    host_only
+);
 
 #[cfg(feature = "rayon")]
 fn rayon_space(threads: usize) -> granule::Rayon {
@@ -55,8 +83,8 @@ fn rayon_space(threads: usize) -> granule::Rayon {
 }
 
 #[cfg(feature = "rayon")]
-conformance_suite!(rayon2, granule::Rayon, crate::rayon_space(2));
+conformance_suite!(rayon2, granule::Rayon, crate::rayon_space(2), host_only);
 #[cfg(feature = "rayon")]
-conformance_suite!(rayon1, granule::Rayon, crate::rayon_space(1));
+conformance_suite!(rayon1, granule::Rayon, crate::rayon_space(1), host_only);
 #[cfg(feature = "rayon")]
-conformance_suite!(rayon3, granule::Rayon, crate::rayon_space(3));
+conformance_suite!(rayon3, granule::Rayon, crate::rayon_space(3), host_only);

@@ -15,9 +15,9 @@ macro_rules! mdrange_tests {
                 let p = MDRangePolicy::new(&s, [0, 0], [n0, n1])
                     .tiles([3, 3])
                     .iterate(outer, inner);
-                parallel_for("visit", p, &mut hits, |_: [usize; 2], h: &mut u32| *h += 1);
+                parallel_for("visit", p, &mut hits, hit2());
                 assert!(hits.to_vec().iter().all(|&h| h == 1));
-                let count: usize = parallel_reduce("count", p, Sum, |_, a: &mut usize| *a += 1);
+                let count: usize = parallel_reduce("count", p, Sum, count2());
                 assert_eq!(count, n0 * n1);
             }
         }
@@ -30,7 +30,7 @@ macro_rules! mdrange_tests {
                 "ij",
                 MDRangePolicy::new(&s, [1, 2], [6, 5]).tiles([2, 2]),
                 &mut a,
-                |[i, j]: [usize; 2], x: &mut i64| *x = (10 * i + j) as i64,
+                ten_i_plus_j(),
             );
             for i in 0..6 {
                 for j in 0..5 {
@@ -51,7 +51,7 @@ macro_rules! mdrange_tests {
                 "r3",
                 MDRangePolicy::new(&s, [0; 3], [4, 5, 6]).tiles([2, 2, 2]),
                 Sum,
-                |[i, j, k]: [usize; 3], a: &mut usize| *a += i + j + k,
+                sum_ijk(),
             );
             assert_eq!(
                 r3,
@@ -64,14 +64,14 @@ macro_rules! mdrange_tests {
                 "r4",
                 MDRangePolicy::new(&s, [0; 4], [2, 3, 2, 3]).iterate(Iterate::Left, Iterate::Left),
                 &mut v4,
-                |_: [usize; 4], x: &mut u8| *x += 1,
+                bump_u8(),
             );
             assert!(v4.to_vec().iter().all(|&x| x == 1));
             let r5: usize = parallel_reduce(
                 "r5",
                 MDRangePolicy::new(&s, [0; 5], [2, 2, 3, 2, 2]).tiles([1, 2, 2, 1, 2]),
                 Sum,
-                |_: [usize; 5], a: &mut usize| *a += 1,
+                count5(),
             );
             assert_eq!(r5, 48);
             let mut v6 = View6::<u32>::zeros("v6", [2, 2, 2, 2, 2, 3]).unwrap();
@@ -79,9 +79,7 @@ macro_rules! mdrange_tests {
                 "r6",
                 MDRangePolicy::new(&s, [0; 6], [2, 2, 2, 2, 2, 3]),
                 &mut v6,
-                |[a, b, c, d, e, f]: [usize; 6], x: &mut u32| {
-                    *x = (((((a * 2 + b) * 2 + c) * 2 + d) * 2 + e) * 3 + f) as u32
-                },
+                linear6(),
             );
             assert_eq!(v6.to_vec(), (0..96).collect::<Vec<u32>>());
         }
@@ -97,6 +95,8 @@ macro_rules! mdrange_tests {
                 "peak",
                 MDRangePolicy::new(&s, [0, 0], [40, 30]).tiles([7, 4]),
                 MaxLoc,
+                // a closure: an array location ([usize; 2]) is outside the
+                // device subset (scalar locations only)
                 |[i, j]: [usize; 2], acc: &mut ValLocScalar<f64, [usize; 2]>| {
                     acc.update_max(a[[i, j]], [i, j])
                 },
@@ -106,7 +106,7 @@ macro_rules! mdrange_tests {
                 "empty",
                 MDRangePolicy::new(&s, [3, 0], [3, 9]),
                 Max,
-                |_: [usize; 2], a: &mut i32| *a = 5,
+                set_five(),
             );
             assert_eq!(e, i32::MIN);
         }

@@ -15,6 +15,7 @@ pub fn distinct(i: usize) -> f64 {
 
 macro_rules! reduce_tests {
     () => {
+        // A closure: a custom reducer over a host struct.
         #[test]
         fn reduce_struct_count_and_two_sums() {
             let s = space();
@@ -68,33 +69,16 @@ macro_rules! reduce_tests {
             }
             for chunk in [0, 1, 100] {
                 let p = RangePolicy::new(&s, 0..n).chunk_size(chunk);
-                let mn = parallel_reduce(
-                    "minloc",
-                    p,
-                    MinLoc,
-                    |i, a: &mut ValLocScalar<f64, usize>| a.update_min(x[i], i),
-                );
-                let mx = parallel_reduce(
-                    "maxloc",
-                    p,
-                    MaxLoc,
-                    |i, a: &mut ValLocScalar<f64, usize>| a.update_max(x[i], i),
-                );
+                let mn = parallel_reduce("minloc", p, MinLoc, min_loc_of(&x));
+                let mx = parallel_reduce("maxloc", p, MaxLoc, max_loc_of(&x));
                 assert_eq!((mn.val, mn.loc), emin);
                 assert_eq!((mx.val, mx.loc), emax);
-                let mm = parallel_reduce(
-                    "minmaxloc",
-                    p,
-                    MinMaxLoc,
-                    |i, a: &mut MinMaxLocScalar<f64, usize>| a.update(x[i], i),
-                );
+                let mm = parallel_reduce("minmaxloc", p, MinMaxLoc, min_max_loc_of(&x));
                 assert_eq!(
                     (mm.min_val, mm.min_loc, mm.max_val, mm.max_loc),
                     (emin.0, emin.1, emax.0, emax.1)
                 );
-                let m2 = parallel_reduce("minmax", p, MinMax, |i, a: &mut MinMaxScalar<f64>| {
-                    a.update(x[i])
-                });
+                let m2 = parallel_reduce("minmax", p, MinMax, min_max_of(&x));
                 assert_eq!((m2.min_val, m2.max_val), (emin.0, emax.0));
             }
         }
@@ -104,32 +88,21 @@ macro_rules! reduce_tests {
             let s = space();
             let n = 40_000usize;
             let p = RangePolicy::new(&s, 0..n);
-            let sum: u64 = parallel_reduce("sum", p, Sum, |i, a: &mut u64| *a += i as u64);
+            let sum: u64 = parallel_reduce("sum", p, Sum, sum_index());
             assert_eq!(sum, (n as u64) * (n as u64 - 1) / 2);
-            let prod: f64 = parallel_reduce(
-                "prod",
-                RangePolicy::new(&s, 0..40),
-                Prod,
-                |_, a: &mut f64| *a *= 2.0,
-            );
+            let prod: f64 = parallel_reduce("prod", RangePolicy::new(&s, 0..40), Prod, times_two());
             assert_eq!(prod, 2f64.powi(40));
-            let mn: i32 =
-                parallel_reduce("min", p, Min, |i, a: &mut i32| *a = (*a).min(i as i32 - 7));
-            let mx: i32 =
-                parallel_reduce("max", p, Max, |i, a: &mut i32| *a = (*a).max(i as i32 - 7));
+            let mn: i32 = parallel_reduce("min", p, Min, min_shifted());
+            let mx: i32 = parallel_reduce("max", p, Max, max_shifted());
             assert_eq!((mn, mx), (-7, n as i32 - 8));
-            let all: bool = parallel_reduce("land", p, LAnd, |i, a: &mut bool| *a = *a && i < n);
-            let any: bool =
-                parallel_reduce("lor", p, LOr, |i, a: &mut bool| *a = *a || i == 12_345);
-            let none: bool = parallel_reduce("lor2", p, LOr, |i, a: &mut bool| *a = *a || i == n);
+            let all: bool = parallel_reduce("land", p, LAnd, all_below(n));
+            let any: bool = parallel_reduce("lor", p, LOr, any_equal(12_345));
+            let none: bool = parallel_reduce("lor2", p, LOr, any_equal(n));
             assert!(all && any && !none);
-            let band: u32 =
-                parallel_reduce("band", p, BAnd, |i, a: &mut u32| *a &= (i as u32) | 0b100);
-            let bor: u32 = parallel_reduce("bor", p, BOr, |i, a: &mut u32| *a |= 1u32 << (i % 9));
+            let band: u32 = parallel_reduce("band", p, BAnd, band_bits());
+            let bor: u32 = parallel_reduce("bor", p, BOr, bor_bits());
             assert_eq!((band, bor), (0b100, 0x1ff));
-            let land_int: i32 = parallel_reduce("land-int", p, LAnd, |i, a: &mut i32| {
-                *a = (*a != 0 && i != 3) as i32
-            });
+            let land_int: i32 = parallel_reduce("land-int", p, LAnd, land_as_int());
             assert_eq!(land_int, 0);
         }
 
@@ -137,32 +110,28 @@ macro_rules! reduce_tests {
         fn reduce_empty_range_gives_identities() {
             let s = space();
             let p = RangePolicy::new(&s, 7..7);
-            let z: f64 = parallel_reduce("e-sum", p, Sum, |_, a: &mut f64| *a += 1.0);
-            let o: i64 = parallel_reduce("e-prod", p, Prod, |_, a: &mut i64| *a *= 3);
-            let mn: f32 = parallel_reduce("e-min", p, Min, |_, a: &mut f32| *a = 0.0);
-            let mx: u16 = parallel_reduce("e-max", p, Max, |_, a: &mut u16| *a = 9);
-            let la: bool = parallel_reduce("e-land", p, LAnd, |_, a: &mut bool| *a = false);
-            let lo: bool = parallel_reduce("e-lor", p, LOr, |_, a: &mut bool| *a = true);
-            let ba: u8 = parallel_reduce("e-band", p, BAnd, |_, a: &mut u8| *a = 0);
-            let bo: u8 = parallel_reduce("e-bor", p, BOr, |_, a: &mut u8| *a = 1);
+            let z: f64 = parallel_reduce("e-sum", p, Sum, add_one());
+            let o: i64 = parallel_reduce("e-prod", p, Prod, times_three());
+            let mn: f32 = parallel_reduce("e-min", p, Min, set_f32_zero());
+            let mx: u16 = parallel_reduce("e-max", p, Max, set_u16_acc(9));
+            let la: bool = parallel_reduce("e-land", p, LAnd, set_bool(false));
+            let lo: bool = parallel_reduce("e-lor", p, LOr, set_bool(true));
+            let ba: u8 = parallel_reduce("e-band", p, BAnd, set_u8_acc(0));
+            let bo: u8 = parallel_reduce("e-bor", p, BOr, set_u8_acc(1));
             assert_eq!(
                 (z, o, mn, mx, la, lo, ba, bo),
                 (0.0, 1, f32::INFINITY, 0, true, false, 0xff, 0)
             );
-            let ml = parallel_reduce(
-                "e-minloc",
-                p,
-                MinLoc,
-                |_, _a: &mut ValLocScalar<i32, usize>| {},
-            );
+            let ml = parallel_reduce("e-minloc", p, MinLoc, no_update());
             assert_eq!((ml.val, ml.loc), (i32::MAX, usize::MAX));
             let mut target = 5.0f64;
             let mut view = View1::<f64>::from_fn("r", 1, |_| 5.0).unwrap();
-            parallel_reduce_into("e-into", p, Max, |_, a: &mut f64| *a = 1.0, &mut target);
-            parallel_reduce_into("e-into-view", p, Min, |_, a: &mut f64| *a = 1.0, &mut view);
+            parallel_reduce_into("e-into", p, Max, set_f64_one(), &mut target);
+            parallel_reduce_into("e-into-view", p, Min, set_f64_one(), &mut view);
             assert_eq!((target, view[0]), (f64::NEG_INFINITY, f64::INFINITY));
         }
 
+        // Closures: tuple accumulators are outside the device subset.
         #[test]
         fn reduce_several_results_in_one_call() {
             let s = space();
@@ -197,6 +166,7 @@ macro_rules! reduce_tests {
             assert_eq!((out[0], count), (-100.0, n));
         }
 
+        // A closure: a custom reducer with a final step, over a tuple.
         #[test]
         fn reduce_custom_with_final() {
             let s = space();
@@ -225,9 +195,8 @@ macro_rules! reduce_tests {
             let s = space();
             let n = 1_000_003;
             let x = View1::<f64>::from_fn("x", n, |i| 1.0 / (1.0 + i as f64)).unwrap();
-            let f = |i: usize, a: &mut f64| *a += x[i];
-            let mine: f64 = parallel_reduce("h", RangePolicy::new(&s, 0..n), Sum, f);
-            let serial: f64 = parallel_reduce("h", RangePolicy::new(&Serial, 0..n), Sum, f);
+            let mine: f64 = parallel_reduce("h", RangePolicy::new(&s, 0..n), Sum, sum_x(&x));
+            let serial: f64 = parallel_reduce("h", RangePolicy::new(&Serial, 0..n), Sum, sum_x(&x));
             assert_eq!(mine.to_bits(), serial.to_bits());
         }
     };

@@ -15,15 +15,7 @@ macro_rules! scan_tests {
                     "scan",
                     RangePolicy::new(&s, 0..n).chunk_size(chunk),
                     (&mut ex, &mut inc),
-                    |i, (e, c): (&mut i64, &mut i64), partial: &mut i64, last: bool| {
-                        if last {
-                            *e = *partial;
-                        }
-                        *partial += a[i];
-                        if last {
-                            *c = *partial;
-                        }
-                    },
+                    exclusive_and_inclusive(&a),
                 );
                 assert_eq!(total, 500_500, "chunk {chunk}");
                 for i in 0..n {
@@ -48,24 +40,14 @@ macro_rules! scan_tests {
                         "f32",
                         RangePolicy::new(&s, 0..n).chunk_size(chunk),
                         &mut ex32,
-                        |i, e: &mut f32, p: &mut f32, last: bool| {
-                            if last {
-                                *e = *p;
-                            }
-                            *p += i as f32;
-                        },
+                        exclusive_index_f32(),
                     );
                     let mut in64 = View1::<f64>::zeros("in64", n).unwrap();
                     let t64 = parallel_scan(
                         "f64",
                         RangePolicy::new(&s, 0..n).chunk_size(chunk),
                         &mut in64,
-                        |i, e: &mut f64, p: &mut f64, last: bool| {
-                            *p += i as f64;
-                            if last {
-                                *e = *p;
-                            }
-                        },
+                        inclusive_index_f64(),
                     );
                     for i in 0..n {
                         assert_eq!(ex32[i], (i * i.saturating_sub(1) / 2) as f32, "n {n} i {i}");
@@ -88,13 +70,7 @@ macro_rules! scan_tests {
                     "in-place",
                     RangePolicy::new(&s, 0..10).chunk_size(chunk),
                     &mut x,
-                    |_, xi: &mut f64, p: &mut f64, last: bool| {
-                        let v = *xi;
-                        if last {
-                            *xi = *p;
-                        }
-                        *p += v;
-                    },
+                    exclusive_in_place(),
                 );
                 assert_eq!(
                     x.to_vec(),
@@ -115,12 +91,7 @@ macro_rules! scan_tests {
                     RangePolicy::new(&s, 0..10).chunk_size(chunk),
                     Prod,
                     &mut f,
-                    |i, fi: &mut i64, p: &mut i64, last: bool| {
-                        if last {
-                            *fi = *p;
-                        }
-                        *p *= i as i64 + 1;
-                    },
+                    factorials(),
                 );
                 assert_eq!((f.to_vec(), t), (expect.clone(), 3_628_800));
                 let custom = reducer::custom(|| 1i64, |a: &mut i64, b: &i64| *a *= *b);
@@ -130,12 +101,7 @@ macro_rules! scan_tests {
                     RangePolicy::new(&s, 0..10).chunk_size(chunk),
                     custom,
                     &mut g,
-                    |i, gi: &mut i64, p: &mut i64, last: bool| {
-                        if last {
-                            *gi = *p;
-                        }
-                        *p *= i as i64 + 1;
-                    },
+                    factorials(),
                 );
                 assert_eq!(g.to_vec(), expect);
             }
@@ -152,14 +118,7 @@ macro_rules! scan_tests {
                 "count",
                 RangePolicy::new(&s, 0..n).chunk_size(1000),
                 &mut finals,
-                |i, fi: &mut u32, p: &mut u64, last: bool| {
-                    if last {
-                        *fi += 1
-                    } else {
-                        nf.add(i, 1)
-                    }
-                    *p += 1;
-                },
+                count_calls(&nf),
             );
             assert_eq!(total, n as u64);
             assert!(finals.to_vec().iter().all(|&c| c == 1));
@@ -170,23 +129,13 @@ macro_rules! scan_tests {
         fn scan_empty_range_and_offset_begin() {
             let s = space();
             let mut y = View1::<i32>::from_fn("y", 6, |_| -1).unwrap();
-            let t: i32 = parallel_scan(
-                "empty",
-                RangePolicy::new(&s, 3..3),
-                &mut y,
-                |_, _y: &mut i32, p: &mut i32, _| *p += 1,
-            );
+            let t: i32 = parallel_scan("empty", RangePolicy::new(&s, 3..3), &mut y, count_only());
             assert_eq!(t, 0);
             let t: i32 = parallel_scan(
                 "offset",
                 RangePolicy::new(&s, 2..6).chunk_size(1),
                 &mut y,
-                |i, yi: &mut i32, p: &mut i32, last: bool| {
-                    if last {
-                        *yi = *p;
-                    }
-                    *p += i as i32;
-                },
+                exclusive_index_i32(),
             );
             assert_eq!((y.to_vec(), t), (vec![-1, -1, 0, 2, 5, 9], 14));
         }

@@ -9,14 +9,7 @@ macro_rules! team_tests {
             let league = 1000usize;
             let p = TeamPolicy::new(&s, league, AUTO);
             let t = league * p.team_size();
-            let r: usize =
-                parallel_reduce("team-reduce", p, Sum, |m: &TeamMember, acc: &mut usize| {
-                    let v = m.team_rank() + m.team_size() * m.league_rank();
-                    let team_total = m.team_reduce(Sum, v);
-                    if m.team_rank() == 0 {
-                        *acc += team_total;
-                    }
-                });
+            let r: usize = parallel_reduce("team-reduce", p, Sum, global_thread_ids());
             assert_eq!(r, t * (t - 1) / 2);
         }
 
@@ -30,19 +23,7 @@ macro_rules! team_tests {
                 "nested-scan",
                 TeamPolicy::new(&s, m_, AUTO),
                 out.chunked(MapContinuousLinear::new(n)),
-                |m: &TeamMember, mut row: TeamChunk<i64>| {
-                    let l = m.league_rank();
-                    let mut mine = row.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
-                    let total = TeamThreadRange::new(m, 0..n).parallel_scan(
-                        |j, partial: &mut i64, last: bool| {
-                            *partial += a[[l, j]];
-                            if last {
-                                mine[j] = *partial;
-                            }
-                        },
-                    );
-                    assert_eq!(total, mine[n - 1]);
-                },
+                nested_row_scan(n, &a),
             );
             for l in 0..m_ {
                 for j in 0..n {
@@ -64,18 +45,7 @@ macro_rules! team_tests {
                 "yAx",
                 TeamPolicy::new(&s, teams, AUTO),
                 Sum,
-                |m: &TeamMember, acc: &mut f64| {
-                    let base = m.league_rank() * per;
-                    let team_sum = TeamThreadRange::new(m, base..base + per).parallel_reduce(
-                        Sum,
-                        |row, rs: &mut f64| {
-                            let ax = ThreadVectorRange::new(m, 0..cols)
-                                .parallel_reduce(Sum, |c, s: &mut f64| *s += a[[row, c]] * x[c]);
-                            *rs += single(PerThread(m), || y[row] * ax);
-                        },
-                    );
-                    *acc += single(PerTeam(m), || team_sum);
-                },
+                y_a_x(per, cols, &y, &x, &a),
             );
             assert_eq!(r, 16_777_216.0);
         }
@@ -90,15 +60,7 @@ macro_rules! team_tests {
                 "collectives",
                 TeamPolicy::new(&s, 50, AUTO),
                 out.chunked(MapContinuousLinear::new(1)),
-                |m: &TeamMember, mut part: TeamChunk<u64>| {
-                    m.team_barrier();
-                    let b = m.team_broadcast(m.league_rank() * 3, 0);
-                    assert_eq!(b, m.league_rank() * 3);
-                    assert_eq!(m.team_scan(5u64), 0);
-                    let v = single(PerTeam(m), || m.league_rank() as u64);
-                    let mut mine = part.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
-                    mine[0] = m.team_scan_global(v + 1, &g, 0);
-                },
+                collectives(&g),
             );
             assert_eq!(off[0], (1..=50).sum::<u64>());
             let mut starts = out.to_vec();
@@ -107,6 +69,9 @@ macro_rules! team_tests {
             assert_eq!(starts.len(), 50);
         }
 
+        // A closure: the device subset has level-0, rank-1 team scratch
+        // only; thread scratch, level-1 and rank-2 scratch, and a scratch
+        // allocation's `is_err()` / `to_vec()` are host-only for now.
         #[test]
         fn team_scratch_views_per_team_and_thread() {
             let s = space();
@@ -136,6 +101,8 @@ macro_rules! team_tests {
             assert_eq!(total, expect);
         }
 
+        // A closure: the ValLocScalar accumulator (nested MaxLoc) and
+        // ThreadVectorRange::parallel_scan_with are outside the device subset.
         #[test]
         fn team_nested_reducers_and_vector_scan() {
             let s = space();
@@ -180,7 +147,7 @@ macro_rules! team_tests {
                 "empty-league",
                 TeamPolicy::new(&s, 0, AUTO),
                 Sum,
-                |_m: &TeamMember, a: &mut usize| *a += 1,
+                count_teams(),
             );
             assert_eq!(e, 0);
         }

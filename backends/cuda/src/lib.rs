@@ -13,6 +13,7 @@
 //! // What `#[kernel] fn twice(i: usize, y: &mut f64)` generates, by hand.
 //! static TWICE: DeviceKernel = DeviceKernel {
 //!     name: "twice",
+//!     pattern: granule_cuda::kernel::KernelPattern::For,
 //!     generics: &[],
 //!     params: &[
 //!         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },

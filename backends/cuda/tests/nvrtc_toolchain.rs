@@ -6,11 +6,12 @@ mod common;
 
 use common::{assert_outputs, compile_everywhere, nvrtc_or_skip};
 use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
-use granule_cuda::kernel::{DeviceKernel, DeviceLayout, Param, ParamKind};
+use granule_cuda::kernel::{DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind};
 use granule_cuda::nvrtc::{self, NvrtcError, Target};
 
 static SCALE: DeviceKernel = DeviceKernel {
     name: "scale",
+    pattern: KernelPattern::For,
     generics: &["T"],
     params: &[
         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
@@ -24,6 +25,7 @@ static SCALE: DeviceKernel = DeviceKernel {
 
 static HIST: DeviceKernel = DeviceKernel {
     name: "hist",
+    pattern: KernelPattern::For,
     generics: &[],
     params: &[
         Param { name: "team", kind: ParamKind::Team, cpp: "granule::TeamMember" },

@@ -20,17 +20,17 @@ use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
 use granule_macros::{device, kernel};
 use granule_views::AtomicView;
 
-#[kernel]
+#[kernel(crate = granule_cuda)]
 fn axpy(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
     *y = a * x[i] + *y;
 }
 
-#[kernel]
+#[kernel(reduce, crate = granule_cuda)]
 fn dot(i: usize, acc: &mut f64, x: &View1<f64>, y: &View1<f64, LayoutLeft>) {
     *acc += x[i] * y[i];
 }
 
-#[kernel]
+#[kernel(crate = granule_cuda)]
 fn scale<T: granule_views::Pod + std::ops::Mul<Output = T>>(
     i: usize,
     y: &mut T,
@@ -39,7 +39,7 @@ fn scale<T: granule_views::Pod + std::ops::Mul<Output = T>>(
 ) {
     *y = a * x[i];
 }
-#[kernel]
+#[kernel(crate = granule_cuda)]
 fn control(i: usize, y: &mut f32, x: &View2<f32, LayoutLeft>, n: usize) {
     const SCALE: f32 = 0.5;
     let mut acc = 0.0;
@@ -81,7 +81,7 @@ fn control(i: usize, y: &mut f32, x: &View2<f32, LayoutLeft>, n: usize) {
     };
     *y = sign * t + (acc as i32) as f32;
 }
-#[kernel]
+#[kernel(crate = granule_cuda)]
 fn ints(i: usize, y: &mut i64, a: i32, b: u32, c: isize, x: &View1<u64>) {
     let q = a / 7 + a % 7 - (-a);
     let r = (b << 3) >> 1u32 | b & 0xff ^ !b;
@@ -95,10 +95,10 @@ fn ints(i: usize, y: &mut i64, a: i32, b: u32, c: isize, x: &View1<u64>) {
         *y = -1;
     }
 }
-#[device]
+#[device(crate = granule_cuda)]
 const BINS: usize = 16;
 
-#[device]
+#[device(crate = granule_cuda)]
 fn bin_of(v: f32, lo: f32, width: f32) -> usize {
     let b = ((v - lo) / width) as usize;
     if b >= 16 {
@@ -108,7 +108,7 @@ fn bin_of(v: f32, lo: f32, width: f32) -> usize {
     }
 }
 
-#[kernel]
+#[kernel(crate = granule_cuda)]
 fn histogram(
     i: usize,
     x: &View1<f32>,
@@ -127,7 +127,7 @@ fn histogram(
         m.store(4, h.load(5) as f32 + (old as f32));
     }
 }
-#[kernel]
+#[kernel(crate = granule_cuda)]
 fn rows(
     team: &TeamMember,
     a: &View2<f64>,
@@ -174,7 +174,47 @@ fn rows(
 
 /// f32 arithmetic, literals, casts, loops and math without trigonometry
 /// (CUDA's own `sinf`/`cosf` reduce huge arguments in f64 internally).
-#[kernel]
+// 8- and 16-bit integers (golden `narrow`): casts back after promotion.
+#[kernel(crate = granule_cuda)]
+fn narrow(i: usize, y: &mut u8, z: &mut i16, a: i8, b: u16, x: &View1<u8>) {
+    let s = x[i] + 200;
+    let n = !s;
+    let t = (b * 3) << 4u32;
+    let c = (a - 1).abs().max(-5);
+    *y = s.min(n) | (t as u8);
+    *z = (c as i16) * 300 + (2.5e9f64 as i16) / 2;
+}
+
+// Team chunk outputs with an inner MapContinuousLinear (golden `team_chunks`).
+#[kernel(crate = granule_cuda)]
+fn chunk_blocks(m: &TeamMember, mut part: TeamChunk<'_, f32, MapContinuousLinear>) {
+    let mut mine = part
+        .chunk_mut(MapContinuousLinear::new(2), m.thread_ids())
+        .unwrap();
+    mine[1] = mine[0] * 0.5;
+}
+
+// Location and min-max accumulators (golden `loc_reducers`).
+#[kernel(reduce, crate = granule_cuda)]
+fn peak(i: usize, x: &View1<f32>, a: &mut ValLocScalar<f32, u32>) {
+    a.update_max(x[i] * 2.0, i as u32);
+}
+
+#[kernel(reduce, crate = granule_cuda)]
+fn range_of(i: usize, a: &mut MinMaxScalar<u16>) {
+    a.update((i % 7) as u16);
+}
+
+// Assertions (golden `asserts`): checked on the device, recorded, trap.
+#[kernel(crate = granule_cuda)]
+fn checked(i: usize, y: &mut i64, n: usize, x: &View1<i64>) {
+    assert!(i < n, "index {i} past {n}");
+    assert_eq!(x[i] % 2, 0);
+    assert_ne!(x[i], -2, "sentinel");
+    *y = x[i] / 2;
+}
+
+#[kernel(crate = granule_cuda)]
 fn f32_only(i: usize, y: &mut f32, x: &View1<f32>, n: i32) {
     let mut acc = 0.0;
     for k in (0..n).rev().step_by(2) {
@@ -197,6 +237,19 @@ fn instances() -> Vec<Instance> {
         Instance::new(&__GRANULE_KERNEL_control, Pattern::For, &[]),
         Instance::new(&__GRANULE_KERNEL_f32_only, Pattern::For, &[]),
         Instance::new(&__GRANULE_KERNEL_ints, Pattern::For, &[]),
+        Instance::new(&__GRANULE_KERNEL_narrow, Pattern::For, &[]),
+        Instance::new(&__GRANULE_KERNEL_checked, Pattern::For, &[]),
+        Instance::new(
+            &__GRANULE_KERNEL_peak,
+            Pattern::Reduce(Reducer::MaxLoc),
+            &[],
+        ),
+        Instance::new(
+            &__GRANULE_KERNEL_range_of,
+            Pattern::Reduce(Reducer::MinMax),
+            &[],
+        ),
+        Instance::new(&__GRANULE_KERNEL_chunk_blocks, Pattern::Team, &[]),
         Instance::new(&__GRANULE_KERNEL_histogram, Pattern::For, &[]),
         Instance::new(&__GRANULE_KERNEL_rows, Pattern::Team, &[]),
     ]
@@ -241,14 +294,69 @@ fn the_f32_kernel_does_no_double_math() {
 fn host_bodies_are_kept() {
     let x = View1::<f64>::from_fn("x", 4, |i| i as f64).unwrap();
     let mut y = 1.0;
-    axpy(2, &mut y, 3.0, &x);
+    axpy::body(2, &mut y, 3.0, &x);
     assert_eq!(y, 7.0);
     let mut acc = 0.0;
     let x_left = View1::<f64, LayoutLeft>::from_fn("xl", 4, |i| i as f64).unwrap();
     for i in 0..4 {
-        dot(i, &mut acc, &x, &x_left);
+        dot::body(i, &mut acc, &x, &x_left);
     }
     assert_eq!(acc, 14.0);
+}
+
+#[test]
+fn assertions_panic_on_the_host_and_are_recorded_on_the_device() {
+    let x = View1::<i64>::from_fn("x", 3, |i| [4, 3, -2][i]).unwrap();
+    let mut y = 0;
+    checked::body(0, &mut y, 3, &x);
+    assert_eq!(y, 2);
+    for (i, what) in [(1, "left: 1"), (2, "sentinel"), (0, "index 0 past 0")] {
+        let n = if i == 0 { 0 } else { 3 };
+        let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            checked::body(i, &mut y, n, &x)
+        }))
+        .unwrap_err();
+        let msg = p.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(msg.contains(what), "{msg}");
+    }
+    let src = __GRANULE_KERNEL_checked.source;
+    let line = include_str!("translated.rs")
+        .lines()
+        .position(|l| l.trim_start().starts_with("assert!(i < n, \"index"))
+        .expect("the kernel's first assertion")
+        + 1;
+    for cond in ["i < n", "x [i] % 2 == 0", "x [i] != - 2"] {
+        assert!(
+            src.contains(&format!("kernel `checked`: assertion failed: {cond}")),
+            "{src}"
+        );
+    }
+    assert!(
+        src.contains(&format!("tests/translated.rs:{line}:5: kernel")),
+        "line {line}: {src}"
+    );
+    assert!(src.contains("granule::check((i < n), "), "{src}");
+}
+
+#[test]
+fn chunk_kernels_run_on_the_host() {
+    let mut y = View1::<f32>::from_fn("y", 8, |i| i as f32).unwrap();
+    parallel_for(
+        "blocks",
+        TeamPolicy::new(&Serial, 2, AUTO),
+        y.chunked(MapContinuousLinear::new(4)),
+        chunk_blocks(),
+    );
+    assert_eq!(y.to_vec(), [0.0, 0.0, 2.0, 3.0, 4.0, 2.0, 6.0, 7.0]);
+}
+
+#[test]
+fn accumulator_kernels_run_on_the_host() {
+    let x = View1::<f32>::from_fn("x", 5, |i| [1.0, 4.0, -2.0, 4.0, 0.5][i]).unwrap();
+    let r = parallel_reduce("peak", RangePolicy::new(&Serial, 0..5), MaxLoc, peak(&x));
+    assert_eq!((r.val, r.loc), (8.0, 1));
+    let m = parallel_reduce("range", RangePolicy::new(&Serial, 3..6), MinMax, range_of());
+    assert_eq!((m.min_val, m.max_val), (3, 5));
 }
 
 #[test]

@@ -28,10 +28,48 @@ impl Cx {
             }
             Ty::Atomic { elem, rank } => self.atomic(m, &recv, &elem, rank),
             Ty::Team => self.team_method(m, &recv),
+            Ty::Out(Elem::Acc(acc)) => self.acc_method(m, &recv, acc),
             // Method calls auto-deref an output, as in Rust.
             Ty::Elem(elem) | Ty::Out(elem) => self.math(m, &recv, &elem),
             _ => Err(unsupported(&m.method, &format!("the method `{name}` here"))),
         }
+    }
+
+    /// `acc.update_min(v, loc)` / `update_max` (ValLocScalar),
+    /// `acc.update(v, loc)` (MinMaxLocScalar), `acc.update(v)` (MinMaxScalar).
+    fn acc_method(
+        &mut self,
+        m: &ExprMethodCall,
+        recv: &str,
+        acc: super::types::Acc,
+    ) -> Result<(String, Ty)> {
+        use super::types::AccKind;
+        let name = m.method.to_string();
+        let ok = match acc.kind {
+            AccKind::ValLoc => name == "update_min" || name == "update_max",
+            AccKind::MinMaxLoc | AccKind::MinMax => name == "update",
+        };
+        if !ok {
+            return Err(unsupported(
+                &m.method,
+                &format!("the accumulator method `{name}`"),
+            ));
+        }
+        let mut want = vec![Elem::Scalar(acc.val)];
+        want.extend(acc.loc.map(Elem::Scalar));
+        if m.args.len() != want.len() {
+            return Err(error_at(
+                m.method.span(),
+                format!("`{name}` takes {} argument(s)", want.len()),
+            ));
+        }
+        let args = m
+            .args
+            .iter()
+            .zip(&want)
+            .map(|(a, w)| self.value_as(a, w))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((format!("{recv}.{name}({})", args.join(", ")), Ty::Unit))
     }
 
     fn math(&mut self, m: &ExprMethodCall, recv: &str, elem: &Elem) -> Result<(String, Ty)> {
@@ -202,6 +240,38 @@ impl Cx {
                 let t = self.infer.cpp(&elem);
                 Ok((format!("{recv}.team_reduce<granule::{r}<{t}>, {t}>({v})"), Ty::Elem(elem)))
             }
+            "thread_ids" => {
+                args::<0>(m)?;
+                Ok((format!("{recv}.thread_ids()"), Ty::Ids))
+            }
+            "team_scan" => {
+                let [v] = args::<1>(m)?;
+                let (v, elem) = self.value(v)?;
+                Ok((format!("{recv}.team_scan({v})"), Ty::Elem(elem)))
+            }
+            "team_scan_global" => {
+                let [v, g, idx] = args::<3>(m)?;
+                let (v, elem) = self.value(v)?;
+                // `g` (an `&AtomicView` parameter) or `&g`.
+                let inner = match g {
+                    Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+                    other => other,
+                };
+                let g = match self.expr(inner)? {
+                    (g_text, Ty::Atomic { elem: ge, rank: 1 }) => {
+                        self.unify(&elem, &ge, inner.span())?;
+                        g_text
+                    }
+                    _ => {
+                        return Err(unsupported(
+                            g,
+                            "a global accumulator other than a rank-1 atomic View",
+                        ))
+                    }
+                };
+                let idx = self.value_as(idx, &Elem::Scalar(Scalar::Usize))?;
+                Ok((format!("{recv}.team_scan_global({v}, {g}, {idx})"), Ty::Elem(elem)))
+            }
             "team_scratch" => Err(error_at(m.span(), "team scratch is a Result on the host: write `team.team_scratch::<T, 1>(0, n).unwrap()`")),
             _ => Err(unsupported(&m.method, &format!("the team member method `{name}`"))),
         }
@@ -213,12 +283,15 @@ impl Cx {
         let err = || {
             unsupported(
                 m,
-                "`unwrap`/`expect` on anything but `team.team_scratch::<T, 1>(0, n)`",
+                "`unwrap`/`expect` on anything but `team.team_scratch::<T, 1>(0, n)` or `chunk.chunk_mut(map, team.thread_ids())`",
             )
         };
         let Expr::MethodCall(inner) = &*m.receiver else {
             return Err(err());
         };
+        if inner.method == "chunk_mut" {
+            return self.chunk_mut(inner);
+        }
         if inner.method != "team_scratch" {
             return Err(err());
         }
@@ -263,6 +336,104 @@ impl Cx {
         Ok((format!("{recv}.team_scratch<{cpp}>({n})"), ty))
     }
 
+    /// `part.chunk_mut(map, team.thread_ids())` (then `.unwrap()`): the
+    /// thread's writable part of a team chunk.
+    fn chunk_mut(&mut self, inner: &ExprMethodCall) -> Result<(String, Ty)> {
+        let (recv, ty) = self.expr(&inner.receiver)?;
+        let Ty::Chunk {
+            elem,
+            writable: false,
+        } = ty
+        else {
+            return Err(unsupported(
+                &inner.receiver,
+                "`chunk_mut` on anything but a `TeamChunk` parameter",
+            ));
+        };
+        let [map, ids] = args::<2>(inner)?;
+        let map = self.chunk_map(map)?;
+        let (ids, ids_ty) = self.expr(ids)?;
+        if ids_ty != Ty::Ids {
+            return Err(unsupported(
+                &inner.args[1],
+                "thread ids other than `team.thread_ids()`",
+            ));
+        }
+        Ok((
+            format!("{recv}.chunk_mut({map}, {ids})"),
+            Ty::Chunk {
+                elem,
+                writable: true,
+            },
+        ))
+    }
+
+    /// A chunk map value: `MapIdentity` or `MapContinuousLinear::new(width)`.
+    fn chunk_map(&mut self, e: &Expr) -> Result<String> {
+        let err = || {
+            unsupported(
+                e,
+                "this chunk map (use `MapIdentity` or `MapContinuousLinear::new(width)`)",
+            )
+        };
+        match e {
+            Expr::Path(p) if p.path.is_ident("MapIdentity") => Ok("granule::MapIdentity{}".into()),
+            Expr::Call(c) => match (&*c.func, c.args.iter().collect::<Vec<_>>().as_slice()) {
+                (Expr::Path(p), [w])
+                    if p.path.segments.len() == 2
+                        && p.path.segments[0].ident == "MapContinuousLinear"
+                        && p.path.segments[1].ident == "new" =>
+                {
+                    let w = self.value_as(w, &Elem::Scalar(Scalar::Usize))?;
+                    Ok(format!("granule::MapContinuousLinear{{{w}}}"))
+                }
+                _ => Err(err()),
+            },
+            _ => Err(err()),
+        }
+    }
+
+    /// `single(PerTeam(team), || v)` / `single(PerThread(team), || v)`.
+    fn single(&mut self, c: &syn::ExprCall) -> Result<(String, Ty)> {
+        let (scope, f) = match c.args.iter().collect::<Vec<_>>().as_slice() {
+            [Expr::Call(scope), Expr::Closure(f)] if f.inputs.is_empty() => (scope, f),
+            _ => {
+                return Err(unsupported(
+                    c,
+                    "this `single` (write `single(PerTeam(team), || value)` or `PerThread`)",
+                ))
+            }
+        };
+        let which = match &*scope.func {
+            Expr::Path(p) if p.path.is_ident("PerTeam") => "team",
+            Expr::Path(p) if p.path.is_ident("PerThread") => "thread",
+            _ => {
+                return Err(unsupported(
+                    &scope.func,
+                    "a `single` scope other than PerTeam/PerThread",
+                ))
+            }
+        };
+        let team = match scope.args.iter().collect::<Vec<_>>().as_slice() {
+            [t] => match self.expr(t)? {
+                (t, Ty::Team) => t,
+                _ => {
+                    return Err(unsupported(
+                        t,
+                        "a `single` scope of anything but the team member",
+                    ))
+                }
+            },
+            _ => return Err(unsupported(scope, "this `single` scope")),
+        };
+        let (lambda, ty) = self.lambda_value(&f.body)?;
+        let lambda = lambda
+            .strip_suffix("()")
+            .expect("lambda_value ends with its call")
+            .to_string();
+        Ok((format!("granule::single_per_{which}({team}, {lambda})"), ty))
+    }
+
     pub fn call(&mut self, c: &syn::ExprCall) -> Result<(String, Ty)> {
         let Expr::Path(p) = &*c.func else {
             return Err(unsupported(&c.func, "calling this expression"));
@@ -274,6 +445,7 @@ impl Cx {
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
         match last.as_str() {
+            "single" if p.path.segments.len() == 1 => self.single(c),
             "new" => Err(unsupported(
                 c,
                 "a constructor outside a nested parallel pattern",

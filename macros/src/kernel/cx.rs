@@ -31,6 +31,8 @@ pub struct Cx {
     /// The return type of a `#[device]` function (None for kernels).
     pub ret: Option<Elem>,
     pub frame: Frame,
+    /// The kernel's or `#[device]` function's name, for assertion messages.
+    pub fn_name: String,
     tmp: usize,
 }
 
@@ -43,6 +45,7 @@ impl Cx {
             deps: Vec::new(),
             ret: None,
             frame: Frame::default(),
+            fn_name: String::new(),
             tmp: 0,
         }
     }

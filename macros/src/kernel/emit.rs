@@ -4,24 +4,18 @@
 
 use super::sig::Kind;
 use super::types::Layout;
-use super::{translate_const, translate_device, translate_kernel, Translated};
+use super::{host, translate_const, translate_device, translate_kernel, Pattern, Translated};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-/// Arguments of the attribute: optional `crate = path` naming where
-/// `kernel::{DeviceKernel, ..}` live (default `::granule_cuda`).
-fn crate_path(attr: TokenStream) -> syn::Result<syn::Path> {
-    if attr.is_empty() {
-        return Ok(syn::parse_quote!(::granule_cuda));
-    }
-    let nv: syn::MetaNameValue = syn::parse2(attr)?;
-    if !nv.path.is_ident("crate") {
-        return Err(syn::Error::new(
-            nv.path.span(),
-            "#[kernel]: the only argument is `crate = path`",
-        ));
-    }
+/// The default home of `kernel::{DeviceKernel, ..}`: the umbrella crate.
+fn default_crate() -> syn::Path {
+    syn::parse_quote!(::granule)
+}
+
+/// One `crate = path` argument.
+fn crate_arg(nv: syn::MetaNameValue) -> syn::Result<syn::Path> {
     match nv.value {
         syn::Expr::Path(p) => Ok(p.path),
         syn::Expr::Lit(syn::ExprLit {
@@ -30,6 +24,52 @@ fn crate_path(attr: TokenStream) -> syn::Result<syn::Path> {
         }) => s.parse(),
         other => Err(syn::Error::new(other.span(), "#[kernel]: expected a path")),
     }
+}
+
+/// The arguments of `#[kernel(..)]`.
+pub struct KernelArgs {
+    pub krate: syn::Path,
+    pub pattern: Pattern,
+}
+
+/// `#[kernel]`, `#[kernel(reduce)]`, `#[kernel(scan)]`, each optionally
+/// with `crate = path` (where `kernel::{DeviceKernel, ..}` live; default
+/// `::granule`).
+pub fn kernel_args(attr: TokenStream) -> syn::Result<KernelArgs> {
+    let mut args = KernelArgs {
+        krate: default_crate(),
+        pattern: Pattern::For,
+    };
+    let metas = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
+    for meta in syn::parse::Parser::parse2(metas, attr)? {
+        match meta {
+            syn::Meta::Path(p) if p.is_ident("reduce") => args.pattern = Pattern::Reduce,
+            syn::Meta::Path(p) if p.is_ident("scan") => args.pattern = Pattern::Scan,
+            syn::Meta::NameValue(nv) if nv.path.is_ident("crate") => args.krate = crate_arg(nv)?,
+            other => {
+                return Err(syn::Error::new(
+                    other.span(),
+                    "#[kernel]: expected `reduce`, `scan` or `crate = path`",
+                ))
+            }
+        }
+    }
+    Ok(args)
+}
+
+/// `#[device]`'s only argument: optional `crate = path`.
+fn crate_path(attr: TokenStream) -> syn::Result<syn::Path> {
+    if attr.is_empty() {
+        return Ok(default_crate());
+    }
+    let nv: syn::MetaNameValue = syn::parse2(attr)?;
+    if !nv.path.is_ident("crate") {
+        return Err(syn::Error::new(
+            nv.path.span(),
+            "#[device]: the only argument is `crate = path`",
+        ));
+    }
+    crate_arg(nv)
 }
 
 /// The hidden static's name for a kernel or device item.
@@ -68,10 +108,16 @@ fn param_tokens(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
             let cpp = &p.elem;
             let kind = match &p.kind {
                 Kind::Index => quote!(Index),
+                Kind::MdIndex { rank } => quote!(MdIndex { rank: #rank }),
+                Kind::Final => quote!(Final),
                 Kind::Team => quote!(Team),
                 Kind::Scalar => quote!(Scalar),
                 Kind::Out => quote!(Out),
                 Kind::Atomic { rank } => quote!(Atomic { rank: #rank }),
+                Kind::Chunk { map } => {
+                    let m = format_ident!("{}", map.rust_variant());
+                    quote!(Chunk { map: #krate::kernel::DeviceChunkMap::#m })
+                }
                 Kind::View { rank, layout } => {
                     let l = format_ident!("{}", Layout::rust_variant(*layout));
                     quote!(View { rank: #rank, layout: #krate::kernel::DeviceLayout::#l })
@@ -97,23 +143,23 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn kernel_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let krate = crate_path(attr)?;
-    let mut f: syn::ItemFn = syn::parse2(item)?;
-    let t = translate_kernel(&f)?;
+    let KernelArgs { krate, pattern } = kernel_args(attr)?;
+    let f: syn::ItemFn = syn::parse2(item)?;
+    let t = translate_kernel(&f, pattern)?;
     let (name, source, generics) = (&t.name, &t.source, &t.generics);
     let params = param_tokens(&t, &krate);
     let deps = deps(&t);
     let stat = hidden("KERNEL", &f.sig.ident);
     let vis = &f.vis;
-    // The host body is called per element: it must inline into the
-    // dispatch loop like a closure does.
-    f.attrs.push(syn::parse_quote!(#[inline(always)]));
+    let glue = host::glue(&f, &t.params, pattern, &krate, &stat);
+    let pat = format_ident!("{}", pattern.rust_variant());
     Ok(quote! {
-        #f
+        #glue
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         #vis static #stat: #krate::kernel::DeviceKernel = #krate::kernel::DeviceKernel {
             name: #name,
+            pattern: #krate::kernel::KernelPattern::#pat,
             generics: &[#(#generics),*],
             params: &[#(#params),*],
             source: #source,

@@ -28,7 +28,7 @@ impl Cx {
             Elem::Scalar(_) => Arith::Unsigned,
             Elem::Var(_) if self.infer.kind(e) == Some(VarKind::Float) => Arith::Float,
             Elem::Var(_) | Elem::Generic(_) => Arith::Signed,
-            Elem::Auto => Arith::Auto,
+            Elem::Auto | Elem::Acc(_) => Arith::Auto,
         }
     }
 
@@ -72,7 +72,7 @@ impl Cx {
                 e,
                 "a closure outside a nested parallel pattern",
             )),
-            Expr::Macro(_) => Err(unsupported(e, "a macro call")),
+            Expr::Macro(m) => Ok((self.assert_macro(&m.mac)?, Ty::Unit)),
             Expr::Range(_) => Err(unsupported(
                 e,
                 "a range outside a `for` loop or nested range",
@@ -165,7 +165,12 @@ impl Cx {
                 } else {
                     "~"
                 };
-                Ok((format!("({op}{t})"), Ty::Elem(elem)))
+                let text = match self.infer.resolve(&elem) {
+                    // `~` promotes to `int`: cast back to the narrow type.
+                    Elem::Scalar(s) if s.is_narrow() => format!("(({})({op}{t}))", s.cpp()),
+                    _ => format!("({op}{t})"),
+                };
+                Ok((text, Ty::Elem(elem)))
             }
             (UnOp::Deref(_), e) => match self.expr(e)? {
                 (t, Ty::Out(elem)) => Ok((t, Ty::Elem(elem))),
@@ -257,7 +262,12 @@ impl Cx {
         };
         if helper.is_empty() {
             let op = quote::ToTokens::to_token_stream(op).to_string();
-            Ok(format!("({l} {op} {r})"))
+            match self.infer.resolve(elem) {
+                // C++ computes narrow integers in `int`: cast back, so the
+                // result wraps (and compares) like Rust's.
+                Elem::Scalar(s) if s.is_narrow() => Ok(format!("(({})({l} {op} {r}))", s.cpp())),
+                _ => Ok(format!("({l} {op} {r})")),
+            }
         } else {
             Ok(format!("granule::{helper}({l}, {r})"))
         }
@@ -344,6 +354,10 @@ impl Cx {
     /// `v[i]` or `v[[i, j, ..]]`: `(text, element type, writable)`.
     pub fn index(&mut self, i: &syn::ExprIndex) -> Result<(String, Elem, bool)> {
         let (base, ty) = self.expr(&i.expr)?;
+        if let Ty::Chunk { elem, writable } = ty {
+            let k = self.value_as(&i.index, &Elem::Scalar(Scalar::Usize))?;
+            return Ok((format!("{base}({k})"), elem, writable));
+        }
         let Ty::View {
             elem,
             rank,
@@ -414,7 +428,7 @@ impl Cx {
 
     /// A value-producing block or `if` with statements inside: an
     /// immediately invoked C++ lambda, where `return` yields the value.
-    fn lambda_value(&mut self, e: &Expr) -> Result<(String, Ty)> {
+    pub(super) fn lambda_value(&mut self, e: &Expr) -> Result<(String, Ty)> {
         let saved = self.frame;
         self.frame = super::cx::Frame {
             loops: 0,

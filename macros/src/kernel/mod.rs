@@ -1,11 +1,13 @@
 //! `#[kernel]` and `#[device]`: translation of a Rust subset to CUDA C++.
 //! See README.md in this folder for the design and the subset's rules.
 
+mod assert;
 mod call;
 mod cx;
 mod emit;
 mod errors;
 mod expr;
+mod host;
 mod nested;
 mod sig;
 mod stmt;
@@ -18,6 +20,25 @@ pub use emit::{expand_device, expand_kernel};
 use cx::Cx;
 use errors::{unsupported, Result};
 use sig::{Kind, Param};
+
+/// The pattern a kernel is written for (`#[kernel]`, `#[kernel(reduce)]`,
+/// `#[kernel(scan)]`), mirrored by `granule_core::kernel::KernelPattern`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    For,
+    Reduce,
+    Scan,
+}
+
+impl Pattern {
+    pub fn rust_variant(self) -> &'static str {
+        match self {
+            Pattern::For => "For",
+            Pattern::Reduce => "Reduce",
+            Pattern::Scan => "Scan",
+        }
+    }
+}
 
 /// A translated function: everything the generated metadata needs.
 pub struct Translated {
@@ -53,8 +74,8 @@ fn check_plain(f: &syn::ItemFn) -> Result<()> {
     Ok(())
 }
 
-/// Translates a `#[kernel]` function.
-pub fn translate_kernel(f: &syn::ItemFn) -> Result<Translated> {
+/// Translates a `#[kernel]` function written for `pattern`.
+pub fn translate_kernel(f: &syn::ItemFn, pattern: Pattern) -> Result<Translated> {
     check_plain(f)?;
     if let syn::ReturnType::Type(_, t) = &f.sig.output {
         return Err(unsupported(
@@ -64,13 +85,15 @@ pub fn translate_kernel(f: &syn::ItemFn) -> Result<Translated> {
     }
     let generics = sig::generics(&f.sig.generics)?;
     let mut cx = Cx::new(generics.clone());
-    let params = bind_params(&mut cx, f, true)?;
+    cx.fn_name = f.sig.ident.to_string();
+    let mut params = bind_params(&mut cx, f, true)?;
     if params.is_empty() {
         return Err(errors::error_at(
             proc_macro2::Span::call_site(),
             "a kernel takes the work index or team member first",
         ));
     }
+    check_shape(&mut params, pattern).map_err(|m| errors::error_at(f.sig.ident.span(), m))?;
     let body = cx.block_stmts(&f.block, 1)?;
     let decls: Vec<&str> = params.iter().map(|p| p.decl.as_str()).collect();
     let name = f.sig.ident.to_string();
@@ -87,16 +110,19 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
     check_plain(f)?;
     let generics = sig::generics(&f.sig.generics)?;
     let mut cx = Cx::new(generics.clone());
+    cx.fn_name = f.sig.ident.to_string();
     let ret = match &f.sig.output {
         syn::ReturnType::Default => None,
         syn::ReturnType::Type(_, t) => Some(types::elem_of(t, &generics)?),
     };
     cx.ret = ret.clone();
     let params = bind_params(&mut cx, f, false)?;
-    if let Some(p) = params
-        .iter()
-        .find(|p| matches!(p.kind, Kind::Out | Kind::Atomic { .. } | Kind::Team))
-    {
+    if let Some(p) = params.iter().find(|p| {
+        matches!(
+            p.kind,
+            Kind::Out | Kind::Atomic { .. } | Kind::Team | Kind::Chunk { .. }
+        )
+    }) {
         return Err(errors::error_at(
             proc_macro2::Span::call_site(),
             format!(
@@ -131,10 +157,44 @@ fn bind_params(cx: &mut Cx, f: &syn::ItemFn, kernel: bool) -> Result<Vec<Param>>
     let mut params = Vec::new();
     for (k, arg) in f.sig.inputs.iter().enumerate() {
         let p = sig::param(arg, &cx.generics, kernel && k == 0, &cx.infer)?;
-        cx.bind(p.name.clone(), p.ty.clone(), false);
+        // An MDRange index binds one usize per destructured name.
+        for name in p.name.split(',').filter(|n| *n != "_") {
+            cx.bind(name.to_string(), p.ty.clone(), false);
+        }
         params.push(p);
     }
     Ok(params)
+}
+
+/// Checks the parameters against the pattern (and marks a scan's final
+/// flag): what the host glue and the device drivers rely on.
+fn check_shape(params: &mut [Param], pattern: Pattern) -> std::result::Result<(), String> {
+    let first = params[0].kind.clone();
+    let outs = params.iter().filter(|p| p.kind == Kind::Out).count();
+    let chunks = params
+        .iter()
+        .filter(|p| matches!(p.kind, Kind::Chunk { .. }))
+        .count();
+    if chunks != 0 && (pattern != Pattern::For || first != Kind::Team) {
+        return Err(
+            "a `TeamChunk` output belongs to a team `#[kernel]` (parallel_for over a TeamPolicy)"
+                .to_string(),
+        );
+    }
+    match (pattern, first) {
+        (Pattern::Reduce, _) if outs != 1 => Err(format!(
+            "a `#[kernel(reduce)]` has exactly one `&mut` parameter, the accumulator; found {outs}"
+        )),
+        (Pattern::For, Kind::Team) if outs != 0 => Err(
+            "a team `#[kernel]` writes through `TeamChunk` outputs, atomic Views or team scratch, not `&mut`"
+                .to_string(),
+        ),
+        (Pattern::Scan, Kind::Index) => sig::mark_final(params).map_err(str::to_string),
+        (Pattern::Scan, _) => {
+            Err("a `#[kernel(scan)]` runs over a range: its first parameter is `usize`".to_string())
+        }
+        _ => Ok(()),
+    }
 }
 
 fn finish(

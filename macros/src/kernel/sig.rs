@@ -1,18 +1,36 @@
 //! Kernel and `#[device]` signatures: parameter roles and C++ spellings.
 
 use super::errors::{error_at, unsupported, Result};
-use super::types::{elem_of, is_team, view_of, Elem, Infer, Layout, Scalar, Ty};
+use super::types::{
+    elem_of, is_team, team_chunk_of, view_of, ChunkMap, Elem, Infer, Layout, Scalar, Ty,
+};
 use syn::spanned::Spanned;
 
 /// A parameter's role, mirrored by `granule_cuda::kernel::ParamKind`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
     Index,
+    /// `[usize; rank]`, destructured: `name` is the comma-joined names.
+    MdIndex {
+        rank: u8,
+    },
     Team,
     Scalar,
-    View { rank: u8, layout: Layout },
+    View {
+        rank: u8,
+        layout: Layout,
+    },
     Out,
-    Atomic { rank: u8 },
+    /// The `bool` final flag of a scan kernel (set by `mark_final`).
+    Final,
+    Atomic {
+        rank: u8,
+    },
+    /// A team chunk output (`mut row: TeamChunk<T, M>`) of a team
+    /// for-kernel.
+    Chunk {
+        map: ChunkMap,
+    },
 }
 
 /// One translated parameter.
@@ -40,10 +58,14 @@ pub fn generics(g: &syn::Generics) -> Result<Vec<String>> {
         .collect()
 }
 
-fn name_of(pat: &syn::Pat) -> Result<String> {
+/// A parameter's name; `mut` only where `allow_mut` (a chunk, which the
+/// body divides with `chunk_mut`).
+fn name_of(pat: &syn::Pat, allow_mut: bool) -> Result<String> {
     match pat {
         syn::Pat::Ident(i)
-            if i.by_ref.is_none() && i.subpat.is_none() && i.mutability.is_none() =>
+            if i.by_ref.is_none()
+                && i.subpat.is_none()
+                && (allow_mut || i.mutability.is_none()) =>
         {
             Ok(i.ident.to_string())
         }
@@ -59,13 +81,20 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
     let syn::FnArg::Typed(pt) = arg else {
         return Err(unsupported(arg, "a `self` parameter"));
     };
-    let name = name_of(&pt.pat)?;
+    if first {
+        if let Some(p) = md_index(pt)? {
+            return Ok(p);
+        }
+    }
     let ty = &*pt.ty;
     let (kind, t) = classify(ty, generics, first)?;
+    let name = name_of(&pt.pat, matches!(kind, Kind::Chunk { .. }))?;
     let elem = match &t {
-        Ty::Elem(e) | Ty::Out(e) | Ty::View { elem: e, .. } | Ty::Atomic { elem: e, .. } => {
-            infer.cpp(e)
-        }
+        Ty::Elem(e)
+        | Ty::Out(e)
+        | Ty::View { elem: e, .. }
+        | Ty::Atomic { elem: e, .. }
+        | Ty::Chunk { elem: e, .. } => infer.cpp(e),
         _ => "granule::TeamMember".to_string(),
     };
     let decl = match &kind {
@@ -77,7 +106,9 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
             layout.cpp()
         ),
         Kind::Out => format!("{elem}& {name}"),
+        Kind::MdIndex { .. } | Kind::Final => unreachable!("made by md_index / mark_final"),
         Kind::Atomic { rank } => format!("granule::AtomicView<{elem}, {rank}> {name}"),
+        Kind::Chunk { map } => format!("granule::TeamChunk<{elem}, {}> {name}", map.cpp()),
     };
     Ok(Param {
         name,
@@ -92,6 +123,9 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
     let target = match ty {
         syn::Type::Reference(r) => {
             if r.mutability.is_some() {
+                if let Some(acc) = super::types::acc_of(&r.elem)? {
+                    return Ok((Kind::Out, Ty::Out(Elem::Acc(acc))));
+                }
                 let e = elem_of(&r.elem, generics)?;
                 return Ok((Kind::Out, Ty::Out(e)));
             }
@@ -99,6 +133,17 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
         }
         t => t,
     };
+    if !matches!(ty, syn::Type::Reference(_)) {
+        if let Some((elem, map)) = team_chunk_of(ty, generics)? {
+            return Ok((
+                Kind::Chunk { map },
+                Ty::Chunk {
+                    elem,
+                    writable: false,
+                },
+            ));
+        }
+    }
     if is_team(target) {
         return if first {
             Ok((Kind::Team, Ty::Team))
@@ -112,6 +157,13 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
     if let Some(v) = view_of(target, generics)? {
         return Ok(match v {
             Ty::View { rank, layout, .. } => (Kind::View { rank, layout }, v),
+            Ty::Atomic {
+                elem: Elem::Scalar(s),
+                ..
+            } if s.is_narrow() => return Err(unsupported(
+                target,
+                "an AtomicView of 8- or 16-bit integers (the device has no atomics that narrow)",
+            )),
             Ty::Atomic { rank, .. } => (Kind::Atomic { rank }, v),
             _ => unreachable!("view_of returns Views"),
         });
@@ -131,4 +183,80 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
         };
     }
     Ok((Kind::Scalar, Ty::Elem(e)))
+}
+
+/// The MDRange work index: `[i, j, ..]: [usize; R]` (names or `_`), or
+/// `_: [usize; R]`; `None` if the type is not an array.
+fn md_index(pt: &syn::PatType) -> Result<Option<Param>> {
+    let syn::Type::Array(arr) = &*pt.ty else {
+        return Ok(None);
+    };
+    let usize_elem = matches!(&*arr.elem, syn::Type::Path(p) if p.path.is_ident("usize"));
+    let rank = match &arr.len {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_parse::<u8>().ok(),
+        _ => None,
+    }
+    .filter(|r| (2..=6).contains(r));
+    let Some(rank) = rank.filter(|_| usize_elem) else {
+        return Err(error_at(
+            pt.ty.span(),
+            "an MDRange work index is `[usize; R]` with a literal rank R in 2..=6",
+        ));
+    };
+    let names: Vec<String> = match &*pt.pat {
+        syn::Pat::Wild(_) => vec!["_".to_string(); rank as usize],
+        syn::Pat::Slice(sl) => sl
+            .elems
+            .iter()
+            .map(|e| match e {
+                syn::Pat::Wild(_) => Ok("_".to_string()),
+                other => name_of(other, false),
+            })
+            .collect::<Result<_>>()?,
+        other => {
+            return Err(unsupported(
+                other,
+                "this MDRange index pattern (destructure it: `[i, j]: [usize; 2]`)",
+            ))
+        }
+    };
+    if names.len() != rank as usize {
+        return Err(error_at(
+            pt.pat.span(),
+            format!("{} names for a rank-{rank} index", names.len()),
+        ));
+    }
+    let decls: Vec<String> = names
+        .iter()
+        .map(|n| match n.as_str() {
+            "_" => "granule::usize".to_string(),
+            n => format!("granule::usize {n}"),
+        })
+        .collect();
+    Ok(Some(Param {
+        name: names.join(","),
+        kind: Kind::MdIndex { rank },
+        elem: Scalar::Usize.cpp().to_string(),
+        ty: Ty::Elem(Elem::Scalar(Scalar::Usize)),
+        decl: decls.join(", "),
+    }))
+}
+
+/// Scan kernels: the `bool` right after the last `&mut` (the partial) is
+/// the final flag, bound by the driver rather than captured.
+pub fn mark_final(params: &mut [Param]) -> std::result::Result<(), &'static str> {
+    let last_out = params
+        .iter()
+        .rposition(|p| p.kind == Kind::Out)
+        .ok_or("a scan kernel takes its outputs, then the partial `&mut T`, then `last: bool`")?;
+    match params.get_mut(last_out + 1) {
+        Some(p) if p.kind == Kind::Scalar && p.elem == "bool" => {
+            p.kind = Kind::Final;
+            Ok(())
+        }
+        _ => Err("a scan kernel's partial (`&mut T`, its last `&mut` parameter) is followed by the final flag `last: bool`"),
+    }
 }

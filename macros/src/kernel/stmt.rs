@@ -88,7 +88,7 @@ impl Cx {
             Stmt::Local(l) => self.local(l, depth),
             Stmt::Item(syn::Item::Const(c)) => self.const_item(c, depth),
             Stmt::Item(i) => Err(unsupported(i, "this item inside a kernel (only `const`)")),
-            Stmt::Macro(m) => Err(unsupported(&m.mac, "a macro call")),
+            Stmt::Macro(m) => Ok(format!("{p}{};\n", self.assert_macro(&m.mac)?)),
             Stmt::Expr(e, semi) => {
                 if let Some(text) = self.control(e, depth)? {
                     return Ok(text);
@@ -194,7 +194,7 @@ impl Cx {
         let (value, ty) = self.expr(&init.expr)?;
         let ty = match (ty, declared) {
             (Ty::Elem(e), Some(d)) => Ty::Elem(self.unify(&e, &d, init.expr.span())?),
-            (ty @ (Ty::View { .. } | Ty::Atomic { .. }), None) => {
+            (ty @ (Ty::View { .. } | Ty::Atomic { .. } | Ty::Chunk { .. }), None) => {
                 self.bind(name.clone(), ty, false);
                 return Ok(format!("{p}const auto {name} = {value};\n"));
             }

@@ -3,7 +3,7 @@
 //! `tests/golden/<name>.cu`. `UPDATE_GOLDEN=1` rewrites the `.cu` files, so
 //! every codegen change shows up in review as a diff.
 
-use super::{translate_const, translate_device, translate_kernel};
+use super::{translate_const, translate_device, translate_kernel, Pattern};
 use std::path::{Path, PathBuf};
 
 fn golden_dir() -> PathBuf {
@@ -14,13 +14,28 @@ fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
     attrs.iter().any(|a| a.path().is_ident(name))
 }
 
+/// The pattern a golden input's `#[kernel(..)]` names.
+fn pattern_of(attrs: &[syn::Attribute]) -> Pattern {
+    let args = attrs
+        .iter()
+        .find(|a| a.path().is_ident("kernel"))
+        .and_then(|a| a.meta.require_list().ok())
+        .map(|l| l.tokens.clone())
+        .unwrap_or_default();
+    super::emit::kernel_args(args)
+        .expect("valid #[kernel] arguments")
+        .pattern
+}
+
 /// The C++ of every marked item of a golden input, in order.
 fn translate_file(src: &str) -> Result<String, String> {
     let file: syn::File = syn::parse_str(src).map_err(|e| e.to_string())?;
     let mut out = String::new();
     for item in &file.items {
         let t = match item {
-            syn::Item::Fn(f) if has_attr(&f.attrs, "kernel") => translate_kernel(f),
+            syn::Item::Fn(f) if has_attr(&f.attrs, "kernel") => {
+                translate_kernel(f, pattern_of(&f.attrs))
+            }
             syn::Item::Fn(f) if has_attr(&f.attrs, "device") => translate_device(f),
             syn::Item::Const(c) if has_attr(&c.attrs, "device") => translate_const(c),
             _ => continue,
@@ -64,14 +79,14 @@ fn golden_translations() {
 
 fn kernel_source(src: &str) -> String {
     let f: syn::ItemFn = syn::parse_str(src).expect("valid Rust");
-    translate_kernel(&f)
+    translate_kernel(&f, pattern_of(&f.attrs))
         .unwrap_or_else(|e| panic!("{e}"))
         .source
 }
 
 fn kernel_error(src: &str) -> String {
     let f: syn::ItemFn = syn::parse_str(src).expect("valid Rust");
-    match translate_kernel(&f) {
+    match translate_kernel(&f, pattern_of(&f.attrs)) {
         Ok(t) => panic!("translated, but should not have:\n{}", t.source),
         Err(e) => e.to_string(),
     }

@@ -9,8 +9,12 @@ use syn::spanned::Spanned;
 pub enum Scalar {
     F32,
     F64,
+    I8,
+    I16,
     I32,
     I64,
+    U8,
+    U16,
     U32,
     U64,
     Usize,
@@ -23,8 +27,12 @@ impl Scalar {
         Some(match name {
             "f32" => Scalar::F32,
             "f64" => Scalar::F64,
+            "i8" => Scalar::I8,
+            "i16" => Scalar::I16,
             "i32" => Scalar::I32,
             "i64" => Scalar::I64,
+            "u8" => Scalar::U8,
+            "u16" => Scalar::U16,
             "u32" => Scalar::U32,
             "u64" => Scalar::U64,
             "usize" => Scalar::Usize,
@@ -38,8 +46,12 @@ impl Scalar {
         match self {
             Scalar::F32 => "granule::f32",
             Scalar::F64 => "granule::f64",
+            Scalar::I8 => "granule::i8",
+            Scalar::I16 => "granule::i16",
             Scalar::I32 => "granule::i32",
             Scalar::I64 => "granule::i64",
+            Scalar::U8 => "granule::u8",
+            Scalar::U16 => "granule::u16",
             Scalar::U32 => "granule::u32",
             Scalar::U64 => "granule::u64",
             Scalar::Usize => "granule::usize",
@@ -53,7 +65,16 @@ impl Scalar {
     }
 
     pub fn is_signed_int(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::I64 | Scalar::Isize)
+        matches!(
+            self,
+            Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::Isize
+        )
+    }
+
+    /// 8- and 16-bit integers: C++ promotes them to `int` in arithmetic,
+    /// so their results are cast back to keep Rust's wrapping.
+    pub fn is_narrow(self) -> bool {
+        matches!(self, Scalar::I8 | Scalar::I16 | Scalar::U8 | Scalar::U16)
     }
 
     pub fn is_int(self) -> bool {
@@ -71,6 +92,8 @@ impl Scalar {
             Scalar::U32 => format!("{text}u"),
             Scalar::U64 | Scalar::Usize => format!("{text}ull"),
             Scalar::Bool => text.to_string(),
+            // A narrow literal is typed, so that `min(x, 3)` deduces one type.
+            s if s.is_narrow() => format!("(({}){text})", s.cpp()),
             // Signed 64-bit (and i32 beyond i32::MAX, only valid negated):
             // through unsigned, so that `-9223372036854775808` is valid C++.
             _ => format!("(({}){text}ull)", self.cpp()),
@@ -124,6 +147,75 @@ pub enum Elem {
     /// A value whose type the translator cannot see (a `#[device]` call or
     /// constant); C++ deduces it (`auto`, `decltype`).
     Auto,
+    /// The accumulator of a location or min-max reducer (only as a
+    /// reduction kernel's `&mut`, updated through its methods).
+    Acc(Acc),
+}
+
+/// `ValLocScalar<T, L>`, `MinMaxLocScalar<T, L>` or `MinMaxScalar<T>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Acc {
+    pub kind: AccKind,
+    pub val: Scalar,
+    /// The location type (`None` for `MinMaxScalar`).
+    pub loc: Option<Scalar>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccKind {
+    ValLoc,
+    MinMaxLoc,
+    MinMax,
+}
+
+impl Acc {
+    pub fn cpp(self) -> String {
+        let name = match self.kind {
+            AccKind::ValLoc => "ValLocScalar",
+            AccKind::MinMaxLoc => "MinMaxLocScalar",
+            AccKind::MinMax => "MinMaxScalar",
+        };
+        match self.loc {
+            Some(l) => format!("granule::{name}<{}, {}>", self.val.cpp(), l.cpp()),
+            None => format!("granule::{name}<{}>", self.val.cpp()),
+        }
+    }
+}
+
+/// The accumulator type named by `ty`, if it is one of the reducers'
+/// structs: value a non-bool scalar, location an integer scalar.
+pub fn acc_of(ty: &syn::Type) -> Result<Option<Acc>> {
+    let syn::Type::Path(p) = ty else {
+        return Ok(None);
+    };
+    let Some(seg) = p.path.segments.last() else {
+        return Ok(None);
+    };
+    let kind = match seg.ident.to_string().as_str() {
+        "ValLocScalar" => AccKind::ValLoc,
+        "MinMaxLocScalar" => AccKind::MinMaxLoc,
+        "MinMaxScalar" => AccKind::MinMax,
+        _ => return Ok(None),
+    };
+    let scalar = |a: Option<&&syn::GenericArgument>, int: bool| -> Result<Scalar> {
+        match a {
+            Some(syn::GenericArgument::Type(t)) => match elem_of(t, &[]) {
+                Ok(Elem::Scalar(s)) if s != Scalar::Bool && (!int || s.is_int()) => Ok(s),
+                _ => Err(unsupported(
+                    t,
+                    "this accumulator field type (a scalar value, an integer location; array locations are not supported)",
+                )),
+            },
+            _ => Err(unsupported(seg, "an accumulator without its types")),
+        }
+    };
+    let args = type_args(seg);
+    let val = scalar(args.first(), false)?;
+    let loc = match kind {
+        AccKind::MinMax => None,
+        _ => Some(scalar(args.get(1), true)?),
+    };
+    Ok(Some(Acc { kind, val, loc }))
 }
 
 /// The type of an expression or variable.
@@ -144,6 +236,14 @@ pub enum Ty {
         rank: u8,
     },
     Team,
+    /// A chunk of a chunked View: a team's part (`TeamChunk`, read-only)
+    /// or a thread's part (from `chunk_mut(..).unwrap()`, writable).
+    Chunk {
+        elem: Elem,
+        writable: bool,
+    },
+    /// `team.thread_ids()`, only an argument of `chunk_mut`.
+    Ids,
     Unit,
 }
 
@@ -243,6 +343,7 @@ impl Infer {
             Elem::Generic(g) => g.clone(),
             Elem::Var(_) => "{literal}".to_string(),
             Elem::Auto => "auto".to_string(),
+            Elem::Acc(a) => a.cpp(),
         }
     }
 
@@ -253,6 +354,7 @@ impl Infer {
             Elem::Generic(g) => g,
             Elem::Var(v) => format!("\u{1}T{v}\u{1}"),
             Elem::Auto => "auto".to_string(),
+            Elem::Acc(a) => a.cpp(),
         }
     }
 
@@ -262,7 +364,7 @@ impl Infer {
             Elem::Scalar(s) => s.literal(text),
             Elem::Generic(g) => format!("(({g}){})", Scalar::F64.literal(text)),
             Elem::Var(v) => format!("\u{1}L{v}:{text}\u{1}"),
-            Elem::Auto => text.to_string(),
+            Elem::Auto | Elem::Acc(_) => text.to_string(),
         }
     }
 
@@ -270,7 +372,7 @@ impl Infer {
     pub fn final_scalar(&self, e: &Elem) -> Option<Scalar> {
         match self.resolve(e) {
             Elem::Scalar(s) => Some(s),
-            Elem::Generic(_) | Elem::Auto => None,
+            Elem::Generic(_) | Elem::Auto | Elem::Acc(_) => None,
             Elem::Var(v) => Some(match self.vars[v].0 {
                 VarKind::Int => Scalar::I32,
                 VarKind::Float => Scalar::F64,
@@ -323,7 +425,7 @@ pub fn elem_of(ty: &syn::Type, generics: &[String]) -> Result<Elem> {
     }
     Err(unsupported(
         ty,
-        "this type (use f32, f64, i32, i64, u32, u64, usize, isize, bool or a generic parameter)",
+        "this type (use f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, usize, isize, bool or a generic parameter)",
     ))
 }
 
@@ -437,4 +539,65 @@ pub fn is_team(ty: &syn::Type) -> bool {
         .segments
         .last()
         .is_some_and(|s| s.ident == "TeamMember")
+}
+
+/// The chunk maps a kernel may name, with their C++ spelling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkMap {
+    ContinuousLinear,
+    Identity,
+}
+
+impl ChunkMap {
+    pub fn from_name(name: &str) -> Option<ChunkMap> {
+        match name {
+            "MapContinuousLinear" => Some(ChunkMap::ContinuousLinear),
+            "MapIdentity" => Some(ChunkMap::Identity),
+            _ => None,
+        }
+    }
+    pub fn cpp(self) -> &'static str {
+        match self {
+            ChunkMap::ContinuousLinear => "granule::MapContinuousLinear",
+            ChunkMap::Identity => "granule::MapIdentity",
+        }
+    }
+    pub fn rust_variant(self) -> &'static str {
+        match self {
+            ChunkMap::ContinuousLinear => "ContinuousLinear",
+            ChunkMap::Identity => "Identity",
+        }
+    }
+}
+
+/// `TeamChunk<T>` / `TeamChunk<'_, T, M>`: the element type and outer map
+/// of a team chunk parameter, if the type is one.
+pub fn team_chunk_of(ty: &syn::Type, generics: &[String]) -> Result<Option<(Elem, ChunkMap)>> {
+    let syn::Type::Path(p) = ty else {
+        return Ok(None);
+    };
+    let Some(seg) = p.path.segments.last() else {
+        return Ok(None);
+    };
+    if seg.ident != "TeamChunk" {
+        return Ok(None);
+    }
+    let args = type_args(seg);
+    let elem = match args.first() {
+        Some(syn::GenericArgument::Type(t)) => elem_of(t, generics)?,
+        _ => return Err(unsupported(seg, "a TeamChunk without its element type")),
+    };
+    let map = match args.get(1) {
+        None => ChunkMap::ContinuousLinear,
+        Some(syn::GenericArgument::Type(syn::Type::Path(m))) => m
+            .path
+            .segments
+            .last()
+            .and_then(|s| ChunkMap::from_name(&s.ident.to_string()))
+            .ok_or_else(|| {
+                unsupported(m, "this chunk map (use MapContinuousLinear or MapIdentity)")
+            })?,
+        Some(other) => return Err(unsupported(other, "this chunk map")),
+    };
+    Ok(Some((elem, map)))
 }

@@ -9,7 +9,7 @@
 mod wrapper;
 
 use crate::device::HEADER;
-use crate::kernel::{DeviceFn, DeviceKernel};
+use crate::kernel::{DeviceFn, DeviceKernel, KernelPattern};
 use std::fmt;
 
 pub use wrapper::entry_name;
@@ -33,9 +33,41 @@ pub enum Reducer {
     BAnd,
     /// Bitwise or.
     BOr,
+    /// Smallest value and its location (`ValLocScalar`).
+    MinLoc,
+    /// Largest value and its location (`ValLocScalar`).
+    MaxLoc,
+    /// Both, with locations (`MinMaxLocScalar`).
+    MinMaxLoc,
+    /// Smallest and largest value (`MinMaxScalar`).
+    MinMax,
 }
 
 impl Reducer {
+    /// The reducers that apply to C++ type `t`: logical ones for `bool`,
+    /// arithmetic and min/max for floats, all for integers (and for a
+    /// template parameter, which is instantiated with a scalar).
+    ///
+    /// ```
+    /// use granule_cuda::codegen::Reducer;
+    /// assert_eq!(Reducer::for_type("granule::f32").len(), 4);
+    /// assert_eq!(
+    ///     Reducer::for_type("granule::ValLocScalar<granule::f64, granule::usize>"),
+    ///     [Reducer::MinLoc, Reducer::MaxLoc]
+    /// );
+    /// ```
+    pub fn for_type(t: &str) -> Vec<Reducer> {
+        use Reducer::*;
+        match t {
+            _ if t.starts_with("granule::ValLocScalar<") => vec![MinLoc, MaxLoc],
+            _ if t.starts_with("granule::MinMaxLocScalar<") => vec![MinMaxLoc],
+            _ if t.starts_with("granule::MinMaxScalar<") => vec![MinMax],
+            "bool" => vec![LAnd, LOr],
+            "granule::f32" | "granule::f64" => vec![Sum, Prod, Min, Max],
+            _ => vec![Sum, Prod, Min, Max, LAnd, LOr, BAnd, BOr],
+        }
+    }
+
     fn cpp(self) -> &'static str {
         match self {
             Reducer::Sum => "Sum",
@@ -46,6 +78,10 @@ impl Reducer {
             Reducer::LOr => "LOr",
             Reducer::BAnd => "BAnd",
             Reducer::BOr => "BOr",
+            Reducer::MinLoc => "MinLoc",
+            Reducer::MaxLoc => "MaxLoc",
+            Reducer::MinMaxLoc => "MinMaxLoc",
+            Reducer::MinMax => "MinMax",
         }
     }
 }
@@ -58,8 +94,32 @@ pub enum Pattern {
     /// `parallel_reduce` over a range with a built-in reducer: the kernel's
     /// single output is the accumulator.
     Reduce(Reducer),
-    /// `parallel_for` over a team policy: a team is a block.
+    /// `parallel_for` over a team policy: a team is a block (`For` on a
+    /// team kernel means the same).
     Team,
+    /// `parallel_scan` over a range combined by a built-in reducer: the
+    /// kernel's last `&mut` is the partial, followed by the final flag.
+    Scan(Reducer),
+}
+
+impl Pattern {
+    /// The patterns a `#[kernel]` written for `pattern` can be wrapped in
+    /// with accumulator C++ type `acc` (the type of its last `&mut`): every
+    /// reducer that applies to the type (reducers are the call's choice).
+    ///
+    /// ```
+    /// use granule_cuda::codegen::{Pattern, Reducer};
+    /// use granule_cuda::kernel::KernelPattern;
+    /// assert_eq!(Pattern::all_for(KernelPattern::Reduce, "bool"), [Pattern::Reduce(Reducer::LAnd), Pattern::Reduce(Reducer::LOr)]);
+    /// ```
+    pub fn all_for(pattern: KernelPattern, acc: &str) -> Vec<Pattern> {
+        let reducers = Reducer::for_type(acc);
+        match pattern {
+            KernelPattern::For => vec![Pattern::For],
+            KernelPattern::Reduce => reducers.into_iter().map(Pattern::Reduce).collect(),
+            KernelPattern::Scan => reducers.into_iter().map(Pattern::Scan).collect(),
+        }
+    }
 }
 
 /// One kernel, one pattern, one choice of template arguments.
@@ -80,7 +140,7 @@ impl Instance {
     /// ```
     /// # use granule_cuda::codegen::{Instance, Pattern};
     /// # use granule_cuda::kernel::DeviceKernel;
-    /// static K: DeviceKernel = DeviceKernel { name: "k", generics: &[], params: &[], source: "", deps: &[] };
+    /// static K: DeviceKernel = DeviceKernel { name: "k", pattern: granule_cuda::kernel::KernelPattern::For, generics: &[], params: &[], source: "", deps: &[] };
     /// assert_eq!(Instance::new(&K, Pattern::Team, &[]).entry(), "granule_team_k");
     /// ```
     pub fn new(

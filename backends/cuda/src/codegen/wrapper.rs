@@ -3,17 +3,28 @@
 use super::{CodegenError, Instance, Pattern};
 use crate::kernel::{Param, ParamKind};
 
+/// The policy a kernel runs under, from its first parameter.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Range,
+    Md(u8),
+    Team,
+}
+
 /// `granule_<pattern>_<kernel>` plus `__<type>` per template argument, the
-/// type's `granule::` prefix dropped.
+/// type's `granule::` prefix dropped. Reductions and scans name their
+/// reducer; MDRange and team kernels their policy.
 ///
 /// ```
 /// use granule_cuda::codegen::{entry_name, Pattern, Reducer};
 /// assert_eq!(entry_name("dot", Pattern::Reduce(Reducer::Sum), &["granule::f32"]), "granule_reduce_sum_dot__f32");
+/// assert_eq!(entry_name("prefix", Pattern::Scan(Reducer::Prod), &[]), "granule_scan_prod_prefix");
 /// ```
 pub fn entry_name(kernel: &str, pattern: Pattern, types: &[&str]) -> String {
     let mut name = match pattern {
         Pattern::For => format!("granule_for_{kernel}"),
         Pattern::Reduce(r) => format!("granule_reduce_{}_{kernel}", r.cpp().to_lowercase()),
+        Pattern::Scan(r) => format!("granule_scan_{}_{kernel}", r.cpp().to_lowercase()),
         Pattern::Team => format!("granule_team_{kernel}"),
     };
     for t in types {
@@ -24,6 +35,62 @@ pub fn entry_name(kernel: &str, pattern: Pattern, types: &[&str]) -> String {
         );
     }
     name
+}
+
+/// What the instance binds: the entry's leading parameters, the lambda's
+/// parameters, and the driver call around `{call}`.
+struct Driver {
+    head: Vec<String>,
+    tail: Vec<String>,
+    body: String,
+}
+
+fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, String> {
+    let reduce_tail = |t: &str| {
+        vec![format!(
+            "{t}* partials__, granule::u32* counter__, {t}* result__"
+        )]
+    };
+    let md = |r: u8| format!("granule::MdRange<{r}> range__");
+    Ok(match (inst.pattern, shape, acc) {
+        (Pattern::For, Shape::Range, _) => Driver {
+            head: vec!["granule::u64 begin, granule::u64 end".into()],
+            tail: vec![],
+            body: "granule::drive_for(begin, end, [&](granule::u64 i__) { {call}; });".into(),
+        },
+        (Pattern::For, Shape::Md(r), _) => Driver {
+            head: vec![md(r)],
+            tail: vec![],
+            body: "granule::drive_md_for(range__, [&](const granule::u64* i__) { {call}; });".into(),
+        },
+        (Pattern::Team | Pattern::For, Shape::Team, _) => Driver {
+            head: vec!["granule::u64 league__, granule::u64 scratch__".into()],
+            tail: vec![],
+            body: "granule::drive_team(league__, scratch__, [&](const granule::TeamMember& team__) { {call}; });".into(),
+        },
+        (Pattern::Reduce(r), shape, Some(t)) => {
+            let op = format!("granule::{}<{t}>", r.cpp());
+            let (head, body) = match shape {
+                Shape::Range => ("granule::u64 begin, granule::u64 end".to_string(), format!(
+                    "granule::drive_reduce<{op}>(begin, end, partials__, counter__, result__, [&](granule::u64 i__, {t}& acc__) {{ {{call}}; }});")),
+                Shape::Md(r) => (md(r), format!(
+                    "granule::drive_md_reduce<{op}>(range__, partials__, counter__, result__, [&](const granule::u64* i__, {t}& acc__) {{ {{call}}; }});")),
+                Shape::Team => ("granule::u64 league__, granule::u64 scratch__".to_string(), format!(
+                    "granule::drive_team_reduce<{op}>(league__, scratch__, partials__, counter__, result__, [&](const granule::TeamMember& team__, {t}& acc__) {{ {{call}}; }});")),
+            };
+            Driver { head: vec![head], tail: reduce_tail(t), body }
+        }
+        (Pattern::Scan(r), Shape::Range, Some(t)) => Driver {
+            head: vec!["granule::u64 begin, granule::u64 end".into()],
+            tail: vec![format!("{t}* aggs__, {t}* incls__, granule::u32* flags__, granule::u32* tiles__, {t}* result__")],
+            body: format!(
+                "granule::drive_scan<granule::{}<{t}>>(begin, end, aggs__, incls__, flags__, tiles__, result__, \
+                 [&](granule::u64 i__, {t}& acc__, bool final__) {{ {{call}}; }});",
+                r.cpp()
+            ),
+        },
+        (p, _, _) => return Err(format!("its parameters do not fit the {p:?} pattern")),
+    })
 }
 
 /// `(entry name, C++ text)`.
@@ -46,34 +113,89 @@ pub(super) fn entry_point(inst: &Instance) -> Result<(String, String), CodegenEr
             .position(|g| *g == cpp)
             .map_or(cpp.to_string(), |p| inst.types[p].to_string())
     };
-    let first = k.params.first().map(|p| p.kind);
+    let shape = match k.params.first().map(|p| p.kind) {
+        Some(ParamKind::Index) => Shape::Range,
+        Some(ParamKind::MdIndex { rank }) => Shape::Md(rank),
+        Some(ParamKind::Team) => Shape::Team,
+        _ => {
+            return Err(err(
+                "its first parameter is not a work index or team member".into(),
+            ))
+        }
+    };
     let outs: Vec<&Param> = k
         .params
         .iter()
         .filter(|p| p.kind == ParamKind::Out)
         .collect();
-    let (head, lambda_param) = match (inst.pattern, first) {
-        (Pattern::For, Some(ParamKind::Index)) => ("granule::u64 begin, granule::u64 end".to_string(), "granule::u64 i__"),
-        (Pattern::Reduce(_), Some(ParamKind::Index)) => {
-            let [acc] = outs.as_slice() else {
-                return Err(err(format!("a reduction kernel has exactly one `&mut` accumulator, found {}", outs.len())));
-            };
-            let t = subst(acc.cpp);
-            (format!("granule::u64 begin, granule::u64 end, {t}* partials__, granule::u32* counter__, {t}* result__"), "")
+    // The accumulator (reduce) or partial (scan): the last `&mut`.
+    let acc = match inst.pattern {
+        Pattern::Reduce(_) if outs.len() != 1 => {
+            return Err(err(format!(
+                "a reduction kernel has exactly one `&mut` accumulator, found {}",
+                outs.len()
+            )))
         }
-        (Pattern::Team, Some(ParamKind::Team)) if outs.is_empty() => {
-            ("granule::u64 league__, granule::u64 scratch__".to_string(), "const granule::TeamMember& team__")
-        }
-        (Pattern::Team, Some(ParamKind::Team)) => return Err(err("team kernels write through atomic Views or scratch; `&mut` outputs need chunk maps, not yet on the device".into())),
-        (p, _) => return Err(err(format!("its first parameter does not fit the {p:?} pattern"))),
+        Pattern::Reduce(_) | Pattern::Scan(_) => outs.last().map(|p| subst(p.cpp)),
+        _ => None,
     };
-    let mut decl = vec![head];
+    if matches!(inst.pattern, Pattern::For | Pattern::Team)
+        && shape == Shape::Team
+        && !outs.is_empty()
+    {
+        return Err(err(
+            "team kernels write through TeamChunk outputs, atomic Views or scratch, not `&mut`"
+                .into(),
+        ));
+    }
+    let drv = driver(inst, shape, acc.as_deref()).map_err(err)?;
+    let (decl, args) = bind_params(inst, shape, &outs, &subst);
+    let decl: Vec<String> = drv.head.into_iter().chain(decl).chain(drv.tail).collect();
+    let targs = if inst.types.is_empty() {
+        String::new()
+    } else {
+        format!("<{}>", inst.types.join(", "))
+    };
+    let call = format!("{}{targs}({})", k.name, args.join(", "));
+    let name = inst.entry();
+    let body = drv.body.replace("{call}", &call);
+    let text = format!(
+        "extern \"C\" __global__ void {name}({}) {{\n  {body}\n}}\n",
+        decl.join(", ")
+    );
+    Ok((name, text))
+}
+
+/// The entry's own parameters and the kernel call's arguments.
+fn bind_params(
+    inst: &Instance,
+    shape: Shape,
+    outs: &[&Param],
+    subst: &dyn Fn(&str) -> String,
+) -> (Vec<String>, Vec<String>) {
+    let (rank, elem_at) = match shape {
+        Shape::Md(r) => (
+            r,
+            (0..r)
+                .map(|d| format!("i__[{d}]"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        _ => (1, "i__".to_string()),
+    };
+    // The last `&mut` of a reduce or scan is bound by the driver.
+    let driver_out = match inst.pattern {
+        Pattern::Reduce(_) | Pattern::Scan(_) => outs.last().map(|p| p.name),
+        _ => None,
+    };
+    let mut decl = Vec::new();
     let mut args = Vec::new();
-    for p in k.params {
+    for p in inst.kernel.params {
         let t = subst(p.cpp);
         match p.kind {
-            ParamKind::Index => args.push("i__".to_string()),
+            ParamKind::Index | ParamKind::MdIndex { .. } => args.push(elem_at.clone()),
             ParamKind::Team => args.push("team__".to_string()),
+            ParamKind::Final => args.push("final__".to_string()),
             ParamKind::Scalar => {
                 decl.push(format!("{t} {}", p.name));
                 args.push(p.name.to_string());
@@ -90,44 +212,19 @@ pub(super) fn entry_point(inst: &Instance) -> Result<(String, String), CodegenEr
                 decl.push(format!("granule::AtomicView<{t}, {rank}> {}", p.name));
                 args.push(p.name.to_string());
             }
-            ParamKind::Out if matches!(inst.pattern, Pattern::Reduce(_)) => {
-                args.push("acc__".to_string())
+            ParamKind::Chunk { map } => {
+                decl.push(format!("granule::Chunked<{t}, {}> {}", map.cpp(), p.name));
+                args.push(format!("granule::team_part({}, team__)", p.name));
             }
+            ParamKind::Out if Some(p.name) == driver_out => args.push("acc__".to_string()),
             ParamKind::Out => {
                 decl.push(format!(
-                    "granule::View<{t}, 1, granule::LayoutStride> {}",
+                    "granule::View<{t}, {rank}, granule::LayoutStride> {}",
                     p.name
                 ));
-                args.push(format!("{}(i__)", p.name));
+                args.push(format!("{}({elem_at})", p.name));
             }
         }
     }
-    let targs = if inst.types.is_empty() {
-        String::new()
-    } else {
-        format!("<{}>", inst.types.join(", "))
-    };
-    let call = format!("{}{targs}({})", k.name, args.join(", "));
-    let name = inst.entry();
-    let body = match inst.pattern {
-        Pattern::For => {
-            format!("  granule::drive_for(begin, end, [&]({lambda_param}) {{ {call}; }});")
-        }
-        Pattern::Team => format!(
-            "  granule::drive_team(league__, scratch__, [&]({lambda_param}) {{ {call}; }});"
-        ),
-        Pattern::Reduce(r) => {
-            let t = subst(outs[0].cpp);
-            format!(
-                "  granule::drive_reduce<granule::{}<{t}>>(begin, end, partials__, counter__, result__, \
-                 [&](granule::u64 i__, {t}& acc__) {{ {call}; }});",
-                r.cpp()
-            )
-        }
-    };
-    let text = format!(
-        "extern \"C\" __global__ void {name}({}) {{\n{body}\n}}\n",
-        decl.join(", ")
-    );
-    Ok((name, text))
+    (decl, args)
 }

@@ -12,8 +12,11 @@
 // - division or remainder by zero, and MIN / -1, trap (Rust panics);
 // - shift counts are masked to the width (Rust's release behaviour);
 // - float -> int `as` saturates, NaN -> 0; int -> int `as` wraps;
+// - 8- and 16-bit integers are promoted to int by C++ arithmetic: the
+//   translator casts results back (and the helpers below return T), so
+//   they wrap at their own width like Rust's;
 // - View indexing is bounds-checked: the first failure is recorded in
-//   `granule_error` and the thread traps.
+//   `granule_error` and the thread traps; so are failed assertions.
 
 namespace granule {
 
@@ -30,6 +33,8 @@ typedef i64 isize;
 typedef float f32;
 typedef double f64;
 
+static_assert(sizeof(i8) == 1 && sizeof(u8) == 1, "8-bit integers");
+static_assert(sizeof(i16) == 2 && sizeof(u16) == 2, "16-bit integers");
 static_assert(sizeof(i32) == 4 && sizeof(u32) == 4, "32-bit integers");
 static_assert(sizeof(i64) == 8 && sizeof(u64) == 8, "64-bit integers");
 static_assert(sizeof(usize) == 8 && sizeof(void*) == 8, "usize is 64-bit");
@@ -46,6 +51,10 @@ template <class T> struct Num;
     static __device__ __forceinline__ T min_value() { return MINV; }         \
     static __device__ __forceinline__ T max_value() { return MAXV; }         \
   };
+GRANULE_INT(i8, u8, 8, true, (i8)(-128), (i8)127)
+GRANULE_INT(u8, u8, 8, false, (u8)0, (u8)0xff)
+GRANULE_INT(i16, u16, 16, true, (i16)(-32768), (i16)32767)
+GRANULE_INT(u16, u16, 16, false, (u16)0, (u16)0xffff)
 GRANULE_INT(i32, u32, 32, true, (i32)0x80000000u, (i32)0x7fffffff)
 GRANULE_INT(u32, u32, 32, false, 0u, 0xffffffffu)
 GRANULE_INT(i64, u64, 64, true, (i64)0x8000000000000000ull, (i64)0x7fffffffffffffffll)
@@ -77,11 +86,15 @@ template <> struct Num<f64> {
 
 // The first device-side failure of a launch; the host reads and clears it.
 struct ErrorRecord {
-  u32 code;   // 0 none, 1 out of bounds, 2 division by zero, 3 division overflow, 4 clamp bounds
+  u32 code;   // 0 none, 1 out of bounds, 2 division by zero, 3 division overflow, 4 clamp bounds,
+              // 5 assertion failed, 6 chunk map precondition (a failed chunk_mut unwrap)
   u32 view;   // View id for code 1
-  u64 rank;   // the offending dimension for code 1
+  u64 rank;   // the offending dimension for code 1; the source line for code 5
   u64 index;  // the offending index for code 1
   u64 extent; // the extent for code 1
+  // Code 5: device address of the NUL-terminated message
+  // "<file>:<line>:<column>: kernel `<name>`: assertion failed: <condition>".
+  const char* message;
 };
 
 }  // namespace granule
@@ -102,6 +115,21 @@ __device__ __noinline__ void fail(u32 code, u32 view, u64 rank, u64 index, u64 e
     __threadfence_system();
   }
   __trap();
+}
+
+// A failed `assert!`/`assert_eq!`/`assert_ne!`: the first failure of the
+// launch is recorded (code 5, the source line and the message), then the
+// thread traps, as a Rust panic ends the kernel.
+__device__ __noinline__ void assert_fail(const char* message, u32 line) {
+  if (atomicCAS(&granule_error.code, 0u, 5u) == 0u) {
+    granule_error.rank = line;
+    granule_error.message = message;
+    __threadfence_system();
+  }
+  __trap();
+}
+__device__ __forceinline__ void check(bool ok, const char* message, u32 line) {
+  if (!ok) assert_fail(message, line);
 }
 
 // ---------------------------------------------------------- integer ops
@@ -216,6 +244,8 @@ GRANULE_MATH1(ceil, ceilf, ::ceil)
 #undef GRANULE_MATH1
 __device__ __forceinline__ f32 abs(f32 x) { return fabsf(x); }
 __device__ __forceinline__ f64 abs(f64 x) { return fabs(x); }
+__device__ __forceinline__ i8 abs(i8 x) { return x < 0 ? wneg(x) : x; }
+__device__ __forceinline__ i16 abs(i16 x) { return x < 0 ? wneg(x) : x; }
 __device__ __forceinline__ i32 abs(i32 x) { return x < 0 ? wneg(x) : x; }
 __device__ __forceinline__ i64 abs(i64 x) { return x < 0 ? wneg(x) : x; }
 __device__ __forceinline__ f32 powf(f32 x, f32 y) { return ::powf(x, y); }
@@ -429,6 +459,75 @@ template <class T> struct BOr {
   static __device__ __forceinline__ void join(T& a, T b) { a = a | b; }
 };
 
+// Accumulators of the location reducers (granule_core's ValLocScalar,
+// MinMaxLocScalar, MinMaxScalar), with the host's update rules: a tie in
+// value keeps the smaller location.
+template <class T, class L> __device__ __forceinline__ void take_min(T& val, L& loc, T v, L l) {
+  if (v < val || (v == val && l < loc)) { val = v; loc = l; }
+}
+template <class T, class L> __device__ __forceinline__ void take_max(T& val, L& loc, T v, L l) {
+  if (v > val || (v == val && l < loc)) { val = v; loc = l; }
+}
+template <class T, class L> struct ValLocScalar {
+  T val;
+  L loc;
+  __device__ __forceinline__ void update_min(T v, L l) { take_min(val, loc, v, l); }
+  __device__ __forceinline__ void update_max(T v, L l) { take_max(val, loc, v, l); }
+};
+template <class T, class L> struct MinMaxLocScalar {
+  T min_val;
+  T max_val;
+  L min_loc;
+  L max_loc;
+  __device__ __forceinline__ void update(T v, L l) {
+    take_min(min_val, min_loc, v, l);
+    take_max(max_val, max_loc, v, l);
+  }
+};
+template <class T> struct MinMaxScalar {
+  T min_val;
+  T max_val;
+  __device__ __forceinline__ void update(T v) {
+    if (v < min_val) min_val = v;
+    if (v > max_val) max_val = v;
+  }
+};
+
+// The location reducers, over their accumulators; "nowhere" is the
+// location type's maximum, as on the host.
+template <class A> struct MinLoc;
+template <class T, class L> struct MinLoc<ValLocScalar<T, L>> {
+  typedef ValLocScalar<T, L> A;
+  static __device__ __forceinline__ A identity() { return A{Num<T>::max_value(), Num<L>::max_value()}; }
+  static __device__ __forceinline__ void join(A& a, A b) { take_min(a.val, a.loc, b.val, b.loc); }
+};
+template <class A> struct MaxLoc;
+template <class T, class L> struct MaxLoc<ValLocScalar<T, L>> {
+  typedef ValLocScalar<T, L> A;
+  static __device__ __forceinline__ A identity() { return A{Num<T>::min_value(), Num<L>::max_value()}; }
+  static __device__ __forceinline__ void join(A& a, A b) { take_max(a.val, a.loc, b.val, b.loc); }
+};
+template <class A> struct MinMaxLoc;
+template <class T, class L> struct MinMaxLoc<MinMaxLocScalar<T, L>> {
+  typedef MinMaxLocScalar<T, L> A;
+  static __device__ __forceinline__ A identity() {
+    return A{Num<T>::max_value(), Num<T>::min_value(), Num<L>::max_value(), Num<L>::max_value()};
+  }
+  static __device__ __forceinline__ void join(A& a, A b) {
+    take_min(a.min_val, a.min_loc, b.min_val, b.min_loc);
+    take_max(a.max_val, a.max_loc, b.max_val, b.max_loc);
+  }
+};
+template <class A> struct MinMax;
+template <class T> struct MinMax<MinMaxScalar<T>> {
+  typedef MinMaxScalar<T> A;
+  static __device__ __forceinline__ A identity() { return A{Num<T>::max_value(), Num<T>::min_value()}; }
+  static __device__ __forceinline__ void join(A& a, A b) {
+    if (b.min_val < a.min_val) a.min_val = b.min_val;
+    if (a.max_val < b.max_val) a.max_val = b.max_val;
+  }
+};
+
 // -------------------------------------------------------------- drivers
 
 __device__ __forceinline__ u32 flat_thread() { return threadIdx.y * blockDim.x + threadIdx.x; }
@@ -443,6 +542,22 @@ extern __shared__ unsigned long long granule_dyn_smem[];
 template <class F> __device__ __forceinline__ void drive_for(u64 begin, u64 end, F f) {
   const u64 stride = (u64)gridDim.x * blockDim.x;
   for (u64 i = begin + (u64)blockIdx.x * blockDim.x + threadIdx.x; i < end; i += stride) f(i);
+}
+
+// A copy of *p read through volatile words (also for the reducers' struct
+// accumulators, whose implicit copy cannot read a volatile object).
+template <class T> __device__ __forceinline__ T load_volatile(const T* p) {
+  T r;
+  if constexpr (sizeof(T) % 4 == 0) {
+    const volatile u32* src = (const volatile u32*)p;
+    u32* dst = (u32*)&r;
+    for (u32 w = 0; w < sizeof(T) / 4; ++w) dst[w] = src[w];
+  } else {
+    const volatile unsigned char* src = (const volatile unsigned char*)p;
+    unsigned char* dst = (unsigned char*)&r;
+    for (u32 b = 0; b < sizeof(T); ++b) dst[b] = src[b];
+  }
+  return r;
 }
 
 // Reduces one value per thread of the block (1-D blocks); every thread
@@ -463,17 +578,15 @@ template <class Op, class T> __device__ T block_reduce(T v) {
   return r;
 }
 
-// parallel_reduce over [begin, end): each thread folds a grid-stride slice,
-// blocks combine in a fixed tree, the last block to finish folds the block
-// partials in block order. The result is deterministic for a fixed launch
-// geometry. `counter` must be 0 on entry and is 0 again on exit.
-template <class Op, class T, class F>
-__device__ void drive_reduce(u64 begin, u64 end, T* partials, u32* counter, T* result, F f) {
-  T acc = Op::identity();
-  drive_for(begin, end, [&](u64 i) { f(i, acc); });
+// Combines one value per thread of the grid: blocks reduce in a fixed
+// tree, the last block to finish folds the block partials in block order.
+// The result is deterministic for a fixed launch geometry. `counter` must
+// be 0 on entry and is 0 again on exit.
+template <class Op, class T>
+__device__ void finish_reduce(T acc, T* partials, u32* counter, T* result) {
   T block = block_reduce<Op>(acc);
   __shared__ bool last;
-  if (threadIdx.x == 0) {
+  if (flat_thread() == 0) {
     partials[blockIdx.x] = block;
     __threadfence();
     last = atomicAdd(counter, 1u) == gridDim.x - 1;
@@ -481,13 +594,221 @@ __device__ void drive_reduce(u64 begin, u64 end, T* partials, u32* counter, T* r
   __syncthreads();
   if (!last) return;
   T total = Op::identity();
-  for (u32 b = threadIdx.x; b < gridDim.x; b += blockDim.x) Op::join(total, ((volatile T*)partials)[b]);
+  for (u32 b = flat_thread(); b < gridDim.x; b += block_threads()) Op::join(total, load_volatile(partials + b));
   total = block_reduce<Op>(total);
-  if (threadIdx.x == 0) {
+  if (flat_thread() == 0) {
     *result = total;
     *counter = 0;
   }
 }
+
+// parallel_reduce over [begin, end): each thread folds a grid-stride slice,
+// then `finish_reduce`.
+template <class Op, class T, class F>
+__device__ void drive_reduce(u64 begin, u64 end, T* partials, u32* counter, T* result, F f) {
+  T acc = Op::identity();
+  drive_for(begin, end, [&](u64 i) { f(i, acc); });
+  finish_reduce<Op>(acc, partials, counter, result);
+}
+
+// ------------------------------------------------------------- MDRange
+
+// The box [lo, hi) of a rank-R MDRange policy.
+template <int R> struct MdRange {
+  u64 lo[R];
+  u64 hi[R];
+  __device__ __forceinline__ u64 size() const {
+    u64 n = 1;
+    for (int r = 0; r < R; ++r) n *= hi[r] > lo[r] ? hi[r] - lo[r] : 0ull;
+    return n;
+  }
+  // The multi-index of linear position k, the last dimension fastest (so
+  // consecutive threads touch consecutive elements of LayoutRight Views).
+  __device__ __forceinline__ void at(u64 k, u64* idx) const {
+    for (int r = R - 1; r >= 0; --r) {
+      const u64 e = hi[r] - lo[r];
+      idx[r] = lo[r] + k % e;
+      k /= e;
+    }
+  }
+};
+
+// parallel_for over an MDRange: a grid-stride loop over the linearized box.
+template <int R, class F> __device__ __forceinline__ void drive_md_for(const MdRange<R>& range, F f) {
+  drive_for(0ull, range.size(), [&](u64 k) {
+    u64 idx[R];
+    range.at(k, idx);
+    f(idx);
+  });
+}
+
+template <class Op, int R, class T, class F>
+__device__ void drive_md_reduce(const MdRange<R>& range, T* partials, u32* counter, T* result, F f) {
+  T acc = Op::identity();
+  drive_md_for(range, [&](const u64* idx) { f(idx, acc); });
+  finish_reduce<Op>(acc, partials, counter, result);
+}
+
+// ---------------------------------------------------------------- scan
+
+// parallel_scan over [begin, end) in one pass with decoupled look-back
+// (Merrill & Garland 2016). Tile t (taken in launch order from `tiles`,
+// so earlier tiles never wait on later ones) is blockDim.x consecutive
+// indices, one per thread; the grid must have at least
+// ceil((end - begin) / blockDim.x) blocks. Each thread makes the Kokkos
+// non-final call f(i, v, false) from the identity for its contribution;
+// the block scans them in order, publishes its aggregate (flag 1), looks
+// back for its exclusive prefix, publishes its inclusive prefix (flag 2),
+// and makes the final calls f(i, prefix, true). `flags` and `tiles` must be
+// zero on entry; `result` gets the total. Needs one T per thread of
+// dynamic shared memory.
+template <class Op, class T, class F>
+__device__ void drive_scan(u64 begin, u64 end, T* aggs, T* incls, u32* flags, u32* tiles, T* result, F f) {
+  __shared__ u32 tile_s;
+  __shared__ T prefix_s;
+  const u32 t = threadIdx.x;
+  if (t == 0) tile_s = atomicAdd(tiles, 1u);
+  __syncthreads();
+  const u64 tile = tile_s;
+  const u64 n = end > begin ? end - begin : 0ull;
+  const u64 ntiles = (n + blockDim.x - 1) / blockDim.x;
+  if (tile >= ntiles) return;
+  const u64 i = begin + tile * blockDim.x + t;
+  T v = Op::identity();
+  if (i < end) f(i, v, false);
+  // in-order inclusive block scan (Hillis-Steele), earlier values on the left
+  T* buf = (T*)granule_dyn_smem;
+  buf[t] = v;
+  __syncthreads();
+  for (u32 off = 1; off < blockDim.x; off <<= 1) {
+    T x = t >= off ? buf[t - off] : Op::identity();
+    __syncthreads();
+    if (t >= off) { Op::join(x, buf[t]); buf[t] = x; }
+    __syncthreads();
+  }
+  const T block_total = buf[blockDim.x - 1];
+  if (t == 0) {
+    volatile u32* vflags = flags;
+    if (tile == 0) {
+      incls[0] = block_total;
+      __threadfence();
+      vflags[0] = 2u;
+      prefix_s = Op::identity();
+    } else {
+      aggs[tile] = block_total;
+      __threadfence();
+      vflags[tile] = 1u;
+      T running = Op::identity();
+      for (u64 j = tile; j-- > 0;) {
+        u32 flag;
+        while ((flag = vflags[j]) == 0u) {}
+        __threadfence();
+        T x = flag == 2u ? load_volatile(incls + j) : load_volatile(aggs + j);
+        Op::join(x, running);
+        running = x;
+        if (flag == 2u) break;
+      }
+      T incl = running;
+      Op::join(incl, block_total);
+      incls[tile] = incl;
+      __threadfence();
+      vflags[tile] = 2u;
+      prefix_s = running;
+    }
+  }
+  __syncthreads();
+  // exclusive prefix of this thread: tile prefix, then the earlier threads
+  T partial = prefix_s;
+  if (t > 0) Op::join(partial, buf[t - 1]);
+  if (i < end) f(i, partial, true);
+  if (tile == ntiles - 1 && t == blockDim.x - 1) {
+    T total = prefix_s;
+    Op::join(total, block_total);
+    *result = total;
+  }
+}
+
+// ---------------------------------------------------------- chunk maps
+
+// A thread's place in a scope: its linear id and the scope's thread count
+// (granule_views' ThreadIds, flattened; the maps below only use these).
+struct ThreadIds {
+  u64 id;
+  u64 count;
+};
+
+// The maps of granule_views::chunk: `check` is the map's precondition on
+// the scope, `map` gives the global index a local index reaches, or false
+// where Rust's map returns None.
+struct MapIdentity {
+  __device__ __forceinline__ bool check(u64 count) const { return count == 1ull; }
+  __device__ __forceinline__ bool map(u64 k, const ThreadIds& t, u64& g) const {
+    if (t.count != 1ull) return false;
+    g = k;
+    return true;
+  }
+};
+struct MapContinuousLinear {
+  u64 width;
+  __device__ __forceinline__ bool check(u64) const { return width != 0ull; }
+  __device__ __forceinline__ bool map(u64 k, const ThreadIds& t, u64& g) const {
+    if (k >= width) return false;
+    if (t.id != 0ull && width > 0xffffffffffffffffull / t.id) return false;  // checked_mul
+    const u64 base = t.id * width;
+    if (base > 0xffffffffffffffffull - k) return false;  // checked_add
+    g = base + k;
+    return true;
+  }
+};
+
+template <class T, class O, class I> struct ThreadChunk;
+
+// A team's part of a chunked View (granule_core's TeamChunk): the outer
+// map evaluated with the league rank among the league. Readable by local
+// index; threads take their writable part with `chunk_mut`. An access the
+// map does not give this team, or past the View, is an out-of-bounds
+// failure (code 1, rank 0, the local index and the View's size).
+template <class T, class M> struct TeamChunk {
+  T* data;
+  usize size;
+  u32 id;
+  M map;
+  ThreadIds ids;
+  __device__ __forceinline__ usize global(u64 k) const {
+    u64 g = 0;
+    if (!map.map(k, ids, g) || g >= size) fail(1, id, 0, k, size);
+    return g;
+  }
+  __device__ __forceinline__ const T& operator()(usize k) const { return data[global(k)]; }
+  // `chunk_mut(inner, ids).unwrap()`: a map whose precondition fails on
+  // the scope is code 6 (a failed unwrap of a ChunkError on the host).
+  template <class I> __device__ __forceinline__ ThreadChunk<T, M, I> chunk_mut(I inner, ThreadIds t) const {
+    if (!inner.check(t.count)) fail(6, id, 0, t.id, t.count);
+    return ThreadChunk<T, M, I>{*this, inner, t};
+  }
+};
+
+// A thread's writable part of a team's part: `inner` within the team,
+// then the team's map.
+template <class T, class O, class I> struct ThreadChunk {
+  TeamChunk<T, O> outer;
+  I inner;
+  ThreadIds ids;
+  __device__ __forceinline__ T& operator()(usize k) const {
+    u64 j = 0;
+    if (!inner.map(k, ids, j)) fail(1, outer.id, 0, k, outer.size);
+    return outer.data[outer.global(j)];
+  }
+};
+
+// A chunked View as the host passes it: the elements in row-major order,
+// their count, the View's id and the outer (Grid -> Block) map.
+template <class T, class M> struct Chunked {
+  T* data;
+  usize size;
+  u32 id;
+  M map;
+};
 
 // --------------------------------------------------------------- teams
 
@@ -530,7 +851,69 @@ struct TeamMember {
     return r;
   }
   template <class Op, class T> __device__ T team_reduce(T v) const { return block_reduce<Op>(v); }
+  // This thread's ids in the team (Block -> Thread scope), flat over the
+  // team threads and vector lanes, as granule_core's `thread_ids()`.
+  __device__ __forceinline__ ThreadIds thread_ids() const { return ThreadIds{threadIdx.y, blockDim.y}; }
+  // Exclusive prefix sum of `v` (vector lane 0's) over the team threads in
+  // rank order, on every thread; `total` gets the team's sum.
+  template <class T> __device__ T team_scan(T v, T* total = nullptr) const {
+    T* buf = (T*)granule_dyn_smem;
+    __syncthreads();
+    if (threadIdx.x == 0) buf[threadIdx.y] = v;
+    __syncthreads();
+    T prefix = (T)0, sum = (T)0;
+    for (u32 k = 0; k < blockDim.y; ++k) {
+      if (k < threadIdx.y) prefix = wadd(prefix, buf[k]);
+      sum = wadd(sum, buf[k]);
+    }
+    __syncthreads();
+    if (total) *total = sum;
+    return prefix;
+  }
+  // team_scan offset by a global accumulator: the team's total is added to
+  // `global(index)` once (by the team's first thread), and every thread
+  // gets the previous value plus its exclusive prefix.
+  template <class T> __device__ T team_scan_global(T v, const AtomicView<T, 1>& global, usize index) const {
+    T total;
+    const T prefix = team_scan(v, &total);
+    T base = (T)0;
+    if (flat_thread() == 0) base = atomic_fetch_add(global.at(index), total);
+    return wadd(team_broadcast(base, 0), prefix);
+  }
 };
+
+// `single(PerTeam(m), || v)`: one thread of the team (team thread 0, lane
+// 0) evaluates `f`; every thread of the team gets the value.
+template <class F> __device__ auto single_per_team(const TeamMember& m, F f) -> decltype(f()) {
+  typedef decltype(f()) T;
+  T v{};
+  if (flat_thread() == 0) v = f();
+  return m.team_broadcast(v, 0);
+}
+
+// `single(PerThread(m), || v)`: vector lane 0 of this team thread
+// evaluates `f`; the thread's lanes get the value (through a warp shuffle
+// of its bits; lanes are adjacent in one warp, see thread_vector_reduce).
+template <class F> __device__ auto single_per_thread(const TeamMember&, F f) -> decltype(f()) {
+  typedef decltype(f()) T;
+  static_assert(sizeof(T) <= 8, "single(PerThread) broadcasts values of up to 8 bytes");
+  T v{};
+  if (threadIdx.x == 0) v = f();
+  const u32 width = blockDim.x;
+  if (width == 1u) return v;
+  const u32 lane = flat_thread() & 31u;
+  const u32 group = width >= 32u ? 0xffffffffu : (((1u << width) - 1u) << (lane / width * width));
+  unsigned long long bits = 0ull;
+  for (u32 b = 0; b < sizeof(T); ++b) ((unsigned char*)&bits)[b] = ((const unsigned char*)&v)[b];
+  bits = __shfl_sync(group, bits, 0, width);
+  for (u32 b = 0; b < sizeof(T); ++b) ((unsigned char*)&v)[b] = ((const unsigned char*)&bits)[b];
+  return v;
+}
+
+// The part of `c` that team `m` writes (the driver binds it per team).
+template <class T, class M> __device__ __forceinline__ TeamChunk<T, M> team_part(const Chunked<T, M>& c, const TeamMember& m) {
+  return TeamChunk<T, M>{c.data, c.size, c.id, c.map, ThreadIds{m.league_rank(), m.league_size()}};
+}
 
 // Bytes of dynamic shared memory the framework reserves before team scratch.
 __host__ __device__ constexpr u64 reserved_smem(u64 threads) { return ((threads * 8 + 15) / 16) * 16; }
@@ -542,6 +925,20 @@ template <class F> __device__ void drive_team(u64 league_size, u64 scratch_bytes
     f(team);
     __syncthreads();
   }
+}
+
+// parallel_reduce over a team policy: each team thread folds its teams'
+// contributions (vector lanes replicate the kernel, as in Kokkos, so only
+// lane 0 contributes), then `finish_reduce`.
+template <class Op, class T, class F>
+__device__ void drive_team_reduce(u64 league_size, u64 scratch_bytes, T* partials, u32* counter, T* result, F f) {
+  T acc = Op::identity();
+  drive_team(league_size, scratch_bytes, [&](const TeamMember& team) {
+    T mine = Op::identity();
+    f(team, mine);
+    if (threadIdx.x == 0) Op::join(acc, mine);
+  });
+  finish_reduce<Op>(acc, partials, counter, result);
 }
 
 // Nested ranges: the index is the range begin plus the thread's offset.

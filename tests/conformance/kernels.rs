@@ -1,0 +1,404 @@
+//! The suite's kernels, written once as `#[kernel]`s: the host spaces run
+//! their Rust bodies, and `nvrtc.rs` compiles every one of them (listed in
+//! [`KERNELS`]) for the device. Tests that need host-only Rust keep closures,
+//! each with a comment saying why.
+
+use granule::kernel::DeviceKernel;
+use granule::prelude::*;
+
+// ------------------------------------------------------------- for_.rs
+
+#[kernel]
+pub fn axpy(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
+    *y = a * x[i] + *y;
+}
+
+#[kernel]
+pub fn double_and_next(i: usize, x: &View1<i64>, y: &mut i64, z: &mut i64) {
+    *y = 2 * x[i];
+    *z = x[i] + 1;
+}
+
+#[kernel]
+pub fn count_hits(i: usize, h: &AtomicView<'_, u32, 1>) {
+    h.add(i, 1);
+}
+
+#[kernel]
+pub fn histogram10(i: usize, h: &AtomicView<'_, u64, 1>) {
+    h.add(i % 10, 1);
+}
+
+#[kernel]
+pub fn set_u8(_i: usize, y: &mut u8, v: u8) {
+    *y = v;
+}
+
+#[kernel]
+pub fn index_plus_one(i: usize, c: &mut f64) {
+    *c = i as f64 + 1.0;
+}
+
+// ----------------------------------------------------------- reduce.rs
+
+#[kernel(reduce)]
+pub fn sum_index(i: usize, a: &mut u64) {
+    *a += i as u64;
+}
+
+#[kernel(reduce)]
+pub fn times_two(_i: usize, a: &mut f64) {
+    *a *= 2.0;
+}
+
+#[kernel(reduce)]
+pub fn min_shifted(i: usize, a: &mut i32) {
+    *a = (*a).min(i as i32 - 7);
+}
+
+#[kernel(reduce)]
+pub fn max_shifted(i: usize, a: &mut i32) {
+    *a = (*a).max(i as i32 - 7);
+}
+
+#[kernel(reduce)]
+pub fn all_below(i: usize, n: usize, a: &mut bool) {
+    *a = *a && i < n;
+}
+
+#[kernel(reduce)]
+pub fn any_equal(i: usize, k: usize, a: &mut bool) {
+    *a = *a || i == k;
+}
+
+#[kernel(reduce)]
+pub fn band_bits(i: usize, a: &mut u32) {
+    *a &= (i as u32) | 0b100;
+}
+
+#[kernel(reduce)]
+pub fn bor_bits(i: usize, a: &mut u32) {
+    *a |= 1u32 << (i % 9);
+}
+
+#[kernel(reduce)]
+pub fn land_as_int(i: usize, a: &mut i32) {
+    *a = (*a != 0 && i != 3) as i32;
+}
+
+#[kernel(reduce)]
+pub fn add_one(_i: usize, a: &mut f64) {
+    *a += 1.0;
+}
+
+#[kernel(reduce)]
+pub fn times_three(_i: usize, a: &mut i64) {
+    *a *= 3;
+}
+
+#[kernel(reduce)]
+pub fn set_f32_zero(_i: usize, a: &mut f32) {
+    *a = 0.0;
+}
+
+#[kernel(reduce)]
+pub fn set_bool(_i: usize, v: bool, a: &mut bool) {
+    *a = v;
+}
+
+#[kernel(reduce)]
+pub fn set_u16_acc(_i: usize, v: u16, a: &mut u16) {
+    *a = v;
+}
+
+#[kernel(reduce)]
+pub fn set_u8_acc(_i: usize, v: u8, a: &mut u8) {
+    *a = v;
+}
+
+#[kernel(reduce)]
+pub fn no_update(_i: usize, _a: &mut ValLocScalar<i32, usize>) {}
+
+#[kernel(reduce)]
+pub fn min_loc_of(i: usize, x: &View1<f64>, a: &mut ValLocScalar<f64, usize>) {
+    a.update_min(x[i], i);
+}
+
+#[kernel(reduce)]
+pub fn max_loc_of(i: usize, x: &View1<f64>, a: &mut ValLocScalar<f64, usize>) {
+    a.update_max(x[i], i);
+}
+
+#[kernel(reduce)]
+pub fn min_max_loc_of(i: usize, x: &View1<f64>, a: &mut MinMaxLocScalar<f64, usize>) {
+    a.update(x[i], i);
+}
+
+#[kernel(reduce)]
+pub fn min_max_of(i: usize, x: &View1<f64>, a: &mut MinMaxScalar<f64>) {
+    a.update(x[i]);
+}
+
+#[kernel(reduce)]
+pub fn set_f64_one(_i: usize, a: &mut f64) {
+    *a = 1.0;
+}
+
+#[kernel(reduce)]
+pub fn sum_x(i: usize, x: &View1<f64>, a: &mut f64) {
+    *a += x[i];
+}
+
+// ------------------------------------------------------------- scan.rs
+
+#[kernel(scan)]
+pub fn exclusive_and_inclusive(
+    i: usize,
+    a: &View1<i64>,
+    e: &mut i64,
+    c: &mut i64,
+    partial: &mut i64,
+    last: bool,
+) {
+    if last {
+        *e = *partial;
+    }
+    *partial += a[i];
+    if last {
+        *c = *partial;
+    }
+}
+
+#[kernel(scan)]
+pub fn exclusive_index_f32(i: usize, e: &mut f32, p: &mut f32, last: bool) {
+    if last {
+        *e = *p;
+    }
+    *p += i as f32;
+}
+
+#[kernel(scan)]
+pub fn inclusive_index_f64(i: usize, e: &mut f64, p: &mut f64, last: bool) {
+    *p += i as f64;
+    if last {
+        *e = *p;
+    }
+}
+
+#[kernel(scan)]
+pub fn exclusive_in_place(_i: usize, xi: &mut f64, p: &mut f64, last: bool) {
+    let v = *xi;
+    if last {
+        *xi = *p;
+    }
+    *p += v;
+}
+
+#[kernel(scan)]
+pub fn factorials(i: usize, fi: &mut i64, p: &mut i64, last: bool) {
+    if last {
+        *fi = *p;
+    }
+    *p *= i as i64 + 1;
+}
+
+#[kernel(scan)]
+pub fn count_calls(
+    i: usize,
+    fi: &mut u32,
+    p: &mut u64,
+    last: bool,
+    non_final: &AtomicView<'_, u32, 1>,
+) {
+    if last {
+        *fi += 1;
+    } else {
+        non_final.add(i, 1);
+    }
+    *p += 1;
+}
+
+#[kernel(scan)]
+pub fn count_only(_i: usize, _y: &mut i32, p: &mut i32, _last: bool) {
+    *p += 1;
+}
+
+#[kernel(scan)]
+pub fn exclusive_index_i32(i: usize, yi: &mut i32, p: &mut i32, last: bool) {
+    if last {
+        *yi = *p;
+    }
+    *p += i as i32;
+}
+
+// ---------------------------------------------------------- mdrange.rs
+
+#[kernel]
+pub fn hit2(_: [usize; 2], h: &mut u32) {
+    *h += 1;
+}
+
+#[kernel(reduce)]
+pub fn count2(_: [usize; 2], a: &mut usize) {
+    *a += 1;
+}
+
+#[kernel]
+pub fn ten_i_plus_j([i, j]: [usize; 2], x: &mut i64) {
+    *x = (10 * i + j) as i64;
+}
+
+#[kernel(reduce)]
+pub fn sum_ijk([i, j, k]: [usize; 3], a: &mut usize) {
+    *a += i + j + k;
+}
+
+#[kernel]
+pub fn bump_u8(_: [usize; 4], x: &mut u8) {
+    *x += 1;
+}
+
+#[kernel(reduce)]
+pub fn count5(_: [usize; 5], a: &mut usize) {
+    *a += 1;
+}
+
+#[kernel]
+pub fn linear6([a, b, c, d, e, f]: [usize; 6], x: &mut u32) {
+    *x = (((((a * 2 + b) * 2 + c) * 2 + d) * 2 + e) * 3 + f) as u32;
+}
+
+#[kernel(reduce)]
+pub fn set_five(_: [usize; 2], a: &mut i32) {
+    *a = 5;
+}
+
+// ------------------------------------------------------------- team.rs
+
+#[kernel(reduce)]
+pub fn global_thread_ids(m: &TeamMember, acc: &mut usize) {
+    let v = m.team_rank() + m.team_size() * m.league_rank();
+    let team_total = m.team_reduce(Sum, v);
+    if m.team_rank() == 0 {
+        *acc += team_total;
+    }
+}
+
+#[kernel]
+pub fn nested_row_scan(m: &TeamMember, n: usize, a: &View2<i64>, mut row: TeamChunk<i64>) {
+    let l = m.league_rank();
+    let mut mine = row.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
+    let total = TeamThreadRange::new(m, 0..n).parallel_scan(|j, partial: &mut i64, last: bool| {
+        *partial += a[[l, j]];
+        if last {
+            mine[j] = *partial;
+        }
+    });
+    assert_eq!(total, mine[n - 1]);
+}
+
+#[kernel(reduce)]
+pub fn y_a_x(
+    m: &TeamMember,
+    per: usize,
+    cols: usize,
+    y: &View1<f64>,
+    x: &View1<f64>,
+    a: &View2<f64>,
+    acc: &mut f64,
+) {
+    let base = m.league_rank() * per;
+    let team_sum =
+        TeamThreadRange::new(m, base..base + per).parallel_reduce(Sum, |row, rs: &mut f64| {
+            let ax = ThreadVectorRange::new(m, 0..cols)
+                .parallel_reduce(Sum, |c, s: &mut f64| *s += a[[row, c]] * x[c]);
+            *rs += single(PerThread(m), || y[row] * ax);
+        });
+    *acc += single(PerTeam(m), || team_sum);
+}
+
+#[kernel]
+pub fn collectives(m: &TeamMember, mut part: TeamChunk<u64>, g: &AtomicView<'_, u64, 1>) {
+    m.team_barrier();
+    let b = m.team_broadcast(m.league_rank() * 3, 0);
+    assert_eq!(b, m.league_rank() * 3);
+    assert_eq!(m.team_scan(5u64), 0);
+    let v = single(PerTeam(m), || m.league_rank() as u64);
+    let mut mine = part.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
+    mine[0] = m.team_scan_global(v + 1, g, 0);
+}
+
+#[kernel(reduce)]
+pub fn count_teams(_m: &TeamMember, a: &mut usize) {
+    *a += 1;
+}
+
+// -------------------------------------------------------- bad_input.rs
+
+#[kernel]
+pub fn write_past_team_chunk(m: &TeamMember, mut row: TeamChunk<i32>) {
+    let mut mine = row.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
+    mine[3] = 1; // owned
+    mine[4] = 1; // the next team's element
+}
+
+#[kernel]
+pub fn set_one(_i: usize, y: &mut f64) {
+    *y = 1.0;
+}
+
+/// Every `#[kernel]` of the suite; `nvrtc.rs` checks that none is missing
+/// by counting the attributes in the sources.
+pub const KERNELS: &[&DeviceKernel] = kernel_list![
+    axpy,
+    double_and_next,
+    count_hits,
+    histogram10,
+    set_u8,
+    index_plus_one,
+    sum_index,
+    times_two,
+    min_shifted,
+    max_shifted,
+    all_below,
+    any_equal,
+    band_bits,
+    bor_bits,
+    land_as_int,
+    add_one,
+    times_three,
+    set_f32_zero,
+    set_bool,
+    set_u16_acc,
+    set_u8_acc,
+    no_update,
+    min_loc_of,
+    max_loc_of,
+    min_max_loc_of,
+    min_max_of,
+    set_f64_one,
+    sum_x,
+    exclusive_and_inclusive,
+    exclusive_index_f32,
+    inclusive_index_f64,
+    exclusive_in_place,
+    factorials,
+    count_calls,
+    count_only,
+    exclusive_index_i32,
+    hit2,
+    count2,
+    ten_i_plus_j,
+    sum_ijk,
+    bump_u8,
+    count5,
+    linear6,
+    set_five,
+    global_thread_ids,
+    nested_row_scan,
+    y_a_x,
+    collectives,
+    count_teams,
+    write_past_team_chunk,
+    set_one,
+];

@@ -1,0 +1,158 @@
+//! Every `#[kernel]` of the conformance suite and of the examples, wrapped
+//! by the framework driver of its pattern (reductions and scans with every
+//! reducer that applies to their type), compiles under NVRTC to PTX and to
+//! CUBIN for sm_80 and sm_90. Without NVRTC the test is skipped with a
+//! printed reason, unless CI=true, where it fails.
+//!
+//! Install NVRTC with `scripts/install-nvrtc.sh` and put the directory it
+//! prints on LD_LIBRARY_PATH.
+
+use granule::kernel::{DeviceKernel, ParamKind};
+use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
+use granule_cuda::nvrtc::{self, NvrtcError, Target};
+use std::path::Path;
+
+#[allow(dead_code)]
+#[path = "../../examples/kernels.rs"]
+mod example_kernels;
+
+/// The kernels of `examples/`.
+const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
+    example_kernels::axpy,
+    example_kernels::dot,
+    example_kernels::prefix_squares,
+    example_kernels::smooth,
+];
+
+/// The kernels, by translation unit: the suite's and the examples' are
+/// compiled apart, since an example may reuse a suite kernel's name.
+fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 2] {
+    [
+        ("suite.cu", crate::kernels::KERNELS),
+        ("examples.cu", EXAMPLE_KERNELS),
+    ]
+}
+
+/// `#[kernel` attributes at the start of a line, in the `.rs` files of `dir`.
+fn count_kernel_attributes(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a readable entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("a readable source");
+            text.lines()
+                .filter(|l| l.trim_start().starts_with("#[kernel"))
+                .count()
+        })
+        .sum()
+}
+
+#[test]
+fn every_kernel_of_the_suite_and_examples_is_listed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let written = count_kernel_attributes(&root.join("tests/conformance"))
+        + count_kernel_attributes(&root.join("examples"));
+    let listed: usize = groups().iter().map(|(_, ks)| ks.len()).sum();
+    assert_eq!(
+        listed, written,
+        "a #[kernel] is missing from kernels::KERNELS or EXAMPLE_KERNELS"
+    );
+    for (unit, kernels) in groups() {
+        let mut names: Vec<&str> = kernels.iter().map(|k| k.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(
+            names.len(),
+            kernels.len(),
+            "{unit}: a kernel is listed twice"
+        );
+    }
+}
+
+/// The C++ type of a kernel's last `&mut` (accumulator or scan partial).
+fn acc_type(k: &DeviceKernel) -> &'static str {
+    k.params
+        .iter()
+        .rev()
+        .find(|p| p.kind == ParamKind::Out)
+        .map_or("", |p| p.cpp)
+}
+
+fn instances(kernels: &'static [&'static DeviceKernel]) -> Vec<Instance> {
+    kernels
+        .iter()
+        .copied()
+        .flat_map(|k| {
+            Pattern::all_for(k.pattern, acc_type(k))
+                .into_iter()
+                .map(move |p| Instance::new(k, p, &[]))
+        })
+        .collect()
+}
+
+/// `true` when NVRTC can be used; otherwise skips (prints why) or, with
+/// CI=true, fails.
+fn nvrtc_or_skip(test: &str) -> bool {
+    if nvrtc::available() {
+        return true;
+    }
+    let msg = format!("{test}: {}", NvrtcError::Missing);
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("CI=true and NVRTC is missing; {msg}");
+    }
+    eprintln!("skipped: {msg}");
+    false
+}
+
+#[test]
+fn every_kernel_compiles_to_ptx_and_cubin_for_sm80_and_sm90() {
+    if !nvrtc_or_skip("every_kernel_compiles_to_ptx_and_cubin_for_sm80_and_sm90") {
+        return;
+    }
+    for (name, kernels) in groups() {
+        compile_unit(name, kernels);
+    }
+}
+
+/// Wraps every kernel of a group and compiles the unit for every target.
+fn compile_unit(name: &str, kernels: &'static [&'static DeviceKernel]) {
+    let instances = instances(kernels);
+    for k in kernels {
+        assert!(
+            instances.iter().any(|i| std::ptr::eq(i.kernel, *k)),
+            "no instance of {}",
+            k.name
+        );
+    }
+    let unit = TranslationUnit::new(&instances).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let targets = [
+        Target::Ptx(80),
+        Target::Ptx(90),
+        Target::Cubin(80),
+        Target::Cubin(90),
+    ];
+    let source = unit.source();
+    // The four compilations are independent: run them side by side.
+    std::thread::scope(|s| {
+        let jobs: Vec<_> = targets
+            .iter()
+            .map(|&t| s.spawn(move || (t, nvrtc::compile(source, name, t, &[]))))
+            .collect();
+        for job in jobs {
+            let (t, out) = job.join().expect("a compile thread");
+            let out = out.unwrap_or_else(|e| panic!("{name} {t:?}: {e}"));
+            match t {
+                Target::Ptx(_) => {
+                    let ptx = std::str::from_utf8(&out.bytes).expect("PTX is text");
+                    for e in unit.entries() {
+                        assert!(ptx.contains(&format!(".entry {e}(")), "{t:?}: no entry {e}");
+                    }
+                }
+                Target::Cubin(_) => {
+                    assert_eq!(&out.bytes[..4], b"\x7fELF", "{t:?}: CUBIN is not ELF")
+                }
+            }
+        }
+    });
+}
