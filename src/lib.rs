@@ -96,34 +96,24 @@ pub type DefaultExecutionSpace = granule_core::Serial;
 pub use granule_views::chunk;
 pub use granule_views::reshape_map;
 
-/// The names most programs need.
+/// The names most programs need: granule-core's prelude (Views, spaces,
+/// policies, patterns, reducers, teams) plus copies, mirrors, chunk maps,
+/// the default space and the kernel macros.
 pub mod prelude {
+    pub use granule_core::prelude::*;
     pub use granule_views::chunk::{
         BlockToThread, BlockToWarp, ChunkMap, ChunkMut, ChunkRef, GridToBlock, GridToThread,
-        GridToWarp, Map2D, MapContinuousLinear, MapLinear, ReshapeMap, ScopedIds, ThreadIds,
-        WarpToThread,
+        GridToWarp, Map2D, ReshapeMap, ScopedIds, ThreadIds, WarpToThread,
     };
     pub use granule_views::reshape_map;
     pub use granule_views::{
-        create_mirror, create_mirror_view, create_mirror_view_and_copy, deep_copy, Atomic,
-        AtomicView, HostSpace, Layout, LayoutLeft, LayoutRight, LayoutStride, MemorySpace, Pod,
-        View, View1, View2, View3, View4, View5, View6, View7, View8, ViewError, ViewMut, ViewRef,
-        ALL,
+        create_mirror, create_mirror_view, create_mirror_view_and_copy, deep_copy, Layout,
+        MemorySpace, Pod, ALL,
     };
 
     pub use crate::DefaultExecutionSpace;
     #[cfg(feature = "rayon")]
     pub use crate::Rayon;
-    pub use granule_core::reducer::{
-        self, BAnd, BOr, LAnd, LOr, Max, MaxLoc, Min, MinLoc, MinMax, MinMaxLoc, MinMaxLocScalar,
-        MinMaxScalar, Prod, Reducer, Sum, ValLocScalar,
-    };
-    pub use granule_core::{
-        parallel_for, parallel_reduce, parallel_reduce_into, parallel_scan, parallel_scan_with,
-        single, ExecutionSpace, Iterate, MDRangePolicy, MapIdentity, PerTeam, PerThread,
-        PolicyError, RangePolicy, Schedule, ScratchError, Serial, TeamChunk, TeamMember,
-        TeamPolicy, TeamThreadRange, TeamVectorRange, ThreadVectorRange, AUTO,
-    };
     pub use granule_macros::{device, kernel};
 }
 

@@ -9,7 +9,7 @@
 
 use granule::kernel::{DeviceKernel, ParamKind};
 use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
-use granule_cuda::nvrtc::{self, NvrtcError, Target};
+use granule_cuda::nvrtc::{self, available_or_skip as nvrtc_or_skip, Target};
 use std::path::Path;
 
 #[allow(dead_code)]
@@ -89,20 +89,6 @@ fn instances(kernels: &'static [&'static DeviceKernel]) -> Vec<Instance> {
                 .map(move |p| Instance::new(k, p, &[]))
         })
         .collect()
-}
-
-/// `true` when NVRTC can be used; otherwise skips (prints why) or, with
-/// CI=true, fails.
-fn nvrtc_or_skip(test: &str) -> bool {
-    if nvrtc::available() {
-        return true;
-    }
-    let msg = format!("{test}: {}", NvrtcError::Missing);
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("CI=true and NVRTC is missing; {msg}");
-    }
-    eprintln!("skipped: {msg}");
-    false
 }
 
 #[test]

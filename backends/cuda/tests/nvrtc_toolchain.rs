@@ -4,9 +4,10 @@
 
 mod common;
 
-use common::{assert_outputs, compile_everywhere, nvrtc_or_skip};
+use common::{assert_outputs, compile_everywhere};
 use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
 use granule_cuda::kernel::{DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind};
+use granule_cuda::nvrtc::available_or_skip as nvrtc_or_skip;
 use granule_cuda::nvrtc::{self, NvrtcError, Target};
 
 static SCALE: DeviceKernel = DeviceKernel {

@@ -14,9 +14,10 @@
 
 mod common;
 
-use common::{assert_outputs, compile_everywhere, nvrtc_or_skip};
+use common::{assert_outputs, compile_everywhere};
 use granule_core::prelude::*;
 use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
+use granule_cuda::nvrtc::available_or_skip as nvrtc_or_skip;
 use granule_macros::{device, kernel};
 use granule_views::AtomicView;
 

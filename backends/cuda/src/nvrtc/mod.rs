@@ -26,6 +26,28 @@ pub fn available() -> bool {
     unsafe { cudarc::nvrtc::sys::is_culib_present() }
 }
 
+/// The policy of every NVRTC test: `true` when NVRTC can be used. Without
+/// it, panics when the environment has `CI=true` (CI must prove the CUDA
+/// path, so a missing NVRTC is a failure there), otherwise prints why `test`
+/// is skipped and returns `false`.
+///
+/// ```
+/// if granule_cuda::nvrtc::available_or_skip("doc example") {
+///     assert!(granule_cuda::nvrtc::available());
+/// }
+/// ```
+pub fn available_or_skip(test: &str) -> bool {
+    if available() {
+        return true;
+    }
+    let msg = format!("{test}: {}", NvrtcError::Missing);
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("CI=true and NVRTC is missing; {msg}");
+    }
+    eprintln!("skipped: {msg}");
+    false
+}
+
 /// `Ok` when NVRTC can be loaded, else [`NvrtcError::Missing`].
 fn require() -> Result<(), NvrtcError> {
     if available() {

@@ -1,9 +1,10 @@
-//! Shared by the NVRTC tests: skip (or fail in CI) without NVRTC, and
+//! Shared by the NVRTC tests (the skip-or-fail policy is
+//! `granule_cuda::nvrtc::available_or_skip`):
 //! compile a unit for every target the framework supports.
 
 #![allow(dead_code)]
 
-use granule_cuda::nvrtc::{self, NvrtcError, Output, Target};
+use granule_cuda::nvrtc::{self, Output, Target};
 
 /// Every target a kernel must compile for.
 pub const TARGETS: [Target; 4] = [
@@ -12,20 +13,6 @@ pub const TARGETS: [Target; 4] = [
     Target::Cubin(80),
     Target::Cubin(90),
 ];
-
-/// `true` when NVRTC can be used. Without it: panics when `CI=true`,
-/// otherwise prints why the test is skipped and returns `false`.
-pub fn nvrtc_or_skip(test: &str) -> bool {
-    if nvrtc::available() {
-        return true;
-    }
-    let msg = format!("{test}: {}", NvrtcError::Missing);
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("CI=true and NVRTC is missing; {msg}");
-    }
-    eprintln!("skipped: {msg}");
-    false
-}
 
 /// Compiles `source` for every target, panicking with the full error.
 pub fn compile_everywhere(source: &str, program: &str) -> Vec<Output> {
