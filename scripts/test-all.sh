@@ -26,6 +26,9 @@ cargo fmt --all -- --check
 step "clippy (all targets, all features, warnings are errors)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
+step "rustdoc (broken links are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+
 step "tests (unit, conformance, compile-fail, doc)"
 cargo test --workspace --all-features
 

@@ -2,7 +2,7 @@
 //!
 //! The execution half of granule: [execution spaces](ExecutionSpace),
 //! [policies](policy), [patterns](pattern) with [reducers](reducer), the
-//! [team](team) API, [profiling hooks](profiling), and the built-in
+//! [`team`] API, [profiling hooks](profiling), and the built-in
 //! [`Serial`] space. Backends (`granule-rayon`, later CUDA) implement the
 //! per-pattern traits of [`pattern`] for their space.
 //!

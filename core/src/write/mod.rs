@@ -6,7 +6,7 @@
 //! - [`MDRangePolicy`](crate::MDRangePolicy): element `(i, j, ..)` of each
 //!   written View of the policy's rank;
 //! - [`TeamPolicy`](crate::TeamPolicy): the team's chunk under a chunk
-//!   map (see [`crate::team::chunks`]).
+//!   map (see [`crate::team::TeamChunk`]).
 //!
 //! Several Views are written by passing a tuple of `&mut` Views; the work
 //! item then gets a tuple of elements. `()` writes nothing. Because the

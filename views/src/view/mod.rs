@@ -2,14 +2,14 @@
 //! memory space.
 //!
 //! One generic struct, [`ViewBase`], serves three ownership modes through
-//! its [`Storage`](crate::storage::Storage): [`View`] owns its allocation,
+//! its [`crate::storage::Storage`]: [`View`] owns its allocation,
 //! [`ViewRef`] and [`ViewMut`] borrow (subviews, wrapped slices). Reading
 //! needs `&`, writing needs `&mut`, so the borrow checker rules out races.
 
 mod construct;
 mod index;
 mod rank;
-mod subview;
+pub mod subview;
 
 pub(crate) use index::out_of_bounds;
 pub use rank::{IntoIndex, Rank, Succ, ValidRank};
