@@ -1,9 +1,9 @@
-// rows
-__device__ void rows(const granule::TeamMember& m, granule::usize n, granule::AtomicView<granule::u64, 1> g, granule::TeamChunk<granule::u64, granule::MapContinuousLinear> row) {
-  const auto mine = row.chunk_mut(granule::MapIdentity{}, m.thread_ids());
+// chunk_rows
+__device__ void chunk_rows(const granule::TeamMember& m, granule::usize n, granule::AtomicView<granule::u64, 1> g, granule::TeamChunk<granule::u64, granule::MapContinuousLinear> row) {
   const granule::u64 first = granule::single_per_team(m, [&]() {
   return (row(0ull) + 1ull);
 });
+  const auto mine = row.chunk_mut(granule::MapIdentity{}, m.thread_ids());
   const granule::u64 lane = granule::single_per_thread(m, [&]() {
   const granule::u64 t = ((granule::u64)(m.team_rank()));
   return (t * 2ull);

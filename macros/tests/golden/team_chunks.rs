@@ -2,9 +2,9 @@
 // thread's part from `chunk_mut(..).unwrap()` (writable); `single`,
 // `team_scan` and `team_scan_global`.
 #[kernel]
-fn rows(m: &TeamMember, n: usize, g: &AtomicView<'_, u64, 1>, mut row: TeamChunk<u64>) {
-    let mut mine = row.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
+fn chunk_rows(m: &TeamMember, n: usize, g: &AtomicView<'_, u64, 1>, mut row: TeamChunk<u64>) {
     let first = single(PerTeam(m), || row[0] + 1);
+    let mut mine = row.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
     let lane = single(PerThread(m), || {
         let t = m.team_rank() as u64;
         t * 2
