@@ -149,6 +149,21 @@ pub fn sum_x(i: usize, x: &View1<f64>, a: &mut f64) {
     *a += x[i];
 }
 
+/// Three results in one pass, for `(Sum, Max, Sum)`.
+#[kernel(reduce)]
+pub fn sum_max_count(i: usize, x: &View1<f64>, a: &mut (f64, f64, usize)) {
+    a.0 += x[i];
+    a.1 = a.1.max(x[i]);
+    a.2 += 1;
+}
+
+/// Two results in one pass, for `(Min, Sum)`.
+#[kernel(reduce)]
+pub fn min_and_count(i: usize, x: &View1<f64>, a: &mut (f64, usize)) {
+    a.0 = a.0.min(x[i]);
+    a.1 += 1
+}
+
 // ------------------------------------------------------------- scan.rs
 
 #[kernel(scan)]
@@ -268,6 +283,12 @@ pub fn linear6([a, b, c, d, e, f]: [usize; 6], x: &mut u32) {
     *x = (((((a * 2 + b) * 2 + c) * 2 + d) * 2 + e) * 3 + f) as u32;
 }
 
+/// The largest element of a View2 and its multi-index, for `MaxLoc`.
+#[kernel(reduce)]
+pub fn peak_of([i, j]: [usize; 2], a: &View2<f64>, acc: &mut ValLocScalar<f64, [usize; 2]>) {
+    acc.update_max(a[[i, j]], [i, j]);
+}
+
 #[kernel(reduce)]
 pub fn set_five(_: [usize; 2], a: &mut i32) {
     *a = 5;
@@ -378,6 +399,8 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     min_max_of,
     set_f64_one,
     sum_x,
+    sum_max_count,
+    min_and_count,
     exclusive_and_inclusive,
     exclusive_index_f32,
     inclusive_index_f64,
@@ -393,6 +416,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     bump_u8,
     count5,
     linear6,
+    peak_of,
     set_five,
     global_thread_ids,
     nested_row_scan,

@@ -95,11 +95,7 @@ macro_rules! mdrange_tests {
                 "peak",
                 MDRangePolicy::new(&s, [0, 0], [40, 30]).tiles([7, 4]),
                 MaxLoc,
-                // a closure: an array location ([usize; 2]) is outside the
-                // device subset (scalar locations only)
-                |[i, j]: [usize; 2], acc: &mut ValLocScalar<f64, [usize; 2]>| {
-                    acc.update_max(a[[i, j]], [i, j])
-                },
+                peak_of(&a),
             );
             assert_eq!((r.val, r.loc), (0.0, [17, 3]));
             let e: i32 = parallel_reduce(

@@ -7,8 +7,8 @@
 //! Install NVRTC with `scripts/install-nvrtc.sh` and put the directory it
 //! prints on LD_LIBRARY_PATH.
 
-use granule::kernel::{DeviceKernel, ParamKind};
-use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
+use granule::kernel::{DeviceKernel, KernelPattern, ParamKind};
+use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
 use granule_cuda::nvrtc::{self, available_or_skip as nvrtc_or_skip, Target};
 use std::path::Path;
 
@@ -79,12 +79,29 @@ fn acc_type(k: &DeviceKernel) -> &'static str {
         .map_or("", |p| p.cpp)
 }
 
+/// The patterns a kernel is wrapped in: every reducer that applies to its
+/// accumulator; for a tuple accumulator, choices of tuples of reducers
+/// that together use every reducer that applies to each field.
+fn patterns(k: &DeviceKernel) -> Vec<Pattern> {
+    let acc = acc_type(k);
+    let choices = Reducer::for_tuple(acc);
+    if k.pattern != KernelPattern::Reduce || choices.is_empty() {
+        return Pattern::all_for(k.pattern, acc);
+    }
+    choices
+        .into_iter()
+        // A `Reducer::Tuple` borrows its reducers for `'static`: the test
+        // process keeps these few small lists to its end.
+        .map(|rs| Pattern::Reduce(Reducer::Tuple(Vec::leak(rs))))
+        .collect()
+}
+
 fn instances(kernels: &'static [&'static DeviceKernel]) -> Vec<Instance> {
     kernels
         .iter()
         .copied()
         .flat_map(|k| {
-            Pattern::all_for(k.pattern, acc_type(k))
+            patterns(k)
                 .into_iter()
                 .map(move |p| Instance::new(k, p, &[]))
         })

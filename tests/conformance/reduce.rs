@@ -131,7 +131,6 @@ macro_rules! reduce_tests {
             assert_eq!((target, view[0]), (f64::NEG_INFINITY, f64::INFINITY));
         }
 
-        // Closures: tuple accumulators are outside the device subset.
         #[test]
         fn reduce_several_results_in_one_call() {
             let s = space();
@@ -141,11 +140,7 @@ macro_rules! reduce_tests {
                 "three",
                 RangePolicy::new(&s, 0..n),
                 (Sum, Max, Sum),
-                |i, a: &mut (f64, f64, usize)| {
-                    a.0 += x[i];
-                    a.1 = a.1.max(x[i]);
-                    a.2 += 1;
-                },
+                sum_max_count(&x),
             );
             assert_eq!(
                 (sum, mx, cnt),
@@ -157,10 +152,7 @@ macro_rules! reduce_tests {
                 "into",
                 RangePolicy::new(&s, 0..n),
                 (Min, Sum),
-                |i, a: &mut (f64, usize)| {
-                    a.0 = a.0.min(x[i]);
-                    a.1 += 1
-                },
+                min_and_count(&x),
                 (&mut out, &mut count),
             );
             assert_eq!((out[0], count), (-100.0, n));

@@ -3,7 +3,7 @@
 
 use super::cx::Cx;
 use super::errors::{error_at, unsupported, Result};
-use super::types::{Elem, Scalar, Ty};
+use super::types::{Elem, Loc, Scalar, Ty};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprMethodCall};
 
@@ -29,6 +29,10 @@ impl Cx {
             Ty::Atomic { elem, rank } => self.atomic(m, &recv, &elem, rank),
             Ty::Team => self.team_method(m, &recv),
             Ty::Out(Elem::Acc(acc)) => self.acc_method(m, &recv, acc),
+            Ty::Out(Elem::Tuple(_)) | Ty::Elem(Elem::Tuple(_)) => Err(unsupported(
+                m,
+                "a method of a tuple accumulator (use its fields: `acc.0`)",
+            )),
             // Method calls auto-deref an output, as in Rust.
             Ty::Elem(elem) | Ty::Out(elem) => self.math(m, &recv, &elem),
             _ => Err(unsupported(&m.method, &format!("the method `{name}` here"))),
@@ -55,21 +59,43 @@ impl Cx {
                 &format!("the accumulator method `{name}`"),
             ));
         }
-        let mut want = vec![Elem::Scalar(acc.val)];
-        want.extend(acc.loc.map(Elem::Scalar));
-        if m.args.len() != want.len() {
+        let want = 1 + usize::from(acc.loc.is_some());
+        if m.args.len() != want {
             return Err(error_at(
                 m.method.span(),
-                format!("`{name}` takes {} argument(s)", want.len()),
+                format!("`{name}` takes {want} argument(s)"),
             ));
         }
-        let args = m
-            .args
-            .iter()
-            .zip(&want)
-            .map(|(a, w)| self.value_as(a, w))
-            .collect::<Result<Vec<_>>>()?;
+        let mut args = vec![self.value_as(&m.args[0], &Elem::Scalar(acc.val))?];
+        match acc.loc {
+            Some(Loc::Scalar(l)) => args.push(self.value_as(&m.args[1], &Elem::Scalar(l))?),
+            Some(Loc::Array(r)) => args.push(self.loc_array(&m.args[1], r)?),
+            None => {}
+        }
         Ok((format!("{recv}.{name}({})", args.join(", ")), Ty::Unit))
+    }
+
+    /// A `[usize; R]` location, written as an array expression
+    /// `[i, j, ..]` of R usize values: `granule::Loc<R>{{i, j, ..}}`.
+    fn loc_array(&mut self, e: &Expr, rank: u8) -> Result<String> {
+        let Expr::Array(a) = e else {
+            return Err(unsupported(
+                e,
+                "this location (a `[usize; R]` location is written `[i, j, ..]`)",
+            ));
+        };
+        if a.elems.len() != usize::from(rank) {
+            return Err(error_at(
+                a.span(),
+                format!("the location has {rank} indices"),
+            ));
+        }
+        let parts = a
+            .elems
+            .iter()
+            .map(|x| self.value_as(x, &Elem::Scalar(Scalar::Usize)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(format!("granule::Loc<{rank}>{{{{{}}}}}", parts.join(", ")))
     }
 
     fn math(&mut self, m: &ExprMethodCall, recv: &str, elem: &Elem) -> Result<(String, Ty)> {

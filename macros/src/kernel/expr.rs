@@ -28,7 +28,7 @@ impl Cx {
             Elem::Scalar(_) => Arith::Unsigned,
             Elem::Var(_) if self.infer.kind(e) == Some(VarKind::Float) => Arith::Float,
             Elem::Var(_) | Elem::Generic(_) => Arith::Signed,
-            Elem::Auto | Elem::Acc(_) => Arith::Auto,
+            Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) => Arith::Auto,
         }
     }
 
@@ -81,7 +81,7 @@ impl Cx {
             Expr::Tuple(_) | Expr::Array(_) => Err(unsupported(e, "a tuple or array value")),
             Expr::Match(_) => Err(unsupported(e, "`match`")),
             Expr::Struct(_) => Err(unsupported(e, "a struct literal")),
-            Expr::Field(_) => Err(unsupported(e, "field access")),
+            Expr::Field(f) => self.field(f).map(|(t, elem)| (t, Ty::Elem(elem))),
             Expr::Unsafe(_) => Err(unsupported(e, "an `unsafe` block")),
             _ => Err(unsupported(e, "this expression")),
         }
@@ -305,10 +305,38 @@ impl Cx {
         Ok((text, Ty::Unit))
     }
 
+    /// `acc.N` (or `(*acc).N`): field N of a tuple accumulator, readable
+    /// and assignable, as `granule::get<N>(acc)` (a reference).
+    fn field(&mut self, f: &syn::ExprField) -> Result<(String, Elem)> {
+        let (base, ty) = self.expr(&f.base)?;
+        let fields = match ty {
+            Ty::Out(Elem::Tuple(fs)) | Ty::Elem(Elem::Tuple(fs)) => fs,
+            _ => {
+                return Err(unsupported(
+                    f,
+                    "field access (only `acc.N` of a tuple accumulator)",
+                ))
+            }
+        };
+        let syn::Member::Unnamed(idx) = &f.member else {
+            return Err(unsupported(&f.member, "a named field of a tuple"));
+        };
+        let n = idx.index as usize;
+        let field = fields.get(n).ok_or_else(|| {
+            error_at(
+                idx.span,
+                format!("the tuple accumulator has {} fields", fields.len()),
+            )
+        })?;
+        Ok((format!("granule::get<{n}>({base})"), Elem::Scalar(*field)))
+    }
+
     /// Something assignable: `*out`, a `let mut` variable, a scratch
-    /// element. Returns its C++ text and element type.
+    /// element, a field of a tuple accumulator. Returns its C++ text and
+    /// element type.
     fn place(&mut self, e: &Expr) -> Result<(String, Elem)> {
         match e {
+            Expr::Field(f) => self.field(f),
             Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => match self.expr(&u.expr)? {
                 (t, Ty::Out(elem)) => Ok((t, elem)),
                 _ => Err(unsupported(e, "writing through this reference")),

@@ -181,6 +181,15 @@ fn check_shape(params: &mut [Param], pattern: Pattern) -> std::result::Result<()
                 .to_string(),
         );
     }
+    let tuple = params
+        .iter()
+        .any(|p| matches!(p.ty, types::Ty::Out(types::Elem::Tuple(_))));
+    if tuple && pattern != Pattern::Reduce {
+        return Err(
+            "a tuple `&mut` is the accumulator of a `#[kernel(reduce)]` (reduced by a tuple of reducers)"
+                .to_string(),
+        );
+    }
     match (pattern, first) {
         (Pattern::Reduce, _) if outs != 1 => Err(format!(
             "a `#[kernel(reduce)]` has exactly one `&mut` parameter, the accumulator; found {outs}"

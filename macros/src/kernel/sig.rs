@@ -126,6 +126,9 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
                 if let Some(acc) = super::types::acc_of(&r.elem)? {
                     return Ok((Kind::Out, Ty::Out(Elem::Acc(acc))));
                 }
+                if let Some(fields) = super::types::tuple_of(&r.elem)? {
+                    return Ok((Kind::Out, Ty::Out(Elem::Tuple(fields))));
+                }
                 let e = elem_of(&r.elem, generics)?;
                 return Ok((Kind::Out, Ty::Out(e)));
             }

@@ -150,6 +150,40 @@ pub enum Elem {
     /// The accumulator of a location or min-max reducer (only as a
     /// reduction kernel's `&mut`, updated through its methods).
     Acc(Acc),
+    /// A tuple of 2 to 6 scalars: the accumulator of a tuple of reducers
+    /// (only as a reduction kernel's `&mut`, used through its fields).
+    Tuple(Vec<Scalar>),
+}
+
+/// The C++ spelling of a tuple accumulator: `granule::Tuple<T0, T1, ..>`.
+pub fn tuple_cpp(fields: &[Scalar]) -> String {
+    let fs: Vec<&str> = fields.iter().map(|s| s.cpp()).collect();
+    format!("granule::Tuple<{}>", fs.join(", "))
+}
+
+/// The accumulator type named by `ty` if it is a tuple: 2 to 6 fields,
+/// each a scalar (as the host's tuples of reducers allow).
+pub fn tuple_of(ty: &syn::Type) -> Result<Option<Vec<Scalar>>> {
+    let syn::Type::Tuple(t) = ty else {
+        return Ok(None);
+    };
+    if !(2..=6).contains(&t.elems.len()) {
+        return Err(unsupported(
+            t,
+            "a tuple accumulator of this length (2 to 6 fields)",
+        ));
+    }
+    t.elems
+        .iter()
+        .map(|e| match elem_of(e, &[]) {
+            Ok(Elem::Scalar(s)) => Ok(s),
+            _ => Err(unsupported(
+                e,
+                "this tuple accumulator field type (scalars only)",
+            )),
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
 }
 
 /// `ValLocScalar<T, L>`, `MinMaxLocScalar<T, L>` or `MinMaxScalar<T>`.
@@ -158,7 +192,25 @@ pub struct Acc {
     pub kind: AccKind,
     pub val: Scalar,
     /// The location type (`None` for `MinMaxScalar`).
-    pub loc: Option<Scalar>,
+    pub loc: Option<Loc>,
+}
+
+/// A location: an integer scalar, or a multi-index `[usize; R]`
+/// (R in 1..=6, as an MDRange index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loc {
+    Scalar(Scalar),
+    Array(u8),
+}
+
+impl Loc {
+    /// `granule::u32`, or `granule::Loc<R>` for `[usize; R]`.
+    pub fn cpp(self) -> String {
+        match self {
+            Loc::Scalar(s) => s.cpp().to_string(),
+            Loc::Array(r) => format!("granule::Loc<{r}>"),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,7 +235,8 @@ impl Acc {
 }
 
 /// The accumulator type named by `ty`, if it is one of the reducers'
-/// structs: value a non-bool scalar, location an integer scalar.
+/// structs: value a non-bool scalar, location an integer scalar or
+/// `[usize; R]`.
 pub fn acc_of(ty: &syn::Type) -> Result<Option<Acc>> {
     let syn::Type::Path(p) = ty else {
         return Ok(None);
@@ -203,7 +256,7 @@ pub fn acc_of(ty: &syn::Type) -> Result<Option<Acc>> {
                 Ok(Elem::Scalar(s)) if s != Scalar::Bool && (!int || s.is_int()) => Ok(s),
                 _ => Err(unsupported(
                     t,
-                    "this accumulator field type (a scalar value, an integer location; array locations are not supported)",
+                    "this accumulator field type (a scalar value, an integer or `[usize; R]` location, R in 1..=6)",
                 )),
             },
             _ => Err(unsupported(seg, "an accumulator without its types")),
@@ -211,9 +264,27 @@ pub fn acc_of(ty: &syn::Type) -> Result<Option<Acc>> {
     };
     let args = type_args(seg);
     let val = scalar(args.first(), false)?;
-    let loc = match kind {
-        AccKind::MinMax => None,
-        _ => Some(scalar(args.get(1), true)?),
+    let loc = match (kind, args.get(1)) {
+        (AccKind::MinMax, _) => None,
+        (_, Some(syn::GenericArgument::Type(syn::Type::Array(a)))) => {
+            let rank = match &a.len {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(n),
+                    ..
+                }) => n.base10_parse::<u8>().ok(),
+                _ => None,
+            };
+            match (elem_of(&a.elem, &[]), rank) {
+                (Ok(Elem::Scalar(Scalar::Usize)), Some(r @ 1..=6)) => Some(Loc::Array(r)),
+                _ => {
+                    return Err(unsupported(
+                        a,
+                        "this accumulator field type (a scalar value, an integer or `[usize; R]` location, R in 1..=6)",
+                    ))
+                }
+            }
+        }
+        (_, l) => Some(Loc::Scalar(scalar(l, true)?)),
     };
     Ok(Some(Acc { kind, val, loc }))
 }
@@ -344,6 +415,7 @@ impl Infer {
             Elem::Var(_) => "{literal}".to_string(),
             Elem::Auto => "auto".to_string(),
             Elem::Acc(a) => a.cpp(),
+            Elem::Tuple(t) => tuple_cpp(t),
         }
     }
 
@@ -355,6 +427,7 @@ impl Infer {
             Elem::Var(v) => format!("\u{1}T{v}\u{1}"),
             Elem::Auto => "auto".to_string(),
             Elem::Acc(a) => a.cpp(),
+            Elem::Tuple(t) => tuple_cpp(&t),
         }
     }
 
@@ -364,7 +437,7 @@ impl Infer {
             Elem::Scalar(s) => s.literal(text),
             Elem::Generic(g) => format!("(({g}){})", Scalar::F64.literal(text)),
             Elem::Var(v) => format!("\u{1}L{v}:{text}\u{1}"),
-            Elem::Auto | Elem::Acc(_) => text.to_string(),
+            Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) => text.to_string(),
         }
     }
 
@@ -372,7 +445,7 @@ impl Infer {
     pub fn final_scalar(&self, e: &Elem) -> Option<Scalar> {
         match self.resolve(e) {
             Elem::Scalar(s) => Some(s),
-            Elem::Generic(_) | Elem::Auto | Elem::Acc(_) => None,
+            Elem::Generic(_) | Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) => None,
             Elem::Var(v) => Some(match self.vars[v].0 {
                 VarKind::Int => Scalar::I32,
                 VarKind::Float => Scalar::F64,

@@ -13,3 +13,8 @@ __device__ void range_of(granule::usize i, granule::MinMaxScalar<granule::u16>& 
   a.update(((granule::u16)((granule::rem(i, 7ull)))));
 }
 
+// peak2
+__device__ void peak2(granule::usize i, granule::usize j, granule::View<const granule::f64, 2, granule::LayoutRight> a, granule::ValLocScalar<granule::f64, granule::Loc<2>>& acc) {
+  acc.update_max(a(i, j), granule::Loc<2>{{i, (j + 1ull)}});
+}
+

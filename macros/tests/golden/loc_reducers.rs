@@ -14,3 +14,9 @@ fn spread(i: usize, x: &View1<i64>, a: &mut MinMaxLocScalar<i64, usize>) {
 fn range_of(i: usize, a: &mut MinMaxScalar<u16>) {
     a.update((i % 7) as u16);
 }
+
+// A multi-index location: `[usize; R]` is `granule::Loc<R>`, written `[i, j]`.
+#[kernel(reduce)]
+fn peak2([i, j]: [usize; 2], a: &View2<f64>, acc: &mut ValLocScalar<f64, [usize; 2]>) {
+    acc.update_max(a[[i, j]], [i, j + 1]);
+}

@@ -9,7 +9,7 @@
 mod construct;
 mod index;
 mod rank;
-pub mod subview;
+mod subview;
 
 pub(crate) use index::out_of_bounds;
 pub use rank::{IntoIndex, Rank, Succ, ValidRank};

@@ -60,7 +60,7 @@ pub enum Slice {
 
 /// One subview argument.
 pub trait SubviewArg {
-    /// [`kind::Index`], [`kind::Part`] or [`kind::Whole`].
+    /// `kind::Index`, `kind::Part` or `kind::Whole`.
     type Kind;
     /// Resolves against `extent`; `None` if it does not fit.
     fn slice(&self, extent: usize) -> Option<Slice>;

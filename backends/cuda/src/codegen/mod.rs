@@ -41,6 +41,10 @@ pub enum Reducer {
     MinMaxLoc,
     /// Smallest and largest value (`MinMaxScalar`).
     MinMax,
+    /// A tuple of reducers over a tuple accumulator
+    /// (`granule::Tuple<T0, T1, ..>`): reducer k reduces field k, as the
+    /// host's tuples of reducers do. Its reducers are scalar ones.
+    Tuple(&'static [Reducer]),
 }
 
 impl Reducer {
@@ -64,12 +68,76 @@ impl Reducer {
             _ if t.starts_with("granule::MinMaxScalar<") => vec![MinMax],
             "bool" => vec![LAnd, LOr],
             "granule::f32" | "granule::f64" => vec![Sum, Prod, Min, Max],
+            _ if tuple_fields(t).is_some() => vec![],
             _ => vec![Sum, Prod, Min, Max, LAnd, LOr, BAnd, BOr],
         }
     }
 
+    /// Choices of reducers for a tuple accumulator's C++ type `t`
+    /// (`granule::Tuple<..>`), one per field, such that every reducer that
+    /// applies to a field (by [`Reducer::for_type`]) appears in some choice
+    /// (choice k gives field i its reducer k modulo their count); empty when
+    /// `t` is not a tuple. ([`Reducer::for_type`] gives no reducer for a
+    /// tuple: a [`Reducer::Tuple`] borrows its reducers for `'static`.)
+    ///
+    /// ```
+    /// use granule_cuda::codegen::Reducer;
+    /// let c = Reducer::for_tuple("granule::Tuple<granule::f64, bool>");
+    /// assert_eq!(c.len(), 4);
+    /// assert_eq!(c[1], [Reducer::Prod, Reducer::LOr]);
+    /// ```
+    pub fn for_tuple(t: &str) -> Vec<Vec<Reducer>> {
+        let Some(fields) = tuple_fields(t) else {
+            return Vec::new();
+        };
+        let each: Vec<Vec<Reducer>> = fields.iter().map(|f| Reducer::for_type(f)).collect();
+        let n = each.iter().map(Vec::len).max().unwrap_or(0);
+        (0..n)
+            .map(|k| each.iter().map(|rs| rs[k % rs.len()]).collect())
+            .collect()
+    }
+
+    /// The name in entry points: the C++ name in lower case; a tuple's is
+    /// `tuple_` and its reducers' names joined by `_`.
+    fn entry_part(self) -> String {
+        match self {
+            Reducer::Tuple(rs) => {
+                let names: Vec<String> = rs.iter().map(|r| r.entry_part()).collect();
+                format!("tuple_{}", names.join("_"))
+            }
+            r => r.cpp().to_lowercase(),
+        }
+    }
+
+    /// The device reducer over accumulator C++ type `t`:
+    /// `granule::Sum<t>`, or for a tuple `granule::Reducers<granule::Sum<T0>, ..>`.
+    fn op(self, t: &str) -> Result<String, String> {
+        let Reducer::Tuple(rs) = self else {
+            return Ok(format!("granule::{}<{t}>", self.cpp()));
+        };
+        let fields = tuple_fields(t)
+            .ok_or_else(|| format!("a tuple of reducers needs a tuple accumulator, not `{t}`"))?;
+        if fields.len() != rs.len() {
+            return Err(format!(
+                "{} reducers for a tuple of {} fields",
+                rs.len(),
+                fields.len()
+            ));
+        }
+        let ops = rs
+            .iter()
+            .zip(&fields)
+            .map(|(r, f)| match r {
+                Reducer::Tuple(_) => Err("a tuple of reducers does not nest tuples".to_string()),
+                r => r.op(f),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(format!("granule::Reducers<{}>", ops.join(", ")))
+    }
+
     fn cpp(self) -> &'static str {
         match self {
+            Reducer::Tuple(_) => "Reducers",
             Reducer::Sum => "Sum",
             Reducer::Prod => "Prod",
             Reducer::Min => "Min",
@@ -84,6 +152,13 @@ impl Reducer {
             Reducer::MinMax => "MinMax",
         }
     }
+}
+
+/// The field types of a tuple accumulator's C++ type
+/// (`granule::Tuple<T0, T1, ..>`, fields scalars), or `None`.
+fn tuple_fields(t: &str) -> Option<Vec<&str>> {
+    let inner = t.strip_prefix("granule::Tuple<")?.strip_suffix('>')?;
+    Some(inner.split(',').map(str::trim).collect())
 }
 
 /// Which driver runs the kernel.

@@ -19,12 +19,14 @@ enum Shape {
 /// use granule_cuda::codegen::{entry_name, Pattern, Reducer};
 /// assert_eq!(entry_name("dot", Pattern::Reduce(Reducer::Sum), &["granule::f32"]), "granule_reduce_sum_dot__f32");
 /// assert_eq!(entry_name("prefix", Pattern::Scan(Reducer::Prod), &[]), "granule_scan_prod_prefix");
+/// let pair = Pattern::Reduce(Reducer::Tuple(&[Reducer::Sum, Reducer::Max]));
+/// assert_eq!(entry_name("stats", pair, &[]), "granule_reduce_tuple_sum_max_stats");
 /// ```
 pub fn entry_name(kernel: &str, pattern: Pattern, types: &[&str]) -> String {
     let mut name = match pattern {
         Pattern::For => format!("granule_for_{kernel}"),
-        Pattern::Reduce(r) => format!("granule_reduce_{}_{kernel}", r.cpp().to_lowercase()),
-        Pattern::Scan(r) => format!("granule_scan_{}_{kernel}", r.cpp().to_lowercase()),
+        Pattern::Reduce(r) => format!("granule_reduce_{}_{kernel}", r.entry_part()),
+        Pattern::Scan(r) => format!("granule_scan_{}_{kernel}", r.entry_part()),
         Pattern::Team => format!("granule_team_{kernel}"),
     };
     for t in types {
@@ -69,7 +71,7 @@ fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, St
             body: "granule::drive_team(league__, scratch__, [&](const granule::TeamMember& team__) { {call}; });".into(),
         },
         (Pattern::Reduce(r), shape, Some(t)) => {
-            let op = format!("granule::{}<{t}>", r.cpp());
+            let op = r.op(t)?;
             let (head, body) = match shape {
                 Shape::Range => ("granule::u64 begin, granule::u64 end".to_string(), format!(
                     "granule::drive_reduce<{op}>(begin, end, partials__, counter__, result__, [&](granule::u64 i__, {t}& acc__) {{ {{call}}; }});")),
@@ -84,9 +86,9 @@ fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, St
             head: vec!["granule::u64 begin, granule::u64 end".into()],
             tail: vec![format!("{t}* aggs__, {t}* incls__, granule::u32* flags__, granule::u32* tiles__, {t}* result__")],
             body: format!(
-                "granule::drive_scan<granule::{}<{t}>>(begin, end, aggs__, incls__, flags__, tiles__, result__, \
+                "granule::drive_scan<{}>(begin, end, aggs__, incls__, flags__, tiles__, result__, \
                  [&](granule::u64 i__, {t}& acc__, bool final__) {{ {{call}}; }});",
-                r.cpp()
+                r.op(t)?
             ),
         },
         (p, _, _) => return Err(format!("its parameters do not fit the {p:?} pattern")),

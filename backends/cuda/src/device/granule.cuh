@@ -462,6 +462,29 @@ template <class T> struct BOr {
 // Accumulators of the location reducers (granule_core's ValLocScalar,
 // MinMaxLocScalar, MinMaxScalar), with the host's update rules: a tie in
 // value keeps the smaller location.
+// A multi-index location (`[usize; R]` on the host): compared
+// lexicographically, as Rust compares arrays; "nowhere" is every index at
+// usize's maximum.
+template <int R> struct Loc {
+  usize at[R];
+};
+template <int R> __device__ __forceinline__ bool operator==(const Loc<R>& a, const Loc<R>& b) {
+  for (int d = 0; d < R; ++d)
+    if (a.at[d] != b.at[d]) return false;
+  return true;
+}
+template <int R> __device__ __forceinline__ bool operator<(const Loc<R>& a, const Loc<R>& b) {
+  for (int d = 0; d < R; ++d)
+    if (a.at[d] != b.at[d]) return a.at[d] < b.at[d];
+  return false;
+}
+template <int R> struct Num<Loc<R>> {
+  static __device__ __forceinline__ Loc<R> max_value() {
+    Loc<R> l;
+    for (int d = 0; d < R; ++d) l.at[d] = Num<usize>::max_value();
+    return l;
+  }
+};
 template <class T, class L> __device__ __forceinline__ void take_min(T& val, L& loc, T v, L l) {
   if (v < val || (v == val && l < loc)) { val = v; loc = l; }
 }
@@ -525,6 +548,48 @@ template <class T> struct MinMax<MinMaxScalar<T>> {
   static __device__ __forceinline__ void join(A& a, A b) {
     if (b.min_val < a.min_val) a.min_val = b.min_val;
     if (a.max_val < b.max_val) a.max_val = b.max_val;
+  }
+};
+
+// Tuple accumulators (a Rust tuple reduced by a tuple of reducers): a
+// head and the tuple of the rest; `get<N>(t)` is field N, by reference.
+template <class... Ts> struct Tuple;
+template <> struct Tuple<> {};
+template <class T, class... Ts> struct Tuple<T, Ts...> {
+  T head;
+  Tuple<Ts...> tail;
+};
+template <int N> struct TupleField {
+  template <class T, class... Ts>
+  static __device__ __forceinline__ auto& of(Tuple<T, Ts...>& t) { return TupleField<N - 1>::of(t.tail); }
+};
+template <> struct TupleField<0> {
+  template <class T, class... Ts>
+  static __device__ __forceinline__ T& of(Tuple<T, Ts...>& t) { return t.head; }
+};
+template <int N, class... Ts> __device__ __forceinline__ auto& get(Tuple<Ts...>& t) { return TupleField<N>::of(t); }
+
+// A tuple of reducers (`Reducers<Sum<f64>, Max<f64>, ..>`): reducer k
+// reduces field k, as the host's tuple of reducers does.
+template <class R> struct ReducerValue;
+template <template <class> class R, class T> struct ReducerValue<R<T>> { typedef T type; };
+template <class... Rs> struct Reducers;
+template <> struct Reducers<> {
+  typedef Tuple<> A;
+  static __device__ __forceinline__ A identity() { return A{}; }
+  static __device__ __forceinline__ void join(A&, A) {}
+};
+template <class R, class... Rs> struct Reducers<R, Rs...> {
+  typedef Tuple<typename ReducerValue<R>::type, typename ReducerValue<Rs>::type...> A;
+  static __device__ __forceinline__ A identity() {
+    A a;
+    a.head = R::identity();
+    a.tail = Reducers<Rs...>::identity();
+    return a;
+  }
+  static __device__ __forceinline__ void join(A& a, A b) {
+    R::join(a.head, b.head);
+    Reducers<Rs...>::join(a.tail, b.tail);
   }
 };
 
