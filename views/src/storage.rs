@@ -104,23 +104,6 @@ unsafe impl<T: Pod, M: MemorySpace> Send for Owned<T, M> {}
 // SAFETY: shared access only reads; writes need &mut.
 unsafe impl<T: Pod, M: MemorySpace> Sync for Owned<T, M> {}
 
-// SAFETY: the allocation is valid for the whole span (the View allocated it
-// for its mapping) and lives until drop.
-unsafe impl<T: Pod, M: MemorySpace> Storage for Owned<T, M> {
-    type Elem = T;
-    type Space = M;
-    #[inline(always)]
-    fn ptr(&self) -> NonNull<T> {
-        self.ptr
-    }
-    fn label(&self) -> &str {
-        &self.label
-    }
-    fn space(&self) -> &M {
-        &self.space
-    }
-}
-
 // SAFETY: `&mut Owned` is the only path to the allocation.
 unsafe impl<T: Pod, M: MemorySpace> StorageMut for Owned<T, M> {}
 
@@ -179,11 +162,15 @@ unsafe impl<T: Pod, M: MemorySpace> Send for BorrowedMut<'_, T, M> {}
 // SAFETY: behaves like `&'a mut [T]` with T: Sync; shared access only reads.
 unsafe impl<T: Pod, M: MemorySpace> Sync for BorrowedMut<'_, T, M> {}
 
-macro_rules! borrowed_storage {
-    ($($ty:ident),*) => { $(
-        // SAFETY: the constructor's contract makes `ptr` valid for reads of
-        // the mapping for `'a`, which outlives the storage.
-        unsafe impl<T: Pod, M: MemorySpace> Storage for $ty<'_, T, M> {
+/// The `Storage` impl shared by the three storages, which keep their
+/// pointer, label and space in fields of the same names.
+macro_rules! storage_impl {
+    ($($ty:ty),*) => { $(
+        // SAFETY: `ptr` is valid for reads of the mapping while the storage
+        // lives: an `Owned` allocated it for the mapping and frees it only on
+        // drop; a borrow got it under its constructor's contract for `'a`,
+        // which outlives the storage.
+        unsafe impl<T: Pod, M: MemorySpace> Storage for $ty {
             type Elem = T;
             type Space = M;
             #[inline(always)]
@@ -199,7 +186,7 @@ macro_rules! borrowed_storage {
         }
     )* };
 }
-borrowed_storage!(Borrowed, BorrowedMut);
+storage_impl!(Owned<T, M>, Borrowed<'_, T, M>, BorrowedMut<'_, T, M>);
 
 // SAFETY: the borrow is unique for `'a` (constructor contract).
 unsafe impl<T: Pod, M: MemorySpace> StorageMut for BorrowedMut<'_, T, M> {}

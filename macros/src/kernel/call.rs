@@ -3,7 +3,7 @@
 
 use super::cx::Cx;
 use super::errors::{error_at, unsupported, Result};
-use super::types::{Elem, Loc, Scalar, Ty};
+use super::types::{last_segment, Elem, Loc, Scalar, Ty};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprMethodCall};
 
@@ -464,12 +464,7 @@ impl Cx {
         let Expr::Path(p) = &*c.func else {
             return Err(unsupported(&c.func, "calling this expression"));
         };
-        let last = p
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
+        let last = last_segment(&p.path);
         match last.as_str() {
             "single" if p.path.segments.len() == 1 => self.single(c),
             "new" => Err(unsupported(

@@ -2,7 +2,7 @@
 
 use super::cx::Cx;
 use super::errors::{error_at, unsupported, Result};
-use super::types::{Elem, Scalar, Ty, VarKind};
+use super::types::{segment_names, Elem, Scalar, Ty, VarKind};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, UnOp};
 
@@ -118,12 +118,7 @@ impl Cx {
     }
 
     fn path(&mut self, p: &syn::ExprPath) -> Result<(String, Ty)> {
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs = segment_names(&p.path);
         if let [name] = segs.as_slice() {
             if let Some(var) = self.lookup(name) {
                 return Ok((name.clone(), var.ty.clone()));

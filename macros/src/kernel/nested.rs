@@ -6,7 +6,7 @@
 
 use super::cx::{Cx, Frame};
 use super::errors::{error_at, unsupported, Result};
-use super::types::{Elem, Scalar, Ty};
+use super::types::{last_segment, segment_names, Elem, Scalar, Ty};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprMethodCall};
 
@@ -25,12 +25,7 @@ const REDUCERS: [&str; 8] = ["Sum", "Prod", "Min", "Max", "LAnd", "LOr", "BAnd",
 /// A built-in reducer named by path (`Sum`, `granule::Max`).
 pub fn reducer_name(e: &Expr) -> Result<&'static str> {
     let name = match e {
-        Expr::Path(p) => p
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default(),
+        Expr::Path(p) => last_segment(&p.path),
         _ => String::new(),
     };
     REDUCERS
@@ -119,12 +114,7 @@ impl Cx {
         let Expr::Path(p) = &*call.func else {
             return Ok(None);
         };
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs = segment_names(&p.path);
         let [.., kind, new] = segs.as_slice() else {
             return Ok(None);
         };

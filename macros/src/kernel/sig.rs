@@ -6,7 +6,8 @@ use super::types::{
 };
 use syn::spanned::Spanned;
 
-/// A parameter's role, mirrored by `granule_cuda::kernel::ParamKind`.
+/// A parameter's role, mirrored by `granule_core::kernel::ParamKind` (this
+/// proc-macro crate cannot depend on core, which depends on it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
     Index,

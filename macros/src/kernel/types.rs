@@ -605,6 +605,19 @@ pub fn view_of(ty: &syn::Type, generics: &[String]) -> Result<Option<Ty>> {
     Ok(Some(ty))
 }
 
+/// The identifiers of a path's segments, in order (`a::B::c` -> `[a, B, c]`).
+pub fn segment_names(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
+/// The identifier of a path's last segment (`a::B::c` -> `c`).
+pub fn last_segment(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}
+
 /// Whether a type path names the team member.
 pub fn is_team(ty: &syn::Type) -> bool {
     let syn::Type::Path(p) = ty else { return false };
