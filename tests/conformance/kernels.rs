@@ -149,6 +149,74 @@ pub fn sum_x(i: usize, x: &View1<f64>, a: &mut f64) {
     *a += x[i];
 }
 
+/// The reduce test's struct: {count, Σ(i+1), Σ(n−i)}.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triple {
+    pub count: i64,
+    pub up: i64,
+    pub down: i64,
+}
+
+/// Sums a [`Triple`] field by field.
+#[derive(Clone, Copy)]
+pub struct TripleSum;
+
+#[device]
+impl Reducer<Triple> for TripleSum {
+    fn init(&self) -> Triple {
+        Triple {
+            count: 0,
+            up: 0,
+            down: 0,
+        }
+    }
+    fn join(&self, dst: &mut Triple, src: &Triple) {
+        dst.count += src.count;
+        dst.up += src.up;
+        dst.down += src.down;
+    }
+}
+
+#[kernel(reduce)]
+pub fn count_up_down(i: usize, n: usize, acc: &mut Triple) {
+    acc.count += 1;
+    acc.up += i as i64 + 1;
+    acc.down += (n - i) as i64;
+}
+
+/// A running mean: the sum and count, divided by the reducer's final step.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mean {
+    pub sum: f64,
+    pub count: usize,
+}
+
+/// Adds [`Mean`]s; `finalize` turns the sum into the mean.
+#[derive(Clone, Copy)]
+pub struct MeanOf;
+
+#[device]
+impl Reducer<Mean> for MeanOf {
+    fn init(&self) -> Mean {
+        Mean { sum: 0.0, count: 0 }
+    }
+    fn join(&self, dst: &mut Mean, src: &Mean) {
+        dst.sum += src.sum;
+        dst.count += src.count;
+    }
+    fn finalize(&self, value: &mut Mean) {
+        value.sum /= value.count as f64;
+    }
+}
+
+#[kernel(reduce)]
+pub fn index_mean(i: usize, acc: &mut Mean) {
+    acc.sum += i as f64;
+    acc.count += 1;
+}
+
 /// Three results in one pass, for `(Sum, Max, Sum)`.
 #[kernel(reduce)]
 pub fn sum_max_count(i: usize, x: &View1<f64>, a: &mut (f64, f64, usize)) {
@@ -354,6 +422,77 @@ pub fn count_teams(_m: &TeamMember, a: &mut usize) {
     *a += 1;
 }
 
+/// Team and thread scratch at levels 0 and 1, of rank 1 and 2: each starts
+/// zeroed, and a request past the reservation is an `Err` that takes
+/// nothing. The team's first thread contributes (every team thread holds
+/// the same team sum, and its own thread scratch).
+#[kernel(reduce)]
+pub fn scratch_views(m: &TeamMember, acc: &mut i64) {
+    let mut t = m.team_scratch::<i64, 1>(0, 16).unwrap();
+    let mut u = m.thread_scratch::<i32, 1>(0, 4).unwrap();
+    let mut w = m.team_scratch::<u8, 2>(1, [10, 100]).unwrap();
+    for i in 0..16 {
+        assert_eq!(t[i], 0, "scratch starts zeroed");
+    }
+    assert_eq!(u[3], 0);
+    assert_eq!(w[[9, 99]], 0);
+    // Nobody writes team scratch before everyone has checked it.
+    m.team_barrier();
+    TeamVectorRange::new(m, 0..16).parallel_for(|i| t[i] = (m.league_rank() + i) as i64);
+    u[3] = 2;
+    w[[9, 99]] = 1;
+    assert!(m.team_scratch::<u8, 1>(1, 1).is_err());
+    assert!(m.thread_scratch::<i32, 1>(0, 1).is_err());
+    assert!(m.team_scratch::<u8, 2>(1, [0, 5]).is_ok());
+    assert!(m.thread_scratch::<u8, 1>(2, 0).is_err());
+    m.team_barrier();
+    let sum = ThreadVectorRange::new(m, 0..16).parallel_reduce(Sum, |i, s: &mut i64| *s += t[i])
+        + u[3] as i64
+        + w[[9, 99]] as i64;
+    if m.team_rank() == 0 {
+        *acc += sum;
+    }
+}
+
+/// Nested location, min-max and min reductions and nested scans on team
+/// `l`'s row of `v` (a permutation of 0..50).
+#[kernel]
+pub fn nested_reducers_and_scans(m: &TeamMember, v: &View2<i32>) {
+    let l = m.league_rank();
+    let mx = TeamThreadRange::new(m, 0..50)
+        .parallel_reduce(MaxLoc, |i, a: &mut ValLocScalar<i32, usize>| {
+            a.update_max(v[[l, i]], i)
+        });
+    assert_eq!(mx.val, 49);
+    assert_eq!(v[[l, mx.loc]], 49);
+    let mn: i32 = TeamVectorRange::new(m, 0..50)
+        .parallel_reduce(Min, |i, a: &mut i32| *a = (*a).min(v[[l, i]]));
+    assert_eq!(mn, 0);
+    let both = ThreadVectorRange::new(m, 0..50)
+        .parallel_reduce(MinMaxLoc, |i, a: &mut MinMaxLocScalar<i32, usize>| {
+            a.update(v[[l, i]], i)
+        });
+    assert_eq!(both.min_val, 0);
+    assert_eq!(both.max_val, 49);
+    assert_eq!(v[[l, both.min_loc]], 0);
+    assert_eq!(both.max_loc, mx.loc);
+    let span = TeamVectorRange::new(m, 0..50)
+        .parallel_reduce(MinMax, |i, a: &mut MinMaxScalar<i32>| a.update(v[[l, i]]));
+    assert_eq!(span.max_val - span.min_val, 49);
+    let prod = ThreadVectorRange::new(m, 0..5)
+        .parallel_scan_with(Prod, |i, p: &mut i64, _| *p *= i as i64 + 2);
+    assert_eq!(prod, 720);
+    let row =
+        TeamVectorRange::new(m, 0..50).parallel_scan(|i, p: &mut i64, _| *p += v[[l, i]] as i64);
+    assert_eq!(row, 1225);
+    let top = TeamThreadRange::new(m, 0..50)
+        .parallel_scan_with(Max, |i, p: &mut i32, _| *p = (*p).max(v[[l, i]]));
+    assert_eq!(top, 49);
+    let empty: f64 =
+        ThreadVectorRange::new(m, 3..3).parallel_reduce(Sum, |_, a: &mut f64| *a += 1.0);
+    assert_eq!(empty, 0.0);
+}
+
 // -------------------------------------------------------- bad_input.rs
 
 #[kernel]
@@ -399,6 +538,8 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     min_max_of,
     set_f64_one,
     sum_x,
+    count_up_down,
+    index_mean,
     sum_max_count,
     min_and_count,
     exclusive_and_inclusive,
@@ -423,6 +564,8 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     y_a_x,
     collectives,
     count_teams,
+    scratch_views,
+    nested_reducers_and_scans,
     write_past_team_chunk,
     set_one,
 ];

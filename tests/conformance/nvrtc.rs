@@ -7,7 +7,7 @@
 //! Install NVRTC with `scripts/install-nvrtc.sh` and put the directory it
 //! prints on LD_LIBRARY_PATH.
 
-use granule::kernel::{DeviceKernel, KernelPattern, ParamKind};
+use granule::kernel::{DeviceFn, DeviceKernel, DeviceReducer, KernelPattern, ParamKind};
 use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
 use granule_cuda::nvrtc::{self, available_or_skip as nvrtc_or_skip, Target};
 use std::path::Path;
@@ -79,11 +79,24 @@ fn acc_type(k: &DeviceKernel) -> &'static str {
         .map_or("", |p| p.cpp)
 }
 
+/// The suite's custom reducers, by the C++ type of the value they reduce.
+fn custom_reducers() -> [(&'static str, &'static DeviceFn); 2] {
+    use crate::kernels::{MeanOf, TripleSum};
+    [
+        ("Triple", <TripleSum as DeviceReducer>::DEVICE),
+        ("Mean", <MeanOf as DeviceReducer>::DEVICE),
+    ]
+}
+
 /// The patterns a kernel is wrapped in: every reducer that applies to its
-/// accumulator; for a tuple accumulator, choices of tuples of reducers
-/// that together use every reducer that applies to each field.
+/// accumulator (its custom reducer for a `#[device] struct`); for a tuple
+/// accumulator, choices of tuples of reducers that together use every
+/// reducer that applies to each field.
 fn patterns(k: &DeviceKernel) -> Vec<Pattern> {
     let acc = acc_type(k);
+    if let Some((_, r)) = custom_reducers().into_iter().find(|(t, _)| *t == acc) {
+        return vec![Pattern::Reduce(Reducer::Custom(r))];
+    }
     let choices = Reducer::for_tuple(acc);
     if k.pattern != KernelPattern::Reduce || choices.is_empty() {
         return Pattern::all_for(k.pattern, acc);

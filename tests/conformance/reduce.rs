@@ -1,13 +1,6 @@
 //! parallel_reduce: built-in and custom reducers, identities, tuples,
 //! results into scalars and Views.
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Triple {
-    pub count: i64,
-    pub up: i64,
-    pub down: i64,
-}
-
 /// The values of the MinLoc/MaxLoc test: 10003 distinct values.
 pub fn distinct(i: usize) -> f64 {
     ((i * 7919 + 17) % 10_003) as f64 - 5000.5
@@ -15,42 +8,22 @@ pub fn distinct(i: usize) -> f64 {
 
 macro_rules! reduce_tests {
     () => {
-        // A closure: a custom reducer over a host struct.
         #[test]
         fn reduce_struct_count_and_two_sums() {
             let s = space();
             let n = 1_000_000usize;
-            let join = |a: &mut crate::reduce::Triple, b: &crate::reduce::Triple| {
-                a.count += b.count;
-                a.up += b.up;
-                a.down += b.down;
-            };
-            let r = reducer::custom(
-                || crate::reduce::Triple {
-                    count: 0,
-                    up: 0,
-                    down: 0,
-                },
-                join,
-            );
             let t = parallel_reduce(
                 "triple",
                 RangePolicy::new(&s, 0..n),
-                r,
-                |i, acc: &mut crate::reduce::Triple| {
-                    acc.count += 1;
-                    acc.up += i as i64 + 1;
-                    acc.down += (n - i) as i64;
-                },
+                TripleSum,
+                count_up_down(n),
             );
-            assert_eq!(
-                t,
-                crate::reduce::Triple {
-                    count: 1_000_000,
-                    up: 500_000_500_000,
-                    down: 500_000_500_000
-                }
-            );
+            let expect = Triple {
+                count: 1_000_000,
+                up: 500_000_500_000,
+                down: 500_000_500_000,
+            };
+            assert_eq!(t, expect);
         }
 
         #[test]
@@ -158,28 +131,26 @@ macro_rules! reduce_tests {
             assert_eq!((out[0], count), (-100.0, n));
         }
 
-        // A closure: a custom reducer with a final step, over a tuple.
         #[test]
         fn reduce_custom_with_final() {
             let s = space();
-            let mean = reducer::custom(
-                || (0.0f64, 0usize),
-                |a: &mut (f64, usize), b: &(f64, usize)| {
-                    a.0 += b.0;
-                    a.1 += b.1
-                },
-            )
-            .with_final(|a: &mut (f64, usize)| a.0 /= a.1 as f64);
-            let r = parallel_reduce(
-                "mean",
-                RangePolicy::new(&s, 0..1001),
-                mean,
-                |i, a: &mut (f64, usize)| {
-                    a.0 += i as f64;
-                    a.1 += 1
-                },
+            let r = parallel_reduce("mean", RangePolicy::new(&s, 0..1001), MeanOf, index_mean());
+            assert_eq!(
+                r,
+                Mean {
+                    sum: 500.0,
+                    count: 1001
+                }
             );
-            assert_eq!(r, (500.0, 1001));
+            let mut into = Mean { sum: 7.0, count: 7 };
+            parallel_reduce_into(
+                "mean-into",
+                RangePolicy::new(&s, 1..4),
+                MeanOf,
+                index_mean(),
+                &mut into,
+            );
+            assert_eq!(into, Mean { sum: 2.0, count: 3 });
         }
 
         #[test]

@@ -69,9 +69,6 @@ macro_rules! team_tests {
             assert_eq!(starts.len(), 50);
         }
 
-        // A closure: the device subset has level-0, rank-1 team scratch
-        // only; thread scratch, level-1 and rank-2 scratch, and a scratch
-        // allocation's `is_err()` / `to_vec()` are host-only for now.
         #[test]
         fn team_scratch_views_per_team_and_thread() {
             let s = space();
@@ -80,29 +77,13 @@ macro_rules! team_tests {
                 .unwrap()
                 .set_scratch_size(1, PerTeam(1000))
                 .unwrap();
-            let total: i64 = parallel_reduce("scratch", p, Sum, |m: &TeamMember, acc: &mut i64| {
-                let mut t = m.team_scratch::<i64, 1>(0, 16).unwrap();
-                let mut u = m.thread_scratch::<i32, 1>(0, 4).unwrap();
-                let mut w = m.team_scratch::<u8, 2>(1, [10, 100]).unwrap();
-                assert!(t.to_vec().iter().all(|&v| v == 0), "scratch starts zeroed");
-                TeamVectorRange::new(m, 0..16)
-                    .parallel_for(|i| t[i] = (m.league_rank() + i) as i64);
-                u[3] = 2;
-                w[[9, 99]] = 1;
-                assert!(m.team_scratch::<u8, 1>(1, 1).is_err());
-                *acc += ThreadVectorRange::new(m, 0..16)
-                    .parallel_reduce(Sum, |i, s: &mut i64| *s += t[i])
-                    + u[3] as i64
-                    + w[[9, 99]] as i64;
-            });
+            let total: i64 = parallel_reduce("scratch", p, Sum, scratch_views());
             let expect: i64 = (0..37)
                 .map(|l| (0..16).map(|i| (l + i) as i64).sum::<i64>() + 3)
                 .sum();
             assert_eq!(total, expect);
         }
 
-        // A closure: the ValLocScalar accumulator (nested MaxLoc) and
-        // ThreadVectorRange::parallel_scan_with are outside the device subset.
         #[test]
         fn team_nested_reducers_and_vector_scan() {
             let s = space();
@@ -112,24 +93,7 @@ macro_rules! team_tests {
                 "nested",
                 TeamPolicy::new(&s, 9, AUTO),
                 (),
-                |m: &TeamMember, ()| {
-                    let l = m.league_rank();
-                    let mx = TeamThreadRange::new(m, 0..50)
-                        .parallel_reduce(MaxLoc, |i, a: &mut ValLocScalar<i32, usize>| {
-                            a.update_max(v[[l, i]], i)
-                        });
-                    assert_eq!(mx.val, 49);
-                    assert_eq!(v[[l, mx.loc]], 49);
-                    let mn: i32 = TeamVectorRange::new(m, 0..50)
-                        .parallel_reduce(Min, |i, a: &mut i32| *a = (*a).min(v[[l, i]]));
-                    assert_eq!(mn, 0);
-                    let prod = ThreadVectorRange::new(m, 0..5)
-                        .parallel_scan_with(Prod, |i, p: &mut i64, _| *p *= i as i64 + 2);
-                    assert_eq!(prod, 720);
-                    let empty: f64 = ThreadVectorRange::new(m, 3..3)
-                        .parallel_reduce(Sum, |_, a: &mut f64| *a += 1.0);
-                    assert_eq!(empty, 0.0);
-                },
+                nested_reducers_and_scans(&v),
             );
         }
 

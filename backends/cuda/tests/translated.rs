@@ -16,7 +16,7 @@ mod common;
 
 use common::{assert_outputs, compile_everywhere};
 use granule::prelude::*;
-use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
+use granule_cuda::codegen::{self, Instance, Pattern, TranslationUnit};
 use granule_cuda::nvrtc::available_or_skip as nvrtc_or_skip;
 
 // The golden inputs, one file each; the translator's text output for them
@@ -32,6 +32,9 @@ include!("../../../macros/tests/golden/narrow.rs");
 include!("../../../macros/tests/golden/team_chunks.rs");
 include!("../../../macros/tests/golden/loc_reducers.rs");
 include!("../../../macros/tests/golden/asserts.rs");
+include!("../../../macros/tests/golden/custom_reducer.rs");
+include!("../../../macros/tests/golden/team_scratch.rs");
+include!("../../../macros/tests/golden/team_nested.rs");
 
 #[kernel]
 fn f32_only(i: usize, y: &mut f32, x: &View1<f32>, n: i32) {
@@ -50,7 +53,11 @@ fn f32_only(i: usize, y: &mut f32, x: &View1<f32>, n: i32) {
 fn instances() -> Vec<Instance> {
     vec![
         Instance::new(&__GRANULE_KERNEL_axpy, Pattern::For, &[]),
-        Instance::new(&__GRANULE_KERNEL_dot, Pattern::Reduce(Reducer::Sum), &[]),
+        Instance::new(
+            &__GRANULE_KERNEL_dot,
+            Pattern::Reduce(codegen::Reducer::Sum),
+            &[],
+        ),
         Instance::new(&__GRANULE_KERNEL_scale, Pattern::For, &["granule::f32"]),
         Instance::new(&__GRANULE_KERNEL_scale, Pattern::For, &["granule::f64"]),
         Instance::new(&__GRANULE_KERNEL_control, Pattern::For, &[]),
@@ -60,19 +67,33 @@ fn instances() -> Vec<Instance> {
         Instance::new(&__GRANULE_KERNEL_checked, Pattern::For, &[]),
         Instance::new(
             &__GRANULE_KERNEL_peak,
-            Pattern::Reduce(Reducer::MaxLoc),
+            Pattern::Reduce(codegen::Reducer::MaxLoc),
             &[],
         ),
         Instance::new(
             &__GRANULE_KERNEL_range_of,
-            Pattern::Reduce(Reducer::MinMax),
+            Pattern::Reduce(codegen::Reducer::MinMax),
             &[],
         ),
         Instance::new(&__GRANULE_KERNEL_blocks, Pattern::Team, &[]),
         Instance::new(&__GRANULE_KERNEL_chunk_rows, Pattern::Team, &[]),
         Instance::new(&__GRANULE_KERNEL_histogram, Pattern::For, &[]),
         Instance::new(&__GRANULE_KERNEL_rows, Pattern::Team, &[]),
+        stats_instance(),
+        Instance::new(&__GRANULE_KERNEL_staged, Pattern::Team, &[]),
+        // A team reduction over a 16-byte accumulator.
+        Instance::new(
+            &__GRANULE_KERNEL_nested_folds,
+            Pattern::Reduce(codegen::Reducer::MaxLoc),
+            &[],
+        ),
     ]
+}
+
+fn stats_instance() -> Instance {
+    use granule::kernel::DeviceReducer;
+    let reducer = codegen::Reducer::Custom(<StatsOf as DeviceReducer>::DEVICE);
+    Instance::new(&__GRANULE_KERNEL_stats, Pattern::Reduce(reducer), &[])
 }
 
 #[test]
@@ -86,13 +107,16 @@ fn translated_kernels_compile_to_ptx_and_cubin() {
 }
 
 #[test]
-fn the_f32_kernel_does_no_double_math() {
-    if !nvrtc_or_skip("the_f32_kernel_does_no_double_math") {
+fn the_f32_kernels_do_no_double_math() {
+    if !nvrtc_or_skip("the_f32_kernels_do_no_double_math") {
         return;
     }
-    let unit =
-        TranslationUnit::new(&[Instance::new(&__GRANULE_KERNEL_f32_only, Pattern::For, &[])])
-            .unwrap();
+    // `stats` meets untyped float literals through f32 struct fields.
+    let unit = TranslationUnit::new(&[
+        Instance::new(&__GRANULE_KERNEL_f32_only, Pattern::For, &[]),
+        stats_instance(),
+    ])
+    .unwrap();
     let out = granule_cuda::nvrtc::compile(
         unit.source(),
         "f32.cu",
@@ -178,6 +202,29 @@ fn accumulator_kernels_run_on_the_host() {
     assert_eq!((r.val, r.loc), (8.0, 1));
     let m = parallel_reduce("range", RangePolicy::new(&Serial, 3..6), MinMax, range_of());
     assert_eq!((m.min_val, m.max_val), (3, 5));
+}
+
+#[test]
+fn custom_reducer_kernels_run_on_the_host() {
+    let x = View1::<f32>::from_fn("x", 4, |i| [2.0, -4.0, 6.0, 8.0][i]).unwrap();
+    let s = parallel_reduce("stats", RangePolicy::new(&Serial, 0..4), StatsOf, stats(&x));
+    // v = x / 2 = [1, -2, 3, 4]: mean 1.5, mean of squares 7.5.
+    assert_eq!(
+        (s.sum, s.sum_sq, s.n, s.negative),
+        (1.5, 7.5 - 2.25, 4, true)
+    );
+    let unit = TranslationUnit::new(&[stats_instance()]).unwrap();
+    let src = unit.source();
+    let (def, reducer, kernel) = (
+        src.find("struct Stats {").expect("the struct"),
+        src.find("struct StatsOf {").expect("the reducer"),
+        src.find("__device__ void stats(").expect("the kernel"),
+    );
+    assert!(
+        def < reducer && reducer < kernel,
+        "definitions out of order"
+    );
+    assert!(src.contains("granule::drive_reduce<StatsOf"), "{src}");
 }
 
 #[test]

@@ -115,9 +115,9 @@ pub enum KernelPattern {
     Scan,
 }
 
-/// A `#[device]` helper function or constant: C++ source plus the helpers
-/// it uses.
-#[derive(Debug)]
+/// A `#[device]` item (helper function, constant, struct or custom
+/// reducer): C++ source plus the items it uses.
+#[derive(Debug, PartialEq, Eq)]
 pub struct DeviceFn {
     /// The function's name.
     pub name: &'static str,

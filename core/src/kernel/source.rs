@@ -1,6 +1,6 @@
 //! The traits that tie a `#[kernel]`'s functor type to its device side.
 
-use super::DeviceKernel;
+use super::{DeviceFn, DeviceKernel};
 
 /// Implemented by the functor types that `#[kernel]` generates: where the
 /// device side of the kernel is.
@@ -54,6 +54,74 @@ pub trait KernelSource {
     note = "plain closures run only on host spaces (Serial, Rayon); write the kernel as a #[kernel] fn to run it on Cuda"
 )]
 pub trait DeviceFunctor: KernelSource {}
+
+/// A custom reducer the device can run: `#[device] impl Reducer<T> for R`
+/// implements it, pointing at the C++ struct translated from `init`,
+/// `join` and `finalize` (which a device space wraps around the kernel,
+/// as it does the built-in reducers).
+///
+/// ```
+/// use granule_core::kernel::{device, DeviceReducer};
+/// use granule_core::reducer::Reducer;
+///
+/// /// Σx and Σx² in one pass.
+/// #[device(crate = granule_core)]
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// pub struct Moments {
+///     pub sum: f64,
+///     pub sum_sq: f64,
+/// }
+///
+/// #[derive(Clone, Copy)]
+/// pub struct AddMoments;
+///
+/// #[device(crate = granule_core)]
+/// impl Reducer<Moments> for AddMoments {
+///     fn init(&self) -> Moments {
+///         Moments { sum: 0.0, sum_sq: 0.0 }
+///     }
+///     fn join(&self, dst: &mut Moments, src: &Moments) {
+///         dst.sum += src.sum;
+///         dst.sum_sq += src.sum_sq;
+///     }
+/// }
+///
+/// assert_eq!(<AddMoments as DeviceReducer>::DEVICE.name, "AddMoments");
+/// assert!(<AddMoments as DeviceReducer>::DEVICE.source.contains("static __device__"));
+/// ```
+pub trait DeviceReducer {
+    /// The reducer's C++ struct (`identity`, `join`, `final_`) and the
+    /// `#[device]` items it uses.
+    const DEVICE: &'static DeviceFn;
+}
+
+/// A `#[device] struct`: a struct of scalars with the same layout on the
+/// host (`#[repr(C)]`, which `#[device]` adds) and the device, usable as
+/// the value of a custom reducer ([`DeviceReducer`]).
+///
+/// ```
+/// use granule_core::kernel::{device, DeviceStruct};
+///
+/// #[device(crate = granule_core)]
+/// #[derive(Clone, Copy)]
+/// struct Pair {
+///     a: f64,
+///     n: u32,
+/// }
+///
+/// let def = <Pair as DeviceStruct>::DEVICE;
+/// assert_eq!(def.source, "struct Pair {\n  granule::f64 a;\n  granule::u32 n;\n};\n");
+/// assert_eq!(std::mem::size_of::<Pair>(), 16);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `#[device] struct`, so kernels cannot use it",
+    label = "used in a `#[kernel]` or `#[device]` item",
+    note = "add `#[device]` to the struct's definition (its fields must be scalars)"
+)]
+pub trait DeviceStruct: Copy {
+    /// The struct's C++ definition.
+    const DEVICE: &'static DeviceFn;
+}
 
 /// Scalar types with a device spelling, for instantiating generic kernels.
 ///

@@ -11,7 +11,7 @@ impl Cx {
     pub fn method(&mut self, m: &ExprMethodCall) -> Result<(String, Ty)> {
         let name = m.method.to_string();
         if name == "is_ok" || name == "is_err" {
-            return self.cas_result(m, name == "is_ok");
+            return self.result_check(m, name == "is_ok");
         }
         if let Some(r) = self.nested(m)? {
             return Ok(r);
@@ -73,6 +73,49 @@ impl Cx {
             None => {}
         }
         Ok((format!("{recv}.{name}({})", args.join(", ")), Ty::Unit))
+    }
+
+    /// `r.val` / `r.loc` (ValLocScalar), `r.min_val`, `r.max_val`,
+    /// `r.min_loc`, `r.max_loc` (MinMaxLocScalar; MinMaxScalar has the
+    /// values only): a field of a location or min-max value, the header's
+    /// struct member of the same name (assignable through a `&mut`). A
+    /// multi-index location (`[usize; R]`) is not a scalar of the subset.
+    pub fn acc_field(
+        &mut self,
+        f: &syn::ExprField,
+        base: &str,
+        acc: super::types::Acc,
+    ) -> Result<(String, Elem)> {
+        use super::types::AccKind;
+        let (ty, fields): (&str, &[&str]) = match acc.kind {
+            AccKind::ValLoc => ("ValLocScalar", &["val", "loc"]),
+            AccKind::MinMaxLoc => (
+                "MinMaxLocScalar",
+                &["min_val", "max_val", "min_loc", "max_loc"],
+            ),
+            AccKind::MinMax => ("MinMaxScalar", &["min_val", "max_val"]),
+        };
+        let name = match &f.member {
+            syn::Member::Named(n) if fields.contains(&n.to_string().as_str()) => n.to_string(),
+            other => {
+                let names: Vec<String> = fields.iter().map(|n| format!("`{n}`")).collect();
+                return Err(error_at(
+                    other.span(),
+                    format!("a `{ty}` has the fields {}", names.join(", ")),
+                ));
+            }
+        };
+        let elem = match (name.ends_with("val"), acc.loc) {
+            (true, _) => Elem::Scalar(acc.val),
+            (false, Some(Loc::Scalar(l))) => Elem::Scalar(l),
+            (false, _) => {
+                return Err(unsupported(
+                    f,
+                    "reading a multi-index location (`[usize; R]`) field",
+                ))
+            }
+        };
+        Ok((format!("{base}.{name}"), elem))
     }
 
     /// A `[usize; R]` location, written as an array expression
@@ -213,6 +256,20 @@ impl Cx {
         Ok((format!("granule::{op}({recv}.at({at}), {v})"), ty))
     }
 
+    /// `.is_ok()` / `.is_err()` of a scratch request (whether it fits,
+    /// taking nothing) or of an atomic `compare_exchange`.
+    fn result_check(&mut self, m: &ExprMethodCall, ok: bool) -> Result<(String, Ty)> {
+        args::<0>(m)?;
+        if let Expr::MethodCall(inner) = &*m.receiver {
+            if let Some(s) = self.scratch_request(inner)? {
+                let not = if ok { "" } else { "!" };
+                let text = format!("{not}{}_fits{}{}", s.head, s.targs, s.args);
+                return Ok((text, Ty::scalar(Scalar::Bool)));
+            }
+        }
+        self.cas_result(m, ok)
+    }
+
     /// `a.compare_exchange(i, current, new).is_ok()` / `.is_err()`.
     fn cas_result(&mut self, m: &ExprMethodCall, ok: bool) -> Result<(String, Ty)> {
         let Expr::MethodCall(inner) = &*m.receiver else {
@@ -298,18 +355,19 @@ impl Cx {
                 let idx = self.value_as(idx, &Elem::Scalar(Scalar::Usize))?;
                 Ok((format!("{recv}.team_scan_global({v}, {g}, {idx})"), Ty::Elem(elem)))
             }
-            "team_scratch" => Err(error_at(m.span(), "team scratch is a Result on the host: write `team.team_scratch::<T, 1>(0, n).unwrap()`")),
+            "team_scratch" | "thread_scratch" => Err(error_at(m.span(), format!("scratch is a Result on the host: write `team.{name}::<T, 1>(0, n).unwrap()` (or `.is_ok()` / `.is_err()`)"))),
             _ => Err(unsupported(&m.method, &format!("the team member method `{name}`"))),
         }
     }
 
-    /// `team.team_scratch::<T, 1>(0, n).unwrap()` (or `.expect(..)`): the
-    /// next `n` elements of level-0 team scratch.
+    /// `team.team_scratch::<T, R>(level, extents).unwrap()` (or
+    /// `.expect(..)`, or `thread_scratch`): the next elements of that
+    /// scratch region as a writable View; `chunk_mut(..).unwrap()`.
     fn scratch(&mut self, m: &ExprMethodCall) -> Result<(String, Ty)> {
         let err = || {
             unsupported(
                 m,
-                "`unwrap`/`expect` on anything but `team.team_scratch::<T, 1>(0, n)` or `chunk.chunk_mut(map, team.thread_ids())`",
+                "`unwrap`/`expect` on anything but `team.team_scratch::<T, R>(level, n)`, `team.thread_scratch::<T, R>(level, n)` or `chunk.chunk_mut(map, team.thread_ids())`",
             )
         };
         let Expr::MethodCall(inner) = &*m.receiver else {
@@ -318,48 +376,95 @@ impl Cx {
         if inner.method == "chunk_mut" {
             return self.chunk_mut(inner);
         }
-        if inner.method != "team_scratch" {
+        let Some(s) = self.scratch_request(inner)? else {
             return Err(err());
-        }
-        let (recv, ty) = self.expr(&inner.receiver)?;
-        if ty != Ty::Team {
-            return Err(err());
-        }
-        let Some(t) = &inner.turbofish else {
-            return Err(error_at(
-                inner.method.span(),
-                "`team_scratch` needs its types: `team_scratch::<f64, 1>(0, n)`",
-            ));
         };
-        let targs: Vec<&syn::GenericArgument> = t.args.iter().collect();
-        let elem = match targs.as_slice() {
-            [syn::GenericArgument::Type(ty), rank] if quote::quote!(#rank).to_string() == "1" => {
-                super::types::elem_of(ty, &self.generics)?
-            }
-            _ => {
-                return Err(unsupported(
-                    t,
-                    "team scratch other than rank 1 (`::<T, 1>`)",
-                ))
-            }
-        };
-        let [level, n] = args::<2>(inner)?;
-        if !matches!(level, Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) if l.base10_digits() == "0")
-        {
-            return Err(unsupported(
-                level,
-                "team scratch level other than 0 on the device",
-            ));
-        }
-        let n = self.value_as(n, &Elem::Scalar(Scalar::Usize))?;
-        let cpp = self.infer.cpp(&elem);
         let ty = Ty::View {
-            elem,
-            rank: 1,
+            elem: s.elem,
+            rank: s.rank,
             layout: super::types::Layout::Right,
             writable: true,
         };
-        Ok((format!("{recv}.team_scratch<{cpp}>({n})"), ty))
+        Ok((format!("{}{}{}", s.head, s.targs, s.args), ty))
+    }
+
+    /// `team.team_scratch::<T, R>(level, extents)` or `thread_scratch`
+    /// (R 1 or 2; extents `n`, `[n]` or `[a, b]`; any level, as on the
+    /// host, where levels above 1 fail); `None` if `inner` is not one.
+    fn scratch_request(&mut self, inner: &ExprMethodCall) -> Result<Option<Scratch>> {
+        let method = inner.method.to_string();
+        if method != "team_scratch" && method != "thread_scratch" {
+            return Ok(None);
+        }
+        let (recv, ty) = self.expr(&inner.receiver)?;
+        if ty != Ty::Team {
+            return Ok(None);
+        }
+        let (elem, rank) = self.scratch_types(inner)?;
+        let [level, extents] = args::<2>(inner)?;
+        let usize_ = Elem::Scalar(Scalar::Usize);
+        let level = self.value_as(level, &usize_)?;
+        let extents = self.scratch_extents(extents, rank)?;
+        let cpp = self.infer.cpp(&elem);
+        Ok(Some(Scratch {
+            head: format!("{recv}.{method}"),
+            targs: format!("<{cpp}, {rank}>"),
+            args: format!("({level}, {extents})"),
+            elem,
+            rank,
+        }))
+    }
+
+    /// The turbofish of a scratch request: `::<T, 1>` or `::<T, 2>`.
+    fn scratch_types(&self, inner: &ExprMethodCall) -> Result<(Elem, u8)> {
+        let Some(t) = &inner.turbofish else {
+            return Err(error_at(
+                inner.method.span(),
+                format!(
+                    "`{}` needs its types: `{}::<f64, 1>(0, n)`",
+                    inner.method, inner.method
+                ),
+            ));
+        };
+        let targs: Vec<&syn::GenericArgument> = t.args.iter().collect();
+        let [syn::GenericArgument::Type(ty), rank] = targs.as_slice() else {
+            return Err(error_at(
+                t.span(),
+                "a scratch request names its element type and rank: `::<f64, 1>`",
+            ));
+        };
+        let rank = match quote::quote!(#rank).to_string().as_str() {
+            "1" => 1,
+            "2" => 2,
+            _ => {
+                return Err(unsupported(
+                    rank,
+                    "scratch of a rank other than 1 or 2 (`::<T, 1>`, `::<T, 2>`)",
+                ))
+            }
+        };
+        Ok((super::types::elem_of(ty, &self.generics)?, rank))
+    }
+
+    /// Scratch extents as C++ arguments: `n` or `[n]` for rank 1,
+    /// `[a, b]` for rank 2.
+    fn scratch_extents(&mut self, e: &Expr, rank: u8) -> Result<String> {
+        let parts: Vec<&Expr> = match e {
+            Expr::Array(a) => a.elems.iter().collect(),
+            one => vec![one],
+        };
+        if parts.len() != usize::from(rank) {
+            return Err(error_at(
+                e.span(),
+                format!("scratch of rank {rank} takes {rank} extent(s): `n` or `[a, b]`"),
+            ));
+        }
+        let usize_ = Elem::Scalar(Scalar::Usize);
+        Ok(parts
+            .iter()
+            .map(|x| self.value_as(x, &usize_))
+            .collect::<Result<Vec<_>>>()?
+            .join(", "))
     }
 
     /// `part.chunk_mut(map, team.thread_ids())` (then `.unwrap()`): the
@@ -485,6 +590,16 @@ impl Cx {
             }
         }
     }
+}
+
+/// A scratch request: `team.team_scratch` (the C++ call's head), its
+/// template and value arguments, and the View's element type and rank.
+struct Scratch {
+    head: String,
+    targs: String,
+    args: String,
+    elem: Elem,
+    rank: u8,
 }
 
 /// The arguments of a method call that must take exactly `N`.

@@ -28,6 +28,8 @@ pub struct Cx {
     pub generics: Vec<String>,
     /// `#[device]` functions and constants used, as written.
     pub deps: Vec<syn::Path>,
+    /// `#[device] struct`s used (reached through `DeviceStruct`).
+    pub struct_deps: Vec<syn::Path>,
     /// The return type of a `#[device]` function (None for kernels).
     pub ret: Option<Elem>,
     pub frame: Frame,
@@ -43,6 +45,7 @@ impl Cx {
             scopes: vec![Vec::new()],
             generics,
             deps: Vec::new(),
+            struct_deps: Vec::new(),
             ret: None,
             frame: Frame::default(),
             fn_name: String::new(),

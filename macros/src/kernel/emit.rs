@@ -2,7 +2,9 @@
 //! itself, unchanged (for the host), and a hidden static describing it for
 //! the device (see README.md).
 
+use super::reducer::translate_reducer;
 use super::sig::Kind;
+use super::structs::{check_repr, translate_struct};
 use super::types::Layout;
 use super::{host, translate_const, translate_device, translate_kernel, Pattern, Translated};
 use proc_macro2::{Span, TokenStream};
@@ -77,27 +79,38 @@ fn hidden(prefix: &str, ident: &syn::Ident) -> syn::Ident {
     format_ident!("__GRANULE_{}_{}", prefix, ident, span = ident.span())
 }
 
-/// References to the statics of the `#[device]` items used, each spanned
-/// at its use so that a missing `#[device]` is reported there.
-fn deps(t: &Translated) -> Vec<TokenStream> {
+/// References to the definitions of the `#[device]` items used, each
+/// spanned at its use so that a missing `#[device]` is reported there:
+/// helpers by their hidden statics, structs through `DeviceStruct` (whose
+/// diagnostic says to add `#[device]`). Each item once, structs first, as
+/// C++ needs a type before its uses.
+fn deps(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
     let mut seen: Vec<String> = Vec::new();
-    t.deps
-        .iter()
-        .filter(|p| {
-            let key = quote!(#p).to_string();
-            !seen.contains(&key) && {
-                seen.push(key);
-                true
-            }
-        })
-        .map(|p| {
-            let mut p = p.clone();
-            let last = p.segments.last_mut().expect("a path has a segment");
-            let span = last.ident.span();
-            last.ident = hidden("DEVICE", &last.ident);
-            quote_spanned!(span=> &#p)
-        })
-        .collect()
+    let mut first = |p: &&syn::Path| {
+        let key = quote!(#p).to_string();
+        !seen.contains(&key) && {
+            seen.push(key);
+            true
+        }
+    };
+    let structs = t.struct_deps.iter().filter(&mut first).map(|p| {
+        let span = p
+            .segments
+            .last()
+            .expect("a path has a segment")
+            .ident
+            .span();
+        quote_spanned!(span=> <#p as #krate::kernel::DeviceStruct>::DEVICE)
+    });
+    let structs: Vec<TokenStream> = structs.collect();
+    let items = t.deps.iter().filter(first).map(|p| {
+        let mut p = p.clone();
+        let last = p.segments.last_mut().expect("a path has a segment");
+        let span = last.ident.span();
+        last.ident = hidden("DEVICE", &last.ident);
+        quote_spanned!(span=> &#p)
+    });
+    structs.into_iter().chain(items).collect()
 }
 
 fn param_tokens(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
@@ -148,7 +161,7 @@ fn kernel_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     let t = translate_kernel(&f, pattern)?;
     let (name, source, generics) = (&t.name, &t.source, &t.generics);
     let params = param_tokens(&t, &krate);
-    let deps = deps(&t);
+    let deps = deps(&t, &krate);
     let stat = hidden("KERNEL", &f.sig.ident);
     let vis = &f.vis;
     let glue = host::glue(&f, &t.params, pattern, &krate, &stat);
@@ -168,7 +181,7 @@ fn kernel_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     })
 }
 
-/// `#[device]` on a function or a `const`.
+/// `#[device]` on a function, a `const`, a struct or `impl Reducer<T> for R`.
 pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     or_error(item.clone(), device_tokens(attr, item))
 }
@@ -176,27 +189,55 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
 fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let krate = crate_path(attr)?;
     let parsed: syn::Item = syn::parse2(item)?;
-    let (t, ident, vis, item) = match parsed {
-        syn::Item::Fn(mut f) => {
-            let t = translate_device(&f)?;
-            f.attrs.push(syn::parse_quote!(#[inline(always)]));
-            (t, f.sig.ident.clone(), f.vis.clone(), quote!(#f))
-        }
-        syn::Item::Const(c) => (
-            translate_const(&c)?,
-            c.ident.clone(),
-            c.vis.clone(),
-            quote!(#c),
-        ),
-        other => {
-            return Err(syn::Error::new(
+    let (t, ident, vis, item) =
+        match parsed {
+            syn::Item::Fn(mut f) => {
+                let t = translate_device(&f)?;
+                f.attrs.push(syn::parse_quote!(#[inline(always)]));
+                (t, f.sig.ident.clone(), f.vis.clone(), quote!(#f))
+            }
+            syn::Item::Const(c) => (
+                translate_const(&c)?,
+                c.ident.clone(),
+                c.vis.clone(),
+                quote!(#c),
+            ),
+            syn::Item::Struct(mut s) => {
+                let t = translate_struct(&s)?;
+                if !check_repr(&s.attrs)? {
+                    s.attrs.push(syn::parse_quote!(#[repr(C)]));
+                }
+                // The struct is a reduction's value: `&mut S` may receive one
+                // (`parallel_reduce_into`), as `&mut f64` does.
+                let ident = &s.ident;
+                let target = quote! {
+                    impl #krate::reducer::ReduceTarget<#ident> for &mut #ident {
+                        fn store(self, value: #ident) {
+                            *self = value
+                        }
+                    }
+                };
+                let device = hidden("DEVICE", ident);
+                let marker = quote! {
+                    impl #krate::kernel::DeviceStruct for #ident {
+                        const DEVICE: &'static #krate::kernel::DeviceFn = &#device;
+                    }
+                };
+                (
+                    t,
+                    s.ident.clone(),
+                    s.vis.clone(),
+                    quote!(#s #target #marker),
+                )
+            }
+            syn::Item::Impl(imp) => return reducer_tokens(&krate, imp),
+            other => return Err(syn::Error::new(
                 Span::call_site().located_at(other.span()),
-                "#[device] applies to a function or a `const`",
-            ))
-        }
-    };
+                "#[device] applies to a function, a `const`, a struct or `impl Reducer<T> for R`",
+            )),
+        };
     let (name, source) = (&t.name, &t.source);
-    let deps = deps(&t);
+    let deps = deps(&t, &krate);
     let stat = hidden("DEVICE", &ident);
     Ok(quote! {
         #item
@@ -207,5 +248,31 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
             source: #source,
             deps: &[#(#deps),*],
         };
+    })
+}
+
+/// `#[device] impl Reducer<T> for R`: the impl, the reducer's device
+/// struct as a hidden static, and `DeviceReducer` pointing at it.
+fn reducer_tokens(krate: &syn::Path, imp: syn::ItemImpl) -> syn::Result<TokenStream> {
+    let t = translate_reducer(&imp)?;
+    let (name, source) = (&t.name, &t.source);
+    let deps = deps(&t, krate);
+    let stat = hidden(
+        "DEVICE",
+        &format_ident!("{}", t.name, span = imp.self_ty.span()),
+    );
+    let self_ty = &imp.self_ty;
+    Ok(quote! {
+        #imp
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        static #stat: #krate::kernel::DeviceFn = #krate::kernel::DeviceFn {
+            name: #name,
+            source: #source,
+            deps: &[#(#deps),*],
+        };
+        impl #krate::kernel::DeviceReducer for #self_ty {
+            const DEVICE: &'static #krate::kernel::DeviceFn = &#stat;
+        }
     })
 }

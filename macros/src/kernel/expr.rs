@@ -27,8 +27,8 @@ impl Cx {
             Elem::Scalar(s) if s.is_signed_int() => Arith::Signed,
             Elem::Scalar(_) => Arith::Unsigned,
             Elem::Var(_) if self.infer.kind(e) == Some(VarKind::Float) => Arith::Float,
-            Elem::Var(_) | Elem::Generic(_) => Arith::Signed,
-            Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) => Arith::Auto,
+            Elem::Var(_) | Elem::Generic(_) | Elem::Field(_) => Arith::Signed,
+            Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) | Elem::Struct(_) => Arith::Auto,
         }
     }
 
@@ -80,7 +80,7 @@ impl Cx {
             Expr::Reference(_) => Err(unsupported(e, "taking a reference")),
             Expr::Tuple(_) | Expr::Array(_) => Err(unsupported(e, "a tuple or array value")),
             Expr::Match(_) => Err(unsupported(e, "`match`")),
-            Expr::Struct(_) => Err(unsupported(e, "a struct literal")),
+            Expr::Struct(st) => self.struct_literal(st),
             Expr::Field(f) => self.field(f).map(|(t, elem)| (t, Ty::Elem(elem))),
             Expr::Unsafe(_) => Err(unsupported(e, "an `unsafe` block")),
             _ => Err(unsupported(e, "this expression")),
@@ -122,6 +122,12 @@ impl Cx {
         if let [name] = segs.as_slice() {
             if let Some(var) = self.lookup(name) {
                 return Ok((name.clone(), var.ty.clone()));
+            }
+            if name == "self" {
+                return Err(error_at(
+                    p.span(),
+                    "`self` has no device value: a `#[device]` reducer is stateless (its methods use their parameters only)",
+                ));
             }
             if name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
                 self.deps.push(p.path.clone());
@@ -301,15 +307,20 @@ impl Cx {
     }
 
     /// `acc.N` (or `(*acc).N`): field N of a tuple accumulator, readable
-    /// and assignable, as `granule::get<N>(acc)` (a reference).
+    /// and assignable, as `granule::get<N>(acc)` (a reference); `s.name`:
+    /// a field of a `#[device] struct`.
     fn field(&mut self, f: &syn::ExprField) -> Result<(String, Elem)> {
         let (base, ty) = self.expr(&f.base)?;
         let fields = match ty {
             Ty::Out(Elem::Tuple(fs)) | Ty::Elem(Elem::Tuple(fs)) => fs,
+            Ty::Out(Elem::Struct(s)) | Ty::Elem(Elem::Struct(s)) => {
+                return struct_field(&base, &s, &f.member)
+            }
+            Ty::Out(Elem::Acc(a)) | Ty::Elem(Elem::Acc(a)) => return self.acc_field(f, &base, a),
             _ => {
                 return Err(unsupported(
                     f,
-                    "field access (only `acc.N` of a tuple accumulator)",
+                    "field access (only `acc.N` of a tuple accumulator or a field of a `#[device] struct`)",
                 ))
             }
         };
@@ -324,6 +335,30 @@ impl Cx {
             )
         })?;
         Ok((format!("granule::get<{n}>({base})"), Elem::Scalar(*field)))
+    }
+
+    /// `S { a: x, b: y }`: a value built field by field in a C++ lambda
+    /// (C++ aggregate initialization would need the declaration order,
+    /// which the translator cannot see). Fields not named stay zero, which
+    /// never happens in Rust: the host compiler requires all of them.
+    fn struct_literal(&mut self, st: &syn::ExprStruct) -> Result<(String, Ty)> {
+        if let Some(rest) = &st.rest {
+            return Err(unsupported(rest, "struct update syntax (`..base`)"));
+        }
+        if st.qself.is_some() || st.path.segments.iter().any(|s| !s.arguments.is_none()) {
+            return Err(unsupported(&st.path, "this struct path"));
+        }
+        let name = super::types::last_segment(&st.path);
+        self.struct_deps.push(st.path.clone());
+        let v = self.tmp("s");
+        let mut text = format!("([&] {{ {name} {v}{{}}; ");
+        for fv in &st.fields {
+            let (place, elem) = struct_field(&v, &name, &fv.member)?;
+            let value = self.value_as(&fv.expr, &elem)?;
+            text.push_str(&format!("{place} = {value}; "));
+        }
+        text.push_str(&format!("return {v}; }}())"));
+        Ok((text, Ty::Elem(Elem::Struct(name))))
     }
 
     /// Something assignable: `*out`, a `let mut` variable, a scratch
@@ -365,12 +400,13 @@ impl Cx {
         let to_cpp = self.infer.cpp(&to);
         let from_float = self.arith(&from) == Arith::Float;
         let to_int = !matches!(to, Elem::Scalar(s) if s.is_float());
-        let text =
-            if (from_float && to_int) || matches!(self.infer.resolve(&from), Elem::Generic(_)) {
-                format!("granule::cast<{to_cpp}>({t})")
-            } else {
-                format!("(({to_cpp})({t}))")
-            };
+        let text = if (from_float && to_int)
+            || matches!(self.infer.resolve(&from), Elem::Generic(_) | Elem::Field(_))
+        {
+            format!("granule::cast<{to_cpp}>({t})")
+        } else {
+            format!("(({to_cpp})({t}))")
+        };
         Ok((text, Ty::Elem(to)))
     }
 
@@ -533,4 +569,18 @@ fn assoc_const(s: Scalar, item: &str) -> Option<String> {
         (_, "MIN") if s.is_int() => format!("granule::Num<{cpp}>::min_value()"),
         _ => return None,
     })
+}
+
+/// `base.name`, a field of `#[device] struct` `s`, with its type.
+fn struct_field(base: &str, s: &str, member: &syn::Member) -> Result<(String, Elem)> {
+    match member {
+        syn::Member::Named(n) => Ok((
+            format!("{base}.{n}"),
+            Elem::Field(format!("decltype({s}::{n})")),
+        )),
+        syn::Member::Unnamed(_) => Err(unsupported(
+            member,
+            "a numbered field of a struct (`#[device] struct`s have named fields)",
+        )),
+    }
 }

@@ -9,8 +9,10 @@ mod errors;
 mod expr;
 mod host;
 mod nested;
+mod reducer;
 mod sig;
 mod stmt;
+mod structs;
 #[cfg(test)]
 mod tests;
 mod types;
@@ -49,6 +51,8 @@ pub struct Translated {
     pub source: String,
     /// `#[device]` items used, as written at the use.
     pub deps: Vec<syn::Path>,
+    /// `#[device] struct`s used, as written at the use.
+    pub struct_deps: Vec<syn::Path>,
 }
 
 fn template_line(generics: &[String]) -> String {
@@ -157,6 +161,9 @@ fn bind_params(cx: &mut Cx, f: &syn::ItemFn, kernel: bool) -> Result<Vec<Param>>
     let mut params = Vec::new();
     for (k, arg) in f.sig.inputs.iter().enumerate() {
         let p = sig::param(arg, &cx.generics, kernel && k == 0, &cx.infer)?;
+        if let Some(path) = sig::struct_path(arg, &cx.generics) {
+            cx.struct_deps.push(path);
+        }
         // An MDRange index binds one usize per destructured name.
         for name in p.name.split(',').filter(|n| *n != "_") {
             cx.bind(name.to_string(), p.ty.clone(), false);
@@ -181,14 +188,18 @@ fn check_shape(params: &mut [Param], pattern: Pattern) -> std::result::Result<()
                 .to_string(),
         );
     }
-    let tuple = params
-        .iter()
-        .any(|p| matches!(p.ty, types::Ty::Out(types::Elem::Tuple(_))));
-    if tuple && pattern != Pattern::Reduce {
-        return Err(
-            "a tuple `&mut` is the accumulator of a `#[kernel(reduce)]` (reduced by a tuple of reducers)"
-                .to_string(),
-        );
+    // Tuples and structs are values of reducers only.
+    let reduced_only = params.iter().find_map(|p| match p.ty {
+        types::Ty::Out(types::Elem::Tuple(_)) => Some(
+            "a tuple `&mut` is the accumulator of a `#[kernel(reduce)]` (reduced by a tuple of reducers)",
+        ),
+        types::Ty::Out(types::Elem::Struct(_)) => Some(
+            "a `#[device] struct` `&mut` is the accumulator of a `#[kernel(reduce)]` (reduced by a custom reducer)",
+        ),
+        _ => None,
+    });
+    if let (Some(m), true) = (reduced_only, pattern != Pattern::Reduce) {
+        return Err(m.to_string());
     }
     match (pattern, first) {
         (Pattern::Reduce, _) if outs != 1 => Err(format!(
@@ -220,5 +231,6 @@ fn finish(
         params,
         source,
         deps: cx.deps,
+        struct_deps: cx.struct_deps,
     }
 }

@@ -1,14 +1,24 @@
-//! Nested parallel patterns inside team kernels, in granule-core's syntax:
-//! `TeamThreadRange::new(team, a..b).parallel_for(|j| ..)`,
-//! `ThreadVectorRange::new(team, a..b).parallel_reduce(Sum, |j, acc: &mut f64| ..)`
-//! (any built-in reducer), and
-//! `TeamThreadRange::new(team, a..b).parallel_scan(|j, partial: &mut i64, last: bool| ..)`.
+//! Nested parallel patterns inside team kernels, in granule-core's syntax,
+//! on `TeamThreadRange`, `ThreadVectorRange` and `TeamVectorRange` alike:
+//! `Range::new(team, a..b).parallel_for(|j| ..)`,
+//! `.parallel_reduce(Sum, |j, acc: &mut f64| ..)` (any built-in reducer;
+//! `MinLoc`/`MaxLoc` over `&mut ValLocScalar<T, L>`, `MinMaxLoc`,
+//! `MinMax` over theirs), `.parallel_scan(|j, partial: &mut i64, last: bool| ..)`
+//! and `.parallel_scan_with(Prod, |j, partial: &mut i64, last: bool| ..)`.
 
 use super::cx::{Cx, Frame};
 use super::errors::{error_at, unsupported, Result};
-use super::types::{last_segment, segment_names, Elem, Scalar, Ty};
+use super::types::{acc_of, last_segment, segment_names, AccKind, Elem, Scalar, Ty};
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprMethodCall};
+
+/// Whether a nested pattern folds into one value or scans.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fold {
+    Reduce,
+    Scan,
+}
 
 /// The three nested range kinds and their header functions' stem.
 fn range_kind(name: &str) -> Option<&'static str> {
@@ -40,76 +50,136 @@ pub fn reducer_name(e: &Expr) -> Result<&'static str> {
         })
 }
 
+/// The reducer of a nested reduction or scan over `elem` (`None`: the
+/// plain `parallel_scan`, a sum): a built-in scalar reducer for a scalar
+/// accumulator; for a location or min-max accumulator, the reducers of its
+/// type (the header's `MinLoc<A>` etc. take the accumulator type).
+fn nested_reducer(e: Option<&Expr>, elem: &Elem, at: Span) -> Result<&'static str> {
+    let Elem::Acc(acc) = elem else {
+        return e.map_or(Ok("Sum"), reducer_name);
+    };
+    let (ty, fits): (&str, &[&'static str]) = match acc.kind {
+        AccKind::ValLoc => ("ValLocScalar", &["MinLoc", "MaxLoc"]),
+        AccKind::MinMaxLoc => ("MinMaxLocScalar", &["MinMaxLoc"]),
+        AccKind::MinMax => ("MinMaxScalar", &["MinMax"]),
+    };
+    let given = match e {
+        Some(Expr::Path(p)) => last_segment(&p.path),
+        _ => "Sum".to_string(),
+    };
+    fits.iter().find(|r| **r == given).copied().ok_or_else(|| {
+        let names: Vec<String> = fits.iter().map(|r| format!("`{r}`")).collect();
+        error_at(
+            e.map_or(at, |e| e.span()),
+            format!("a `{ty}` accumulator is reduced by {}", names.join(" or ")),
+        )
+    })
+}
+
+/// A nested range: the header functions' stem, the team, the bounds.
+struct NestedRange {
+    stem: &'static str,
+    team: String,
+    begin: String,
+    end: String,
+}
+
 impl Cx {
     /// `Range::new(team, a..b).parallel_for(f)`, `.parallel_reduce(R, f)`,
-    /// `.parallel_scan(f)`; `None` when `m` is not such a call.
+    /// `.parallel_scan(f)`, `.parallel_scan_with(R, f)`; `None` when `m` is
+    /// not such a call.
     pub fn nested(&mut self, m: &ExprMethodCall) -> Result<Option<(String, Ty)>> {
         let method = m.method.to_string();
         if !matches!(
             method.as_str(),
-            "parallel_for" | "parallel_reduce" | "parallel_scan"
+            "parallel_for" | "parallel_reduce" | "parallel_scan" | "parallel_scan_with"
         ) {
             return Ok(None);
         }
-        let Some((stem, team, begin, end)) = self.nested_range(&m.receiver)? else {
+        let Some(range) = self.nested_range(&m.receiver)? else {
             return Ok(None);
         };
         let args: Vec<&Expr> = m.args.iter().collect();
+        let at = m.method.span();
         let r = match (method.as_str(), args.as_slice()) {
             ("parallel_for", [Expr::Closure(f)]) => {
                 let lambda = self.closure(f, &[None])?;
+                let NestedRange {
+                    stem,
+                    team,
+                    begin,
+                    end,
+                } = range;
                 (
                     format!("granule::{stem}_for({team}, {begin}, {end}, {lambda})"),
                     Ty::Unit,
                 )
             }
             ("parallel_reduce", [reducer, Expr::Closure(f)]) => {
-                let reducer = reducer_name(reducer)?;
-                let elem = self.annotated_elem(f, "|j, acc: &mut f64| ..")?;
-                let lambda = self.closure(f, &[None, Some(Ty::Out(elem.clone()))])?;
-                let t = self.infer.cpp(&elem);
-                (format!("granule::{stem}_reduce<granule::{reducer}<{t}>, {t}>({team}, {begin}, {end}, {lambda})"), Ty::Elem(elem))
+                self.nested_fold(&range, Fold::Reduce, Some(reducer), f, at)?
             }
-            ("parallel_scan", [Expr::Closure(f)]) if stem == "team_thread" => {
-                let elem = self.annotated_elem(f, "|i, partial: &mut i64, last: bool| ..")?;
-                let lambda = self.closure(
-                    f,
-                    &[
-                        None,
-                        Some(Ty::Out(elem.clone())),
-                        Some(Ty::scalar(Scalar::Bool)),
-                    ],
-                )?;
-                let t = self.infer.cpp(&elem);
-                (
-                    format!("granule::team_thread_scan<{t}>({team}, {begin}, {end}, {lambda})"),
-                    Ty::Elem(elem),
-                )
+            ("parallel_scan", [Expr::Closure(f)]) => {
+                self.nested_fold(&range, Fold::Scan, None, f, at)?
             }
-            ("parallel_scan", _) if stem != "team_thread" => {
-                return Err(unsupported(
-                    &m.method,
-                    "a nested scan over anything but TeamThreadRange",
-                ))
+            ("parallel_scan_with", [reducer, Expr::Closure(f)]) => {
+                self.nested_fold(&range, Fold::Scan, Some(reducer), f, at)?
             }
             _ => {
+                let takes = match method.as_str() {
+                    "parallel_reduce" | "parallel_scan_with" => "a reducer and a closure",
+                    _ => "a closure",
+                };
                 return Err(error_at(
-                    m.method.span(),
-                    format!(
-                        "`{method}` on a nested range takes {}",
-                        match method.as_str() {
-                            "parallel_reduce" => "a reducer and a closure",
-                            _ => "a closure",
-                        }
-                    ),
-                ))
+                    at,
+                    format!("`{method}` on a nested range takes {takes}"),
+                ));
             }
         };
         Ok(Some(r))
     }
 
+    /// A nested reduction or scan: the accumulator type from the closure's
+    /// annotation, the reducer checked against it, the header's
+    /// `granule::<stem>_<reduce|scan><Op, T>` call; its value is the result
+    /// (a scan's total).
+    fn nested_fold(
+        &mut self,
+        r: &NestedRange,
+        fold: Fold,
+        reducer: Option<&Expr>,
+        f: &syn::ExprClosure,
+        at: Span,
+    ) -> Result<(String, Ty)> {
+        let example = match fold {
+            Fold::Reduce => "|j, acc: &mut f64| ..",
+            Fold::Scan => "|i, partial: &mut i64, last: bool| ..",
+        };
+        let elem = self.annotated_elem(f, example)?;
+        let op = nested_reducer(reducer, &elem, at)?;
+        let mut kinds = vec![None, Some(Ty::Out(elem.clone()))];
+        if fold == Fold::Scan {
+            kinds.push(Some(Ty::scalar(Scalar::Bool)));
+        }
+        let lambda = self.closure(f, &kinds)?;
+        let t = self.infer.cpp(&elem);
+        let NestedRange {
+            stem,
+            team,
+            begin,
+            end,
+        } = r;
+        let which = match fold {
+            Fold::Reduce => "reduce",
+            Fold::Scan => "scan",
+        };
+        Ok((
+            format!("granule::{stem}_{which}<granule::{op}<{t}>, {t}>({team}, {begin}, {end}, {lambda})"),
+            Ty::Elem(elem),
+        ))
+    }
+
     /// `Kind::new(team, a..b)`: stem, team, bounds; `None` if not a range.
-    fn nested_range(&mut self, e: &Expr) -> Result<Option<(&'static str, String, String, String)>> {
+    fn nested_range(&mut self, e: &Expr) -> Result<Option<NestedRange>> {
         let Expr::Call(call) = e else { return Ok(None) };
         let Expr::Path(p) = &*call.func else {
             return Ok(None);
@@ -142,12 +212,12 @@ impl Cx {
         else {
             return Err(unsupported(r, "this range (use `a..b`)"));
         };
-        Ok(Some((
+        Ok(Some(NestedRange {
             stem,
             team,
-            self.value_as(b, &usize_)?,
-            self.value_as(e, &usize_)?,
-        )))
+            begin: self.value_as(b, &usize_)?,
+            end: self.value_as(e, &usize_)?,
+        }))
     }
 
     /// The element type from the annotation of a closure's second
@@ -155,7 +225,7 @@ impl Cx {
     fn annotated_elem(&self, f: &syn::ExprClosure, example: &str) -> Result<Elem> {
         if let Some(syn::Pat::Type(pt)) = f.inputs.iter().nth(1) {
             if let syn::Type::Reference(r) = &*pt.ty {
-                return super::types::elem_of(&r.elem, &self.generics);
+                return self.acc_or_elem(&r.elem);
             }
         }
         Err(error_at(
@@ -164,8 +234,17 @@ impl Cx {
         ))
     }
 
+    /// A scalar or generic type, or a location or min-max accumulator.
+    fn acc_or_elem(&self, ty: &syn::Type) -> Result<Elem> {
+        match acc_of(ty)? {
+            Some(acc) => Ok(Elem::Acc(acc)),
+            None => super::types::elem_of(ty, &self.generics),
+        }
+    }
+
     /// A closure as a C++ lambda capturing by reference; `kinds` gives the
-    /// type of each parameter (None: the usize index).
+    /// type of each parameter (None: the usize index); a `_` parameter is
+    /// unnamed in C++.
     fn closure(&mut self, f: &syn::ExprClosure, kinds: &[Option<Ty>]) -> Result<String> {
         if f.inputs.len() != kinds.len() {
             return Err(error_at(
@@ -184,15 +263,21 @@ impl Cx {
                 } else {
                     a
                 };
-                let want = super::types::elem_of(inner, &self.generics)?;
+                let want = self.acc_or_elem(inner)?;
                 self.unify(e, &want, a.span())?;
             }
-            params.push(match &ty {
-                Ty::Out(e) => format!("{}& {name}", self.infer.cpp(e)),
-                Ty::Elem(e) => format!("{} {name}", self.infer.cpp(e)),
+            let cpp = match &ty {
+                Ty::Out(e) => format!("{}&", self.infer.cpp(e)),
+                Ty::Elem(e) => self.infer.cpp(e),
                 _ => unreachable!("closure parameters are scalars or references"),
-            });
-            self.bind(name, ty, false);
+            };
+            match name {
+                Some(name) => {
+                    params.push(format!("{cpp} {name}"));
+                    self.bind(name, ty, false);
+                }
+                None => params.push(cpp),
+            }
         }
         let saved = self.frame;
         self.frame = Frame::default();
@@ -211,11 +296,13 @@ impl Cx {
     }
 }
 
-fn closure_param(p: &syn::Pat) -> Result<(String, Option<&syn::Type>)> {
+/// A closure parameter's name (`None` for `_`) and type annotation.
+fn closure_param(p: &syn::Pat) -> Result<(Option<String>, Option<&syn::Type>)> {
     match p {
         syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
-            Ok((i.ident.to_string(), None))
+            Ok((Some(i.ident.to_string()), None))
         }
+        syn::Pat::Wild(_) => Ok((None, None)),
         syn::Pat::Type(t) => closure_param(&t.pat).map(|(n, _)| (n, Some(&*t.ty))),
         _ => Err(unsupported(p, "this closure parameter pattern")),
     }

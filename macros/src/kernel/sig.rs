@@ -130,6 +130,10 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
                 if let Some(fields) = super::types::tuple_of(&r.elem)? {
                     return Ok((Kind::Out, Ty::Out(Elem::Tuple(fields))));
                 }
+                if let Some(path) = super::types::struct_of(&r.elem, generics) {
+                    let name = super::types::last_segment(&path);
+                    return Ok((Kind::Out, Ty::Out(Elem::Struct(name))));
+                }
                 let e = elem_of(&r.elem, generics)?;
                 return Ok((Kind::Out, Ty::Out(e)));
             }
@@ -247,6 +251,18 @@ fn md_index(pt: &syn::PatType) -> Result<Option<Param>> {
         ty: Ty::Elem(Elem::Scalar(Scalar::Usize)),
         decl: decls.join(", "),
     }))
+}
+
+/// The path of the `#[device] struct` a parameter refers to (`&mut S`),
+/// which the kernel's metadata must list as a dependency.
+pub fn struct_path(arg: &syn::FnArg, generics: &[String]) -> Option<syn::Path> {
+    let syn::FnArg::Typed(pt) = arg else {
+        return None;
+    };
+    let syn::Type::Reference(r) = &*pt.ty else {
+        return None;
+    };
+    super::types::struct_of(&r.elem, generics)
 }
 
 /// Scan kernels: the `bool` right after the last `&mut` (the partial) is

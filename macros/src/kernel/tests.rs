@@ -38,6 +38,12 @@ fn translate_file(src: &str) -> Result<String, String> {
             }
             syn::Item::Fn(f) if has_attr(&f.attrs, "device") => translate_device(f),
             syn::Item::Const(c) if has_attr(&c.attrs, "device") => translate_const(c),
+            syn::Item::Struct(s) if has_attr(&s.attrs, "device") => {
+                super::structs::translate_struct(s)
+            }
+            syn::Item::Impl(i) if has_attr(&i.attrs, "device") => {
+                super::reducer::translate_reducer(i)
+            }
             _ => continue,
         };
         let t = t.map_err(|e| e.to_string())?;

@@ -153,6 +153,14 @@ pub enum Elem {
     /// A tuple of 2 to 6 scalars: the accumulator of a tuple of reducers
     /// (only as a reduction kernel's `&mut`, used through its fields).
     Tuple(Vec<Scalar>),
+    /// A `#[device] struct`, by its C++ name (the Rust name): the value of
+    /// a custom reducer, used through its named fields.
+    Struct(String),
+    /// A field of a `#[device] struct`, whose type the translator cannot
+    /// see: spelled `decltype(S::field)`. Arithmetic goes through the
+    /// header's templates (as for a generic parameter) and literals take
+    /// the field's type; the host compiler has already checked the types.
+    Field(String),
 }
 
 /// The C++ spelling of a tuple accumulator: `granule::Tuple<T0, T1, ..>`.
@@ -397,6 +405,12 @@ impl Infer {
                 self.vars[*x].1 = Some(other.clone());
                 Ok(other.clone())
             }
+            // A field's type is only known to C++; the other side says more.
+            (Elem::Field(_), other) | (other, Elem::Field(_))
+                if !matches!(other, Elem::Acc(_) | Elem::Tuple(_) | Elem::Struct(_)) =>
+            {
+                Ok(other.clone())
+            }
             _ => Err(error_at(
                 at.span(),
                 format!(
@@ -416,6 +430,7 @@ impl Infer {
             Elem::Auto => "auto".to_string(),
             Elem::Acc(a) => a.cpp(),
             Elem::Tuple(t) => tuple_cpp(t),
+            Elem::Struct(n) | Elem::Field(n) => n.clone(),
         }
     }
 
@@ -428,6 +443,7 @@ impl Infer {
             Elem::Auto => "auto".to_string(),
             Elem::Acc(a) => a.cpp(),
             Elem::Tuple(t) => tuple_cpp(&t),
+            Elem::Struct(n) | Elem::Field(n) => n,
         }
     }
 
@@ -435,9 +451,9 @@ impl Infer {
     pub fn literal(&self, e: &Elem, text: &str) -> String {
         match self.resolve(e) {
             Elem::Scalar(s) => s.literal(text),
-            Elem::Generic(g) => format!("(({g}){})", Scalar::F64.literal(text)),
+            Elem::Generic(g) | Elem::Field(g) => format!("(({g}){})", Scalar::F64.literal(text)),
             Elem::Var(v) => format!("\u{1}L{v}:{text}\u{1}"),
-            Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) => text.to_string(),
+            Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) | Elem::Struct(_) => text.to_string(),
         }
     }
 
@@ -445,7 +461,12 @@ impl Infer {
     pub fn final_scalar(&self, e: &Elem) -> Option<Scalar> {
         match self.resolve(e) {
             Elem::Scalar(s) => Some(s),
-            Elem::Generic(_) | Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) => None,
+            Elem::Generic(_)
+            | Elem::Auto
+            | Elem::Acc(_)
+            | Elem::Tuple(_)
+            | Elem::Struct(_)
+            | Elem::Field(_) => None,
             Elem::Var(v) => Some(match self.vars[v].0 {
                 VarKind::Int => Scalar::I32,
                 VarKind::Float => Scalar::F64,
@@ -468,10 +489,17 @@ impl Infer {
     fn expand_marker(&self, marker: &str) -> String {
         let (kind, body) = marker.split_at(1);
         let (var, text) = body.split_once(':').unwrap_or((body, ""));
-        let e = Elem::Var(var.parse().unwrap_or(0));
+        let v: usize = var.parse().unwrap_or(0);
+        let e = Elem::Var(v);
         match (kind, self.resolve(&e)) {
-            ("T", Elem::Generic(g)) => g,
-            ("L", Elem::Generic(g)) => format!("(({g}){})", Scalar::F64.literal(text)),
+            ("T", Elem::Generic(g) | Elem::Field(g)) => g,
+            // An integer literal stays integral (through a double, a large
+            // one would round); the C++ conversion then wraps as `as` does.
+            ("L", Elem::Generic(g) | Elem::Field(g)) => match self.vars[v].0 {
+                VarKind::Int if text.starts_with('-') => format!("(({g}){text}ll)"),
+                VarKind::Int => format!("(({g}){text}ull)"),
+                VarKind::Float => format!("(({g}){})", Scalar::F64.literal(text)),
+            },
             ("T", _) => self
                 .final_scalar(&e)
                 .map_or("auto", |s| s.cpp())
@@ -500,6 +528,21 @@ pub fn elem_of(ty: &syn::Type, generics: &[String]) -> Result<Elem> {
         ty,
         "this type (use f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, usize, isize, bool or a generic parameter)",
     ))
+}
+
+/// A user type named by a plain path (`Triple`, `crate::stats::Triple`):
+/// a `#[device] struct`, whose hidden static the use refers to (so a
+/// struct without `#[device]` fails to compile at the use). Generic
+/// parameters and the framework's own types are not structs.
+pub fn struct_of(ty: &syn::Type, generics: &[String]) -> Option<syn::Path> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?.ident.to_string();
+    let plain = p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none());
+    let user = last.starts_with(|c: char| c.is_ascii_uppercase())
+        && !generics.contains(&last)
+        && Scalar::from_name(&last).is_none()
+        && !is_team(ty);
+    (plain && user).then(|| p.path.clone())
 }
 
 /// The generic arguments of a path's last segment that are types.

@@ -2,7 +2,7 @@
 __device__ void rows(const granule::TeamMember& team, granule::View<const granule::f64, 2, granule::LayoutRight> a, granule::View<const granule::f64, 1, granule::LayoutRight> x, granule::AtomicView<granule::f64, 1> out, granule::AtomicView<granule::i64, 1> counts) {
   const granule::usize row = team.league_rank();
   const granule::usize n = x.extent(0ull);
-  const auto cache = team.team_scratch<granule::f64>(n);
+  const auto cache = team.team_scratch<granule::f64, 1>(0ull, n);
   granule::team_thread_for(team, 0ull, n, [&](granule::usize j) {
   cache(j) = x(j);
 });
@@ -16,7 +16,7 @@ __device__ void rows(const granule::TeamMember& team, granule::View<const granul
   const granule::f64 biggest = granule::team_vector_reduce<granule::Max<granule::f64>, granule::f64>(team, 0ull, n, [&](granule::usize j, granule::f64& m) {
   m = granule::max(m, x(j));
 });
-  const granule::i64 total = granule::team_thread_scan<granule::i64>(team, 0ull, 8ull, [&](granule::usize j, granule::i64& partial, bool last) {
+  const granule::i64 total = granule::team_thread_scan<granule::Sum<granule::i64>, granule::i64>(team, 0ull, 8ull, [&](granule::usize j, granule::i64& partial, bool last) {
   partial = granule::wadd(partial, ((granule::i64)(j)));
   if (last) {
     granule::atomic_fetch_add(counts.at(j), partial);

@@ -45,6 +45,10 @@ pub enum Reducer {
     /// (`granule::Tuple<T0, T1, ..>`): reducer k reduces field k, as the
     /// host's tuples of reducers do. Its reducers are scalar ones.
     Tuple(&'static [Reducer]),
+    /// A custom reducer, `#[device] impl Reducer<T> for R`
+    /// ([`crate::kernel::DeviceReducer::DEVICE`]): its C++ struct is
+    /// emitted with the translation unit's helpers.
+    Custom(&'static DeviceFn),
 }
 
 impl Reducer {
@@ -101,6 +105,7 @@ impl Reducer {
     /// `tuple_` and its reducers' names joined by `_`.
     fn entry_part(self) -> String {
         match self {
+            Reducer::Custom(f) => format!("custom_{}", f.name),
             Reducer::Tuple(rs) => {
                 let names: Vec<String> = rs.iter().map(|r| r.entry_part()).collect();
                 format!("tuple_{}", names.join("_"))
@@ -112,8 +117,11 @@ impl Reducer {
     /// The device reducer over accumulator C++ type `t`:
     /// `granule::Sum<t>`, or for a tuple `granule::Reducers<granule::Sum<T0>, ..>`.
     fn op(self, t: &str) -> Result<String, String> {
-        let Reducer::Tuple(rs) = self else {
-            return Ok(format!("granule::{}<{t}>", self.cpp()));
+        let rs = match self {
+            Reducer::Tuple(rs) => rs,
+            // The C++ compiler checks that its value type is `t`.
+            Reducer::Custom(f) => return Ok(f.name.to_string()),
+            _ => return Ok(format!("granule::{}<{t}>", self.cpp())),
         };
         let fields = tuple_fields(t)
             .ok_or_else(|| format!("a tuple of reducers needs a tuple accumulator, not `{t}`"))?;
@@ -129,6 +137,10 @@ impl Reducer {
             .zip(&fields)
             .map(|(r, f)| match r {
                 Reducer::Tuple(_) => Err("a tuple of reducers does not nest tuples".to_string()),
+                Reducer::Custom(_) => Err(
+                    "a tuple of reducers holds built-in reducers (a custom one reduces a struct)"
+                        .to_string(),
+                ),
                 r => r.op(f),
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -138,6 +150,7 @@ impl Reducer {
     fn cpp(self) -> &'static str {
         match self {
             Reducer::Tuple(_) => "Reducers",
+            Reducer::Custom(f) => f.name,
             Reducer::Sum => "Sum",
             Reducer::Prod => "Prod",
             Reducer::Min => "Min",
@@ -193,6 +206,16 @@ impl Pattern {
             KernelPattern::For => vec![Pattern::For],
             KernelPattern::Reduce => reducers.into_iter().map(Pattern::Reduce).collect(),
             KernelPattern::Scan => reducers.into_iter().map(Pattern::Scan).collect(),
+        }
+    }
+}
+
+impl Pattern {
+    /// The custom reducer's definition, if the pattern uses one.
+    fn custom_reducer(self) -> Option<&'static DeviceFn> {
+        match self {
+            Pattern::Reduce(Reducer::Custom(f)) | Pattern::Scan(Reducer::Custom(f)) => Some(f),
+            _ => None,
         }
     }
 }
@@ -268,7 +291,13 @@ impl TranslationUnit {
         let mut seen_fns: Vec<*const DeviceFn> = Vec::new();
         let mut seen_kernels: Vec<*const DeviceKernel> = Vec::new();
         for inst in instances {
-            for dep in inst.kernel.deps {
+            for dep in inst
+                .kernel
+                .deps
+                .iter()
+                .copied()
+                .chain(inst.pattern.custom_reducer())
+            {
                 push_fn(&mut source, dep, &mut seen_fns);
             }
             if !seen_kernels.contains(&(inst.kernel as *const _)) {

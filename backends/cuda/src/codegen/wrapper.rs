@@ -47,6 +47,15 @@ struct Driver {
     body: String,
 }
 
+/// The leading parameters of a team entry: the league size and the
+/// scratch the policy reserved, as `granule::TeamScratch` (granule.cuh):
+/// bytes per team and per team thread at levels 0 and 1 and the level-1
+/// global memory. The launch also sizes dynamic shared memory as
+/// `reserved_smem(threads) + scratch_block_bytes(scratch, 0, team_size)`
+/// and gives `level1` `gridDim.x * scratch_block_bytes(scratch, 1,
+/// team_size)` bytes; the driver zeroes both per team.
+const TEAM_HEAD: &str = "granule::u64 league__, granule::TeamScratch scratch__";
+
 fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, String> {
     let reduce_tail = |t: &str| {
         vec![format!(
@@ -66,7 +75,7 @@ fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, St
             body: "granule::drive_md_for(range__, [&](const granule::u64* i__) { {call}; });".into(),
         },
         (Pattern::Team | Pattern::For, Shape::Team, _) => Driver {
-            head: vec!["granule::u64 league__, granule::u64 scratch__".into()],
+            head: vec![TEAM_HEAD.into()],
             tail: vec![],
             body: "granule::drive_team(league__, scratch__, [&](const granule::TeamMember& team__) { {call}; });".into(),
         },
@@ -77,7 +86,7 @@ fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, St
                     "granule::drive_reduce<{op}>(begin, end, partials__, counter__, result__, [&](granule::u64 i__, {t}& acc__) {{ {{call}}; }});")),
                 Shape::Md(r) => (md(r), format!(
                     "granule::drive_md_reduce<{op}>(range__, partials__, counter__, result__, [&](const granule::u64* i__, {t}& acc__) {{ {{call}}; }});")),
-                Shape::Team => ("granule::u64 league__, granule::u64 scratch__".to_string(), format!(
+                Shape::Team => (TEAM_HEAD.to_string(), format!(
                     "granule::drive_team_reduce<{op}>(league__, scratch__, partials__, counter__, result__, [&](const granule::TeamMember& team__, {t}& acc__) {{ {{call}}; }});")),
             };
             Driver { head: vec![head], tail: reduce_tail(t), body }

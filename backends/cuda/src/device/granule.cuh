@@ -68,15 +68,19 @@ template <> struct Num<bool> {
   static __device__ __forceinline__ bool min_value() { return false; }
   static __device__ __forceinline__ bool max_value() { return true; }
 };
+// `bits` is the width, so that conditions over every Num (such as cast's)
+// name members that exist for any instantiation.
 template <> struct Num<f32> {
   static constexpr bool is_float = true;
   static constexpr bool is_signed = true;
+  static constexpr int bits = 32;
   static __device__ __forceinline__ f32 min_value() { return -__int_as_float(0x7f800000); }
   static __device__ __forceinline__ f32 max_value() { return __int_as_float(0x7f800000); }
 };
 template <> struct Num<f64> {
   static constexpr bool is_float = true;
   static constexpr bool is_signed = true;
+  static constexpr int bits = 64;
   static __device__ __forceinline__ f64 min_value() { return -__longlong_as_double(0x7ff0000000000000ll); }
   static __device__ __forceinline__ f64 max_value() { return __longlong_as_double(0x7ff0000000000000ll); }
 };
@@ -625,23 +629,20 @@ template <class T> __device__ __forceinline__ T load_volatile(const T* p) {
   return r;
 }
 
-// Reduces one value per thread of the block (1-D blocks); every thread
-// gets the result. Uses the reserved words of dynamic shared memory, which
-// must hold one T per thread.
-template <class Op, class T> __device__ T block_reduce(T v) {
-  T* buf = (T*)granule_dyn_smem;
-  const u32 t = flat_thread();
-  __syncthreads();
-  buf[t] = v;
-  __syncthreads();
-  for (u32 half = 1; half < block_threads(); half <<= 1) {
-    if ((t & (2 * half - 1)) == 0 && t + half < block_threads()) Op::join(buf[t], buf[t + half]);
-    __syncthreads();
-  }
-  T r = buf[0];
-  __syncthreads();
-  return r;
-}
+template <class Op, class T> __device__ T team_join(T v);
+
+// Reduces one value per thread of the block; every thread gets the result.
+// Values of any size (struct and tuple accumulators, custom reducers'
+// values) go through `team_join`'s warp shuffles and static shared memory,
+// not the reserved words, which hold only 8 bytes per thread.
+template <class Op, class T> __device__ T block_reduce(T v) { return team_join<Op>(v); }
+
+// A custom reducer's `final_` (Kokkos's final), applied once to the
+// result; the overload taking `int` wins when `Op::final_` exists, and the
+// built-in reducers have none.
+template <class Op, class T>
+__device__ __forceinline__ auto apply_final(T& v, int) -> decltype(Op::final_(v)) { Op::final_(v); }
+template <class Op, class T> __device__ __forceinline__ void apply_final(T&, long) {}
 
 // Combines one value per thread of the grid: blocks reduce in a fixed
 // tree, the last block to finish folds the block partials in block order.
@@ -662,6 +663,7 @@ __device__ void finish_reduce(T acc, T* partials, u32* counter, T* result) {
   for (u32 b = flat_thread(); b < gridDim.x; b += block_threads()) Op::join(total, load_volatile(partials + b));
   total = block_reduce<Op>(total);
   if (flat_thread() == 0) {
+    apply_final<Op>(total, 0);
     *result = total;
     *counter = 0;
   }
@@ -877,13 +879,63 @@ template <class T, class M> struct Chunked {
 
 // --------------------------------------------------------------- teams
 
+// Scratch as a team launch passes it (by value: the entry parameter
+// `granule::TeamScratch scratch__`): the exact bytes the policy reserved
+// per team and per team thread at levels 0 and 1 (the host's
+// `set_scratch_size(level, PerTeam(..))` / `PerThread(..)`), and the
+// level-1 memory. The launch must provide
+// - dynamic shared memory of reserved_smem(threads) +
+//   scratch_block_bytes(s, 0, team_size) bytes: the framework's reserved
+//   words, then level 0 (the team region, then one region per team thread
+//   in team-rank order, each starting 16-aligned);
+// - `level1`: global memory of gridDim.x * scratch_block_bytes(s, 1,
+//   team_size) bytes, 16-aligned (null when that is 0), laid out the same
+//   way per block. Level 1 lives in global memory, as in Kokkos's CUDA
+//   backend: it is the level for what does not fit in shared memory, and
+//   a block reuses its slot for the teams it runs one after the other.
+struct TeamScratch {
+  u64 team_bytes[2];
+  u64 thread_bytes[2];
+  unsigned char* level1;
+};
+__host__ __device__ constexpr u64 round16(u64 bytes) { return (bytes + 15) / 16 * 16; }
+// Bytes of one block's scratch at `level` for teams of `team_size` threads.
+__host__ __device__ inline u64 scratch_block_bytes(const TeamScratch& s, u32 level, u64 team_size) {
+  return round16(s.team_bytes[level]) + round16(s.thread_bytes[level]) * team_size;
+}
+
+// One scratch region of a team or team thread: a bump allocator over the
+// exact bytes reserved, so a request fits exactly where the host's does.
+struct ScratchRegion {
+  unsigned char* base;
+  u64 bytes;
+  mutable u64 used;
+  // Where `n` bytes aligned to `align` would start; false if they do not fit.
+  __device__ __forceinline__ bool fit(u64 align, u64 n, u64& at) const {
+    at = (used + align - 1) / align * align;
+    return at <= bytes && n <= bytes - at;
+  }
+};
+
+// The bytes of a scratch View of `ext` elements of T; false on overflow
+// (the host's checked_mul).
+template <class T, int R> __device__ __forceinline__ bool scratch_size(const usize (&ext)[R], u64& bytes) {
+  u64 n = 1;
+  for (int k = 0; k < R; ++k) {
+    if (ext[k] != 0ull && n > 0xffffffffffffffffull / ext[k]) return false;
+    n *= ext[k];
+  }
+  if (n > 0xffffffffffffffffull / sizeof(T)) return false;
+  bytes = n * sizeof(T);
+  return true;
+}
+
 // A team is a block: team threads are threadIdx.y, vector lanes threadIdx.x.
 struct TeamMember {
   u64 league_rank_;
   u64 league_size_;
-  unsigned char* scratch_;
-  u64 scratch_bytes_;
-  mutable u64 scratch_used_;
+  ScratchRegion team_[2];    // shared by the team's threads
+  ScratchRegion thread_[2];  // this team thread's; its vector lanes share it
 
   __device__ __forceinline__ usize league_rank() const { return league_rank_; }
   __device__ __forceinline__ usize league_size() const { return league_size_; }
@@ -892,19 +944,66 @@ struct TeamMember {
   __device__ __forceinline__ usize vector_lane() const { return threadIdx.x; }
   __device__ __forceinline__ usize vector_length() const { return blockDim.x; }
   __device__ __forceinline__ void team_barrier() const { __syncthreads(); }
-  // The next `n` elements of team scratch (level 0) as a rank-1 View. Every
-  // thread of a team makes the same calls, so all get the same memory.
-  template <class T> __device__ __forceinline__ View<T, 1> team_scratch(usize n) const {
-    const u64 at = (scratch_used_ + alignof(T) - 1) / alignof(T) * alignof(T);
-    if (at + n * sizeof(T) > scratch_bytes_) fail(1, 0xffffffffu, 0, at + n * sizeof(T), scratch_bytes_);
-    scratch_used_ = at + n * sizeof(T);
-    View<T, 1> v;
-    v.data = (T*)(scratch_ + at);
-    v.ext[0] = n;
-    v.str[0] = 1;
+
+  // Scratch requests, as the host's `team_scratch::<T, R>(level, extents)`
+  // and `thread_scratch`: the next elements of the region as a LayoutRight
+  // View, zero-filled (see drive_team). Every thread of a team makes the
+  // same requests, so all get the same team memory. Allocation has no
+  // barrier, so it may sit in divergent code. `.unwrap()` of a request
+  // that does not fit (or of level 2 and above) fails with code 1, View id
+  // 0xffffffff, the level as rank, the bytes requested as index and the
+  // bytes left as extent (the host's ScratchError); `*_fits` is
+  // `.is_ok()`: it neither fails nor takes anything.
+  template <class T, int R, class... E> __device__ View<T, R> team_scratch(usize level, E... ext) const {
+    const usize e[R] = {(usize)ext...};
+    return scratch_take<T, R>(team_, level, e);
+  }
+  template <class T, int R, class... E> __device__ View<T, R> thread_scratch(usize level, E... ext) const {
+    const usize e[R] = {(usize)ext...};
+    return scratch_take<T, R>(thread_, level, e);
+  }
+  template <class T, int R, class... E> __device__ bool team_scratch_fits(usize level, E... ext) const {
+    const usize e[R] = {(usize)ext...};
+    u64 at, bytes;
+    return scratch_at<T, R>(team_, level, e, at, bytes);
+  }
+  template <class T, int R, class... E> __device__ bool thread_scratch_fits(usize level, E... ext) const {
+    const usize e[R] = {(usize)ext...};
+    u64 at, bytes;
+    return scratch_at<T, R>(thread_, level, e, at, bytes);
+  }
+  // Where a request would start and its bytes (all ones on overflow).
+  template <class T, int R>
+  static __device__ bool scratch_at(const ScratchRegion* rs, usize level, const usize (&ext)[R], u64& at, u64& bytes) {
+    at = 0;
+    bytes = 0;
+    if (level > 1ull) return false;
+    const bool sized = scratch_size<T, R>(ext, bytes);
+    if (!sized) bytes = 0xffffffffffffffffull;
+    return rs[level].fit(alignof(T), bytes, at) && sized;
+  }
+  template <class T, int R>
+  static __device__ View<T, R> scratch_take(const ScratchRegion* rs, usize level, const usize (&ext)[R]) {
+    static_assert(R == 1 || R == 2, "scratch Views have rank 1 or 2");
+    u64 at, bytes;
+    if (!scratch_at<T, R>(rs, level, ext, at, bytes)) {
+      const u64 left = level > 1ull ? 0ull : rs[level].bytes - rs[level].used;
+      const u64 pad = level > 1ull ? 0ull : at - rs[level].used;
+      fail(1, 0xffffffffu, level, bytes > ~pad ? bytes : bytes + pad, left);
+    }
+    rs[level].used = at + bytes;
+    View<T, R> v;
+    v.data = (T*)(rs[level].base + at);
+    usize stride = 1;
+    for (int k = R - 1; k >= 0; --k) {
+      v.ext[k] = ext[k];
+      v.str[k] = stride;
+      stride *= ext[k];
+    }
     v.id = 0xffffffffu;
     return v;
   }
+
   // The value of team thread `src` (vector lane 0), on every thread.
   template <class T> __device__ T team_broadcast(T v, usize src) const {
     T* slot = (T*)granule_dyn_smem;
@@ -947,6 +1046,94 @@ struct TeamMember {
   }
 };
 
+// The lanes of this team thread within its warp: vector_length must be a
+// power of two up to 32, so a thread's lanes are adjacent and aligned.
+__device__ __forceinline__ u32 vector_group() {
+  const u32 width = blockDim.x;
+  const u32 lane = flat_thread() & 31u;
+  return width >= 32u ? 0xffffffffu : (((1u << width) - 1u) << (lane / width * width));
+}
+
+// A warp shuffle of any trivially copyable value (scalars of every width,
+// the reducers' struct accumulators): `s` moves one 32-bit word, since the
+// intrinsics take 4- and 8-byte scalars only.
+template <class T, class S> __device__ __forceinline__ T shuffle_words(const T& v, S s) {
+  constexpr u32 n = (sizeof(T) + 3) / 4;
+  u32 w[n];
+  for (u32 k = 0; k < n; ++k) w[k] = 0u;
+  for (u32 b = 0; b < sizeof(T); ++b) ((unsigned char*)w)[b] = ((const unsigned char*)&v)[b];
+  for (u32 k = 0; k < n; ++k) w[k] = s(w[k]);
+  T r;
+  for (u32 b = 0; b < sizeof(T); ++b) ((unsigned char*)&r)[b] = ((const unsigned char*)w)[b];
+  return r;
+}
+
+// The warps of the block: this thread's lane and warp, the lanes its warp
+// has (the last warp may be partial) and their mask.
+struct WarpPlace {
+  u32 lane, warp, lanes, mask, warps;
+  __device__ __forceinline__ WarpPlace() {
+    const u32 t = flat_thread(), n = block_threads();
+    lane = t & 31u;
+    warp = t >> 5;
+    lanes = n - warp * 32u < 32u ? n - warp * 32u : 32u;
+    mask = lanes == 32u ? 0xffffffffu : (1u << lanes) - 1u;
+    warps = (n + 31u) / 32u;
+  }
+};
+
+// The join of one value per thread of the block, on every thread, for
+// values of any size: a shuffle tree per warp, then the warps' results in
+// order through static shared memory (32 slots of T), so the reserved
+// words (8 bytes per thread) need not hold a struct accumulator. Every
+// thread of the block must call it.
+template <class Op, class T> __device__ T team_join(T v) {
+  __shared__ unsigned long long slots[32 * ((sizeof(T) + 7) / 8)];
+  T* parts = (T*)slots;
+  const WarpPlace w;
+  for (u32 off = 16; off > 0; off >>= 1) {
+    const T x = shuffle_words(v, [&](u32 word) { return __shfl_down_sync(w.mask, word, off); });
+    if (w.lane + off < w.lanes) Op::join(v, x);
+  }
+  if (w.lane == 0) parts[w.warp] = v;
+  __syncthreads();
+  T r = Op::identity();
+  for (u32 k = 0; k < w.warps; ++k) Op::join(r, parts[k]);
+  __syncthreads();  // before a later call overwrites the slots
+  return r;
+}
+
+// Exclusive prefix, in flat thread order, of one value per thread of the
+// block (Op joins an earlier value with a later one); `total` gets every
+// value joined. Warp shuffle scans, then the warps' totals in order
+// through static shared memory. Every thread of the block must call it.
+template <class Op, class T> __device__ T block_exclusive_scan(T v, T& total) {
+  __shared__ unsigned long long slots[32 * ((sizeof(T) + 7) / 8)];
+  T* sums = (T*)slots;
+  const WarpPlace w;
+  T incl = v;
+  for (u32 off = 1; off < 32u; off <<= 1) {
+    T x = shuffle_words(incl, [&](u32 word) { return __shfl_up_sync(w.mask, word, off); });
+    if (w.lane >= off) {
+      Op::join(x, incl);
+      incl = x;
+    }
+  }
+  T before = shuffle_words(incl, [&](u32 word) { return __shfl_up_sync(w.mask, word, 1u); });
+  if (w.lane == 0) before = Op::identity();
+  if (w.lane == w.lanes - 1) sums[w.warp] = incl;
+  __syncthreads();
+  T prefix = Op::identity();
+  total = Op::identity();
+  for (u32 k = 0; k < w.warps; ++k) {
+    if (k == w.warp) prefix = total;
+    Op::join(total, sums[k]);
+  }
+  __syncthreads();  // before a later call overwrites the slots
+  Op::join(prefix, before);
+  return prefix;
+}
+
 // `single(PerTeam(m), || v)`: one thread of the team (team thread 0, lane
 // 0) evaluates `f`; every thread of the team gets the value.
 template <class F> __device__ auto single_per_team(const TeamMember& m, F f) -> decltype(f()) {
@@ -957,8 +1144,8 @@ template <class F> __device__ auto single_per_team(const TeamMember& m, F f) -> 
 }
 
 // `single(PerThread(m), || v)`: vector lane 0 of this team thread
-// evaluates `f`; the thread's lanes get the value (through a warp shuffle
-// of its bits; lanes are adjacent in one warp, see thread_vector_reduce).
+// evaluates `f`; the thread's lanes get the value (a shuffle within the
+// thread's lanes, see vector_group).
 template <class F> __device__ auto single_per_thread(const TeamMember&, F f) -> decltype(f()) {
   typedef decltype(f()) T;
   static_assert(sizeof(T) <= 8, "single(PerThread) broadcasts values of up to 8 bytes");
@@ -966,13 +1153,8 @@ template <class F> __device__ auto single_per_thread(const TeamMember&, F f) -> 
   if (threadIdx.x == 0) v = f();
   const u32 width = blockDim.x;
   if (width == 1u) return v;
-  const u32 lane = flat_thread() & 31u;
-  const u32 group = width >= 32u ? 0xffffffffu : (((1u << width) - 1u) << (lane / width * width));
-  unsigned long long bits = 0ull;
-  for (u32 b = 0; b < sizeof(T); ++b) ((unsigned char*)&bits)[b] = ((const unsigned char*)&v)[b];
-  bits = __shfl_sync(group, bits, 0, width);
-  for (u32 b = 0; b < sizeof(T); ++b) ((unsigned char*)&v)[b] = ((const unsigned char*)&bits)[b];
-  return v;
+  const u32 group = vector_group();
+  return shuffle_words(v, [&](u32 word) { return __shfl_sync(group, word, 0, width); });
 }
 
 // The part of `c` that team `m` writes (the driver binds it per team).
@@ -983,10 +1165,46 @@ template <class T, class M> __device__ __forceinline__ TeamChunk<T, M> team_part
 // Bytes of dynamic shared memory the framework reserves before team scratch.
 __host__ __device__ constexpr u64 reserved_smem(u64 threads) { return ((threads * 8 + 15) / 16) * 16; }
 
-template <class F> __device__ void drive_team(u64 league_size, u64 scratch_bytes, F f) {
-  const u64 reserved = reserved_smem((u64)blockDim.x * blockDim.y);
+// Zeroes `bytes` (a multiple of 16) at the 8-aligned `p`, all threads of
+// the block together.
+__device__ __forceinline__ void zero_block_bytes(unsigned char* p, u64 bytes) {
+  u64* words = (u64*)p;
+  for (u64 k = flat_thread(); k < bytes / 8; k += block_threads()) words[k] = 0ull;
+}
+
+// The member of team `l`, with its regions carved from this block's
+// level-0 (shared) and level-1 (global) scratch as TeamScratch describes.
+__device__ __forceinline__ TeamMember team_member(u64 l, u64 league_size, const TeamScratch& s, unsigned char* const (&block)[2]) {
+  TeamMember m{l, league_size, {}, {}};
+  for (u32 level = 0; level < 2; ++level) {
+    const u64 team = round16(s.team_bytes[level]);
+    const u64 mine = team + round16(s.thread_bytes[level]) * threadIdx.y;
+    m.team_[level] = ScratchRegion{block[level], s.team_bytes[level], 0};
+    m.thread_[level] = ScratchRegion{block[level] + mine, s.thread_bytes[level], 0};
+  }
+  return m;
+}
+
+// Runs the league, one team per block at a time, with scratch as
+// TeamScratch describes. Every team's scratch (both levels, team and
+// thread regions) is zeroed before `f` starts, by all the block's threads
+// and behind a barrier, so every allocation is zero-filled like the
+// host's. Zeroing here rather than at allocation keeps allocation
+// barrier-free (it may run in divergent code, and `*_fits` probes touch
+// nothing), and without a barrier a zeroing thread would race with the
+// team's first writes; the price is a pass over the reserved bytes, used
+// or not, per team.
+template <class F> __device__ void drive_team(u64 league_size, const TeamScratch& s, F f) {
+  const u64 team_size = blockDim.y;
+  const u64 bytes[2] = {scratch_block_bytes(s, 0, team_size), scratch_block_bytes(s, 1, team_size)};
+  unsigned char* const block[2] = {
+      (unsigned char*)granule_dyn_smem + reserved_smem(block_threads()),
+      bytes[1] == 0ull ? nullptr : s.level1 + blockIdx.x * bytes[1]};
   for (u64 l = blockIdx.x; l < league_size; l += gridDim.x) {
-    TeamMember team{l, league_size, (unsigned char*)granule_dyn_smem + reserved, scratch_bytes, 0};
+    zero_block_bytes(block[0], bytes[0]);
+    zero_block_bytes(block[1], bytes[1]);
+    __syncthreads();
+    const TeamMember team = team_member(l, league_size, s, block);
     f(team);
     __syncthreads();
   }
@@ -996,9 +1214,9 @@ template <class F> __device__ void drive_team(u64 league_size, u64 scratch_bytes
 // contributions (vector lanes replicate the kernel, as in Kokkos, so only
 // lane 0 contributes), then `finish_reduce`.
 template <class Op, class T, class F>
-__device__ void drive_team_reduce(u64 league_size, u64 scratch_bytes, T* partials, u32* counter, T* result, F f) {
+__device__ void drive_team_reduce(u64 league_size, const TeamScratch& s, T* partials, u32* counter, T* result, F f) {
   T acc = Op::identity();
-  drive_team(league_size, scratch_bytes, [&](const TeamMember& team) {
+  drive_team(league_size, s, [&](const TeamMember& team) {
     T mine = Op::identity();
     f(team, mine);
     if (threadIdx.x == 0) Op::join(acc, mine);
@@ -1017,50 +1235,86 @@ template <class F> __device__ __forceinline__ void team_vector_for(const TeamMem
   for (u64 i = b + flat_thread(); i < e; i += block_threads()) f(i);
 }
 
-// Team-thread reduce: vector lanes replicate the body (Kokkos semantics),
-// so lane 0 of each team thread contributes; every thread gets the result.
+// Nested reductions, with any reducer of the header (scalar, location,
+// min-max): every thread gets the result. Team-thread: vector lanes
+// replicate the body (Kokkos semantics), so lane 0 of each team thread
+// contributes.
 template <class Op, class T, class F> __device__ T team_thread_reduce(const TeamMember& m, u64 b, u64 e, F f) {
   T acc = Op::identity();
   team_thread_for(m, b, e, [&](u64 i) { f(i, acc); });
-  return block_reduce<Op>(threadIdx.x == 0 ? acc : Op::identity());
+  return team_join<Op>(threadIdx.x == 0 ? acc : Op::identity());
 }
 template <class Op, class T, class F> __device__ T team_vector_reduce(const TeamMember& m, u64 b, u64 e, F f) {
   T acc = Op::identity();
   team_vector_for(m, b, e, [&](u64 i) { f(i, acc); });
-  return block_reduce<Op>(acc);
+  return team_join<Op>(acc);
 }
-
-// Vector reduce within the lanes of one team thread: they are adjacent in
-// one warp when vector_length is a power of two up to 32.
+// Within the lanes of one team thread (see vector_group), a shuffle tree.
 template <class Op, class T, class F> __device__ T thread_vector_reduce(const TeamMember& m, u64 b, u64 e, F f) {
   T acc = Op::identity();
   thread_vector_for(m, b, e, [&](u64 i) { f(i, acc); });
   const u32 width = blockDim.x;
-  const u32 lane = flat_thread() & 31u;
-  const u32 group = width >= 32u ? 0xffffffffu : (((1u << width) - 1u) << (lane / width * width));
-  for (u32 off = width / 2; off > 0; off >>= 1) Op::join(acc, __shfl_xor_sync(group, acc, off, width));
+  const u32 group = vector_group();
+  for (u32 off = width / 2; off > 0; off >>= 1) {
+    Op::join(acc, shuffle_words(acc, [&](u32 word) { return __shfl_xor_sync(group, word, off, width); }));
+  }
   return acc;
 }
 
-// Team-thread scan with the Kokkos contract f(i, partial, final): each team
-// thread scans a contiguous slice, slice totals are combined in order.
-template <class T, class F> __device__ T team_thread_scan(const TeamMember& m, u64 b, u64 e, F f) {
-  const u64 n = e > b ? e - b : 0;
-  const u64 per = (n + blockDim.y - 1) / blockDim.y;
-  const u64 lo = b + per * threadIdx.y;
-  const u64 hi = lo + per < e ? lo + per : e;
-  T local = (T)0;
+// Nested scans with the Kokkos contract f(i, partial, final), combined by
+// Op: participant k of n scans the k-th contiguous slice of [b, e) from
+// the identity (non-final calls), the slice totals are scanned in order,
+// and each index gets exactly one final call per participant, its
+// partial the join of everything before it. Every participant gets the
+// total. Team-thread: the participants are the team threads (vector lanes
+// replicate the body, as in team_thread_for); team-vector: every thread of
+// the team; thread-vector: the lanes of one team thread.
+__device__ __forceinline__ void scan_slice(u64 b, u64 e, u64 k, u64 n, u64& lo, u64& hi) {
+  const u64 len = e > b ? e - b : 0ull;
+  const u64 per = len / n + (len % n != 0ull);
+  const u64 start = per * k;
+  lo = b + (start < len ? start : len);
+  hi = b + (start + per < len ? start + per : len);
+}
+template <class Op, class T, class F> __device__ T team_thread_scan(const TeamMember&, u64 b, u64 e, F f) {
+  u64 lo, hi;
+  scan_slice(b, e, threadIdx.y, blockDim.y, lo, hi);
+  T local = Op::identity();
   for (u64 i = lo; i < hi; ++i) f(i, local, false);
-  T* buf = (T*)granule_dyn_smem;
-  __syncthreads();
-  if (threadIdx.x == 0) buf[threadIdx.y] = local;
-  __syncthreads();
-  T prefix = (T)0, total = (T)0;
-  for (u32 k = 0; k < blockDim.y; ++k) {
-    if (k < threadIdx.y) prefix = wadd(prefix, buf[k]);
-    total = wadd(total, buf[k]);
+  // The last lane stands for its team thread: the flat-order exclusive
+  // prefix of every lane of thread y then covers the threads before y.
+  T total;
+  T prefix = block_exclusive_scan<Op>(threadIdx.x == blockDim.x - 1 ? local : Op::identity(), total);
+  for (u64 i = lo; i < hi; ++i) f(i, prefix, true);
+  return total;
+}
+template <class Op, class T, class F> __device__ T team_vector_scan(const TeamMember&, u64 b, u64 e, F f) {
+  u64 lo, hi;
+  scan_slice(b, e, flat_thread(), block_threads(), lo, hi);
+  T local = Op::identity();
+  for (u64 i = lo; i < hi; ++i) f(i, local, false);
+  T total;
+  T prefix = block_exclusive_scan<Op>(local, total);
+  for (u64 i = lo; i < hi; ++i) f(i, prefix, true);
+  return total;
+}
+template <class Op, class T, class F> __device__ T thread_vector_scan(const TeamMember&, u64 b, u64 e, F f) {
+  const u32 width = blockDim.x, lane = threadIdx.x, group = vector_group();
+  u64 lo, hi;
+  scan_slice(b, e, lane, width, lo, hi);
+  T local = Op::identity();
+  for (u64 i = lo; i < hi; ++i) f(i, local, false);
+  T incl = local;
+  for (u32 off = 1; off < width; off <<= 1) {
+    T x = shuffle_words(incl, [&](u32 word) { return __shfl_up_sync(group, word, off, width); });
+    if (lane >= off) {
+      Op::join(x, incl);
+      incl = x;
+    }
   }
-  __syncthreads();
+  T prefix = shuffle_words(incl, [&](u32 word) { return __shfl_up_sync(group, word, 1u, width); });
+  if (lane == 0) prefix = Op::identity();
+  const T total = shuffle_words(incl, [&](u32 word) { return __shfl_sync(group, word, width - 1, width); });
   for (u64 i = lo; i < hi; ++i) f(i, prefix, true);
   return total;
 }

@@ -1,0 +1,67 @@
+//! `#[device] struct`: a plain struct of scalars that kernels and custom
+//! reducers use as a value (a reduction's accumulator), mirrored as a C++
+//! struct with the same fields in the same order.
+
+use super::errors::{error_at, unsupported, Result};
+use super::types::{elem_of, Elem};
+use super::Translated;
+use syn::spanned::Spanned;
+
+/// The C++ definition of a `#[device] struct`.
+///
+/// The host and device layouts agree because the struct is `#[repr(C)]`
+/// (the attribute adds it; [`check_repr`] rejects another `repr`) and
+/// every field is a scalar whose C++ type has the Rust type's size and
+/// alignment.
+pub fn translate_struct(s: &syn::ItemStruct) -> Result<Translated> {
+    if let Some(g) = s.generics.params.first() {
+        return Err(unsupported(g, "a generic `#[device] struct`"));
+    }
+    check_repr(&s.attrs)?;
+    let syn::Fields::Named(fields) = &s.fields else {
+        return Err(unsupported(
+            &s.fields,
+            "a `#[device] struct` without named fields",
+        ));
+    };
+    let mut body = String::new();
+    for f in &fields.named {
+        let name = f.ident.as_ref().expect("named fields have names");
+        let cpp = match elem_of(&f.ty, &[]) {
+            Ok(Elem::Scalar(sc)) => sc.cpp(),
+            _ => {
+                return Err(unsupported(
+                    &f.ty,
+                    "this field type in a `#[device] struct` (scalars only)",
+                ))
+            }
+        };
+        body.push_str(&format!("  {cpp} {name};\n"));
+    }
+    let name = s.ident.to_string();
+    Ok(Translated {
+        source: format!("struct {name} {{\n{body}}};\n"),
+        name,
+        generics: Vec::new(),
+        params: Vec::new(),
+        deps: Vec::new(),
+        struct_deps: Vec::new(),
+    })
+}
+
+/// Whether the struct already says `#[repr(C)]`; an error for any other
+/// `repr`, which would break the agreement with the C++ layout.
+pub fn check_repr(attrs: &[syn::Attribute]) -> Result<bool> {
+    let mut is_c = false;
+    for a in attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let ok = a.parse_args::<syn::Ident>().is_ok_and(|i| i == "C");
+        if !ok {
+            return Err(error_at(
+                a.span(),
+                "a `#[device] struct` is laid out as C (`#[repr(C)]`, added by `#[device]`): remove this `repr`",
+            ));
+        }
+        is_c = true;
+    }
+    Ok(is_c)
+}
