@@ -411,10 +411,17 @@ pub fn collectives(m: &TeamMember, mut part: TeamChunk<u64>, g: &AtomicView<'_, 
     m.team_barrier();
     let b = m.team_broadcast(m.league_rank() * 3, 0);
     assert_eq!(b, m.league_rank() * 3);
-    assert_eq!(m.team_scan(5u64), 0);
+    assert_eq!(m.team_scan(5u64), 5 * m.team_rank() as u64);
     let v = single(PerTeam(m), || m.league_rank() as u64);
-    let mut mine = part.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
-    mine[0] = m.team_scan_global(v + 1, g, 0);
+    // Any team size: thread 0 speaks for the team and owns its element.
+    let lead = m.team_rank() == 0;
+    let start = m.team_scan_global(if lead { v + 1 } else { 0 }, g, 0);
+    if lead {
+        let mut mine = part
+            .chunk_mut(MapContinuousLinear::new(1), m.thread_ids())
+            .unwrap();
+        mine[0] = start;
+    }
 }
 
 #[kernel(reduce)]
