@@ -50,6 +50,28 @@ fn f32_only(i: usize, y: &mut f32, x: &View1<f32>, n: i32) {
     *y = m.clamp(-1.0, 1.0) / 3.0 + ((m * 1e6) as i64 % 7) as f32;
 }
 
+#[device]
+const SCALE: f32 = 0.25;
+
+#[device]
+fn halve(v: f32) -> f32 {
+    v * 0.5
+}
+
+/// Untyped literals meet `#[device]` results and constants only: they
+/// must take the f32 types the helpers give.
+#[kernel]
+fn f32_helpers(i: usize, y: &mut f32, x: &View1<f32>) {
+    let mut t = 0.0f32;
+    if halve(x[i]) > 0.5 {
+        t = 1.0;
+    }
+    if SCALE * 2.0 < 1.0 {
+        t += 2.0;
+    }
+    *y = t + (halve(x[i]) * 3.0) as i32 as f32;
+}
+
 fn instances() -> Vec<Instance> {
     vec![
         Instance::new(&__GRANULE_KERNEL_axpy, Pattern::For, &[]),
@@ -114,6 +136,7 @@ fn the_f32_kernels_do_no_double_math() {
     // `stats` meets untyped float literals through f32 struct fields.
     let unit = TranslationUnit::new(&[
         Instance::new(&__GRANULE_KERNEL_f32_only, Pattern::For, &[]),
+        Instance::new(&__GRANULE_KERNEL_f32_helpers, Pattern::For, &[]),
         stats_instance(),
     ])
     .unwrap();
@@ -202,6 +225,19 @@ fn accumulator_kernels_run_on_the_host() {
     assert_eq!((r.val, r.loc), (8.0, 1));
     let m = parallel_reduce("range", RangePolicy::new(&Serial, 3..6), MinMax, range_of());
     assert_eq!((m.min_val, m.max_val), (3, 5));
+}
+
+#[test]
+fn helper_results_keep_rust_semantics_on_the_host() {
+    let x = View1::<f32>::from_fn("x", 2, |i| [4.0, -1e12][i]).unwrap();
+    let (mut a, mut b) = (0.0, 0.0);
+    f32_helpers::body(0, &mut a, &x);
+    f32_helpers::body(1, &mut b, &x);
+    // 2 + 1 + 6; then 2 + the saturated cast of -1.5e12.
+    assert_eq!((a, b), (9.0, 2.0 + i32::MIN as f32));
+    assert!(__GRANULE_KERNEL_f32_helpers
+        .source
+        .contains("granule::cast<granule::i32>"));
 }
 
 #[test]

@@ -586,7 +586,9 @@ impl Cx {
                     .map(|a| self.value(a).map(|v| v.0))
                     .collect::<Result<Vec<_>>>()?;
                 self.deps.push(p.path.clone());
-                Ok((format!("{last}({})", args.join(", ")), Ty::Elem(Elem::Auto)))
+                let text = format!("{last}({})", args.join(", "));
+                let ty = super::types::deduced(&text);
+                Ok((text, Ty::Elem(ty)))
             }
         }
     }

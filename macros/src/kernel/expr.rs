@@ -27,7 +27,7 @@ impl Cx {
             Elem::Scalar(s) if s.is_signed_int() => Arith::Signed,
             Elem::Scalar(_) => Arith::Unsigned,
             Elem::Var(_) if self.infer.kind(e) == Some(VarKind::Float) => Arith::Float,
-            Elem::Var(_) | Elem::Generic(_) | Elem::Field(_) => Arith::Signed,
+            Elem::Var(_) | Elem::Generic(_) | Elem::Deduced(_) => Arith::Signed,
             Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) | Elem::Struct(_) => Arith::Auto,
         }
     }
@@ -131,7 +131,7 @@ impl Cx {
             }
             if name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
                 self.deps.push(p.path.clone());
-                return Ok((name.clone(), Ty::Elem(Elem::Auto)));
+                return Ok((name.clone(), Ty::Elem(super::types::deduced(name))));
             }
             return Err(error_at(p.span(), format!("unknown variable `{name}`")));
         }
@@ -401,8 +401,10 @@ impl Cx {
         let from_float = self.arith(&from) == Arith::Float;
         let to_int = !matches!(to, Elem::Scalar(s) if s.is_float());
         let text = if (from_float && to_int)
-            || matches!(self.infer.resolve(&from), Elem::Generic(_) | Elem::Field(_))
-        {
+            || matches!(
+                self.infer.resolve(&from),
+                Elem::Generic(_) | Elem::Deduced(_)
+            ) {
             format!("granule::cast<{to_cpp}>({t})")
         } else {
             format!("(({to_cpp})({t}))")
@@ -576,7 +578,7 @@ fn struct_field(base: &str, s: &str, member: &syn::Member) -> Result<(String, El
     match member {
         syn::Member::Named(n) => Ok((
             format!("{base}.{n}"),
-            Elem::Field(format!("decltype({s}::{n})")),
+            Elem::Deduced(format!("decltype({s}::{n})")),
         )),
         syn::Member::Unnamed(_) => Err(unsupported(
             member,

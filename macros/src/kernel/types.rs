@@ -144,8 +144,9 @@ pub enum Elem {
     Generic(String),
     /// Index into the inference table.
     Var(usize),
-    /// A value whose type the translator cannot see (a `#[device]` call or
-    /// constant); C++ deduces it (`auto`, `decltype`).
+    /// A value whose type the translator cannot see and C++ cannot name
+    /// either (a `#[device]` call with a lambda among its arguments, which
+    /// `decltype` may not hold in C++17): `auto`.
     Auto,
     /// The accumulator of a location or min-max reducer (only as a
     /// reduction kernel's `&mut`, updated through its methods).
@@ -156,11 +157,12 @@ pub enum Elem {
     /// A `#[device] struct`, by its C++ name (the Rust name): the value of
     /// a custom reducer, used through its named fields.
     Struct(String),
-    /// A field of a `#[device] struct`, whose type the translator cannot
-    /// see: spelled `decltype(S::field)`. Arithmetic goes through the
+    /// A value whose type only C++ can see, spelled `decltype(..)`: a field
+    /// of a `#[device] struct` (`decltype(S::field)`), a `#[device]`
+    /// function's result or constant. Arithmetic and casts go through the
     /// header's templates (as for a generic parameter) and literals take
-    /// the field's type; the host compiler has already checked the types.
-    Field(String),
+    /// the value's type; the host compiler has already checked the types.
+    Deduced(String),
 }
 
 /// The C++ spelling of a tuple accumulator: `granule::Tuple<T0, T1, ..>`.
@@ -406,7 +408,7 @@ impl Infer {
                 Ok(other.clone())
             }
             // A field's type is only known to C++; the other side says more.
-            (Elem::Field(_), other) | (other, Elem::Field(_))
+            (Elem::Deduced(_), other) | (other, Elem::Deduced(_))
                 if !matches!(other, Elem::Acc(_) | Elem::Tuple(_) | Elem::Struct(_)) =>
             {
                 Ok(other.clone())
@@ -430,7 +432,7 @@ impl Infer {
             Elem::Auto => "auto".to_string(),
             Elem::Acc(a) => a.cpp(),
             Elem::Tuple(t) => tuple_cpp(t),
-            Elem::Struct(n) | Elem::Field(n) => n.clone(),
+            Elem::Struct(n) | Elem::Deduced(n) => n.clone(),
         }
     }
 
@@ -443,7 +445,7 @@ impl Infer {
             Elem::Auto => "auto".to_string(),
             Elem::Acc(a) => a.cpp(),
             Elem::Tuple(t) => tuple_cpp(&t),
-            Elem::Struct(n) | Elem::Field(n) => n,
+            Elem::Struct(n) | Elem::Deduced(n) => n,
         }
     }
 
@@ -451,7 +453,7 @@ impl Infer {
     pub fn literal(&self, e: &Elem, text: &str) -> String {
         match self.resolve(e) {
             Elem::Scalar(s) => s.literal(text),
-            Elem::Generic(g) | Elem::Field(g) => format!("(({g}){})", Scalar::F64.literal(text)),
+            Elem::Generic(g) | Elem::Deduced(g) => format!("(({g}){})", Scalar::F64.literal(text)),
             Elem::Var(v) => format!("\u{1}L{v}:{text}\u{1}"),
             Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) | Elem::Struct(_) => text.to_string(),
         }
@@ -466,7 +468,7 @@ impl Infer {
             | Elem::Acc(_)
             | Elem::Tuple(_)
             | Elem::Struct(_)
-            | Elem::Field(_) => None,
+            | Elem::Deduced(_) => None,
             Elem::Var(v) => Some(match self.vars[v].0 {
                 VarKind::Int => Scalar::I32,
                 VarKind::Float => Scalar::F64,
@@ -492,10 +494,10 @@ impl Infer {
         let v: usize = var.parse().unwrap_or(0);
         let e = Elem::Var(v);
         match (kind, self.resolve(&e)) {
-            ("T", Elem::Generic(g) | Elem::Field(g)) => g,
+            ("T", Elem::Generic(g) | Elem::Deduced(g)) => g,
             // An integer literal stays integral (through a double, a large
             // one would round); the C++ conversion then wraps as `as` does.
-            ("L", Elem::Generic(g) | Elem::Field(g)) => match self.vars[v].0 {
+            ("L", Elem::Generic(g) | Elem::Deduced(g)) => match self.vars[v].0 {
                 VarKind::Int if text.starts_with('-') => format!("(({g}){text}ll)"),
                 VarKind::Int => format!("(({g}){text}ull)"),
                 VarKind::Float => format!("(({g}){})", Scalar::F64.literal(text)),
@@ -543,6 +545,16 @@ pub fn struct_of(ty: &syn::Type, generics: &[String]) -> Option<syn::Path> {
         && Scalar::from_name(&last).is_none()
         && !is_team(ty);
     (plain && user).then(|| p.path.clone())
+}
+
+/// The type of `#[device]` call or constant `text`, as C++ deduces it.
+pub fn deduced(text: &str) -> Elem {
+    if text.contains("[&]") {
+        Elem::Auto
+    } else {
+        // A constant's decltype is `const T`; a mutable copy needs `T`.
+        Elem::Deduced(format!("granule::Plain<decltype({text})>"))
+    }
 }
 
 /// The generic arguments of a path's last segment that are types.

@@ -86,6 +86,14 @@ template <> struct Num<f64> {
 };
 
 
+// `T` without const or reference: the type of a variable initialized from
+// an expression of type T (the translator spells the types of `#[device]`
+// results and constants as `Plain<decltype(..)>`).
+template <class T> struct PlainOf { typedef T type; };
+template <class T> struct PlainOf<const T> { typedef T type; };
+template <class T> struct PlainOf<T&> { typedef typename PlainOf<T>::type type; };
+template <class T> using Plain = typename PlainOf<T>::type;
+
 // ---------------------------------------------------------------- errors
 
 // The first device-side failure of a launch; the host reads and clears it.
