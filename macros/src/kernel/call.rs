@@ -191,22 +191,11 @@ impl Cx {
 
     /// The index argument of an atomic operation, as C++ call arguments.
     fn atomic_index(&mut self, e: &Expr, rank: u8) -> Result<String> {
-        let idx: Vec<&Expr> = match e {
-            Expr::Array(a) => a.elems.iter().collect(),
-            one => vec![one],
-        };
-        if idx.len() != rank as usize {
-            return Err(error_at(
-                e.span(),
-                format!("this atomic View has rank {rank}: give {rank} indices"),
-            ));
-        }
-        let usize_ = Elem::Scalar(Scalar::Usize);
-        Ok(idx
-            .iter()
-            .map(|i| self.value_as(i, &usize_))
-            .collect::<Result<Vec<_>>>()?
-            .join(", "))
+        self.usize_list(
+            e,
+            rank,
+            &format!("this atomic View has rank {rank}: give {rank} indices"),
+        )
     }
 
     fn atomic(
@@ -449,22 +438,11 @@ impl Cx {
     /// Scratch extents as C++ arguments: `n` or `[n]` for rank 1,
     /// `[a, b]` for rank 2.
     fn scratch_extents(&mut self, e: &Expr, rank: u8) -> Result<String> {
-        let parts: Vec<&Expr> = match e {
-            Expr::Array(a) => a.elems.iter().collect(),
-            one => vec![one],
-        };
-        if parts.len() != usize::from(rank) {
-            return Err(error_at(
-                e.span(),
-                format!("scratch of rank {rank} takes {rank} extent(s): `n` or `[a, b]`"),
-            ));
-        }
-        let usize_ = Elem::Scalar(Scalar::Usize);
-        Ok(parts
-            .iter()
-            .map(|x| self.value_as(x, &usize_))
-            .collect::<Result<Vec<_>>>()?
-            .join(", "))
+        self.usize_list(
+            e,
+            rank,
+            &format!("scratch of rank {rank} takes {rank} extent(s): `n` or `[a, b]`"),
+        )
     }
 
     /// `part.chunk_mut(map, team.thread_ids())` (then `.unwrap()`): the

@@ -4,7 +4,7 @@
 
 use super::reducer::translate_reducer;
 use super::sig::Kind;
-use super::structs::{check_repr, translate_struct};
+use super::structs::{add_repr_c, translate_struct};
 use super::types::Layout;
 use super::{host, translate_const, translate_device, translate_kernel, Pattern, Translated};
 use proc_macro2::{Span, TokenStream};
@@ -189,48 +189,37 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
 fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let krate = crate_path(attr)?;
     let parsed: syn::Item = syn::parse2(item)?;
-    let (t, ident, vis, item) =
+    // Each kind gives its translation, the name and visibility of its
+    // hidden static, the item for the host, and the trait impls that
+    // point at the static.
+    let (t, ident, vis, item, impls) =
         match parsed {
             syn::Item::Fn(mut f) => {
                 let t = translate_device(&f)?;
                 f.attrs.push(syn::parse_quote!(#[inline(always)]));
-                (t, f.sig.ident.clone(), f.vis.clone(), quote!(#f))
+                (t, f.sig.ident.clone(), f.vis.clone(), quote!(#f), quote!())
             }
-            syn::Item::Const(c) => (
-                translate_const(&c)?,
-                c.ident.clone(),
-                c.vis.clone(),
-                quote!(#c),
-            ),
+            syn::Item::Const(c) => {
+                let t = translate_const(&c)?;
+                (t, c.ident.clone(), c.vis.clone(), quote!(#c), quote!())
+            }
             syn::Item::Struct(mut s) => {
                 let t = translate_struct(&s)?;
-                if !check_repr(&s.attrs)? {
-                    s.attrs.push(syn::parse_quote!(#[repr(C)]));
-                }
-                // The struct is a reduction's value: `&mut S` may receive one
-                // (`parallel_reduce_into`), as `&mut f64` does.
-                let ident = &s.ident;
-                let target = quote! {
-                    impl #krate::reducer::ReduceTarget<#ident> for &mut #ident {
-                        fn store(self, value: #ident) {
-                            *self = value
-                        }
-                    }
-                };
-                let device = hidden("DEVICE", ident);
-                let marker = quote! {
-                    impl #krate::kernel::DeviceStruct for #ident {
-                        const DEVICE: &'static #krate::kernel::DeviceFn = &#device;
-                    }
-                };
-                (
-                    t,
-                    s.ident.clone(),
-                    s.vis.clone(),
-                    quote!(#s #target #marker),
-                )
+                add_repr_c(&mut s);
+                let impls = struct_impls(&krate, &s.ident);
+                (t, s.ident.clone(), s.vis.clone(), quote!(#s), impls)
             }
-            syn::Item::Impl(imp) => return reducer_tokens(&krate, imp),
+            syn::Item::Impl(imp) => {
+                let t = translate_reducer(&imp)?;
+                let ident = format_ident!("{}", t.name, span = imp.self_ty.span());
+                let (self_ty, stat) = (&imp.self_ty, hidden("DEVICE", &ident));
+                let impls = quote! {
+                    impl #krate::kernel::DeviceReducer for #self_ty {
+                        const DEVICE: &'static #krate::kernel::DeviceFn = &#stat;
+                    }
+                };
+                (t, ident, syn::Visibility::Inherited, quote!(#imp), impls)
+            }
             other => return Err(syn::Error::new(
                 Span::call_site().located_at(other.span()),
                 "#[device] applies to a function, a `const`, a struct or `impl Reducer<T> for R`",
@@ -241,6 +230,7 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     let stat = hidden("DEVICE", &ident);
     Ok(quote! {
         #item
+        #impls
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         #vis static #stat: #krate::kernel::DeviceFn = #krate::kernel::DeviceFn {
@@ -251,28 +241,19 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     })
 }
 
-/// `#[device] impl Reducer<T> for R`: the impl, the reducer's device
-/// struct as a hidden static, and `DeviceReducer` pointing at it.
-fn reducer_tokens(krate: &syn::Path, imp: syn::ItemImpl) -> syn::Result<TokenStream> {
-    let t = translate_reducer(&imp)?;
-    let (name, source) = (&t.name, &t.source);
-    let deps = deps(&t, krate);
-    let stat = hidden(
-        "DEVICE",
-        &format_ident!("{}", t.name, span = imp.self_ty.span()),
-    );
-    let self_ty = &imp.self_ty;
-    Ok(quote! {
-        #imp
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals)]
-        static #stat: #krate::kernel::DeviceFn = #krate::kernel::DeviceFn {
-            name: #name,
-            source: #source,
-            deps: &[#(#deps),*],
-        };
-        impl #krate::kernel::DeviceReducer for #self_ty {
+/// A `#[device] struct`'s impls: `DeviceStruct`, pointing at its hidden
+/// static, and `ReduceTarget`, since the struct is a reduction's value
+/// that `&mut S` may receive (`parallel_reduce_into`), as `&mut f64` does.
+fn struct_impls(krate: &syn::Path, ident: &syn::Ident) -> TokenStream {
+    let stat = hidden("DEVICE", ident);
+    quote! {
+        impl #krate::reducer::ReduceTarget<#ident> for &mut #ident {
+            fn store(self, value: #ident) {
+                *self = value
+            }
+        }
+        impl #krate::kernel::DeviceStruct for #ident {
             const DEVICE: &'static #krate::kernel::DeviceFn = &#stat;
         }
-    })
+    }
 }

@@ -428,22 +428,31 @@ impl Cx {
         else {
             return Err(unsupported(&i.expr, "indexing anything but a View"));
         };
-        let idx: Vec<&Expr> = match &*i.index {
+        let args = self.usize_list(
+            &i.index,
+            rank,
+            &format!("this View has rank {rank}: give {rank} indices"),
+        )?;
+        Ok((format!("{base}({args})"), elem, writable))
+    }
+
+    /// `i` or `[i, j, ..]` with exactly `count` usize values (View and
+    /// atomic indices, scratch extents), as C++ call arguments; `mismatch`
+    /// is the error for another count.
+    pub fn usize_list(&mut self, e: &Expr, count: u8, mismatch: &str) -> Result<String> {
+        let items: Vec<&Expr> = match e {
             Expr::Array(a) => a.elems.iter().collect(),
             one => vec![one],
         };
-        if idx.len() != rank as usize {
-            return Err(error_at(
-                i.index.span(),
-                format!("this View has rank {rank}: give {rank} indices"),
-            ));
+        if items.len() != usize::from(count) {
+            return Err(error_at(e.span(), mismatch));
         }
         let usize_ = Elem::Scalar(Scalar::Usize);
-        let args = idx
+        Ok(items
             .iter()
-            .map(|e| self.value_as(e, &usize_))
-            .collect::<Result<Vec<_>>>()?;
-        Ok((format!("{base}({})", args.join(", ")), elem, writable))
+            .map(|x| self.value_as(x, &usize_))
+            .collect::<Result<Vec<_>>>()?
+            .join(", "))
     }
 
     fn if_value(&mut self, i: &syn::ExprIf) -> Result<(String, Ty)> {

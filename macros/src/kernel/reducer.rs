@@ -62,6 +62,8 @@ fn header(imp: &syn::ItemImpl) -> Result<(syn::Type, String)> {
 pub fn translate_reducer(imp: &syn::ItemImpl) -> Result<Translated> {
     let (value, name) = header(imp)?;
     let (elem, dep) = value_type(&value)?;
+    // `elem` is never an inference variable, so no context is needed.
+    let t = super::types::Infer::default().cpp(&elem);
     let mut deps = Vec::new();
     let mut struct_deps: Vec<syn::Path> = dep.into_iter().collect();
     let mut members = Vec::new();
@@ -79,7 +81,7 @@ pub fn translate_reducer(imp: &syn::ItemImpl) -> Result<Translated> {
             Method::Join => has.1 = true,
             Method::Finalize => {}
         }
-        let (text, cx) = method.translate(f, &elem, &name)?;
+        let (text, cx) = method.translate(f, &elem, &t, &name)?;
         members.push(text);
         deps.extend(cx.deps);
         struct_deps.extend(cx.struct_deps);
@@ -90,8 +92,6 @@ pub fn translate_reducer(imp: &syn::ItemImpl) -> Result<Translated> {
             "a `#[device]` reducer defines `init` and `join` (the device has no defaults)",
         ));
     }
-    let cx = Cx::new(Vec::new());
-    let t = cx.infer.cpp(&elem);
     let source = format!(
         "struct {name} {{\n  typedef {t} value_type;\n{}}};\n",
         members.concat()
@@ -143,11 +143,16 @@ impl Method {
 
     /// `static __device__` member text, and the context that holds the
     /// `#[device]` items it uses.
-    fn translate(self, f: &syn::ImplItemFn, elem: &Elem, reducer: &str) -> Result<(String, Cx)> {
+    fn translate(
+        self,
+        f: &syn::ImplItemFn,
+        elem: &Elem,
+        t: &str,
+        reducer: &str,
+    ) -> Result<(String, Cx)> {
         let mut cx = Cx::new(Vec::new());
         cx.fn_name = format!("{reducer}::{}", f.sig.ident);
-        let t = cx.infer.cpp(elem);
-        let (mut head, count) = self.shape(&t);
+        let (mut head, count) = self.shape(t);
         let mut inputs = f.sig.inputs.iter();
         match inputs.next() {
             Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}

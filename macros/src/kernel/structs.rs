@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 /// The C++ definition of a `#[device] struct`.
 ///
 /// The host and device layouts agree because the struct is `#[repr(C)]`
-/// (the attribute adds it; [`check_repr`] rejects another `repr`) and
+/// (the attribute adds it: [`add_repr_c`]; another `repr` is rejected) and
 /// every field is a scalar whose C++ type has the Rust type's size and
 /// alignment.
 pub fn translate_struct(s: &syn::ItemStruct) -> Result<Translated> {
@@ -49,19 +49,24 @@ pub fn translate_struct(s: &syn::ItemStruct) -> Result<Translated> {
     })
 }
 
-/// Whether the struct already says `#[repr(C)]`; an error for any other
-/// `repr`, which would break the agreement with the C++ layout.
-pub fn check_repr(attrs: &[syn::Attribute]) -> Result<bool> {
-    let mut is_c = false;
+/// Rejects any `repr` but `C`, which would break the agreement with the
+/// C++ layout.
+fn check_repr(attrs: &[syn::Attribute]) -> Result<()> {
     for a in attrs.iter().filter(|a| a.path().is_ident("repr")) {
-        let ok = a.parse_args::<syn::Ident>().is_ok_and(|i| i == "C");
-        if !ok {
+        if !a.parse_args::<syn::Ident>().is_ok_and(|i| i == "C") {
             return Err(error_at(
                 a.span(),
                 "a `#[device] struct` is laid out as C (`#[repr(C)]`, added by `#[device]`): remove this `repr`",
             ));
         }
-        is_c = true;
     }
-    Ok(is_c)
+    Ok(())
+}
+
+/// Adds `#[repr(C)]` to a struct [`translate_struct`] accepted, unless it
+/// is there already (the only `repr` that translation lets through).
+pub fn add_repr_c(s: &mut syn::ItemStruct) {
+    if !s.attrs.iter().any(|a| a.path().is_ident("repr")) {
+        s.attrs.push(syn::parse_quote!(#[repr(C)]));
+    }
 }
