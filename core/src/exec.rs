@@ -47,6 +47,36 @@ pub fn block_count(len: usize, block: usize) -> usize {
     len.div_ceil(block.max(1))
 }
 
+/// The indices `lo..hi` of block `k` when `begin..end` is cut into blocks
+/// of `block` indices (`k` below [`block_count`]).
+///
+/// Written so that nothing wraps even when `block` is near `usize::MAX`:
+/// `k * block` is below the range's length for a valid `k`, and the block's
+/// end is taken as `lo + min(block, end - lo)`, never `lo + block`.
+///
+/// ```
+/// use granule_core::exec::block_bounds;
+/// assert_eq!(block_bounds(10, 25, 4, 3), (22, 25));
+/// assert_eq!(block_bounds(1, 5, usize::MAX, 0), (1, 5));
+/// ```
+///
+/// # Panics
+/// If block `k` starts at or past `end` (an invalid `k`) with a non-empty
+/// range.
+#[inline]
+#[track_caller]
+pub fn block_bounds(begin: usize, end: usize, block: usize, k: usize) -> (usize, usize) {
+    let block = block.max(1);
+    let lo = k
+        .checked_mul(block)
+        .and_then(|o| begin.checked_add(o))
+        .filter(|&lo| lo < end)
+        .unwrap_or_else(|| {
+            panic!("block {k} of {block} indices lies outside the range {begin}..{end}")
+        });
+    (lo, lo + block.min(end - lo))
+}
+
 /// Calls `leaf(b)` for every block `b` in `0..n`, split in halves through
 /// `fork` (work stealing when the fork is parallel).
 pub fn for_blocks<Fk: Fork, L: Fn(usize) + Sync>(fork: Fk, n: usize, leaf: &L) {
@@ -174,6 +204,22 @@ mod tests {
     }
 
     #[test]
+    fn block_bounds_never_wrap() {
+        let all: Vec<_> = (0..block_count(7, 3))
+            .map(|k| block_bounds(2, 9, 3, k))
+            .collect();
+        assert_eq!(all, vec![(2, 5), (5, 8), (8, 9)]);
+        assert_eq!(block_count(4, usize::MAX), 1);
+        assert_eq!(block_bounds(1, 5, usize::MAX, 0), (1, 5));
+        assert_eq!(
+            block_bounds(usize::MAX - 3, usize::MAX, usize::MAX - 1, 0).1,
+            usize::MAX
+        );
+        let r = std::panic::catch_unwind(|| block_bounds(0, 10, 5, 2));
+        assert!(r.is_err());
+    }
+
+    #[test]
     fn static_parts_tile_the_range() {
         let parts: Vec<_> = (0..3).map(|k| static_part(5, 15, 3, k)).collect();
         assert_eq!(parts, vec![(5, 9), (9, 12), (12, 15)]);
@@ -182,34 +228,58 @@ mod tests {
 
 /// Host execution of each policy, generic over the [`Fork`]. Serial runs
 /// these with [`Sequential`]; Rayon with its pool's `join`.
+///
+/// The drivers that hand out write parts are `unsafe fn`s: they are the
+/// trust boundary of the write path (see [`crate::write`]). Their common
+/// contract is
+///
+/// > no other code uses `writes` (or anything reached through it) for the
+/// > duration of the call.
+///
+/// Each checks, once, that `writes` [covers](WriteParts::covers) the
+/// policy's indices (panicking with the label otherwise), then hands
+/// every index of the policy to exactly one work item. A panic in the
+/// functor unwinds to the caller once every worker has stopped.
 pub mod host {
     use super::{
-        block_count, for_blocks, reduce_blocks, reduce_leaf, static_part, Fork, RANGE_BLOCK,
+        block_bounds, block_count, for_blocks, reduce_blocks, reduce_leaf, static_part, Fork,
+        RANGE_BLOCK,
     };
     use crate::functor::{ForFunctor, ReduceFunctor};
-    use crate::policy::{MDRangePolicy, RangePolicy, Schedule, TeamPolicy};
+    use crate::policy::{MDRangePolicy, Policy, RangePolicy, Schedule, TeamPolicy};
     use crate::reducer::Reducer;
     use crate::space::ExecutionSpace;
     use crate::team::{with_worker_arena, LeagueIndex, TeamMember};
-    use crate::write::WriteParts;
+    use crate::write::{assert_covers, WriteParts};
 
     /// Runs `f(i, item(i))` for `i` in `lo..hi`.
+    ///
+    /// # Safety
+    /// `writes` covers `hi`, and no other code touches the items of
+    /// `lo..hi` during the call.
     #[inline(always)]
-    pub fn range_for_leaf<W, F>(lo: usize, hi: usize, writes: &W, f: &F)
+    unsafe fn range_for_leaf<W, F>(lo: usize, hi: usize, writes: &W, f: &F)
     where
         W: WriteParts<usize>,
         F: for<'a> ForFunctor<usize, W::Item<'a>>,
     {
-        // SAFETY: the policy's indices are below the bound checked by
-        // `Writes::into_parts`, and each is visited once.
+        // SAFETY: forwarded contract; each index of `lo..hi` is visited once.
         unsafe { writes.for_each_item(lo, hi, |i, item| f.exec(i, item)) }
     }
 
     /// `parallel_for` over a range: `workers` contiguous shares for a
     /// static schedule, chunks handed out by work stealing for a dynamic one.
-    pub fn range_for<Fk, S, W, F>(
+    ///
+    /// # Safety
+    /// Nothing else uses `writes` during the call (see the [module](self)).
+    ///
+    /// # Panics
+    /// If `writes` does not cover the policy's range, or if `f` panics.
+    #[track_caller]
+    pub unsafe fn range_for<Fk, S, W, F>(
         fork: Fk,
         workers: usize,
+        label: &str,
         policy: &RangePolicy<'_, S>,
         writes: &W,
         f: &F,
@@ -219,28 +289,32 @@ pub mod host {
         W: WriteParts<usize>,
         F: for<'a> ForFunctor<usize, W::Item<'a>>,
     {
+        assert_covers(label, writes, &policy.write_bound());
         let (b, e) = (policy.begin(), policy.end());
-        match policy.get_schedule() {
-            Schedule::Static if policy.chunk() == 0 => {
-                let parts = workers.clamp(1, (e - b).max(1));
-                for_blocks(fork, parts, &|k| {
-                    let (lo, hi) = static_part(b, e, parts, k);
-                    range_for_leaf(lo, hi, writes, f)
-                })
-            }
-            _ => {
-                let chunk = policy.chunk_or(RANGE_BLOCK);
-                for_blocks(fork, block_count(e - b, chunk), &|k| {
-                    let lo = b + k * chunk;
-                    range_for_leaf(lo, (lo + chunk).min(e), writes, f)
-                })
-            }
+        let parts = match policy.get_schedule() {
+            Schedule::Static if policy.chunk() == 0 => workers.clamp(1, (e - b).max(1)),
+            _ => 0,
+        };
+        if parts > 0 {
+            for_blocks(fork, parts, &|k| {
+                let (lo, hi) = static_part(b, e, parts, k);
+                // SAFETY: `writes` covers `e` (checked above); the static
+                // parts are disjoint, and nothing else uses `writes`.
+                unsafe { range_for_leaf(lo, hi, writes, f) }
+            })
+        } else {
+            let chunk = policy.chunk_or(RANGE_BLOCK);
+            for_blocks(fork, block_count(e - b, chunk), &|k| {
+                let (lo, hi) = block_bounds(b, e, chunk, k);
+                // SAFETY: as above; the blocks are disjoint.
+                unsafe { range_for_leaf(lo, hi, writes, f) }
+            })
         }
     }
 
     /// `parallel_reduce` over a range: fixed blocks of the policy's chunk
     /// size (default [`RANGE_BLOCK`]), four accumulators per block, blocks
-    /// joined in a fixed tree.
+    /// joined in a fixed tree. It hands out no write parts, so it is safe.
     pub fn range_reduce<Fk, S, T, R, F>(
         fork: Fk,
         policy: &RangePolicy<'_, S>,
@@ -257,8 +331,8 @@ pub mod host {
         let (b, e) = (policy.begin(), policy.end());
         let chunk = policy.chunk_or(RANGE_BLOCK);
         reduce_blocks(fork, block_count(e - b, chunk), reducer, &|k| {
-            let lo = b + k * chunk;
-            reduce_leaf(lo, (lo + chunk).min(e), reducer, |i, acc| f.exec(i, acc))
+            let (lo, hi) = block_bounds(b, e, chunk, k);
+            reduce_leaf(lo, hi, reducer, |i, acc| f.exec(i, acc))
         })
     }
 
@@ -267,14 +341,25 @@ pub mod host {
     fn tiles_per_unit<S: ExecutionSpace, const R: usize>(
         policy: &MDRangePolicy<'_, S, R>,
     ) -> usize {
-        let tile: usize = policy.tile_extents().iter().product();
-        (RANGE_BLOCK / tile.max(1)).max(1)
+        let tile = policy
+            .tile_extents()
+            .iter()
+            .try_fold(1usize, |a, &t| a.checked_mul(t));
+        tile.map_or(1, |t| (RANGE_BLOCK / t.max(1)).max(1))
     }
 
     /// `parallel_for` over an MDRange: tiles in the outer order, grouped
     /// into work units, each tile walked in the inner order.
-    pub fn mdrange_for<Fk, S, W, F, const R: usize>(
+    ///
+    /// # Safety
+    /// Nothing else uses `writes` during the call (see the [module](self)).
+    ///
+    /// # Panics
+    /// If `writes` does not cover the policy's box, or if `f` panics.
+    #[track_caller]
+    pub unsafe fn mdrange_for<Fk, S, W, F, const R: usize>(
         fork: Fk,
+        label: &str,
         policy: &MDRangePolicy<'_, S, R>,
         writes: &W,
         f: &F,
@@ -284,15 +369,17 @@ pub mod host {
         W: WriteParts<[usize; R]>,
         F: for<'a> ForFunctor<[usize; R], W::Item<'a>>,
     {
+        assert_covers(label, writes, &policy.write_bound());
         if policy.size() == 0 {
             return;
         }
         let (nt, per) = (policy.num_tiles(), tiles_per_unit(policy));
         for_blocks(fork, block_count(nt, per), &|u| {
-            for t in u * per..((u + 1) * per).min(nt) {
-                // SAFETY: tiles lie inside the policy's box, below the bound
-                // checked by `into_parts`; tiles are disjoint, so each index
-                // is visited once.
+            let (lo, hi) = block_bounds(0, nt, per, u);
+            for t in lo..hi {
+                // SAFETY: tiles lie inside the policy's box, which `writes`
+                // covers (checked above); tiles are disjoint, so each index
+                // is visited once, and nothing else uses `writes`.
                 policy.for_each_in_tile(t, |idx| f.exec(idx, unsafe { writes.item(idx) }));
             }
         })
@@ -318,7 +405,8 @@ pub mod host {
         let (nt, per) = (policy.num_tiles(), tiles_per_unit(policy));
         reduce_blocks(fork, block_count(nt, per), reducer, &|u| {
             let mut acc = reducer.init();
-            for t in u * per..((u + 1) * per).min(nt) {
+            let (lo, hi) = block_bounds(0, nt, per, u);
+            for t in lo..hi {
                 policy.for_each_in_tile(t, |idx| f.exec(idx, &mut acc));
             }
             acc
@@ -331,20 +419,35 @@ pub mod host {
 
     /// `parallel_for` over a league: each team runs on one thread with
     /// scratch from that thread's reusable arena.
-    pub fn team_for<Fk, S, W, F>(fork: Fk, policy: &TeamPolicy<'_, S>, writes: &W, f: &F)
-    where
+    ///
+    /// # Safety
+    /// Nothing else uses `writes` during the call (see the [module](self)).
+    ///
+    /// # Panics
+    /// If `writes` does not cover the league, or if `f` panics.
+    #[track_caller]
+    pub unsafe fn team_for<Fk, S, W, F>(
+        fork: Fk,
+        label: &str,
+        policy: &TeamPolicy<'_, S>,
+        writes: &W,
+        f: &F,
+    ) where
         Fk: Fork,
         S: ExecutionSpace,
         W: WriteParts<LeagueIndex>,
         F: for<'a> ForFunctor<&'a TeamMember, W::Item<'a>>,
     {
+        assert_covers(label, writes, &policy.write_bound());
         let (league, bytes) = (policy.league_size(), TeamMember::host_arena_bytes(policy));
         for_blocks(fork, block_count(league, TEAMS_PER_UNIT), &|u| {
             with_worker_arena(bytes, |arena| {
-                for l in u * TEAMS_PER_UNIT..((u + 1) * TEAMS_PER_UNIT).min(league) {
+                let (lo, hi) = block_bounds(0, league, TEAMS_PER_UNIT, u);
+                for l in lo..hi {
                     TeamMember::run_host(policy, l, arena, |m| {
-                        // SAFETY: league rank `l` is below the league size
-                        // (the checked bound) and runs once.
+                        // SAFETY: league rank `l` is below the league size,
+                        // which `writes` covers (checked above), and runs
+                        // once; nothing else uses `writes`.
                         f.exec(m, unsafe {
                             writes.item(LeagueIndex {
                                 rank: l,
@@ -375,7 +478,8 @@ pub mod host {
         reduce_blocks(fork, block_count(league, TEAMS_PER_UNIT), reducer, &|u| {
             with_worker_arena(bytes, |arena| {
                 let mut acc = reducer.init();
-                for l in u * TEAMS_PER_UNIT..((u + 1) * TEAMS_PER_UNIT).min(league) {
+                let (lo, hi) = block_bounds(0, league, TEAMS_PER_UNIT, u);
+                for l in lo..hi {
                     TeamMember::run_host(policy, l, arena, |m| f.exec(m, &mut acc));
                 }
                 acc

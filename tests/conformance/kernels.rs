@@ -514,6 +514,54 @@ pub fn set_one(_i: usize, y: &mut f64) {
     *y = 1.0;
 }
 
+// ------------------------------------------------------- soundness.rs
+
+#[kernel]
+pub fn fail_for_at(i: usize, y: &mut i64, at: usize) {
+    assert!(i != at, "kernel failed at index {i}");
+    *y = i as i64;
+}
+
+#[kernel(reduce)]
+pub fn fail_reduce_at(i: usize, at: usize, acc: &mut i64) {
+    assert!(i != at, "kernel failed at index {i}");
+    *acc += i as i64;
+}
+
+/// Fails at index `at`: in its first call there (a non-final call on
+/// spaces that make them), or only in the final call when `final_only`.
+#[kernel(scan)]
+pub fn fail_scan_at(i: usize, y: &mut i64, p: &mut i64, last: bool, at: usize, final_only: bool) {
+    if last || !final_only {
+        assert!(i != at, "kernel failed at index {i}");
+    }
+    if last {
+        *y = *p;
+    }
+    *p += 1;
+}
+
+#[kernel]
+pub fn fail_team_at(m: &TeamMember, at: usize, hits: &AtomicView<'_, u64, 1>) {
+    assert!(
+        m.league_rank() != at,
+        "kernel failed at index {}",
+        m.league_rank()
+    );
+    hits.add(m.league_rank(), 1);
+}
+
+#[kernel(scan)]
+pub fn count_until(i: usize, p: &mut i64, _last: bool, at: usize) {
+    assert!(i != at, "kernel failed at index {i}");
+    *p += 1;
+}
+
+#[kernel(reduce)]
+pub fn count_index(_i: usize, acc: &mut usize) {
+    *acc += 1;
+}
+
 /// Every `#[kernel]` of the suite; `nvrtc.rs` checks that none is missing
 /// by counting the attributes in the sources.
 pub const KERNELS: &[&DeviceKernel] = kernel_list![
@@ -575,4 +623,10 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     nested_reducers_and_scans,
     write_past_team_chunk,
     set_one,
+    fail_for_at,
+    fail_reduce_at,
+    fail_scan_at,
+    fail_team_at,
+    count_until,
+    count_index,
 ];

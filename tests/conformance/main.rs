@@ -29,6 +29,8 @@ mod reduce;
 mod scan;
 #[macro_use]
 mod team;
+#[macro_use]
+mod soundness;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -52,6 +54,7 @@ macro_rules! conformance_suite {
             mdrange_tests!();
             team_tests!();
             bad_input_tests!();
+            soundness_tests!();
             $($host_only)*
         }
     };

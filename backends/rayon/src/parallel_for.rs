@@ -13,12 +13,21 @@ where
     W: WriteParts<usize>,
     F: for<'a> ForFunctor<usize, W::Item<'a>>,
 {
-    fn parallel_for_impl(&self, _label: &str, policy: &RangePolicy<'_, Rayon>, writes: W, f: &F) {
+    unsafe fn parallel_for_impl(
+        &self,
+        label: &str,
+        policy: &RangePolicy<'_, Rayon>,
+        writes: W,
+        f: &F,
+    ) {
+        let writes = &writes;
         if self.inline(block_count(policy.len(), policy.chunk_or(RANGE_BLOCK))) {
-            return host::range_for_leaf(policy.begin(), policy.end(), &writes, f);
+            // SAFETY: forwarded contract; `writes` is owned by this call.
+            return unsafe { host::range_for(Sequential, 1, label, policy, writes, f) };
         }
         let threads = self.inner.threads;
-        self.install(|| host::range_for(RayonFork, threads, policy, &writes, f))
+        // SAFETY: as above.
+        self.install(|| unsafe { host::range_for(RayonFork, threads, label, policy, writes, f) })
     }
 }
 
@@ -27,17 +36,20 @@ where
     W: WriteParts<[usize; R]>,
     F: for<'a> ForFunctor<[usize; R], W::Item<'a>>,
 {
-    fn parallel_for_impl(
+    unsafe fn parallel_for_impl(
         &self,
-        _label: &str,
+        label: &str,
         policy: &MDRangePolicy<'_, Rayon, R>,
         writes: W,
         f: &F,
     ) {
+        let writes = &writes;
         if self.inline(policy.num_tiles()) {
-            return host::mdrange_for(Sequential, policy, &writes, f);
+            // SAFETY: forwarded contract; `writes` is owned by this call.
+            return unsafe { host::mdrange_for(Sequential, label, policy, writes, f) };
         }
-        self.install(|| host::mdrange_for(RayonFork, policy, &writes, f))
+        // SAFETY: as above.
+        self.install(|| unsafe { host::mdrange_for(RayonFork, label, policy, writes, f) })
     }
 }
 
@@ -46,10 +58,19 @@ where
     W: WriteParts<LeagueIndex>,
     F: for<'a> ForFunctor<&'a TeamMember, W::Item<'a>>,
 {
-    fn parallel_for_impl(&self, _label: &str, policy: &TeamPolicy<'_, Rayon>, writes: W, f: &F) {
+    unsafe fn parallel_for_impl(
+        &self,
+        label: &str,
+        policy: &TeamPolicy<'_, Rayon>,
+        writes: W,
+        f: &F,
+    ) {
+        let writes = &writes;
         if self.inline(policy.league_size()) {
-            return host::team_for(Sequential, policy, &writes, f);
+            // SAFETY: forwarded contract; `writes` is owned by this call.
+            return unsafe { host::team_for(Sequential, label, policy, writes, f) };
         }
-        self.install(|| host::team_for(RayonFork, policy, &writes, f))
+        // SAFETY: as above.
+        self.install(|| unsafe { host::team_for(RayonFork, label, policy, writes, f) })
     }
 }

@@ -2,16 +2,18 @@
 //! chained by decoupled look-back. See `README.md` in this folder.
 
 use crate::space::{Line, Rayon, RayonFork};
-use granule_core::exec::{block_count, for_blocks, Fork, Sequential, SCAN_BLOCK};
+use granule_core::exec::{block_bounds, block_count, for_blocks, Fork, Sequential, SCAN_BLOCK};
 use granule_core::functor::ScanFunctor;
 use granule_core::pattern::ParallelScanImpl;
 use granule_core::policy::RangePolicy;
 use granule_core::reducer::Reducer;
-use granule_core::write::WriteParts;
+use granule_core::write::{assert_covers, WriteParts};
+use std::any::Any;
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Mutex, TryLockError};
 
 /// Nothing published yet.
 const EMPTY: u32 = 0;
@@ -19,6 +21,10 @@ const EMPTY: u32 = 0;
 const AGGREGATE: u32 = 1;
 /// The block's inclusive prefix is published (its aggregate too).
 const INCLUSIVE: u32 = 2;
+/// The block will publish nothing more: its functor (or one it depends
+/// on) panicked. Blocks looking back through it give up, so a panic
+/// unwinds instead of leaving the look-back spinning forever.
+const ABANDONED: u32 = 3;
 
 /// How long a look-back spins on a slot before it starts yielding.
 const SPIN_LIMIT: std::time::Duration = std::time::Duration::from_micros(200);
@@ -41,6 +47,11 @@ impl<T: Copy> Slot<T> {
         // before the Release store below; readers wait for that store.
         unsafe { (*cell.get()).write(value) };
         self.status.store(status, Ordering::Release);
+    }
+
+    /// Tells later blocks that this one will publish nothing more.
+    fn abandon(&self) {
+        self.status.store(ABANDONED, Ordering::Release);
     }
 
     /// Waits until the status is at least `AGGREGATE`; returns it.
@@ -94,16 +105,33 @@ struct Slots<'b, T> {
 unsafe impl<T: Send> Sync for Slots<'_, T> {}
 
 impl<'b, T> Slots<'b, T> {
-    fn new(buf: &'b mut Vec<Line>, n: usize) -> Self {
-        let bytes = n * std::mem::size_of::<Slot<T>>();
+    /// # Panics
+    /// If the slots' size overflows `usize` or cannot be allocated (a huge
+    /// range cut into tiny chunks), naming the label, the block count and
+    /// the bytes.
+    #[track_caller]
+    fn new(label: &str, buf: &'b mut Vec<Line>, n: usize) -> Self {
+        const {
+            assert!(
+                std::mem::align_of::<Slot<T>>() <= 64,
+                "scan values aligned above 64 bytes are not supported"
+            )
+        };
+        let size = std::mem::size_of::<Slot<T>>();
+        let Some(bytes) = n.checked_mul(size) else {
+            panic!(
+                "parallel_scan \"{label}\": the look-back status of {n} blocks ({size} bytes each) overflows usize; use a larger chunk size"
+            )
+        };
         let lines = bytes.div_ceil(64);
         if buf.len() < lines {
+            if buf.try_reserve_exact(lines - buf.len()).is_err() {
+                panic!(
+                    "parallel_scan \"{label}\": cannot allocate the look-back status of {n} blocks ({bytes} bytes); use a larger chunk size"
+                )
+            }
             buf.resize(lines, Line([0; 64]));
         }
-        assert!(
-            std::mem::align_of::<Slot<T>>() <= 64,
-            "scan values aligned above 64 bytes are not supported"
-        );
         let ptr = buf.as_mut_ptr().cast::<Slot<T>>();
         for b in 0..n {
             // SAFETY: the buffer holds `n` slots, 64-byte aligned (Slot's
@@ -159,9 +187,14 @@ where
 }
 
 /// Scans blocks `0..n` of `block` indices with the look-back protocol;
-/// `fork` fans out `workers` claimers. Returns the total.
+/// `fork` fans out `workers` claimers. Returns the total. A panic in the
+/// functor abandons the blocks that depend on it and is resumed here once
+/// every worker has stopped.
+///
+/// # Safety
+/// `writes` covers `end`, and nothing else uses it during the call.
 #[allow(clippy::too_many_arguments)]
-fn lookback_scan<Fk, W, T, R, F>(
+unsafe fn lookback_scan<Fk, W, T, R, F>(
     fork: Fk,
     workers: usize,
     slots: &Slots<'_, T>,
@@ -180,56 +213,113 @@ where
     let n = slots.n;
     let next = AtomicUsize::new(0);
     let total: Mutex<Option<T>> = Mutex::new(None);
+    let panicked: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+    let aborted = AtomicBool::new(false);
     let worker = || loop {
         // Blocks are claimed in order, so every earlier block is owned by
-        // a thread that is running it: waiting on it always ends.
+        // a thread that is running it: waiting on it always ends, with a
+        // published value or with ABANDONED.
         let b = next.fetch_add(1, Ordering::Relaxed);
         if b >= n {
             break;
         }
-        let lo = begin + b * block;
-        let hi = (lo + block).min(end);
         let slot = slots.get(b);
-        // Pass 1 (reads the block from memory): the block's aggregate, from
-        // the non-final calls in a fixed grouping, so deterministic. It is
-        // published before the final pass, so later blocks never wait for
-        // this block's final pass: every block does pass 1, even when its
-        // prefix is already known, because a block that skipped it could
-        // publish nothing until its final pass ended, serializing the
-        // blocks after it.
-        let aggregate = aggregate_pass(lo, hi, reducer, writes, f);
-        let mut running = if b == 0 {
-            slot.publish(&slot.inclusive, aggregate, INCLUSIVE);
-            reducer.init()
-        } else {
-            slot.publish(&slot.aggregate, aggregate, AGGREGATE);
-            // Look back to the nearest inclusive prefix, then fold the
-            // aggregates after it forward: the same left fold whichever
-            // statuses we find, so the result is bitwise deterministic.
-            let mut k = b - 1;
-            while slots.get(k).wait() != INCLUSIVE {
-                k -= 1;
+        if aborted.load(Ordering::Relaxed) {
+            // A claimed block must publish something: later blocks wait on it.
+            slot.abandon();
+            break;
+        }
+        let run = || scan_block(b, slots, (begin, end, block), reducer, writes, f);
+        match catch_unwind(AssertUnwindSafe(run)) {
+            Ok(Some(running)) if b == n - 1 => *lock(&total) = Some(running),
+            Ok(Some(_)) => {}
+            // An earlier block was abandoned, and so was this one.
+            Ok(None) => break,
+            Err(payload) => {
+                slot.abandon();
+                aborted.store(true, Ordering::Relaxed);
+                lock(&panicked).get_or_insert(payload);
+                break;
             }
-            // SAFETY: `wait` saw INCLUSIVE for k, AGGREGATE or more for k+1..b.
-            let mut prefix = unsafe { Slot::read(&slots.get(k).inclusive) };
-            for j in k + 1..b {
-                // SAFETY: as above.
-                reducer.join(&mut prefix, &unsafe { Slot::read(&slots.get(j).aggregate) });
-            }
-            let mut inclusive = prefix;
-            reducer.join(&mut inclusive, &aggregate);
-            slot.publish(&slot.inclusive, inclusive, INCLUSIVE);
-            prefix
-        };
-        // Pass 2 (the block is still in cache): the final calls.
-        final_pass(lo, hi, &mut running, writes, f);
-        if b == n - 1 {
-            *total.lock().unwrap_or_else(|e| e.into_inner()) = Some(running);
         }
     };
     for_blocks(fork, workers.max(1), &|_| worker());
+    if let Some(payload) = lock(&panicked).take() {
+        resume_unwind(payload);
+    }
     let total = total.into_inner().unwrap_or_else(|e| e.into_inner());
     total.unwrap_or_else(|| reducer.init())
+}
+
+/// The mutex's value, whether or not a panicking holder poisoned it: the
+/// values guarded here are written whole, so a poisoned one is still sound.
+fn lock<V>(m: &Mutex<V>) -> std::sync::MutexGuard<'_, V> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Scans block `b`: publishes its aggregate, looks back for its prefix,
+/// publishes its inclusive prefix and makes its final calls. Returns the
+/// running value after the block, or `None` (having abandoned the block)
+/// when a block it looked back at was abandoned.
+#[inline(always)]
+fn scan_block<W, T, R, F>(
+    b: usize,
+    slots: &Slots<'_, T>,
+    (begin, end, block): (usize, usize, usize),
+    reducer: &R,
+    writes: &W,
+    f: &F,
+) -> Option<T>
+where
+    W: WriteParts<usize>,
+    T: Copy + Send,
+    R: Reducer<T>,
+    F: for<'a> ScanFunctor<usize, W::Item<'a>, T>,
+{
+    let (lo, hi) = block_bounds(begin, end, block, b);
+    let slot = slots.get(b);
+    // Pass 1 (reads the block from memory): the block's aggregate, from
+    // the non-final calls in a fixed grouping, so deterministic. It is
+    // published before the final pass, so later blocks never wait for
+    // this block's final pass: every block does pass 1, even when its
+    // prefix is already known, because a block that skipped it could
+    // publish nothing until its final pass ended, serializing the
+    // blocks after it.
+    let aggregate = aggregate_pass(lo, hi, reducer, writes, f);
+    let mut running = if b == 0 {
+        slot.publish(&slot.inclusive, aggregate, INCLUSIVE);
+        reducer.init()
+    } else {
+        slot.publish(&slot.aggregate, aggregate, AGGREGATE);
+        // Look back to the nearest inclusive prefix, then fold the
+        // aggregates after it forward: the same left fold whichever
+        // statuses we find, so the result is bitwise deterministic.
+        let mut k = b - 1;
+        loop {
+            match slots.get(k).wait() {
+                INCLUSIVE => break,
+                ABANDONED => {
+                    slot.abandon();
+                    return None;
+                }
+                _ => k -= 1,
+            }
+        }
+        // SAFETY: `wait` saw INCLUSIVE for k, AGGREGATE or more for k+1..b
+        // (an ABANDONED block among them ended the look-back above).
+        let mut prefix = unsafe { Slot::read(&slots.get(k).inclusive) };
+        for j in k + 1..b {
+            // SAFETY: as above.
+            reducer.join(&mut prefix, &unsafe { Slot::read(&slots.get(j).aggregate) });
+        }
+        let mut inclusive = prefix;
+        reducer.join(&mut inclusive, &aggregate);
+        slot.publish(&slot.inclusive, inclusive, INCLUSIVE);
+        prefix
+    };
+    // Pass 2 (the block is still in cache): the final calls.
+    final_pass(lo, hi, &mut running, writes, f);
+    Some(running)
 }
 
 impl<W, T, R, F> ParallelScanImpl<W, T, R, F> for Rayon
@@ -239,14 +329,15 @@ where
     R: Reducer<T>,
     F: for<'a> ScanFunctor<usize, W::Item<'a>, T>,
 {
-    fn parallel_scan_impl(
+    unsafe fn parallel_scan_impl(
         &self,
-        _label: &str,
+        label: &str,
         policy: &RangePolicy<'_, Rayon>,
         reducer: &R,
         writes: W,
         f: &F,
     ) -> T {
+        assert_covers(label, &writes, &policy.end());
         let block = policy.chunk_or(SCAN_BLOCK);
         let n = block_count(policy.len(), block);
         if n == 0 {
@@ -254,14 +345,26 @@ where
         }
         let bounds = (policy.begin(), policy.end(), block);
         let mut local = Vec::new();
-        let mut shared = self.inner.scan_buf.try_lock().ok();
+        // A scan that panicked poisons the mutex; its buffer is still fine,
+        // since every dispatch resets the status words it uses.
+        let mut shared = match self.inner.scan_buf.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        };
         let buf = shared.as_deref_mut().unwrap_or(&mut local);
-        let slots = Slots::<T>::new(buf, n);
+        let slots = Slots::<T>::new(label, buf, n);
+        let writes = &writes;
         if self.inline(n) {
-            return lookback_scan(Sequential, 1, &slots, bounds, reducer, &writes, f);
+            // SAFETY: `writes` covers the range (checked above), and the
+            // caller lets nothing else use it during the call.
+            return unsafe { lookback_scan(Sequential, 1, &slots, bounds, reducer, writes, f) };
         }
         let threads = self.inner.threads;
-        self.install(|| lookback_scan(RayonFork, threads, &slots, bounds, reducer, &writes, f))
+        // SAFETY: as above.
+        self.install(|| unsafe {
+            lookback_scan(RayonFork, threads, &slots, bounds, reducer, writes, f)
+        })
     }
 }
 
@@ -272,10 +375,16 @@ mod tests {
     #[test]
     fn status_words_are_reset_per_dispatch() {
         let mut buf = Vec::new();
-        let s = Slots::<u64>::new(&mut buf, 3);
+        let s = Slots::<u64>::new("t", &mut buf, 3);
         s.get(1).publish(&s.get(1).inclusive, 5, INCLUSIVE);
         assert_eq!(s.get(1).wait(), INCLUSIVE);
-        let s = Slots::<u64>::new(&mut buf, 3);
+        let s = Slots::<u64>::new("t", &mut buf, 3);
         assert_eq!(s.get(1).status.load(Ordering::Relaxed), EMPTY);
+    }
+
+    #[test]
+    #[should_panic(expected = "look-back status of 288230376151711745 blocks")]
+    fn slot_sizes_never_wrap() {
+        let _ = Slots::<u64>::new("huge", &mut Vec::new(), (1 << 58) + 1);
     }
 }

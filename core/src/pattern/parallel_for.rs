@@ -8,10 +8,24 @@ use crate::write::{WriteItem, WriteParts, Writes};
 
 /// How an execution space runs `parallel_for` under policy `P`, with write
 /// parts `W` and functor `F`. Backends implement it for each policy.
+///
+/// # Implementing
+/// The method is a trust boundary of the write path (see
+/// [`crate::write`]). An implementation must check, before handing out any
+/// item, that `writes` [covers](WriteParts::covers) `policy.write_bound()`
+/// (the host drivers of [`crate::exec::host`] do), hand each write index of
+/// the policy to exactly one work item, never keep `writes` or an item past
+/// its return, and, if the functor panics, return by unwinding only after
+/// every worker has stopped using `writes`.
 pub trait ParallelForImpl<P: Policy, W: WriteParts<P::WriteIndex>, F>: ExecutionSpace {
     /// Calls the functor once per work item of `policy`, with the item's
     /// elements from `writes`.
-    fn parallel_for_impl(&self, label: &str, policy: &P, writes: W, functor: &F);
+    ///
+    /// # Safety
+    /// Nothing else uses `writes` (or the memory it reaches) during the
+    /// call. [`parallel_for`] guarantees this by making `writes` from a
+    /// unique borrow, in the same call.
+    unsafe fn parallel_for_impl(&self, label: &str, policy: &P, writes: W, functor: &F);
 }
 
 /// Runs `functor` once for every work item of `policy`, handing each item
@@ -55,7 +69,11 @@ where
 {
     let parts = writes.into_parts(label, policy.write_bound());
     let _kernel = begin_kernel(label, KernelKind::For, P::Space::NAME, P::KIND);
-    policy
-        .space()
-        .parallel_for_impl(label, &policy, parts, &functor);
+    // SAFETY: `parts` was just made from the call's unique borrows of the
+    // written Views, and is moved into the dispatch: nothing else uses it.
+    unsafe {
+        policy
+            .space()
+            .parallel_for_impl(label, &policy, parts, &functor)
+    };
 }

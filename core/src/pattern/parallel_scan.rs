@@ -10,11 +10,21 @@ use std::ops::AddAssign;
 
 /// How an execution space runs `parallel_scan` over a range, with write
 /// parts `W`, values `T` combined by `R`, and functor `F`.
+///
+/// # Implementing
+/// As for [`ParallelForImpl`](super::ParallelForImpl): check that `writes`
+/// [covers](WriteParts::covers) the policy before handing out any item, give
+/// each index its items from one thread at a time, keep nothing past the
+/// return, and unwind a functor's panic only after every worker stopped
+/// (a look-back must not wait forever on a block whose owner panicked).
 pub trait ParallelScanImpl<W: WriteParts<usize>, T, R, F>: ExecutionSpace {
     /// Calls the functor with the Kokkos scan contract (exactly one final
     /// call per index, whose `partial` is the exclusive prefix) and
     /// returns the total: the value after the last index.
-    fn parallel_scan_impl(
+    ///
+    /// # Safety
+    /// Nothing else uses `writes` (or the memory it reaches) during the call.
+    unsafe fn parallel_scan_impl(
         &self,
         label: &str,
         policy: &RangePolicy<'_, Self>,
@@ -92,7 +102,11 @@ where
 {
     let parts = writes.into_parts(label, policy.write_bound());
     let _kernel = begin_kernel(label, KernelKind::Scan, S::NAME, "Range");
-    policy
-        .space()
-        .parallel_scan_impl(label, &policy, &reducer, parts, &functor)
+    // SAFETY: `parts` was just made from the call's unique borrows of the
+    // written Views, and is moved into the dispatch: nothing else uses it.
+    unsafe {
+        policy
+            .space()
+            .parallel_scan_impl(label, &policy, &reducer, parts, &functor)
+    }
 }

@@ -60,13 +60,19 @@ unsafe impl ChunkMap for MapIdentity {
 }
 
 // SAFETY: `SharedChunks::part` hands out disjoint parts for distinct
-// league ranks (the map's contract), valid for the chunks' borrow, which
-// the pattern call holds for the whole dispatch; `item`'s contract (one
-// live item per rank) is exactly `part`'s.
+// league ranks (the map's contract), valid for the chunks' borrow 'w,
+// which the parts hold; `item`'s contract (one live item per rank) is
+// exactly `part`'s; `covers` admits only leagues of at most as many teams
+// as the map was checked for (and `part` panics past them anyway).
 unsafe impl<'w, T: Pod, M: ChunkMap> WriteParts<LeagueIndex>
     for SharedChunks<'w, T, M, GridToBlock>
 {
     type Item<'a> = ChunkMut<'a, T, M, GridToBlock>;
+
+    #[inline]
+    fn covers(&self, reach: &LeagueIndex) -> bool {
+        reach.size <= self.threads()
+    }
 
     #[inline]
     unsafe fn item<'a>(&self, idx: LeagueIndex) -> Self::Item<'a> {
@@ -85,7 +91,9 @@ unsafe impl<'w, T: Pod, M: ChunkMap> WriteParts<LeagueIndex>
     }
 }
 
-impl<'w, T: Pod, M: ChunkMap> Writes<LeagueIndex> for Chunked<'w, T, M, Top> {
+// SAFETY: `share` moves the chunked View's unique borrow 'w into the
+// parts, checked by the map for `bound.size` teams.
+unsafe impl<'w, T: Pod, M: ChunkMap> Writes<LeagueIndex> for Chunked<'w, T, M, Top> {
     type Parts = SharedChunks<'w, T, M, GridToBlock>;
 
     #[track_caller]

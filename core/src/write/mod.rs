@@ -31,25 +31,37 @@
 
 use granule_views::storage::StorageMut;
 use granule_views::{HostAccessible, Layout, Pod, ViewBase};
+use std::marker::PhantomData;
 
 /// Raw access to the elements a pattern hands to work items, shared by
 /// every worker thread.
 ///
 /// # Safety
-/// Implementations promise that for indices inside the bound checked by
-/// [`Writes::into_parts`], `item(a)` and `item(b)` with `a != b` reach
-/// disjoint memory, and that this memory stays valid and otherwise
-/// unaccessed for the whole dispatch (the `Writes` value holds a unique
-/// borrow of it).
+/// Implementations promise that:
+/// - for every index `idx` with [`covers`](Self::covers)`(r)` true for
+///   some `r` above `idx` (componentwise), `item(idx)` reaches only memory
+///   the parts hold, and `item(a)`, `item(b)` with `a != b` reach disjoint
+///   memory;
+/// - that memory stays valid and is accessed by nothing but the parts for
+///   as long as the parts live (they hold a unique borrow of it, whose
+///   lifetime is part of their type);
+/// - `covers` never answers true for a reach beyond what the parts hold.
 pub unsafe trait WriteParts<I>: Sync {
     /// What a work item receives.
     type Item<'a>;
+
+    /// Whether every write index below `reach` (componentwise) has elements
+    /// in these parts. Drivers check it once per dispatch, against the
+    /// policy's [`write_bound`](crate::Policy::write_bound), before they
+    /// hand out any item.
+    fn covers(&self, reach: &I) -> bool;
+
     /// The elements of work item `idx`.
     ///
     /// # Safety
-    /// `idx` must be inside the checked bound, the dispatch must still be
-    /// running, and no other item for the same `idx` may be alive (each
-    /// index is handed out once at a time).
+    /// `idx` must be below a reach the parts [cover](Self::covers), the
+    /// item must not outlive the parts, and no other item for the same
+    /// `idx` may be alive (each index is handed out once at a time).
     unsafe fn item<'a>(&self, idx: I) -> Self::Item<'a>;
 
     /// Whether every written View has unit stride, so that
@@ -115,7 +127,15 @@ fn slice_loop<'a, T, B: FnMut(usize, &'a mut T)>(lo: usize, out: &'a mut [T], mu
 
 /// Something a pattern call may write: `&mut` View, a tuple of them, `()`,
 /// or team chunks.
-pub trait Writes<I> {
+///
+/// # Safety
+/// An implementation (a backend crate adding a kind of written object)
+/// promises that the parts `into_parts` returns hold a unique borrow of
+/// the elements they reach, for no longer than `self` lent it (the parts
+/// type carries that lifetime), and that they [cover](WriteParts::covers)
+/// `bound` or `into_parts` panics. Drivers check `covers` again, so a
+/// broken promise about the bound is caught; one about the borrow is not.
+pub unsafe trait Writes<I> {
     /// The raw form shared with worker threads.
     type Parts: WriteParts<I>;
     /// Checks that every index below `bound` has elements, and gives the
@@ -127,12 +147,35 @@ pub trait Writes<I> {
     fn into_parts(self, label: &str, bound: I) -> Self::Parts;
 }
 
+/// Panics, naming the dispatch, unless `writes` covers `reach`: the check
+/// every driver makes before it hands out an item.
+#[inline]
+#[track_caller]
+pub fn assert_covers<I: std::fmt::Debug, W: WriteParts<I>>(label: &str, writes: &W, reach: &I) {
+    if !writes.covers(reach) {
+        uncovered(label, reach)
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn uncovered(label: &str, reach: &dyn std::fmt::Debug) -> ! {
+    panic!(
+        "parallel dispatch \"{label}\": the written parts do not cover the policy's indices (up to, excluding, {reach:?}); they were checked for a smaller bound"
+    )
+}
+
 /// The item a work item receives for writes `W` under write index `I`.
 pub type WriteItem<'a, W, I> = <<W as Writes<I>>::Parts as WriteParts<I>>::Item<'a>;
 
-// SAFETY: `()` hands out nothing.
+// SAFETY: `()` hands out nothing, so it covers any reach.
 unsafe impl<I> WriteParts<I> for () {
     type Item<'a> = ();
+    #[inline(always)]
+    fn covers(&self, _reach: &I) -> bool {
+        true
+    }
     #[inline(always)]
     unsafe fn item<'a>(&self, _idx: I) -> Self::Item<'a> {}
     #[inline(always)]
@@ -141,37 +184,54 @@ unsafe impl<I> WriteParts<I> for () {
     }
 }
 
-impl<I> Writes<I> for () {
+// SAFETY: `()` parts reach no memory.
+unsafe impl<I> Writes<I> for () {
     type Parts = ();
     #[inline(always)]
     fn into_parts(self, _label: &str, _bound: I) {}
 }
 
-/// The raw parts of a written View: base pointer and strides.
+/// The raw parts of a written View: base pointer, strides and extents,
+/// holding the View's unique borrow for `'v`.
+///
+/// Only [`Writes::into_parts`] makes them; they are neither `Copy` nor
+/// `Clone`, so one borrow gives one set of parts.
 #[derive(Debug)]
-pub struct ViewParts<T, const R: usize> {
+pub struct ViewParts<'v, T, const R: usize> {
     ptr: *mut T,
     strides: [usize; R],
+    extents: [usize; R],
+    _borrow: PhantomData<&'v mut [T]>,
 }
 
-impl<T, const R: usize> Clone for ViewParts<T, R> {
-    fn clone(&self) -> Self {
-        *self
+impl<T, const R: usize> ViewParts<'_, T, R> {
+    /// The extents of the View: the bound the parts hold.
+    pub fn extents(&self) -> [usize; R] {
+        self.extents
+    }
+
+    #[inline(always)]
+    fn holds(&self, reach: &[usize; R]) -> bool {
+        (0..R).all(|r| reach[r] <= self.extents[r])
     }
 }
-impl<T, const R: usize> Copy for ViewParts<T, R> {}
 
-// SAFETY: the parts stand for a unique borrow of Pod elements held by the
-// pattern call; each element goes to one work item only (WriteParts contract).
-unsafe impl<T: Pod, const R: usize> Send for ViewParts<T, R> {}
-// SAFETY: as above.
-unsafe impl<T: Pod, const R: usize> Sync for ViewParts<T, R> {}
+// SAFETY: the parts stand for a unique borrow of Pod elements; moving them
+// moves that borrow, like `&mut [T]`.
+unsafe impl<T: Pod, const R: usize> Send for ViewParts<'_, T, R> {}
+// SAFETY: through `&ViewParts` elements are reached only by the unsafe
+// `item`, whose contract gives each index to one work item at a time.
+unsafe impl<T: Pod, const R: usize> Sync for ViewParts<'_, T, R> {}
 
 // SAFETY: distinct in-bounds indices have distinct offsets (a Mapping
-// invariant of granule-views), and `into_parts` checked the bound against
-// the extents while holding `&mut` to the View.
-unsafe impl<T: Pod> WriteParts<usize> for ViewParts<T, 1> {
+// invariant of granule-views); `covers` admits only reaches within the
+// extents, which `into_parts` read while taking the View's `&mut` for 'v.
+unsafe impl<T: Pod> WriteParts<usize> for ViewParts<'_, T, 1> {
     type Item<'a> = &'a mut T;
+    #[inline(always)]
+    fn covers(&self, reach: &usize) -> bool {
+        self.holds(&[*reach])
+    }
     #[inline(always)]
     unsafe fn item<'a>(&self, i: usize) -> &'a mut T {
         // SAFETY: the caller keeps `i` below the checked bound and hands it
@@ -211,8 +271,12 @@ unsafe impl<T: Pod> WriteParts<usize> for ViewParts<T, 1> {
 }
 
 // SAFETY: as for rank 1: offsets of distinct in-bounds multi-indices differ.
-unsafe impl<T: Pod, const R: usize> WriteParts<[usize; R]> for ViewParts<T, R> {
+unsafe impl<T: Pod, const R: usize> WriteParts<[usize; R]> for ViewParts<'_, T, R> {
     type Item<'a> = &'a mut T;
+    #[inline(always)]
+    fn covers(&self, reach: &[usize; R]) -> bool {
+        self.holds(reach)
+    }
     #[inline(always)]
     unsafe fn item<'a>(&self, idx: [usize; R]) -> &'a mut T {
         let off: usize = (0..R).map(|r| idx[r] * self.strides[r]).sum();
@@ -230,43 +294,56 @@ fn too_small(label: &str, view: &str, extents: &[usize], bound: &[usize]) -> ! {
     )
 }
 
-impl<S, L> Writes<usize> for &mut ViewBase<S, 1, L>
+/// The parts of `view` for writes below `bound`, or the panic naming both.
+#[track_caller]
+fn view_parts<'v, S, L, const R: usize>(
+    view: &'v mut ViewBase<S, R, L>,
+    label: &str,
+    bound: [usize; R],
+) -> ViewParts<'v, S::Elem, R>
 where
     S: StorageMut,
     S::Space: HostAccessible,
     L: Layout,
 {
-    type Parts = ViewParts<S::Elem, 1>;
-    #[track_caller]
-    fn into_parts(self, label: &str, bound: usize) -> Self::Parts {
-        if self.extent(0) < bound {
-            too_small(label, self.label(), &self.extents(), &[bound]);
-        }
-        let strides = self.strides();
-        ViewParts {
-            ptr: self.as_mut_ptr(),
-            strides,
-        }
+    let extents = view.extents();
+    if (0..R).any(|r| extents[r] < bound[r]) {
+        too_small(label, view.label(), &extents, &bound);
+    }
+    ViewParts {
+        strides: view.strides(),
+        extents,
+        ptr: view.as_mut_ptr(),
+        _borrow: PhantomData,
     }
 }
 
-impl<S, L, const R: usize> Writes<[usize; R]> for &mut ViewBase<S, R, L>
+// SAFETY: the parts take the View's `&mut` for 'v and hold its extents,
+// which `view_parts` checked against the bound.
+unsafe impl<'v, S, L> Writes<usize> for &'v mut ViewBase<S, 1, L>
 where
     S: StorageMut,
     S::Space: HostAccessible,
     L: Layout,
 {
-    type Parts = ViewParts<S::Elem, R>;
+    type Parts = ViewParts<'v, S::Elem, 1>;
+    #[track_caller]
+    fn into_parts(self, label: &str, bound: usize) -> Self::Parts {
+        view_parts(self, label, [bound])
+    }
+}
+
+// SAFETY: as for rank 1.
+unsafe impl<'v, S, L, const R: usize> Writes<[usize; R]> for &'v mut ViewBase<S, R, L>
+where
+    S: StorageMut,
+    S::Space: HostAccessible,
+    L: Layout,
+{
+    type Parts = ViewParts<'v, S::Elem, R>;
     #[track_caller]
     fn into_parts(self, label: &str, bound: [usize; R]) -> Self::Parts {
-        if (0..R).any(|r| self.extent(r) < bound[r]) {
-            too_small(label, self.label(), &self.extents(), &bound);
-        }
-        let strides = self.strides();
-        ViewParts {
-            ptr: self.as_mut_ptr(),
-            strides,
-        }
+        view_parts(self, label, bound)
     }
 }
 
@@ -276,6 +353,10 @@ macro_rules! tuple_writes {
         // the components are distinct `&mut` borrows, hence disjoint.
         unsafe impl<I: Copy, $($w: WriteParts<I>),+> WriteParts<I> for ($($w,)+) {
             type Item<'a> = ($($w::Item<'a>,)+);
+            #[inline(always)]
+            fn covers(&self, reach: &I) -> bool {
+                $(self.$i.covers(reach))&&+
+            }
             #[inline(always)]
             unsafe fn item<'a>(&self, idx: I) -> Self::Item<'a> {
                 // SAFETY: forwarded contract.
@@ -291,7 +372,9 @@ macro_rules! tuple_writes {
                 unsafe { ($(self.$i.item_unit(idx),)+) }
             }
         }
-        impl<I: Copy, $($w: Writes<I>),+> Writes<I> for ($($w,)+) {
+        // SAFETY: each component keeps its own promise; the tuple moves
+        // the components' borrows into its parts.
+        unsafe impl<I: Copy, $($w: Writes<I>),+> Writes<I> for ($($w,)+) {
             type Parts = ($($w::Parts,)+);
             #[track_caller]
             fn into_parts(self, label: &str, bound: I) -> Self::Parts {

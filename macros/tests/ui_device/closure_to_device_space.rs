@@ -33,7 +33,7 @@ impl ExecutionSpace for DeviceOnly {
 impl<'s, W: WriteParts<usize>, F: DeviceFunctor> ParallelForImpl<RangePolicy<'s, DeviceOnly>, W, F>
     for DeviceOnly
 {
-    fn parallel_for_impl(&self, _: &str, _: &RangePolicy<'s, DeviceOnly>, _: W, _: &F) {}
+    unsafe fn parallel_for_impl(&self, _: &str, _: &RangePolicy<'s, DeviceOnly>, _: W, _: &F) {}
 }
 
 fn main() {

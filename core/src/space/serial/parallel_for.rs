@@ -13,8 +13,15 @@ where
     W: WriteParts<usize>,
     F: for<'a> ForFunctor<usize, W::Item<'a>>,
 {
-    fn parallel_for_impl(&self, _label: &str, policy: &RangePolicy<'_, Serial>, writes: W, f: &F) {
-        host::range_for_leaf(policy.begin(), policy.end(), &writes, f)
+    unsafe fn parallel_for_impl(
+        &self,
+        label: &str,
+        policy: &RangePolicy<'_, Serial>,
+        writes: W,
+        f: &F,
+    ) {
+        // SAFETY: forwarded contract; `writes` is owned by this call.
+        unsafe { host::range_for(Sequential, 1, label, policy, &writes, f) }
     }
 }
 
@@ -23,14 +30,15 @@ where
     W: WriteParts<[usize; R]>,
     F: for<'a> ForFunctor<[usize; R], W::Item<'a>>,
 {
-    fn parallel_for_impl(
+    unsafe fn parallel_for_impl(
         &self,
-        _label: &str,
+        label: &str,
         policy: &MDRangePolicy<'_, Serial, R>,
         writes: W,
         f: &F,
     ) {
-        host::mdrange_for(Sequential, policy, &writes, f)
+        // SAFETY: forwarded contract; `writes` is owned by this call.
+        unsafe { host::mdrange_for(Sequential, label, policy, &writes, f) }
     }
 }
 
@@ -39,7 +47,14 @@ where
     W: WriteParts<LeagueIndex>,
     F: for<'a> ForFunctor<&'a TeamMember, W::Item<'a>>,
 {
-    fn parallel_for_impl(&self, _label: &str, policy: &TeamPolicy<'_, Serial>, writes: W, f: &F) {
-        host::team_for(Sequential, policy, &writes, f)
+    unsafe fn parallel_for_impl(
+        &self,
+        label: &str,
+        policy: &TeamPolicy<'_, Serial>,
+        writes: W,
+        f: &F,
+    ) {
+        // SAFETY: forwarded contract; `writes` is owned by this call.
+        unsafe { host::team_for(Sequential, label, policy, &writes, f) }
     }
 }

@@ -5,7 +5,7 @@ use crate::functor::ScanFunctor;
 use crate::pattern::ParallelScanImpl;
 use crate::policy::RangePolicy;
 use crate::reducer::Reducer;
-use crate::write::WriteParts;
+use crate::write::{assert_covers, WriteParts};
 
 impl<W, T, R, F> ParallelScanImpl<W, T, R, F> for Serial
 where
@@ -13,16 +13,18 @@ where
     R: Reducer<T>,
     F: for<'a> ScanFunctor<usize, W::Item<'a>, T>,
 {
-    fn parallel_scan_impl(
+    unsafe fn parallel_scan_impl(
         &self,
-        _label: &str,
+        label: &str,
         policy: &RangePolicy<'_, Serial>,
         reducer: &R,
         writes: W,
         f: &F,
     ) -> T {
+        assert_covers(label, &writes, &policy.end());
         let mut partial = reducer.init();
-        // SAFETY: every `i` is below the checked bound and handed out once.
+        // SAFETY: `writes` covers every `i` (checked above), each is handed
+        // out once, and the caller lets nothing else use `writes`.
         unsafe {
             writes.for_each_item(policy.begin(), policy.end(), |i, item| {
                 f.exec(i, item, &mut partial, true)

@@ -1,0 +1,11 @@
+// The shared host drivers trust their write parts: calling one takes `unsafe`.
+use granule::core::exec::{host, Sequential};
+use granule::core::write::Writes;
+use granule::prelude::*;
+
+fn main() {
+    let mut y = View1::<f64>::zeros("y", 16).unwrap();
+    let parts = (&mut y).into_parts("driver", 16usize);
+    let f = |i: usize, yi: &mut f64| *yi = i as f64;
+    host::range_for(Sequential, 1, "driver", &RangePolicy::new(&Serial, 0..16), &parts, &f);
+}
