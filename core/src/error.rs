@@ -34,6 +34,11 @@ pub enum PolicyError {
         /// Upper bound in that rank.
         upper: usize,
     },
+    /// An MDRange box with more indices than `usize` can count.
+    MDRangeTooLarge {
+        /// `upper - lower` per rank.
+        extents: Vec<usize>,
+    },
     /// An MDRange tile of extent zero.
     ZeroTile {
         /// The offending rank.
@@ -88,6 +93,10 @@ impl fmt::Display for PolicyError {
             PolicyError::MDRangeBounds { rank, lower, upper } => write!(
                 f,
                 "MDRangePolicy: in rank {rank} the lower bound {lower} is greater than the upper bound {upper}"
+            ),
+            PolicyError::MDRangeTooLarge { extents } => write!(
+                f,
+                "MDRangePolicy: a box of extents {extents:?} has more indices than usize can count; split it"
             ),
             PolicyError::ZeroTile { rank } => write!(f, "MDRangePolicy: the tile of rank {rank} has extent 0"),
             PolicyError::ZeroTeamSize { what } => write!(f, "TeamPolicy: a {what} of 0 is not allowed"),
