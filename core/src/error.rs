@@ -34,6 +34,11 @@ pub enum PolicyError {
         /// Upper bound in that rank.
         upper: usize,
     },
+    /// An MDRange box with more indices than `usize` can count.
+    MDRangeTooLarge {
+        /// `upper - lower` per rank.
+        extents: Vec<usize>,
+    },
     /// An MDRange tile of extent zero.
     ZeroTile {
         /// The offending rank.
@@ -74,6 +79,19 @@ pub enum PolicyError {
         /// The space's `scratch_size_max(level)`.
         max: usize,
     },
+    /// Scratch sizes whose sum does not fit: `per_team + per_thread *
+    /// team_size` at one level, or the arena holding both levels (each
+    /// region rounded up to 64 bytes) above `isize::MAX` bytes.
+    ScratchOverflow {
+        /// The scratch level being set.
+        level: usize,
+        /// Bytes per team at that level.
+        per_team: usize,
+        /// Bytes per thread at that level.
+        per_thread: usize,
+        /// Threads per team.
+        team_size: usize,
+    },
 }
 
 impl fmt::Display for PolicyError {
@@ -88,6 +106,10 @@ impl fmt::Display for PolicyError {
             PolicyError::MDRangeBounds { rank, lower, upper } => write!(
                 f,
                 "MDRangePolicy: in rank {rank} the lower bound {lower} is greater than the upper bound {upper}"
+            ),
+            PolicyError::MDRangeTooLarge { extents } => write!(
+                f,
+                "MDRangePolicy: a box of extents {extents:?} has more indices than usize can count; split it"
             ),
             PolicyError::ZeroTile { rank } => write!(f, "MDRangePolicy: the tile of rank {rank} has extent 0"),
             PolicyError::ZeroTeamSize { what } => write!(f, "TeamPolicy: a {what} of 0 is not allowed"),
@@ -106,13 +128,19 @@ impl fmt::Display for PolicyError {
                 f,
                 "TeamPolicy: {requested} bytes of level-{level} scratch per team exceed the maximum {max}"
             ),
+            PolicyError::ScratchOverflow { level, per_team, per_thread, team_size } => write!(
+                f,
+                "TeamPolicy: level-{level} scratch of {per_team} bytes per team plus {per_thread} bytes \
+                 per thread x {team_size} threads overflows the address space (isize::MAX bytes for \
+                 both levels together, each region rounded up to 64 bytes)"
+            ),
         }
     }
 }
 
 impl std::error::Error for PolicyError {}
 
-/// A scratch View request that does not fit in what the policy reserved.
+/// A scratch View request that cannot be served.
 ///
 /// ```
 /// use granule_core::prelude::*;
@@ -120,28 +148,75 @@ impl std::error::Error for PolicyError {}
 /// let policy = TeamPolicy::new(&space, 1, 1).set_scratch_size(0, PerTeam(64)).unwrap();
 /// parallel_for("s", policy, (), |m: &TeamMember, ()| {
 ///     let err = m.team_scratch::<f64, 1>(0, [100]).unwrap_err();
+///     assert!(matches!(err, ScratchError::TooLarge { requested: 800, available: 64, .. }));
 ///     assert!(err.to_string().contains("800 bytes"));
 /// });
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScratchError {
-    /// The scratch level.
-    pub level: usize,
-    /// `"team"` or `"thread"`.
-    pub scope: &'static str,
-    /// Bytes the View needs (including alignment padding).
-    pub requested: usize,
-    /// Bytes still free at that level.
-    pub available: usize,
+pub enum ScratchError {
+    /// The View does not fit in what is left of the region.
+    TooLarge {
+        /// The scratch level.
+        level: usize,
+        /// `"team"` or `"thread"`.
+        scope: &'static str,
+        /// Bytes the View needs, including alignment padding.
+        requested: usize,
+        /// Bytes still free at that level.
+        available: usize,
+    },
+    /// The View's byte size (elements times element size, plus alignment
+    /// padding) does not fit in `usize`.
+    SizeOverflow {
+        /// The scratch level.
+        level: usize,
+        /// `"team"` or `"thread"`.
+        scope: &'static str,
+        /// The View's extents.
+        extents: Vec<usize>,
+        /// Size of one element in bytes.
+        elem_bytes: usize,
+        /// Alignment of the element type in bytes.
+        align: usize,
+    },
+    /// A scratch level other than 0 and 1.
+    Level {
+        /// The level asked for.
+        level: usize,
+        /// `"team"` or `"thread"`.
+        scope: &'static str,
+    },
 }
 
 impl fmt::Display for ScratchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} scratch level {}: a View of {} bytes does not fit in the {} bytes left; reserve more with TeamPolicy::set_scratch_size",
-            self.scope, self.level, self.requested, self.available
-        )
+        match self {
+            ScratchError::TooLarge {
+                level,
+                scope,
+                requested,
+                available,
+            } => write!(
+                f,
+                "{scope} scratch level {level}: a View of {requested} bytes does not fit in the \
+                 {available} bytes left; reserve more with TeamPolicy::set_scratch_size"
+            ),
+            ScratchError::SizeOverflow {
+                level,
+                scope,
+                extents,
+                elem_bytes,
+                align,
+            } => write!(
+                f,
+                "{scope} scratch level {level}: a View of extents {extents:?} of {elem_bytes}-byte \
+                 elements (aligned to {align}) has a byte size that overflows usize"
+            ),
+            ScratchError::Level { level, scope } => write!(
+                f,
+                "{scope} scratch level {level} does not exist (levels are 0 and 1)"
+            ),
+        }
     }
 }
 

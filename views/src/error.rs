@@ -95,6 +95,18 @@ pub enum ViewError {
         /// Alignment the atomic type needs.
         needed: usize,
     },
+    /// An element type aligned more strictly than the memory space's
+    /// allocations ([`ALLOC_ALIGN`](crate::space::ALLOC_ALIGN) bytes).
+    Overaligned {
+        /// Label of the View being made.
+        label: String,
+        /// The element type.
+        elem_type: &'static str,
+        /// Its alignment in bytes.
+        align: usize,
+        /// The alignment allocations have.
+        max: usize,
+    },
     /// A memory-space copy failed (for example a device transfer).
     Copy {
         /// Label of the destination.
@@ -150,6 +162,12 @@ impl fmt::Display for ViewError {
             ViewError::Misaligned { label, needed } => write!(
                 f,
                 "View \"{label}\": data is not {needed}-byte aligned as its atomic type needs"
+            ),
+            ViewError::Overaligned { label, elem_type, align, max } => write!(
+                f,
+                "View \"{label}\": element type {elem_type} needs {align}-byte alignment, but \
+                 allocations are {max}-byte aligned; wrap an aligned slice with ViewMut::from_slice_mut, \
+                 or use team scratch, which honours any alignment"
             ),
             ViewError::Copy { dst_label, reason } => {
                 write!(f, "copy into \"{dst_label}\" failed: {reason}")

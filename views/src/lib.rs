@@ -17,6 +17,43 @@
 //! assert_eq!(b.subview((ALL, 1))?.to_vec(), vec![1.0, 5.0, 9.0]);
 //! # Ok::<(), granule_views::ViewError>(())
 //! ```
+//!
+//! # Trust boundary
+//!
+//! No safe call into this crate can write out of bounds, alias a `&mut` or
+//! race, whatever its arguments. The safe functions check; a few `unsafe`
+//! items trust, and their `# Safety` sections are the contracts.
+//!
+//! Safe, and checking:
+//! - [`Mapping::compact`] and [`Mapping::with_strides`] (under every View
+//!   constructor): the element count, every stride and the span fit in
+//!   `usize`, and strides do not overlap. Every later offset computation
+//!   (indexing, subviews, copies, atomics, chunk addresses) is bounded by
+//!   that span, which is why those hot paths use plain arithmetic.
+//! - Allocation sizes: element count times element size must fit in
+//!   `isize::MAX` bytes ([`ViewError::SizeOverflow`]), and the element's
+//!   alignment the space's ([`ViewError::Overaligned`]).
+//! - Indexing (`v[[i, j]]`, [`AtomicView`]) checks every index against the
+//!   extents; subviews check every argument against its extent, twice (the
+//!   argument types are sealed, and `carve` re-checks what they resolve to).
+//! - Chunks: `chunk`, `chunk_mut`, `chunked`, `Chunked::share`/`part` run
+//!   the map's `check` against the scope's dims before any part exists, and
+//!   every access re-checks the map's global index against the View.
+//! - [`ThreadIds`](chunk::ThreadIds) and [`ScopedIds`](chunk::ScopedIds)
+//!   constructors check ids against dims and thread counts for overflow.
+//!   The ids themselves are trusted on the host only (see `ScopedIds`).
+//!
+//! `unsafe`, and trusting:
+//! - [`ChunkMap`](chunk::ChunkMap) (unsafe trait): its implementor promises
+//!   an injective map, with checked arithmetic; every part's `&mut` rests on it.
+//! - [`SharedChunks::part`](chunk::SharedChunks::part) (unsafe fn): the
+//!   driver promises that concurrent parts have distinct ids.
+//! - [`Layout`] (unsafe trait): `offset` equals the plain stride sum.
+//! - [`Storage`](storage::Storage), [`StorageMut`](storage::StorageMut),
+//!   [`MemorySpace`], [`HostAccessible`], [`SpaceCopy`] (unsafe traits):
+//!   memory validity, uniqueness, host reachability, exact copies.
+//! - [`Pod`] (unsafe trait): zero is a valid value and bytes copy faithfully.
+//! - [`Atomic`] (unsafe trait): the atom type matches the element's layout.
 
 pub mod atomic;
 pub mod chunk;

@@ -10,6 +10,17 @@
 ///   another memory space (a GPU, a mirror) is a faithful copy;
 /// - it is `Copy`, so copying never needs a destructor.
 ///
+/// Any alignment is allowed by this contract. What each container does with
+/// it:
+/// - owned Views allocate with [`ALLOC_ALIGN`](crate::space::ALLOC_ALIGN)
+///   (64) bytes of alignment, so making one of a type aligned above 64
+///   fails with [`ViewError::Overaligned`](crate::ViewError::Overaligned);
+/// - Views wrapping a slice (`from_slice`, `from_slice_mut`) take the
+///   slice's own, correct, alignment;
+/// - team and thread scratch (granule-core) honour any alignment, padding
+///   each scratch View by up to `align - 64` extra bytes when the type is
+///   aligned above 64.
+///
 /// All primitive numbers, `bool`, `char` (zero is `'\0'`), arrays and small
 /// tuples of `Pod` qualify. For your own
 /// `#[repr(C)]` structs of `Pod` fields, write `unsafe impl Pod for S {}`.

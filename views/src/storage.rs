@@ -69,11 +69,14 @@ impl<T: Pod, M: MemorySpace> Owned<T, M> {
         extents: &[usize],
     ) -> Result<Self> {
         let bytes = Self::byte_size(label, len, extents)?;
-        assert!(
-            std::mem::align_of::<T>() <= crate::space::ALLOC_ALIGN,
-            "element types aligned above {} bytes are not supported",
-            crate::space::ALLOC_ALIGN
-        );
+        if std::mem::align_of::<T>() > crate::space::ALLOC_ALIGN {
+            return Err(ViewError::Overaligned {
+                label: label.into(),
+                elem_type: std::any::type_name::<T>(),
+                align: std::mem::align_of::<T>(),
+                max: crate::space::ALLOC_ALIGN,
+            });
+        }
         let raw = space
             .allocate(bytes, zeroed)
             .map_err(|reason| ViewError::Allocation {

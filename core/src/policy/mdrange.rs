@@ -77,6 +77,14 @@ impl<'s, S: ExecutionSpace, const R: usize> MDRangePolicy<'s, S, R> {
                 });
             }
         }
+        // `size` and `num_tiles` multiply the extents; an empty box has no
+        // indices however large its other extents are.
+        let extents: [usize; R] = std::array::from_fn(|r| upper[r] - lower[r]);
+        if !extents.contains(&0) && checked_product(&extents).is_none() {
+            return Err(PolicyError::MDRangeTooLarge {
+                extents: extents.to_vec(),
+            });
+        }
         let mut p = MDRangePolicy {
             space,
             lower,
@@ -147,11 +155,15 @@ impl<'s, S: ExecutionSpace, const R: usize> MDRangePolicy<'s, S, R> {
     }
     /// Total number of tiles.
     pub fn num_tiles(&self) -> usize {
-        self.tile_counts().iter().product()
+        // Each count is at most its extent, whose product `try_new` checked.
+        product_or_zero(&self.tile_counts())
     }
     /// Number of indices in the box.
     pub fn size(&self) -> usize {
-        (0..R).map(|r| self.upper[r] - self.lower[r]).product()
+        // Checked to fit by `try_new`.
+        product_or_zero(&std::array::from_fn::<_, R, _>(|r| {
+            self.upper[r] - self.lower[r]
+        }))
     }
     /// The order of tiles.
     pub fn outer(&self) -> Iterate {
@@ -168,16 +180,31 @@ impl<'s, S: ExecutionSpace, const R: usize> MDRangePolicy<'s, S, R> {
 
     /// The bounds `(lo, hi)` of tile number `t`, tiles numbered in the
     /// outer order.
+    ///
+    /// # Panics
+    /// If `t >= self.num_tiles()`, naming both.
+    #[track_caller]
     pub fn tile_bounds(&self, t: usize) -> ([usize; R], [usize; R]) {
         let counts = self.tile_counts();
+        let tiles = product_or_zero(&counts);
+        assert!(
+            t < tiles,
+            "MDRangePolicy: tile {t} does not exist; the box {:?}..{:?} has {tiles} tiles of {:?}",
+            self.lower,
+            self.upper,
+            self.tiles
+        );
         let mut rest = t;
         let mut lo = [0; R];
         let mut hi = [0; R];
         let mut visit = |r: usize| {
             let k = rest % counts[r];
             rest /= counts[r];
+            // k < ceil(extent / tile), so k * tile < extent: lo < upper.
             lo[r] = self.lower[r] + k * self.tiles[r];
-            hi[r] = (lo[r] + self.tiles[r]).min(self.upper[r]);
+            // Not `(lo + tile).min(upper)`: that wraps for a tile near
+            // usize::MAX and empties the tile.
+            hi[r] = lo[r] + self.tiles[r].min(self.upper[r] - lo[r]);
         };
         match self.outer {
             Iterate::Right => (0..R).rev().for_each(&mut visit),
@@ -219,6 +246,21 @@ impl<'s, S: ExecutionSpace, const R: usize> MDRangePolicy<'s, S, R> {
             }
         }
     }
+}
+
+/// The product of `v`, or `None` if it overflows.
+fn checked_product(v: &[usize]) -> Option<usize> {
+    v.iter().try_fold(1usize, |a, &e| a.checked_mul(e))
+}
+
+/// The product of `v`, which is 0 as soon as one factor is, even if the
+/// others' product would not fit; otherwise it must fit (checked by
+/// `try_new`).
+fn product_or_zero(v: &[usize]) -> usize {
+    if v.contains(&0) {
+        return 0;
+    }
+    checked_product(v).expect("MDRangePolicy: the box size was checked to fit in usize")
 }
 
 impl<S: ExecutionSpace, const R: usize> Policy for MDRangePolicy<'_, S, R> {
@@ -281,6 +323,63 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Issue 9, item 7: `(lo + tile).min(end)` wrapped for huge tiles and
+    /// the tile came out empty. Every index must be visited exactly once.
+    #[test]
+    fn huge_tiles_visit_every_index_once() {
+        for tile in [usize::MAX, usize::MAX - 1, 1 << 63] {
+            for (outer, inner) in [
+                (Iterate::Right, Iterate::Right),
+                (Iterate::Left, Iterate::Left),
+            ] {
+                let p = MDRangePolicy::new(&Serial, [1, 1], [5, 3])
+                    .tiles([tile, tile])
+                    .iterate(outer, inner);
+                assert_eq!(p.num_tiles(), 1);
+                assert_eq!(p.tile_bounds(0), ([1, 1], [5, 3]));
+                let mut seen = [[0; 3]; 5];
+                p.for_each_in_tile(0, |[i, j]| seen[i][j] += 1);
+                for (i, row) in seen.iter().enumerate() {
+                    for (j, &n) in row.iter().enumerate() {
+                        let inside = i >= 1 && j >= 1;
+                        assert_eq!(n, inside as i32, "tile {tile}: ({i},{j})");
+                    }
+                }
+            }
+        }
+        // A box reaching usize::MAX with a tile that does not divide it.
+        let top = usize::MAX;
+        let p = MDRangePolicy::new(&Serial, [top - 3, 0], [top, 1]).tiles([2, top]);
+        let mut visited = vec![];
+        for t in 0..p.num_tiles() {
+            p.for_each_in_tile(t, |[i, _]| visited.push(i));
+        }
+        assert_eq!(visited, [top - 3, top - 2, top - 1]);
+    }
+
+    #[test]
+    fn boxes_with_more_indices_than_usize_are_errors() {
+        let e = MDRangePolicy::try_new(&Serial, [0, 0, 0], [1 << 40, 1 << 40, 2]).unwrap_err();
+        assert_eq!(
+            e,
+            PolicyError::MDRangeTooLarge {
+                extents: vec![1 << 40, 1 << 40, 2]
+            }
+        );
+        assert!(
+            e.to_string().contains("[1099511627776, 1099511627776, 2]"),
+            "{e}"
+        );
+        let empty = MDRangePolicy::new(&Serial, [0, 0, 0], [1 << 40, 1 << 40, 0]);
+        assert_eq!((empty.size(), empty.num_tiles()), (0, 0));
+    }
+
+    #[test]
+    #[should_panic(expected = "tile 0 does not exist")]
+    fn tiles_of_an_empty_box_do_not_exist() {
+        MDRangePolicy::new(&Serial, [0, 0], [0, 4]).tile_bounds(0);
     }
 
     #[test]

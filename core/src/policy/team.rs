@@ -183,7 +183,13 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
         if let Some(t) = thread {
             self.thread_scratch[level] = t;
         }
-        let requested = self.scratch_size(level);
+        let overflow = PolicyError::ScratchOverflow {
+            level,
+            per_team: self.team_scratch[level],
+            per_thread: self.thread_scratch[level],
+            team_size: self.team,
+        };
+        let requested = self.level_bytes(level).ok_or(overflow.clone())?;
         let max = self.scratch_size_max(level);
         if requested > max {
             return Err(PolicyError::ScratchTooLarge {
@@ -192,7 +198,39 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
                 max,
             });
         }
+        // A space may allow any size per level (usize::MAX); the arena that
+        // holds both levels must still be addressable, or its size would wrap.
+        self.arena_bytes()
+            .filter(|&b| b <= isize::MAX as usize)
+            .ok_or(overflow)?;
         Ok(self)
+    }
+
+    /// Bytes a team reserves at `level`: `team + thread * team_size`, or
+    /// `None` when that does not fit.
+    fn level_bytes(&self, level: usize) -> Option<usize> {
+        self.thread_scratch[level]
+            .checked_mul(self.team)?
+            .checked_add(self.team_scratch[level])
+    }
+
+    /// Bytes of one team's scratch arena: for each level, the team region
+    /// and one region per thread, each rounded up to 64 bytes so every
+    /// region starts on a cache line. `None` when that does not fit.
+    ///
+    /// [`set_scratch_size`](Self::set_scratch_size) keeps this at most
+    /// `isize::MAX`, so backends may compute the layout with plain
+    /// arithmetic.
+    pub fn arena_bytes(&self) -> Option<usize> {
+        let mut total = 0usize;
+        for level in 0..2 {
+            let team = self.team_scratch[level].checked_next_multiple_of(64)?;
+            let thread = self.thread_scratch[level]
+                .checked_next_multiple_of(64)?
+                .checked_mul(self.team)?;
+            total = total.checked_add(team)?.checked_add(thread)?;
+        }
+        Some(total)
     }
 
     /// Number of teams.
@@ -208,13 +246,15 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
         self.vector
     }
     /// Scratch bytes each team reserves at `level`: the team's share plus
-    /// every thread's (saturating; levels other than 0 and 1 have none).
+    /// every thread's (levels other than 0 and 1 have none).
     pub fn scratch_size(&self, level: usize) -> usize {
         if level > 1 {
             return 0;
         }
-        self.team_scratch[level]
-            .saturating_add(self.thread_scratch[level].saturating_mul(self.team))
+        // The only way to set sizes is `set_scratch_size`, which refuses
+        // sums that overflow; the team size never changes after it.
+        self.level_bytes(level)
+            .expect("TeamPolicy: scratch sizes were checked to fit in set_scratch_size")
     }
     /// Team scratch bytes at `level`.
     pub fn team_scratch_size(&self, level: usize) -> usize {
@@ -306,6 +346,90 @@ mod tests {
                 .vector_length(),
             1
         );
+    }
+
+    /// A space that allows any scratch size and teams of 8 threads.
+    #[derive(Clone, Debug)]
+    struct Unlimited;
+
+    impl ExecutionSpace for Unlimited {
+        type MemorySpace = granule_views::HostSpace;
+        const NAME: &'static str = "Unlimited";
+        fn concurrency(&self) -> usize {
+            1
+        }
+        fn fence(&self) {}
+        fn team_size_max(&self) -> usize {
+            8
+        }
+        fn team_size_recommended(&self) -> usize {
+            8
+        }
+        fn vector_length_max(&self) -> usize {
+            1
+        }
+        fn scratch_size_max(&self, _level: usize) -> usize {
+            usize::MAX
+        }
+    }
+
+    /// Issue 9, item 5: with scratch_size_max = usize::MAX the sums wrapped
+    /// (or saturated past the limit check), the arena came out at 0 bytes
+    /// and regions of 2^63 bytes were handed out. Every overflowing sum is
+    /// now a typed error naming the level and the sizes.
+    #[test]
+    fn scratch_sums_that_overflow_are_typed_errors() {
+        let p = TeamPolicy::new(&Unlimited, 4, 8);
+        let per_thread = 1usize << 62;
+        let e = p.set_scratch_size(0, PerThread(per_thread)).unwrap_err();
+        assert_eq!(
+            e,
+            PolicyError::ScratchOverflow {
+                level: 0,
+                per_team: 0,
+                per_thread,
+                team_size: 8
+            }
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("level-0") && msg.contains(&per_thread.to_string()) && msg.contains("x 8"),
+            "{msg}"
+        );
+        // One level alone fits usize but not its 64-byte rounding.
+        let e = p.set_scratch_size(1, PerTeam(usize::MAX)).unwrap_err();
+        assert!(
+            matches!(e, PolicyError::ScratchOverflow { level: 1, .. }),
+            "{e}"
+        );
+        // Each level fits; both together do not fit in the address space.
+        let half = 1usize << 62;
+        let p1 = p.set_scratch_size(0, PerTeam(half)).unwrap();
+        assert_eq!(p1.arena_bytes(), Some(half));
+        let e = p1.set_scratch_size(1, PerTeam(half)).unwrap_err();
+        assert!(
+            matches!(e, PolicyError::ScratchOverflow { level: 1, .. }),
+            "{e}"
+        );
+        // Team plus per-thread at one level.
+        let e = p
+            .set_scratch_size(0, (PerTeam(usize::MAX - 8), PerThread(2)))
+            .unwrap_err();
+        assert!(
+            matches!(e, PolicyError::ScratchOverflow { level: 0, .. }),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn arena_bytes_round_each_region_to_a_line() {
+        let p = TeamPolicy::new(&Unlimited, 4, 8)
+            .set_scratch_size(0, (PerTeam(1), PerThread(65)))
+            .unwrap()
+            .set_scratch_size(1, PerThread(1))
+            .unwrap();
+        assert_eq!(p.arena_bytes(), Some(64 + 8 * 128 + 8 * 64));
+        assert_eq!(p.scratch_size(0), 1 + 8 * 65);
     }
 
     #[test]

@@ -47,7 +47,23 @@ impl std::fmt::Debug for TeamMember {
 /// Bytes of the arena a host team of `policy` uses: team then thread
 /// scratch of level 0, then of level 1, each rounded to 64 bytes.
 fn layout<S: ExecutionSpace>(policy: &TeamPolicy<'_, S>) -> [usize; 4] {
-    exact(policy).map(|b| b.next_multiple_of(64))
+    exact(policy).map(|b| {
+        b.checked_next_multiple_of(64)
+            .unwrap_or_else(|| arena_overflow(policy))
+    })
+}
+
+/// `set_scratch_size` keeps the arena below `isize::MAX` bytes, so this is
+/// a broken invariant, reported with the sizes rather than wrapped.
+#[cold]
+#[inline(never)]
+fn arena_overflow<S: ExecutionSpace>(policy: &TeamPolicy<'_, S>) -> ! {
+    panic!(
+        "team scratch arena: {:?} bytes per team and {:?} bytes per thread (levels 0 and 1), \
+         each rounded up to 64, overflow usize",
+        [policy.team_scratch_size(0), policy.team_scratch_size(1)],
+        [policy.thread_scratch_size(0), policy.thread_scratch_size(1)],
+    )
 }
 
 /// The bytes reserved for each region, in the order of [`layout`].
@@ -62,8 +78,15 @@ fn exact<S: ExecutionSpace>(policy: &TeamPolicy<'_, S>) -> [usize; 4] {
 
 impl TeamMember {
     /// Bytes of scratch arena one host team of `policy` needs.
+    ///
+    /// # Panics
+    /// Never for a policy built with `set_scratch_size`, which refuses
+    /// sizes whose arena would not fit; the sum is still checked.
     pub fn host_arena_bytes<S: ExecutionSpace>(policy: &TeamPolicy<'_, S>) -> usize {
-        layout(policy).iter().sum()
+        layout(policy)
+            .iter()
+            .try_fold(0usize, |a, &b| a.checked_add(b))
+            .unwrap_or_else(|| arena_overflow(policy))
     }
 
     /// For host backends: runs `f` as team `league_rank` of `policy` on the
@@ -84,7 +107,7 @@ impl TeamMember {
             "host execution spaces run teams of one thread"
         );
         let (sizes, reserved) = (layout(policy), exact(policy));
-        let total: usize = sizes.iter().sum();
+        let total = Self::host_arena_bytes(policy);
         assert!(
             arena.capacity() >= total,
             "scratch arena of {} bytes, {total} needed",
@@ -95,6 +118,7 @@ impl TeamMember {
             if sizes[k] == 0 {
                 return Region::empty();
             }
+            // A prefix of the sum `host_arena_bytes` checked.
             let off: usize = sizes[..k].iter().sum();
             // SAFETY: the four regions (each within its 64-byte rounded
             // slot) are disjoint ranges of the arena,
@@ -225,11 +249,9 @@ impl TeamMember {
     ) -> Result<ViewMut<'_, T, R>, ScratchError> {
         match self.team.get(level) {
             Some(r) => r.view(level, "team", extents.into_index()),
-            None => Err(ScratchError {
+            None => Err(ScratchError::Level {
                 level,
                 scope: "team",
-                requested: 0,
-                available: 0,
             }),
         }
     }
@@ -253,11 +275,9 @@ impl TeamMember {
     ) -> Result<ViewMut<'_, T, R>, ScratchError> {
         match self.thread.get(level) {
             Some(r) => r.view(level, "thread", extents.into_index()),
-            None => Err(ScratchError {
+            None => Err(ScratchError::Level {
                 level,
                 scope: "thread",
-                requested: 0,
-                available: 0,
             }),
         }
     }
@@ -296,4 +316,50 @@ impl SingleScope for PerThread<&TeamMember> {
 pub fn single<T, S: SingleScope>(scope: S, f: impl FnOnce() -> T) -> T {
     let _ = scope.member();
     f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Serial;
+
+    #[derive(Clone, Copy)]
+    #[repr(C, align(128))]
+    struct Wide([u64; 16]);
+    // SAFETY: u64s only: zero is a valid value and nothing points anywhere.
+    unsafe impl Pod for Wide {}
+
+    /// The public path of issue 9, item 4: team and thread scratch of a
+    /// 128-aligned type, several Views in a row, from a policy's arena.
+    #[test]
+    fn scratch_views_of_overaligned_types_are_aligned() {
+        let per_view = 128 + 64;
+        let policy = TeamPolicy::new(&Serial, 3, 1)
+            .set_scratch_size(0, (PerTeam(4 * per_view), PerThread(per_view + 8)))
+            .unwrap();
+        let mut arena = ScratchArena::default();
+        arena.reserve(TeamMember::host_arena_bytes(&policy));
+        for rank in 0..3 {
+            TeamMember::run_host(&policy, rank, &mut arena, |m| {
+                let mut views = vec![];
+                for _ in 0..4 {
+                    let v = m.team_scratch::<Wide, 1>(0, 1).unwrap();
+                    assert_eq!(v.as_ptr() as usize % 128, 0);
+                    views.push(v);
+                }
+                assert!(m.team_scratch::<u8, 1>(0, 1).is_err());
+                let small = m.thread_scratch::<u8, 1>(0, 8).unwrap();
+                let wide = m.thread_scratch::<Wide, 1>(0, 1);
+                assert!(wide.is_err(), "64 (8 rounded) + 64 padding + 128 > 200");
+                drop((small, views));
+                assert_eq!(
+                    m.team_scratch::<u8, 1>(2, 1).unwrap_err(),
+                    ScratchError::Level {
+                        level: 2,
+                        scope: "team"
+                    }
+                );
+            });
+        }
+    }
 }

@@ -39,7 +39,13 @@ impl Addr {
         let mut row = 1usize;
         for r in (0..R).rev() {
             addr.identity &= addr.extents[r] <= 1 || addr.strides[r] == row;
-            row = row.saturating_mul(addr.extents[r]);
+            // The partial products divide the element count, which fits,
+            // unless an extent is zero; then no offset is ever asked for,
+            // so the comparison can stop instead of wrapping.
+            match row.checked_mul(addr.extents[r]) {
+                Some(next) => row = next,
+                None => break,
+            }
         }
         addr
     }
@@ -53,6 +59,8 @@ impl Addr {
         if self.identity {
             return Some(g);
         }
+        // g < size, so every index is inside the extents and the offset is
+        // below the span, which the Mapping checked fits in usize.
         let (mut rest, mut off) = (g, 0);
         for r in (0..self.rank).rev() {
             off += rest % self.extents[r] * self.strides[r];
@@ -117,6 +125,7 @@ fn invalid_access(label: &str, local: &dyn Debug, ids: &ThreadIds, map: &dyn Deb
 #[inline(never)]
 #[track_caller]
 fn out_of_range(label: &str, local: &dyn Debug, ids: &ThreadIds, g: usize, extents: &[usize]) -> ! {
+    // The Mapping checked that this product fits.
     let size: usize = extents.iter().product();
     panic!(
         "View \"{label}\": local index {local:?} of thread {ids} maps to global index {g}, \

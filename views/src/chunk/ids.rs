@@ -163,6 +163,21 @@ impl fmt::Display for ThreadIds {
 /// team rank -> Block->Thread); tests make them for every thread of a
 /// [`MockScope`].
 ///
+/// # Trusted on the host only
+/// Anyone can make `ScopedIds` with any (in-range) ids: they are a claim,
+/// not a proof, of who the caller is. That is sound on the host because no
+/// part is ever made from ids alone: [`ChunkMut`](super::ChunkMut)s come from
+/// an exclusive borrow (`chunk_mut`, `Chunked::part`, which lend one part at
+/// a time) or from [`SharedChunks::part`](super::SharedChunks::part), an
+/// `unsafe fn` whose caller promises distinct ids, and is handed the linear
+/// id by the driver. Two threads claiming the same ids through safe code
+/// would each need the exclusive borrow.
+///
+/// A device driver must not accept `ScopedIds` (or [`ThreadIds`]) from user
+/// code to decide which elements a thread writes: it must compute them
+/// itself from the hardware's `threadIdx`/`blockIdx`/`blockDim`/`gridDim`,
+/// since a kernel could otherwise hand every thread the same ids.
+///
 /// ```
 /// use granule_views::chunk::{BlockToThread, GridToBlock, GridToThread, ScopedIds};
 /// let block = ScopedIds::<GridToBlock>::new([2, 1, 1], [1, 0, 0])?;

@@ -75,8 +75,10 @@ const PRECONDITION: [&str; 3] = [
 // SAFETY: let T = count, w = width >= 1 (checked). k = q*w + r with
 // r < w, so the result is r + w*(q*T + g), and g < T. From the result,
 // r is its remainder mod w, q*T + g its quotient, and q, g that quotient's
-// div and mod T: (k, g) is recovered, so the map is injective. The checked
-// arithmetic returns None instead of wrapping.
+// div and mod T: (k, g) is recovered, so the map is injective. This holds
+// only for the exact integers: every product and sum is checked (g*w
+// included, which wraps for a huge width), so an access whose index does
+// not fit is None and never aliases a smaller index.
 unsafe impl<const DIMS: usize> ChunkMap for MapLinear<DIMS> {
     type Local = usize;
 
@@ -84,7 +86,8 @@ unsafe impl<const DIMS: usize> ChunkMap for MapLinear<DIMS> {
     fn map(&self, k: usize, t: &ThreadIds) -> Option<usize> {
         let w = self.width;
         let q = (k / w).checked_mul(w)?.checked_mul(t.count())?;
-        q.checked_add(t.linear_id() * w)?.checked_add(k % w)
+        q.checked_add(t.linear_id().checked_mul(w)?)?
+            .checked_add(k % w)
     }
 
     fn check(&self, dims: [usize; 3]) -> Result<(), ChunkError> {
@@ -141,5 +144,48 @@ mod tests {
     fn overflow_is_invalid_not_wrapped() {
         let t = ThreadIds::linear(4, 3).unwrap();
         assert_eq!(MapLinear::new(2).map(usize::MAX, &t), None);
+    }
+
+    /// Issue 9, item 2: with a width of 2^63 + 1, thread 2's first element
+    /// `2 * w` wrapped to 2, which is thread 0's local 2. Every thread's
+    /// valid accesses must stay distinct, in release builds too.
+    #[test]
+    fn huge_width_never_shares_an_element() {
+        let w = (1usize << 63) + 1;
+        let map = MapLinear::new(w);
+        let locals = [0, 1, 2, 3, w - 1, w, w + 1, usize::MAX];
+        let threads = 4;
+        let mut seen = std::collections::HashMap::new();
+        for g in 0..threads {
+            let t = ThreadIds::linear(threads, g).unwrap();
+            for &k in &locals {
+                if let Some(e) = map.map(k, &t) {
+                    if let Some(first) = seen.insert(e, (g, k)) {
+                        panic!("element {e}: thread {g} local {k} and {first:?}");
+                    }
+                }
+            }
+        }
+        let t2 = ThreadIds::linear(threads, 2).unwrap();
+        assert_eq!(
+            map.map(0, &t2),
+            None,
+            "2 * (2^63 + 1) does not fit in usize"
+        );
+        let t1 = ThreadIds::linear(threads, 1).unwrap();
+        assert_eq!(map.map(0, &t1), Some(w));
+    }
+
+    /// The same through the owner checker, for every width near a power of
+    /// two that makes `g * width` wrap for some of 3 threads.
+    #[test]
+    fn owners_of_huge_widths_never_overlap() {
+        for shift in [62, 63] {
+            for w in [(1usize << shift) - 1, 1 << shift, (1 << shift) + 1] {
+                let locals = [0, 1, 2, 3, 4, 5];
+                let r = crate::chunk::owners(&MapLinear::new(w), [3, 1, 1], &locals, 8);
+                assert!(r.is_ok(), "width {w}: {r:?}");
+            }
+        }
     }
 }

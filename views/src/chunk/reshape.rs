@@ -131,6 +131,10 @@ impl ReshapeMap {
     ) -> Result<Self, ChunkError> {
         check_side("local", local)?;
         check_side("thread", thread)?;
+        // `locals` and `threads` report these products; refusing maps whose
+        // counts do not fit keeps them exact (no such map could be used whole).
+        count(local, "reshape local extent product (locals per thread)")?;
+        count(thread, "reshape thread extent product (threads placed)")?;
         let total = local.len() + thread.len();
         check_layout(layout, total)?;
         let mut map = ReshapeMap {
@@ -196,12 +200,14 @@ impl ReshapeMap {
         self.span
     }
 
-    /// Local indices a thread may use: the product of the local extents D.
+    /// Local indices a thread may use: the product of the local extents D
+    /// (checked to fit by [`ReshapeMap::new`]).
     pub fn locals(&self) -> usize {
         self.local_dims().iter().map(|d| d.extent).product()
     }
 
-    /// Threads the map places: the product of the thread extents D.
+    /// Threads the map places: the product of the thread extents D
+    /// (checked to fit by [`ReshapeMap::new`]).
     pub fn threads(&self) -> usize {
         self.thread_dims().iter().map(|d| d.extent).product()
     }
@@ -223,6 +229,8 @@ impl ReshapeMap {
                 return None;
             }
             let id = if self.rev[j] { target - 1 - id } else { id };
+            // id < TD, so the terms form a mixed-radix number below
+            // prod TD, and offset + prod TD fits (checked in `new`).
             acc += id * self.stride[j];
         }
         (linear == 0).then_some(acc)
@@ -276,6 +284,13 @@ fn check_side(side: &'static str, dims: &[Dim]) -> Result<(), ChunkError> {
         Some(dim) => Err(ChunkError::ZeroExtent { side, dim }),
         None => Ok(()),
     }
+}
+
+/// The product of the extents D of one side, or which product overflows.
+fn count(dims: &[Dim], what: &'static str) -> Result<usize, ChunkError> {
+    dims.iter()
+        .try_fold(1usize, |a, d| a.checked_mul(d.extent))
+        .ok_or(ChunkError::Overflow { what })
 }
 
 fn check_layout(layout: &[LayoutEntry], total: usize) -> Result<(), ChunkError> {
@@ -367,6 +382,28 @@ mod tests {
         ));
         let overflow = ReshapeMap::new(&[Dim::new(2)], &[Dim::new(2)], &l, usize::MAX);
         assert!(matches!(overflow, Err(ChunkError::Overflow { .. })));
+    }
+
+    /// Skipping dims (`(D, 1)`) keep the target span small while the
+    /// products that `locals` and `threads` report overflow: refused.
+    #[test]
+    fn extent_products_that_overflow_are_refused() {
+        let huge = Dim::pair(1 << 40, 1);
+        let l3 = entries(&[(0, false), (1, false), (2, false)]);
+        let locals = ReshapeMap::new(&[huge, huge], &[Dim::new(2)], &l3, 0);
+        assert_eq!(
+            locals,
+            Err(ChunkError::Overflow {
+                what: "reshape local extent product (locals per thread)"
+            })
+        );
+        let threads = ReshapeMap::new(&[Dim::new(2)], &[huge, huge], &l3, 0);
+        assert!(
+            matches!(threads, Err(ChunkError::Overflow { what }) if what.contains("thread")),
+            "{threads:?}"
+        );
+        let fits = ReshapeMap::new(&[huge], &[Dim::new(2)], &l3[..2], 0).unwrap();
+        assert_eq!((fits.locals(), fits.span()), (1 << 40, 2));
     }
 
     #[test]

@@ -18,12 +18,12 @@ pub struct LayoutLeft;
 unsafe impl Layout for LayoutLeft {
     const NAME: &'static str = "LayoutLeft";
 
-    fn compact_strides<const R: usize>(extents: &[usize; R]) -> [usize; R] {
+    fn compact_strides<const R: usize>(extents: &[usize; R]) -> Option<[usize; R]> {
         column_major(extents)
     }
 
     fn accepts<const R: usize>(map: &Mapping<R>) -> bool {
-        strides_match(map, &column_major(map.extents()))
+        strides_match(map, column_major(map.extents()))
     }
 
     #[inline(always)]

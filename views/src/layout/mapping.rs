@@ -23,8 +23,18 @@ impl<const R: usize> Mapping<R> {
     const RANK_OK: () = assert!(R >= 1 && R <= 8, "View rank must be 1..=8");
 
     /// The compact mapping of `L` for `extents`; `label` names the View in errors.
+    ///
+    /// Fails with [`ViewError::SizeOverflow`] when the element count or a
+    /// stride does not fit in `usize`. Strides treat a zero extent as 1, so
+    /// `[0, 2^40, 2^40]` is refused even though it holds no element: its
+    /// strides would wrap.
     pub fn compact<L: crate::layout::Layout>(label: &str, extents: [usize; R]) -> Result<Self> {
-        Self::with_strides(label, extents, L::compact_strides(&extents))
+        let strides = L::compact_strides(&extents).ok_or_else(|| ViewError::SizeOverflow {
+            label: label.into(),
+            extents: extents.to_vec(),
+            elem_bytes: 1,
+        })?;
+        Self::with_strides(label, extents, strides)
     }
 
     /// A mapping with explicit strides, rejected if they overflow or overlap.

@@ -28,9 +28,11 @@ pub unsafe trait Layout: Copy + Default + Debug + Send + Sync + 'static {
     /// Name used in messages (`"LayoutRight"`).
     const NAME: &'static str;
 
-    /// Strides of a compact allocation with these extents. Layouts without a
-    /// natural order (LayoutStride) use row-major.
-    fn compact_strides<const R: usize>(extents: &[usize; R]) -> [usize; R];
+    /// Strides of a compact allocation with these extents, or `None` when
+    /// a stride does not fit in `usize` (only possible when another extent
+    /// is zero, since otherwise every stride divides the element count).
+    /// Layouts without a natural order (LayoutStride) use row-major.
+    fn compact_strides<const R: usize>(extents: &[usize; R]) -> Option<[usize; R]>;
 
     /// Whether `map` is a mapping this layout can describe.
     fn accepts<const R: usize>(map: &Mapping<R>) -> bool;
@@ -39,31 +41,45 @@ pub unsafe trait Layout: Copy + Default + Debug + Send + Sync + 'static {
     fn offset<const R: usize>(map: &Mapping<R>, idx: &[usize; R]) -> usize;
 }
 
-/// Row-major strides (last rank contiguous) for `extents`.
-fn row_major<const R: usize>(extents: &[usize; R]) -> [usize; R] {
+/// Row-major strides (last rank contiguous) for `extents`, `None` if one
+/// overflows. Zero extents count as 1, so an empty View of huge other
+/// extents has strides that would not fit: it is refused rather than given
+/// wrapped strides.
+fn row_major<const R: usize>(extents: &[usize; R]) -> Option<[usize; R]> {
     let mut strides = [0; R];
     let mut acc = 1usize;
     for r in (0..R).rev() {
         strides[r] = acc;
-        acc = acc.wrapping_mul(extents[r].max(1));
+        // The product past the slowest rank is never a stride, so only the
+        // ranks that produce one need to fit.
+        if r > 0 {
+            acc = acc.checked_mul(extents[r].max(1))?;
+        }
     }
-    strides
+    Some(strides)
 }
 
-/// Column-major strides (first rank contiguous) for `extents`.
-fn column_major<const R: usize>(extents: &[usize; R]) -> [usize; R] {
+/// Column-major strides (first rank contiguous) for `extents`, `None` if
+/// one overflows (see [`row_major`]).
+fn column_major<const R: usize>(extents: &[usize; R]) -> Option<[usize; R]> {
     let mut strides = [0; R];
     let mut acc = 1usize;
     for r in 0..R {
         strides[r] = acc;
-        acc = acc.wrapping_mul(extents[r].max(1));
+        if r + 1 < R {
+            acc = acc.checked_mul(extents[r].max(1))?;
+        }
     }
-    strides
+    Some(strides)
 }
 
 /// Whether `map`'s strides equal `expected`, ignoring ranks of extent 0 or 1
-/// (whose stride never contributes to an offset).
-fn strides_match<const R: usize>(map: &Mapping<R>, expected: &[usize; R]) -> bool {
+/// (whose stride never contributes to an offset). Strides that overflow
+/// match no mapping.
+fn strides_match<const R: usize>(map: &Mapping<R>, expected: Option<[usize; R]>) -> bool {
+    let Some(expected) = expected else {
+        return false;
+    };
     (0..R).all(|r| map.extents()[r] <= 1 || map.strides()[r] == expected[r])
 }
 

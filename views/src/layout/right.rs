@@ -19,12 +19,12 @@ pub struct LayoutRight;
 unsafe impl Layout for LayoutRight {
     const NAME: &'static str = "LayoutRight";
 
-    fn compact_strides<const R: usize>(extents: &[usize; R]) -> [usize; R] {
+    fn compact_strides<const R: usize>(extents: &[usize; R]) -> Option<[usize; R]> {
         row_major(extents)
     }
 
     fn accepts<const R: usize>(map: &Mapping<R>) -> bool {
-        strides_match(map, &row_major(map.extents()))
+        strides_match(map, row_major(map.extents()))
     }
 
     #[inline(always)]

@@ -18,7 +18,7 @@ pub struct LayoutStride;
 unsafe impl Layout for LayoutStride {
     const NAME: &'static str = "LayoutStride";
 
-    fn compact_strides<const R: usize>(extents: &[usize; R]) -> [usize; R] {
+    fn compact_strides<const R: usize>(extents: &[usize; R]) -> Option<[usize; R]> {
         row_major(extents)
     }
 

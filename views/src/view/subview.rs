@@ -58,8 +58,39 @@ pub enum Slice {
     Range(usize, usize),
 }
 
-/// One subview argument.
-pub trait SubviewArg {
+/// As the argument would be written: `7` or `3..12`.
+impl std::fmt::Display for Slice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Slice::Index(i) => write!(f, "{i}"),
+            Slice::Range(a, b) => write!(f, "{a}..{b}"),
+        }
+    }
+}
+
+mod sealed {
+    /// Only granule's argument types resolve slices: `carve` re-checks
+    /// them, but an outside `slice` could still claim ranges it should not.
+    pub trait Sealed {}
+    impl Sealed for usize {}
+    impl Sealed for super::All {}
+    impl Sealed for std::ops::RangeFull {}
+    impl Sealed for std::ops::Range<usize> {}
+    impl Sealed for std::ops::RangeInclusive<usize> {}
+    impl Sealed for std::ops::RangeFrom<usize> {}
+    impl Sealed for std::ops::RangeTo<usize> {}
+    impl Sealed for std::ops::RangeToInclusive<usize> {}
+
+    /// Seals [`SubviewArgs`](super::SubviewArgs) the same way: its impls
+    /// are the tuples of sealed arguments and the bare ranges.
+    pub trait SealedArgs {}
+}
+
+/// One subview argument: `usize`, [`All`], or a `usize` range of any kind.
+///
+/// Sealed: the set of argument kinds is fixed, so the layout rules above
+/// cover every subview.
+pub trait SubviewArg: sealed::Sealed {
     /// `kind::Index`, `kind::Part` or `kind::Whole`.
     type Kind;
     /// Resolves against `extent`; `None` if it does not fit.
@@ -251,7 +282,9 @@ where
 
 /// The full argument list of a subview of a rank-`R` View: a tuple of `R`
 /// [`SubviewArg`]s, or a single range for rank 1.
-pub trait SubviewArgs<const R: usize> {
+///
+/// Sealed, like [`SubviewArg`].
+pub trait SubviewArgs<const R: usize>: sealed::SealedArgs {
     /// Kept ranks, as [`Rank`].
     type Rank: SubRank;
     /// LayoutRight's final state.
@@ -272,6 +305,7 @@ fn resolve<A: SubviewArg>(
 
 macro_rules! tuple_args {
     ($n:literal; $($a:ident $i:tt),+) => {
+        impl<$($a: SubviewArg),+> sealed::SealedArgs for ($($a,)+) {}
         impl<$($a: SubviewArg),+> SubviewArgs<$n> for ($($a,)+)
         where
             tuple_args!(@cons $($a),+): ArgList,
@@ -299,6 +333,7 @@ tuple_args!(8; A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7);
 
 macro_rules! bare_range_args {
     ($($t:ty),*) => { $(
+        impl sealed::SealedArgs for $t {}
         impl SubviewArgs<1> for $t {
             type Rank = Rank<1>;
             type Right = RIndices;
@@ -382,19 +417,31 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
                 extent: self.map.extents()[rank],
             }
         })?;
-        let strides = self.map.strides();
+        let (extents, strides) = (self.map.extents(), self.map.strides());
+        let out_of_bounds = |rank: usize| ViewError::SubviewOutOfBounds {
+            label: self.label().into(),
+            rank,
+            arg: slices[rank].to_string(),
+            extent: extents[rank],
+        };
         let mut offset = 0;
         let mut kept = Vec::with_capacity(R);
         for (r, s) in slices.iter().enumerate() {
+            // The unsafe pointer offset below relies on every slice lying
+            // inside the parent; re-checked here so that it does not rest
+            // on the argument types' `slice` alone. In bounds, each term is
+            // at most (extent - 1) * stride, whose sum the parent's span
+            // bounds, so the additions cannot overflow.
             match *s {
-                Slice::Index(i) => offset += i * strides[r],
-                Slice::Range(a, b) => {
+                Slice::Index(i) if i < extents[r] => offset += i * strides[r],
+                Slice::Range(a, b) if a <= b && b <= extents[r] => {
                     // An empty range contributes no offset: nothing is addressed.
                     if a < b {
                         offset += a * strides[r];
                     }
                     kept.push((b - a, strides[r]));
                 }
+                _ => return Err(out_of_bounds(r)),
             }
         }
         if kept.iter().any(|&(e, _)| e == 0) {
@@ -467,5 +514,55 @@ impl<S: StorageMut, const R: usize, L: Layout> ViewBase<S, R, L> {
             )
         };
         Ok(A::Rank::make_mut(storage, &kept))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::View2;
+
+    /// Arguments that resolve to whatever they were told, ignoring the
+    /// extent: what an outside `SubviewArgs` impl could do without the seal.
+    struct Lying([Slice; 2]);
+    impl sealed::SealedArgs for Lying {}
+    impl SubviewArgs<2> for Lying {
+        type Rank = Rank<2>;
+        type Right = Lost;
+        type Left = Lost;
+        fn slices(&self, _: &[usize; 2]) -> std::result::Result<[Slice; 2], (usize, String)> {
+            Ok(self.0)
+        }
+    }
+
+    #[test]
+    fn carve_rechecks_every_slice_against_the_extent() {
+        let a = View2::<u8>::zeros("a", [3, 4]).unwrap();
+        let bad = [
+            [Slice::Range(0, 3), Slice::Range(0, 5)],
+            [Slice::Range(2, 1), Slice::Range(0, 4)],
+            [Slice::Index(3), Slice::Range(0, 4)],
+            [Slice::Range(0, 3), Slice::Range(usize::MAX, usize::MAX)],
+        ];
+        for (case, slices) in bad.into_iter().enumerate() {
+            let err = a.carve(&Lying(slices)).unwrap_err();
+            let rank = usize::from(case % 3 == 0);
+            assert!(
+                matches!(&err, ViewError::SubviewOutOfBounds { rank: r, .. } if *r == rank),
+                "case {case}: {err}"
+            );
+        }
+        let ok = a
+            .carve(&Lying([Slice::Index(2), Slice::Range(1, 4)]))
+            .unwrap();
+        assert_eq!(ok, (9, vec![(3, 1)]));
+        let msg = a
+            .carve(&Lying([Slice::Range(0, 3), Slice::Range(0, 5)]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("\"a\"") && msg.contains("0..5") && msg.contains("extent 4"),
+            "{msg}"
+        );
     }
 }

@@ -266,3 +266,53 @@ fn allocations_are_64_byte_aligned() {
         assert!(c.to_vec().iter().all(|&x| x == 2.0));
     }
 }
+
+/// A compact layout's strides treat zero extents as 1: with huge other
+/// extents they do not fit, so the View is refused rather than given
+/// wrapped strides (which `stride()` and chunk offsets would report).
+#[test]
+fn empty_views_whose_strides_overflow_are_refused() {
+    for e in [
+        View3::<u8>::zeros("r", [0, 1 << 40, 1 << 40]).unwrap_err(),
+        View3::<u8, LayoutLeft>::zeros("l", [1 << 40, 1 << 40, 0]).unwrap_err(),
+        View3::<u8, LayoutStride>::zeros("s", [0, 1 << 40, 1 << 40]).unwrap_err(),
+    ] {
+        assert!(matches!(e, ViewError::SizeOverflow { .. }), "{e}");
+    }
+    // The slowest rank's extent is never part of a stride.
+    let ok = View3::<u8>::zeros("ok", [1 << 40, 1 << 20, 0]).unwrap();
+    assert_eq!((ok.size(), ok.stride(0), ok.stride(1)), (0, 1 << 20, 1));
+    let left = View2::<u8, LayoutLeft>::zeros("ok", [0, usize::MAX]).unwrap();
+    assert_eq!((left.size(), left.stride(1)), (0, 1));
+}
+
+/// Pod allows any alignment; owned Views allocate at 64 bytes, so a type
+/// aligned to 128 is a typed error naming the type and both alignments.
+#[test]
+fn overaligned_elements_are_a_typed_error() {
+    #[derive(Clone, Copy)]
+    #[repr(C, align(128))]
+    struct Wide([u8; 128]);
+    // SAFETY: bytes only: zero is valid and nothing points anywhere.
+    unsafe impl crate::Pod for Wide {}
+    let e = View1::<Wide>::zeros("wide", 4).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ViewError::Overaligned {
+                align: 128,
+                max: 64,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("\"wide\"") && msg.contains("Wide") && msg.contains("128"),
+        "{msg}"
+    );
+    let mut raw = vec![Wide([0; 128]); 2];
+    let v = ViewMut::<Wide, 1>::from_slice_mut("slice", &mut raw, 2).unwrap();
+    assert_eq!(v.as_ptr() as usize % 128, 0);
+}
