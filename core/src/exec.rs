@@ -236,7 +236,7 @@ mod tests {
 /// > no other code uses `writes` (or anything reached through it) for the
 /// > duration of the call.
 ///
-/// Each checks, once, that `writes` [covers](WriteParts::covers) the
+/// Each checks, once, that `writes` [covers](crate::write::WriteParts::covers) the
 /// policy's indices (panicking with the label otherwise), then hands
 /// every index of the policy to exactly one work item. A panic in the
 /// functor unwinds to the caller once every worker has stopped.
