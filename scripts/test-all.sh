@@ -32,6 +32,13 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 step "tests (unit, conformance, compile-fail, doc)"
 cargo test --workspace --all-features
 
+step "size and index arithmetic in release (where overflow would wrap, not trap)"
+# Debug builds trap on integer overflow, so a computation that wraps only
+# in release (a chunk map's index, a scratch sum, a tile bound) is caught
+# here: the regression tests of views, core and the conformance suite.
+cargo test --release --quiet -p granule-views -p granule-core -p granule-rayon --lib
+cargo test --release --quiet --test conformance
+
 step "examples run and check themselves"
 for ex in examples/*.rs; do
   name=$(basename "$ex" .rs)
