@@ -5,6 +5,9 @@
 
 // The kernels are used through their generated statics only.
 #![allow(dead_code)]
+// The golden kernels spell constructs out on purpose, to exercise the
+// translator.
+#![allow(clippy::nonminimal_bool)]
 
 use granule::prelude::*;
 use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
@@ -54,7 +57,7 @@ macro_rules! elem {
         }
     )* };
 }
-elem!(i32, i64, u32, f64);
+elem!(i32, i64, u32, f32, f64);
 
 fn device() -> EmuDevice {
     EmuDevice::new().unwrap_or_else(|e| panic!("{e}"))
@@ -839,4 +842,182 @@ fn buffers_are_zeroed_bounds_checked_and_owned() {
     assert!(matches!(err, DeviceError::UnknownBuffer { .. }), "{err}");
     dev.free(a).unwrap();
     dev.free(b).unwrap();
+}
+
+// ---------------------------------------------------------------- teams
+
+include!("../../../macros/tests/golden/team.rs");
+
+/// Runs the golden team kernel `rows` over `league` teams of `team`
+/// threads with `lanes` vector lanes; returns `out` and `counts`.
+fn run_rows(
+    dev: &EmuDevice,
+    a: &[f64],
+    x: &[f64],
+    league: u32,
+    team: u32,
+    lanes: u32,
+) -> Result<(Vec<f64>, Vec<i64>), DeviceError> {
+    let module = dev.compile(
+        &unit(&[Instance::new(&__GRANULE_KERNEL_rows, Pattern::Team, &[])]),
+        "rows",
+    )?;
+    let (n, cols) = (x.len(), a.len() / league as usize);
+    let ab = upload(dev, a);
+    let xb = upload(dev, x);
+    let outb = dev.alloc_zeroed(league as usize * 8).unwrap();
+    let countsb = dev.alloc_zeroed(8 * 8).unwrap();
+    let team_bytes = (n * 8) as u64;
+    let mut args = KernelArgs::new();
+    args.scalar(u64::from(league))
+        .team_scratch([team_bytes, 0], [0, 0], 0);
+    args.view(
+        ab.address(),
+        &[u64::from(league), cols as u64],
+        &[cols as u64, 1],
+        1,
+    );
+    view1(&mut args, &xb, n, 2);
+    view1(&mut args, &outb, league as usize, 3);
+    view1(&mut args, &countsb, 8, 4);
+    let threads = u64::from(team * lanes);
+    let smem = granule_cuda::device::reserved_smem(threads) + team_bytes.div_ceil(16) * 16;
+    let cfg = LaunchConfig {
+        grid_dim: (league, 1, 1),
+        block_dim: (lanes, team, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    // SAFETY: (league, scratch, a, x, out, counts) as granule_team_rows
+    // takes them; level-0 scratch of n f64 per team fits the dynamic shared
+    // memory given, and there is no level 1.
+    let r = unsafe { dev.launch(&module, "granule_team_rows", &cfg, &args) };
+    let out = download::<f64>(dev, &outb, league as usize);
+    let counts = download::<i64>(dev, &countsb, 8);
+    for b in [ab, xb, outb, countsb] {
+        dev.free(b).unwrap();
+    }
+    r.map(|()| (out, counts))
+}
+
+#[test]
+fn team_kernels_run_with_teams_of_many_threads() {
+    let dev = device();
+    let (league, team, n, cols) = (3u32, 4u32, 10usize, 6usize);
+    let a: Vec<f64> = (0..league as usize * cols)
+        .map(|k| (k % 5) as f64)
+        .collect();
+    let x: Vec<f64> = (0..n).map(|k| k as f64 * 0.5).collect();
+    let (out, counts) = run_rows(&dev, &a, &x, league, team, 1).unwrap_or_else(|e| panic!("{e}"));
+    let biggest = x.iter().cloned().fold(f64::MIN, f64::max);
+    for row in 0..league as usize {
+        let dot: f64 = (0..cols).map(|j| a[row * cols + j] * x[j]).sum();
+        let ranks = f64::from(team * (team - 1) / 2);
+        let expect = 6.0 * dot + biggest + 28.0 + f64::from(league + team) + ranks;
+        assert_eq!(out[row], expect, "row {row}");
+    }
+    let expect: Vec<i64> = (0..8)
+        .map(|j| i64::from(league) * j * (j + 1) / 2)
+        .collect();
+    assert_eq!(counts, expect);
+}
+
+// -------------------------------------------------------------- atomics
+
+include!("../../../macros/tests/golden/histogram.rs");
+
+static ATOMICS64: [Param; 4] = [
+    INDEX,
+    Param {
+        name: "s",
+        kind: ParamKind::Atomic { rank: 1 },
+        cpp: "granule::i64",
+    },
+    Param {
+        name: "u",
+        kind: ParamKind::Atomic { rank: 1 },
+        cpp: "granule::u64",
+    },
+    Param {
+        name: "f",
+        kind: ParamKind::Atomic { rank: 1 },
+        cpp: "granule::f64",
+    },
+];
+
+#[test]
+fn atomics_of_every_width_and_type_combine_across_blocks() {
+    let dev = device();
+    let k = hand_kernel(
+        "atomics64",
+        &ATOMICS64,
+        "__device__ void atomics64(granule::usize i, granule::AtomicView<granule::i64, 1> s, \
+         granule::AtomicView<granule::u64, 1> u, granule::AtomicView<granule::f64, 1> f) {\n\
+           const granule::i64 v = (granule::i64)i - 500;\n\
+           granule::atomic_fetch_min(s.at(0ull), v);\n\
+           granule::atomic_fetch_max(s.at(1ull), v);\n\
+           granule::atomic_fetch_min(u.at(0ull), (granule::u64)i + 7ull);\n\
+           granule::atomic_fetch_max(u.at(1ull), (granule::u64)i << 40);\n\
+           granule::atomic_fetch_add(u.at(2ull), 3ull);\n\
+           granule::atomic_fetch_add(f.at(0ull), 0.5);\n\
+         }\n",
+    );
+    let n = 1000usize;
+    let module = dev
+        .compile(
+            &unit(&[
+                Instance::new(k, Pattern::For, &[]),
+                Instance::new(&__GRANULE_KERNEL_histogram, Pattern::For, &[]),
+            ]),
+            "atomics",
+        )
+        .unwrap();
+    let s = upload(&dev, &[i64::MAX, i64::MIN]);
+    let u = upload(&dev, &[u64::MAX as i64, 0, 0]);
+    let f = upload(&dev, &[0.0f64]);
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &s, 2, 1);
+    view1(&mut args, &u, 3, 2);
+    view1(&mut args, &f, 1, 3);
+    // SAFETY: (begin, end, three atomic Views over s, u, f).
+    unsafe { dev.launch(&module, "granule_for_atomics64", &config(5, 64, 0), &args) }.unwrap();
+    assert_eq!(download::<i64>(&dev, &s, 2), [-500, 499]);
+    let got_u: Vec<u64> = download::<i64>(&dev, &u, 3)
+        .iter()
+        .map(|&v| v as u64)
+        .collect();
+    assert_eq!(got_u, [7, 999 << 40, 3 * n as u64]);
+    assert_eq!(download::<f64>(&dev, &f, 1), [0.5 * n as f64]);
+
+    // f32 min/max and exchange are CAS loops in the header.
+    let x32: Vec<f32> = (0..n)
+        .map(|i| ((i * 37) % 101) as f32 * 0.25 + 1.0)
+        .collect();
+    let xb = upload(&dev, &x32);
+    let h = dev.alloc_zeroed(16 * 4).unwrap();
+    let m = upload(&dev, &[f32::MIN, f32::MAX, 0.0, 0.0, 0.0]);
+    let (lo, width) = (1.0f32, 2.0f32);
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &xb, n, 1);
+    args.scalar(lo).scalar(width);
+    view1(&mut args, &h, 16, 2);
+    view1(&mut args, &m, 5, 3);
+    // SAFETY: (begin, end, x, lo, width, h, m) as granule_for_histogram
+    // takes them, over 16 bins and 5 f32.
+    unsafe { dev.launch(&module, "granule_for_histogram", &config(3, 128, 0), &args) }.unwrap();
+    let mut expect = [0u32; 16];
+    for v in &x32 {
+        expect[(((v - lo) / width) as usize).min(15)] += 1;
+    }
+    assert_eq!(download::<u32>(&dev, &h, 16), expect);
+    let got = download::<f32>(&dev, &m, 5);
+    let (max, min) = x32
+        .iter()
+        .fold((f32::MIN, f32::MAX), |(a, b), &v| (a.max(v), b.min(v)));
+    assert_eq!((got[0], got[1]), (max, min));
+    assert!(x32.contains(&got[2]), "the last exchange stores some x");
+    for b in [s, u, f, xb, h, m] {
+        dev.free(b).unwrap();
+    }
 }
