@@ -319,7 +319,7 @@ fn block_reductions_combine_across_many_blocks() {
 #[test]
 fn a_reduce_moves_at_most_1_05_words_per_element() {
     let dev = device();
-    let n = 1 << 16;
+    let n = 1 << 20;
     let x: Vec<i64> = (0..n as i64).collect();
     let (total, s) = reduce_sum(&dev, &x, 64, 256);
     assert_eq!(total, x.iter().sum::<i64>());
@@ -400,7 +400,7 @@ fn the_scan_looks_back_across_many_tiles() {
 #[test]
 fn a_scan_moves_at_most_2_1_words_per_element() {
     let dev = device();
-    let n = 1 << 16;
+    let n = 1 << 20;
     let x: Vec<i32> = (0..n as i32).map(|i| i % 5).collect();
     let (out, _, s) = scan(&dev, &x, 256);
     assert_eq!(out[n - 1], x.iter().sum::<i32>());
@@ -1020,4 +1020,24 @@ fn atomics_of_every_width_and_type_combine_across_blocks() {
     for b in [s, u, f, xb, h, m] {
         dev.free(b).unwrap();
     }
+}
+
+#[test]
+fn a_thread_that_never_yields_still_stops_at_the_time_limit() {
+    let dev = EmuDevice::with_options(EmuOptions {
+        timeout: Some(Duration::from_millis(200)),
+        ..Default::default()
+    })
+    .unwrap();
+    let forever = global_word_kernel(
+        "forever",
+        "if (i != 0) return;\n\
+         for (granule::u32 k = 0;; ++k) *h.at(0ull) = k;",
+    );
+    let err = run_on_word(&dev, forever, 64, config(2, 32, 0)).unwrap_err();
+    let DeviceError::Timeout { label, detail, .. } = &err else {
+        panic!("expected a timeout, got {err}");
+    };
+    assert_eq!(label, "forever");
+    assert!(detail.contains("block (0, 0, 0) thread 0"), "{detail}");
 }

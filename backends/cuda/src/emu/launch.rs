@@ -1,9 +1,8 @@
 //! One launch: checking it, handing it to the runtime, and turning the
 //! runtime's report into counts or a typed error.
 
-use super::arena::Arena;
 use super::compile::Library;
-use super::{EmuOptions, EmuStats};
+use super::{EmuDevice, EmuStats};
 use crate::device_api::{
     DeviceError, Fault, KernelArgs, LaunchConfig, MemoryKind, Race, RaceKind, ThreadId,
 };
@@ -81,17 +80,15 @@ fn unflatten(k: u64, (x, y, _): (u32, u32, u32)) -> (u32, u32, u32) {
 /// # Safety
 /// As [`crate::device_api::Device::launch`]: `args` match the entry and
 /// the addresses they carry lie in live buffers that nothing else touches.
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn launch(
+    dev: &EmuDevice,
     lib: &Library,
-    arena: &Arena,
-    options: &EmuOptions,
     label: &str,
     entry: &str,
     config: &LaunchConfig,
     args: &KernelArgs,
-    limits: crate::device_api::DeviceLimits,
 ) -> Result<EmuStats, DeviceError> {
+    let (arena, options) = (dev.arena(), &dev.options);
     let invalid = |reason: String| DeviceError::InvalidLaunch {
         label: label.to_string(),
         entry: entry.to_string(),
@@ -106,7 +103,7 @@ pub(crate) unsafe fn launch(
             entries,
         }
     })?;
-    limits.check(config).map_err(invalid)?;
+    EmuDevice::LIMITS.check(config).map_err(invalid)?;
     if config.blocks() >= MAX_BLOCKS {
         return Err(invalid(format!(
             "the emulator runs grids of fewer than {MAX_BLOCKS} blocks, not {}",

@@ -321,18 +321,7 @@ impl Device for EmuDevice {
         };
         // SAFETY: the caller upholds Device::launch's contract, which is
         // launch::launch's.
-        let result = unsafe {
-            launch::launch(
-                lib,
-                self.arena(),
-                &self.options,
-                module.label(),
-                entry,
-                config,
-                args,
-                self.limits(),
-            )
-        };
+        let result = unsafe { launch::launch(self, lib, module.label(), entry, config, args) };
         let mut stats = self.stats.lock().unwrap_or_else(|p| p.into_inner());
         match result {
             Ok(s) => {

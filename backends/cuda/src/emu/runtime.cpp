@@ -130,6 +130,7 @@ struct Worker {
   SharedCell* sshadow;
   bool checked;
   bool progress;
+  uint32_t ticks;  // memory accesses since the last poll
   uint64_t loads, stores, load_bytes, store_bytes, atomics, atomic_bytes;
   uint64_t read_bytes, written_bytes;
 };
@@ -258,6 +259,14 @@ struct Stacks {
 };
 static std::mutex pool_lock;
 static std::vector<Stacks> pool;
+// Unmaps the pooled stacks when the module is unloaded (declared after
+// `pool`, so it is destroyed first).
+struct PoolRelease {
+  ~PoolRelease() {
+    for (const Stacks& s : pool) munmap(s.base, (size_t)s.cap * SLOT);
+  }
+};
+static PoolRelease pool_release;
 
 static bool take_stacks(Worker* w, uint32_t n) {
   {
@@ -640,9 +649,27 @@ static void check_shared(Worker* w, uintptr_t a, unsigned size, bool write) {
   }
 }
 
+// A thread that never reaches a yield point (a loop over plain memory)
+// still notices, every 65536 accesses, that the launch failed elsewhere
+// or ran out of time, and ends.
+static void poll(Worker* w) {
+  Launch* l = w->l;
+  if (l->deadline_ns != 0 && now_ns() > l->deadline_ns) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "block (%u, %u, %u) thread %u still running at the time limit", w->bidx.x, w->bidx.y,
+             w->bidx.z, w->cur->flat);
+    fail_launch(l, TIMEOUT, msg);
+  }
+  if (l->abort.load(std::memory_order_relaxed)) stop(w);
+}
+
 static inline void on_read(const void* p, unsigned size) {
   Worker* w = tw;
   if (!w || !w->cur) return;
+  if (++w->ticks == 0x10000) {
+    w->ticks = 0;
+    poll(w);
+  }
   const uintptr_t a = (uintptr_t)p;
   if (in_arena(w, a)) {
     w->loads += 1;
@@ -657,6 +684,10 @@ static inline void on_read(const void* p, unsigned size) {
 static inline void on_write(void* p, unsigned size) {
   Worker* w = tw;
   if (!w || !w->cur) return;
+  if (++w->ticks == 0x10000) {
+    w->ticks = 0;
+    poll(w);
+  }
   const uintptr_t a = (uintptr_t)p;
   if (in_arena(w, a)) {
     w->stores += 1;
