@@ -5,6 +5,8 @@
 //! this crate wraps them in framework-owned drivers ([`codegen`]), prepends
 //! the self-contained device header ([`device`]) and compiles the result at
 //! run time with NVRTC ([`nvrtc`]), loaded dynamically through cudarc.
+//! Devices ([`device_api::Device`]) allocate, compile and launch; the host
+//! emulator ([`emu::EmuDevice`]) runs the same generated source on the CPU.
 //!
 //! ```
 //! use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
@@ -29,5 +31,7 @@
 
 pub mod codegen;
 pub mod device;
+pub mod device_api;
+pub mod emu;
 pub mod kernel;
 pub mod nvrtc;

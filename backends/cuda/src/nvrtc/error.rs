@@ -17,7 +17,7 @@ pub struct Excerpt {
 
 impl Excerpt {
     /// The excerpt of `source` around 1-based `line`.
-    fn around(source: &str, line: usize) -> Excerpt {
+    pub(crate) fn around(source: &str, line: usize) -> Excerpt {
         let first = line.saturating_sub(CONTEXT).max(1);
         let lines = source
             .lines()

@@ -1,0 +1,318 @@
+//! The device trait between the Cuda execution space and the hardware:
+//! device memory, compiling a [`TranslationUnit`], launching its entry
+//! points.
+//!
+//! Two implementations are planned: the host emulator
+//! ([`crate::emu::EmuDevice`]), which runs the generated CUDA C++ on the CPU,
+//! and a cudarc device for real GPUs. The trait follows the shape of
+//! cudarc 0.19's driver API (`CudaContext`, a stream, `launch_builder`,
+//! `LaunchConfig { grid_dim, block_dim, shared_mem_bytes }`) so that a
+//! cudarc implementation is a thin layer: buffers are `CudaSlice<u8>`
+//! allocations named by their device address, a [`Module`] holds a
+//! `CudaModule`, and [`KernelArgs`] is the `void**` of `cuLaunchKernel`.
+//!
+//! The trait is object safe: a space holds an `Arc<dyn Device>` and does
+//! not care which implementation it drives.
+//!
+//! ```
+//! use granule_cuda::device_api::{Device, KernelArgs, LaunchConfig};
+//! use granule_cuda::emu::EmuDevice;
+//! # use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
+//! # use granule_cuda::kernel::{DeviceKernel, KernelPattern, Param, ParamKind};
+//! # static FILL: DeviceKernel = DeviceKernel {
+//! #     name: "fill",
+//! #     pattern: KernelPattern::For,
+//! #     generics: &[],
+//! #     params: &[
+//! #         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
+//! #         Param { name: "y", kind: ParamKind::Out, cpp: "granule::u32" },
+//! #     ],
+//! #     source: "__device__ void fill(granule::usize i, granule::u32& y) { y = (granule::u32)i * 3u; }\n",
+//! #     deps: &[],
+//! # };
+//! // `fill` is the `#[kernel] fn fill(i: usize, y: &mut u32)` of lib.rs's example.
+//! let unit = TranslationUnit::new(&[Instance::new(&FILL, Pattern::For, &[])]).unwrap();
+//! let dev = EmuDevice::new().unwrap();
+//! let module = dev.compile(&unit, "fill").unwrap();
+//! let mut y = dev.alloc_zeroed(10 * 4).unwrap();
+//! let mut args = KernelArgs::new();
+//! args.scalar(0u64).scalar(10u64).view(y.address(), &[10], &[1], 0);
+//! let config = LaunchConfig { grid_dim: (2, 1, 1), block_dim: (4, 1, 1), shared_mem_bytes: 0 };
+//! // SAFETY (of the example): the arguments are those of
+//! // `granule_for_fill(u64 begin, u64 end, View<u32, 1, LayoutStride> y)`
+//! // and `y` holds the 10 elements the View describes.
+//! unsafe { dev.launch(&module, "granule_for_fill", &config, &args) }.unwrap();
+//! let mut out = [0u8; 40];
+//! dev.copy_to_host(&mut out, &y, 0).unwrap();
+//! assert_eq!(u32::from_ne_bytes(out[36..40].try_into().unwrap()), 27);
+//! dev.free(y).unwrap();
+//! ```
+
+mod args;
+mod error;
+
+pub use args::{ArgScalar, KernelArgs};
+pub use error::{DeviceError, Fault, MemoryKind, Race, RaceKind, ThreadId};
+
+use crate::codegen::TranslationUnit;
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+/// A launch's geometry and dynamic shared memory, as cudarc's
+/// `LaunchConfig`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in x, y, z.
+    pub grid_dim: (u32, u32, u32),
+    /// Threads per block in x, y, z.
+    pub block_dim: (u32, u32, u32),
+    /// Bytes of dynamic shared memory (`extern __shared__`) per block.
+    pub shared_mem_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// Threads per block.
+    ///
+    /// ```
+    /// # use granule_cuda::device_api::LaunchConfig;
+    /// let c = LaunchConfig { grid_dim: (4, 1, 1), block_dim: (32, 4, 2), shared_mem_bytes: 0 };
+    /// assert_eq!((c.block_threads(), c.blocks()), (256, 4));
+    /// ```
+    pub fn block_threads(&self) -> u64 {
+        let (x, y, z) = self.block_dim;
+        u64::from(x) * u64::from(y) * u64::from(z)
+    }
+
+    /// Blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        let (x, y, z) = self.grid_dim;
+        u64::from(x) * u64::from(y) * u64::from(z)
+    }
+}
+
+/// What a device accepts, checked before a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// Threads per block.
+    pub max_threads_per_block: u32,
+    /// Block extents in x, y, z.
+    pub max_block_dim: (u32, u32, u32),
+    /// Grid extents in x, y, z.
+    pub max_grid_dim: (u32, u32, u32),
+    /// Dynamic shared memory per block, in bytes.
+    pub max_shared_mem_bytes: u32,
+    /// Threads per warp.
+    pub warp_size: u32,
+}
+
+impl DeviceLimits {
+    /// `Ok` when `config` fits these limits, otherwise the reason, naming
+    /// the limit.
+    ///
+    /// ```
+    /// # use granule_cuda::device_api::{DeviceLimits, LaunchConfig};
+    /// let l = granule_cuda::emu::EmuDevice::LIMITS;
+    /// let c = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 33, 1), shared_mem_bytes: 0 };
+    /// assert!(l.check(&c).unwrap_err().contains("1056 threads"));
+    /// ```
+    pub fn check(&self, config: &LaunchConfig) -> Result<(), String> {
+        let (bx, by, bz) = config.block_dim;
+        let (gx, gy, gz) = config.grid_dim;
+        if [bx, by, bz, gx, gy, gz].contains(&0) {
+            return Err(format!(
+                "every grid and block extent must be at least 1 (grid {:?}, block {:?})",
+                config.grid_dim, config.block_dim
+            ));
+        }
+        let (mx, my, mz) = self.max_block_dim;
+        if bx > mx || by > my || bz > mz {
+            return Err(format!(
+                "block {:?} exceeds the device's block extents {:?}",
+                config.block_dim, self.max_block_dim
+            ));
+        }
+        if config.block_threads() > u64::from(self.max_threads_per_block) {
+            return Err(format!(
+                "a block of {} threads exceeds the device's {} threads per block",
+                config.block_threads(),
+                self.max_threads_per_block
+            ));
+        }
+        let (mx, my, mz) = self.max_grid_dim;
+        if gx > mx || gy > my || gz > mz {
+            return Err(format!(
+                "grid {:?} exceeds the device's grid extents {:?}",
+                config.grid_dim, self.max_grid_dim
+            ));
+        }
+        if config.shared_mem_bytes > self.max_shared_mem_bytes {
+            return Err(format!(
+                "{} bytes of dynamic shared memory exceed the device's {} per block",
+                config.shared_mem_bytes, self.max_shared_mem_bytes
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A device allocation, named by its device address. Only the device
+/// that made it can use it; it is released by [`Device::free`] (dropping
+/// it without freeing leaks the allocation, like a leaked `CudaSlice`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct DeviceBuffer {
+    addr: u64,
+    bytes: usize,
+}
+
+impl DeviceBuffer {
+    /// A handle on `bytes` bytes at device address `addr`. Devices make
+    /// these; a handle is exclusive (not `Clone`), so copies into a buffer
+    /// need `&mut`.
+    pub(crate) fn new(addr: u64, bytes: usize) -> Self {
+        DeviceBuffer { addr, bytes }
+    }
+
+    /// The device address, as kernel arguments carry it.
+    pub fn address(&self) -> u64 {
+        self.addr
+    }
+
+    /// The size in bytes that was requested.
+    pub fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// Whether the buffer holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
+    }
+}
+
+/// A compiled translation unit, loaded on one device.
+#[derive(Clone)]
+pub struct Module {
+    label: String,
+    entries: Vec<String>,
+    inner: Arc<dyn Any + Send + Sync>,
+}
+
+impl Module {
+    /// A module with the device's own representation `inner`.
+    pub(crate) fn new(label: &str, entries: &[String], inner: Arc<dyn Any + Send + Sync>) -> Self {
+        Module {
+            label: label.to_string(),
+            entries: entries.to_vec(),
+            inner,
+        }
+    }
+
+    /// The label given at compilation (the kernel or algorithm's name).
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The entry points, as [`TranslationUnit::entries`].
+    pub fn entries(&self) -> &[String] {
+        &self.entries
+    }
+
+    /// The device's representation, if the module is of type `T`.
+    pub(crate) fn inner<T: Any>(&self) -> Option<&T> {
+        self.inner.downcast_ref()
+    }
+}
+
+impl fmt::Debug for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Module")
+            .field("label", &self.label)
+            .field("entries", &self.entries)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A CUDA device: memory, compilation and launches. Operations are in
+/// stream order and [`Device::synchronize`] waits for all of them (the
+/// emulator runs each one to completion before it returns).
+pub trait Device: Send + Sync + fmt::Debug {
+    /// A name for messages (`"emulator"`, or the GPU's name).
+    fn name(&self) -> String;
+
+    /// The launch limits.
+    fn limits(&self) -> DeviceLimits;
+
+    /// `bytes` bytes of zeroed device memory (at least 256-byte aligned).
+    fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError>;
+
+    /// Releases a buffer of this device.
+    fn free(&self, buffer: DeviceBuffer) -> Result<(), DeviceError>;
+
+    /// Copies `src` into `dst` at byte `offset`.
+    fn copy_to_device(
+        &self,
+        dst: &mut DeviceBuffer,
+        offset: usize,
+        src: &[u8],
+    ) -> Result<(), DeviceError>;
+
+    /// Copies `dst.len()` bytes of `src` from byte `offset` into `dst`.
+    fn copy_to_host(
+        &self,
+        dst: &mut [u8],
+        src: &DeviceBuffer,
+        offset: usize,
+    ) -> Result<(), DeviceError>;
+
+    /// Copies `bytes` bytes of `src` from `src_offset` into `dst` at
+    /// `dst_offset`.
+    fn copy_on_device(
+        &self,
+        dst: &mut DeviceBuffer,
+        dst_offset: usize,
+        src: &DeviceBuffer,
+        src_offset: usize,
+        bytes: usize,
+    ) -> Result<(), DeviceError>;
+
+    /// Compiles and loads `unit`; `label` names it in errors.
+    fn compile(&self, unit: &TranslationUnit, label: &str) -> Result<Module, DeviceError>;
+
+    /// Runs entry point `entry` of `module` on `config`'s grid with `args`,
+    /// and returns when it has finished (or failed).
+    ///
+    /// # Safety
+    /// `args` must be the entry's parameters in order, each laid out as the
+    /// C++ parameter type (see [`KernelArgs`]), and every device address
+    /// they carry (View data, reduction and scan buffers) must lie in a
+    /// live buffer of this device, large enough for every element the
+    /// kernel may touch, that no host code accesses during the launch.
+    unsafe fn launch(
+        &self,
+        module: &Module,
+        entry: &str,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<(), DeviceError>;
+
+    /// Waits until every operation issued so far has completed.
+    fn synchronize(&self) -> Result<(), DeviceError>;
+}
+
+/// Checks that `[offset, offset + bytes)` lies within `buffer_bytes`.
+pub(crate) fn check_range(
+    what: &'static str,
+    buffer_bytes: usize,
+    offset: usize,
+    bytes: usize,
+) -> Result<(), DeviceError> {
+    match offset.checked_add(bytes) {
+        Some(end) if end <= buffer_bytes => Ok(()),
+        _ => Err(DeviceError::OutOfRange {
+            what,
+            offset,
+            bytes,
+            buffer_bytes,
+        }),
+    }
+}

@@ -1,0 +1,471 @@
+//! Compiling a translation unit with the host C++ compiler, caching the
+//! result under the cargo target directory, and loading it.
+//!
+//! A module is two objects linked into one shared library:
+//! - the translation unit, written after `shim.h` and followed by one
+//!   thunk per entry point, compiled with `-fsanitize=thread` so that every
+//!   load and store calls a hook (compile-time instrumentation only: the
+//!   link does not pull in libtsan, runtime.cpp defines the hooks);
+//! - runtime.cpp, compiled once per compiler and flags, uninstrumented.
+//!
+//! Files are keyed by a hash of everything that goes into them and are
+//! written under a temporary name and renamed, so parallel tests that
+//! compile the same unit share one result and never see a partial file.
+
+use super::ffi;
+use super::launch::{ErrorRecord, LaunchFn, Params, ThunkFn};
+use crate::codegen::TranslationUnit;
+use crate::device_api::DeviceError;
+use crate::nvrtc::Excerpt;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::ffi::{c_void, CString};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+/// The text of `shim.h`, the CUDA built-ins the emulator writes before
+/// every translation unit.
+///
+/// ```
+/// assert!(granule_cuda::emu::SHIM.contains("#define __shared__ thread_local"));
+/// ```
+pub const SHIM: &str = include_str!("shim.h");
+/// The runtime: scheduler, fibers, hooks, atomics.
+const RUNTIME: &str = include_str!("runtime.cpp");
+
+/// Flags of the instrumented translation unit. `-fno-strict-aliasing`
+/// because CUDA code reinterprets shared memory freely; `-w` because the
+/// header is written for NVRTC and only errors matter here.
+const UNIT_FLAGS: &[&str] = &[
+    "-std=c++20",
+    "-O1",
+    "-fPIC",
+    "-pthread",
+    "-fno-strict-aliasing",
+    "-w",
+    "-fsanitize=thread",
+    "--param=tsan-distinguish-volatile=1",
+    "--param=tsan-instrument-func-entry-exit=0",
+];
+const RUNTIME_FLAGS: &[&str] = &["-std=c++20", "-O2", "-fPIC", "-pthread", "-w"];
+const LINK_FLAGS: &[&str] = &["-shared", "-pthread", "-Wl,-z,defs"];
+
+/// The host compiler, its version, and the cache directory holding the
+/// compiled runtime.
+struct Toolchain {
+    cxx: String,
+    version: String,
+    dir: PathBuf,
+    runtime: PathBuf,
+}
+
+static TOOLCHAIN: OnceLock<Result<Toolchain, DeviceError>> = OnceLock::new();
+
+fn unavailable(reason: String) -> DeviceError {
+    DeviceError::Unavailable {
+        device: "emulator".into(),
+        reason,
+    }
+}
+
+/// The compiler (`GRANULE_EMU_CXX`, default `g++`), checked and with the
+/// runtime built, once per process.
+fn toolchain() -> Result<&'static Toolchain, DeviceError> {
+    TOOLCHAIN
+        .get_or_init(|| {
+            let cxx = std::env::var("GRANULE_EMU_CXX").unwrap_or_else(|_| "g++".into());
+            let out = Command::new(&cxx)
+                .arg("-dumpfullversion")
+                .output()
+                .map_err(|e| {
+                    unavailable(format!(
+                        "the host C++ compiler `{cxx}` could not be run ({e}); \
+                         install g++ (12 or later) or set GRANULE_EMU_CXX"
+                    ))
+                })?;
+            let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            let dir = cache_dir();
+            std::fs::create_dir_all(&dir).map_err(|e| {
+                unavailable(format!(
+                    "cannot create the cache directory {}: {e}",
+                    dir.display()
+                ))
+            })?;
+            let key = hash(&[&cxx, &version, SHIM, RUNTIME, &RUNTIME_FLAGS.join(" ")]);
+            let runtime = dir.join(format!("runtime-{key}.o"));
+            if !runtime.exists() {
+                let src = dir.join(format!("runtime-{key}"));
+                std::fs::create_dir_all(&src)
+                    .and_then(|()| std::fs::write(src.join("shim.h"), SHIM))
+                    .and_then(|()| std::fs::write(src.join("runtime.cpp"), RUNTIME))
+                    .map_err(|e| unavailable(format!("cannot write the runtime's source: {e}")))?;
+                let tmp = temp_name(&runtime);
+                let mut cmd = Command::new(&cxx);
+                cmd.args(RUNTIME_FLAGS)
+                    .arg("-c")
+                    .arg(src.join("runtime.cpp"))
+                    .arg("-o")
+                    .arg(&tmp);
+                run(&mut cmd).map_err(|log| {
+                    unavailable(format!(
+                        "`{cxx}` ({version}) cannot compile the emulator's runtime:\n{log}"
+                    ))
+                })?;
+                publish(&tmp, &runtime)
+                    .map_err(|e| unavailable(format!("cannot store the runtime: {e}")))?;
+            }
+            Ok(Toolchain {
+                cxx,
+                version,
+                dir,
+                runtime,
+            })
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Checks that the compiler works (for device construction).
+pub(crate) fn check_toolchain() -> Result<(), DeviceError> {
+    toolchain().map(|_| ())
+}
+
+/// `<target>/granule-emu`: the target directory from `CARGO_TARGET_DIR`
+/// (when absolute) or from the running executable (the ancestor holding
+/// cargo's `CACHEDIR.TAG`); otherwise the system's temporary directory.
+fn cache_dir() -> PathBuf {
+    let from_env = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let from_exe = || {
+        let exe = std::env::current_exe().ok()?;
+        exe.ancestors()
+            .find(|d| d.join("CACHEDIR.TAG").is_file())
+            .map(Path::to_path_buf)
+    };
+    from_env
+        .or_else(from_exe)
+        .unwrap_or_else(std::env::temp_dir)
+        .join("granule-emu")
+}
+
+/// A 128-bit hex digest of `parts` (two SipHash passes with different
+/// prefixes; the key is a cache name, not a security boundary).
+fn hash(parts: &[&str]) -> String {
+    let digest = |salt: u8| {
+        let mut h = DefaultHasher::new();
+        salt.hash(&mut h);
+        parts.hash(&mut h);
+        h.finish()
+    };
+    format!("{:016x}{:016x}", digest(1), digest(2))
+}
+
+/// A unique sibling of `path` to write before renaming onto it.
+fn temp_name(path: &Path) -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let name = path.file_name().map(|s| s.to_string_lossy().into_owned());
+    path.with_file_name(format!(
+        ".{}.{}.{n}.tmp",
+        name.unwrap_or_default(),
+        std::process::id()
+    ))
+}
+
+/// Renames a finished temporary file onto its cache name.
+fn publish(tmp: &Path, path: &Path) -> std::io::Result<()> {
+    std::fs::rename(tmp, path)
+}
+
+/// Runs a compiler command; `Err` is its output.
+fn run(cmd: &mut Command) -> Result<(), String> {
+    match cmd.output() {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        )),
+        Err(e) => Err(format!("could not run the compiler: {e}")),
+    }
+}
+
+/// The file name the unit's source has in compiler messages.
+fn program_name(label: &str) -> String {
+    let clean: String = label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{clean}.cu")
+}
+
+/// The emulator's whole source for `unit`: the shim, the unit (its lines
+/// numbered from 1 in messages), and the entry thunks.
+pub(crate) fn emulator_source(unit: &TranslationUnit, program: &str) -> String {
+    let mut s = String::with_capacity(SHIM.len() + unit.source().len() + 4096);
+    s.push_str(SHIM);
+    s.push_str(&format!("\n#line 1 \"{program}\"\n"));
+    s.push_str(unit.source());
+    s.push_str("\n#line 1 \"granule-emu-entries.cpp\"\n");
+    for e in unit.entries() {
+        s.push_str(&format!(
+            "extern \"C\" void granule_emu_thunk_{e}(void** a) {{ ::granule_emu::call_entry(&{e}, a); }}\n\
+             extern \"C\" uint64_t granule_emu_sig_{e}(uint64_t* s, uint64_t n) {{ return ::granule_emu::entry_signature(&{e}, s, n); }}\n"
+        ));
+    }
+    s
+}
+
+/// The distinct lines of `program` that the log reports errors on.
+fn error_lines(program: &str, log: &str) -> Vec<usize> {
+    let prefix = format!("{program}:");
+    let mut lines = Vec::new();
+    for l in log.lines() {
+        let Some(rest) = l.trim_start().strip_prefix(&prefix) else {
+            continue;
+        };
+        let mut parts = rest.splitn(3, ':');
+        let (Some(line), Some(_col), Some(tail)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if !tail.trim_start().starts_with("error") {
+            continue;
+        }
+        if let Ok(n) = line.parse::<usize>() {
+            if !lines.contains(&n) {
+                lines.push(n);
+            }
+        }
+    }
+    lines
+}
+
+/// At most this much of a compiler log goes into an error.
+const LOG_LIMIT: usize = 16 * 1024;
+
+fn truncate_log(mut log: String) -> String {
+    if log.len() > LOG_LIMIT {
+        let mut cut = LOG_LIMIT;
+        while !log.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        log.truncate(cut);
+        log.push_str("\n[... log truncated]");
+    }
+    log
+}
+
+/// One entry point of a loaded module.
+pub(crate) struct Entry {
+    pub(crate) thunk: ThunkFn,
+    /// `sizeof` of each parameter.
+    pub(crate) sizes: Vec<usize>,
+}
+
+/// A loaded module.
+pub(crate) struct Library {
+    handle: *mut c_void,
+    pub(crate) launch: LaunchFn,
+    pub(crate) error: *mut ErrorRecord,
+    pub(crate) entries: HashMap<String, Entry>,
+    /// Launches of one library take turns: `granule_error` is one per
+    /// library, and a process loads a path once however many modules name it.
+    pub(crate) lock: Mutex<()>,
+}
+
+// SAFETY: the handle and symbol addresses are process-wide and immutable
+// while the library is loaded; launches, the only users of the mutable
+// state behind them (granule_error), are serialized by `lock`.
+unsafe impl Send for Library {}
+// SAFETY: as for Send.
+unsafe impl Sync for Library {}
+
+impl Drop for Library {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from dlopen and this is its only owner
+        // (the registry holds weak references); no launch is running,
+        // since launches borrow the library.
+        unsafe { ffi::dlclose(self.handle) };
+    }
+}
+
+/// Libraries loaded by path, so a path is opened once.
+static LOADED: OnceLock<Mutex<HashMap<PathBuf, Weak<Library>>>> = OnceLock::new();
+
+/// Compiles (or finds in the cache) and loads `unit`.
+pub(crate) fn compile(unit: &TranslationUnit, label: &str) -> Result<Arc<Library>, DeviceError> {
+    let tc = toolchain()?;
+    let program = program_name(label);
+    let source = emulator_source(unit, &program);
+    let rt = tc.runtime.to_string_lossy();
+    let key = hash(&[
+        &tc.cxx,
+        &tc.version,
+        &rt,
+        &UNIT_FLAGS.join(" "),
+        &LINK_FLAGS.join(" "),
+        &source,
+    ]);
+    let lib = tc.dir.join(format!("{key}.so"));
+    if !lib.exists() {
+        let command = format!("{} {}", tc.cxx, UNIT_FLAGS.join(" "));
+        let compile_err = |log: String| DeviceError::Compile {
+            label: label.to_string(),
+            command: command.clone(),
+            excerpts: error_lines(&program, &log)
+                .into_iter()
+                .map(|line| Excerpt::around(unit.source(), line))
+                .collect(),
+            log: truncate_log(log),
+        };
+        let cpp = tc.dir.join(format!("{key}.cpp"));
+        let tmp_cpp = temp_name(&cpp);
+        std::fs::write(&tmp_cpp, &source)
+            .and_then(|()| publish(&tmp_cpp, &cpp))
+            .map_err(|e| compile_err(format!("cannot write {}: {e}", cpp.display())))?;
+        let obj = temp_name(&tc.dir.join(format!("{key}.o")));
+        let mut cc = Command::new(&tc.cxx);
+        cc.args(UNIT_FLAGS).arg("-c").arg(&cpp).arg("-o").arg(&obj);
+        run(&mut cc).map_err(compile_err)?;
+        let tmp = temp_name(&lib);
+        let mut link = Command::new(&tc.cxx);
+        link.args(LINK_FLAGS)
+            .arg(&obj)
+            .arg(&tc.runtime)
+            .arg("-o")
+            .arg(&tmp);
+        let linked = run(&mut link);
+        let _ = std::fs::remove_file(&obj);
+        linked.map_err(compile_err)?;
+        publish(&tmp, &lib).map_err(|e| compile_err(format!("cannot store the module: {e}")))?;
+    }
+    load(&lib, label, unit.entries())
+}
+
+fn load(path: &Path, label: &str, entries: &[String]) -> Result<Arc<Library>, DeviceError> {
+    let load_err = |reason: String| DeviceError::Load {
+        label: label.to_string(),
+        reason,
+    };
+    let registry = LOADED.get_or_init(Default::default);
+    let mut loaded = registry.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(lib) = loaded.get(path).and_then(Weak::upgrade) {
+        if entries.iter().all(|e| lib.entries.contains_key(e)) {
+            return Ok(lib);
+        }
+    }
+    let cpath = CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| load_err(format!("the path {} contains a NUL byte", path.display())))?;
+    // SAFETY: dlopen of a library this module built from the shim, the
+    // runtime and generated code; its only initializers are the C++
+    // runtime's (no user constructors run).
+    let handle = unsafe { ffi::dlopen(cpath.as_ptr(), ffi::RTLD_NOW | ffi::RTLD_LOCAL) };
+    if handle.is_null() {
+        return Err(load_err(ffi::last_dl_error()));
+    }
+    let sym = |name: &str| -> Result<*mut c_void, DeviceError> {
+        let c = CString::new(name).map_err(|_| load_err(format!("bad symbol name {name:?}")))?;
+        // SAFETY: handle is a live dlopen handle; c is NUL-terminated.
+        let p = unsafe { ffi::dlsym(handle, c.as_ptr()) };
+        if p.is_null() {
+            Err(load_err(format!(
+                "{} has no symbol `{name}`",
+                path.display()
+            )))
+        } else {
+            Ok(p)
+        }
+    };
+    let made = (|| {
+        let size_fn = sym("granule_emu_params_size")?;
+        // SAFETY: the runtime defines `uint64_t granule_emu_params_size()`.
+        let size_fn: extern "C" fn() -> u64 = unsafe { std::mem::transmute(size_fn) };
+        let size = size_fn();
+        if size != std::mem::size_of::<Params>() as u64 {
+            return Err(load_err(format!(
+                "runtime ABI mismatch: Params is {size} bytes in C++, {} in Rust",
+                std::mem::size_of::<Params>()
+            )));
+        }
+        // SAFETY: the runtime defines `void granule_emu_launch(Params*)`.
+        let launch: LaunchFn = unsafe { std::mem::transmute(sym("granule_emu_launch")?) };
+        let error = sym("granule_error")?.cast::<ErrorRecord>();
+        let mut table = HashMap::new();
+        for e in entries {
+            // SAFETY: the thunk section defines
+            // `void granule_emu_thunk_<e>(void**)` for every entry.
+            let thunk: ThunkFn =
+                unsafe { std::mem::transmute(sym(&format!("granule_emu_thunk_{e}"))?) };
+            // SAFETY: and `uint64_t granule_emu_sig_<e>(uint64_t*, uint64_t)`.
+            let sig: extern "C" fn(*mut u64, u64) -> u64 =
+                unsafe { std::mem::transmute(sym(&format!("granule_emu_sig_{e}"))?) };
+            let mut sizes = [0u64; 64];
+            let n = sig(sizes.as_mut_ptr(), sizes.len() as u64) as usize;
+            if n > sizes.len() {
+                return Err(load_err(format!(
+                    "entry {e} has {n} parameters, more than 64"
+                )));
+            }
+            let sizes = sizes[..n].iter().map(|&s| s as usize).collect();
+            table.insert(e.clone(), Entry { thunk, sizes });
+        }
+        Ok(Library {
+            handle,
+            launch,
+            error,
+            entries: table,
+            lock: Mutex::new(()),
+        })
+    })();
+    match made {
+        Ok(lib) => {
+            let lib = Arc::new(lib);
+            loaded.insert(path.to_path_buf(), Arc::downgrade(&lib));
+            Ok(lib)
+        }
+        Err(e) => {
+            // SAFETY: the handle came from dlopen above and nothing else
+            // holds it.
+            unsafe { ffi::dlclose(handle) };
+            Err(e)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_lines_take_errors_of_the_program_only() {
+        let log = "k.cu:12:5: error: 'x' was not declared\n\
+                   k.cu:3:1: warning: unused\n\
+                   /tmp/a.cpp:9:1: error: in the shim\n\
+                   k.cu:12:9: error: again\n\
+                   k.cu:40:2: error: last\n";
+        assert_eq!(error_lines("k.cu", log), vec![12, 40]);
+    }
+
+    #[test]
+    fn program_names_are_file_names() {
+        assert_eq!(program_name("scan i32 \"x\""), "scan_i32__x_.cu");
+    }
+
+    #[test]
+    fn hashes_differ_by_content_and_are_stable() {
+        assert_eq!(hash(&["a", "b"]), hash(&["a", "b"]));
+        assert_ne!(hash(&["a", "b"]), hash(&["ab", ""]));
+        assert_eq!(hash(&["a"]).len(), 32);
+    }
+}

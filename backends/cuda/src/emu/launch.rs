@@ -1,0 +1,291 @@
+//! One launch: checking it, handing it to the runtime, and turning the
+//! runtime's report into counts or a typed error.
+
+use super::compile::Library;
+use super::{EmuDevice, EmuStats};
+use crate::device_api::{
+    DeviceError, Fault, KernelArgs, LaunchConfig, MemoryKind, Race, RaceKind, ThreadId,
+};
+use std::ffi::{c_char, c_void, CStr};
+
+/// `void granule_emu_thunk_<entry>(void** args)`.
+pub(crate) type ThunkFn = unsafe extern "C" fn(*mut *mut c_void);
+/// `void granule_emu_launch(Params*)`.
+pub(crate) type LaunchFn = unsafe extern "C" fn(*mut Params);
+
+/// runtime.cpp's `Params`, field for field.
+#[repr(C)]
+pub(crate) struct Params {
+    thunk: Option<ThunkFn>,
+    args: *mut *mut c_void,
+    grid: [u32; 3],
+    block: [u32; 3],
+    smem_bytes: u64,
+    arena_base: u64,
+    arena_bytes: u64,
+    shadow_base: u64,
+    launch_id: u64,
+    timeout_ns: u64,
+    workers: u32,
+    checked: u32,
+    loads: u64,
+    stores: u64,
+    load_bytes: u64,
+    store_bytes: u64,
+    atomics: u64,
+    atomic_bytes: u64,
+    read_bytes: u64,
+    written_bytes: u64,
+    status: u32,
+    race_kind: u32,
+    race_space: u32,
+    race_size: u32,
+    race_addr: u64,
+    race_offset: u64,
+    first_block: u64,
+    first_thread: u64,
+    second_block: u64,
+    second_thread: u64,
+    message: [u8; 512],
+}
+
+/// The device header's `ErrorRecord` (granule.cuh), field for field.
+#[repr(C)]
+pub(crate) struct ErrorRecord {
+    code: u32,
+    view: u32,
+    rank: u64,
+    index: u64,
+    extent: u64,
+    message: *const c_char,
+}
+
+const OK: u32 = 0;
+const TRAPPED: u32 = 1;
+const RACE: u32 = 2;
+const DEADLOCK: u32 = 3;
+const TIMEOUT: u32 = 4;
+
+/// Blocks are 30 bits in the shadow cells.
+const MAX_BLOCKS: u64 = 1 << 30;
+
+fn unflatten(k: u64, (x, y, _): (u32, u32, u32)) -> (u32, u32, u32) {
+    let (x, y) = (u64::from(x), u64::from(y));
+    // Each part is below its extent, a u32.
+    ((k % x) as u32, (k / x % y) as u32, (k / x / y) as u32)
+}
+
+/// Runs `entry` of `lib`.
+///
+/// # Safety
+/// As [`crate::device_api::Device::launch`]: `args` match the entry and
+/// the addresses they carry lie in live buffers that nothing else touches.
+pub(crate) unsafe fn launch(
+    dev: &EmuDevice,
+    lib: &Library,
+    label: &str,
+    entry: &str,
+    config: &LaunchConfig,
+    args: &KernelArgs,
+) -> Result<EmuStats, DeviceError> {
+    let (arena, options) = (dev.arena(), &dev.options);
+    let invalid = |reason: String| DeviceError::InvalidLaunch {
+        label: label.to_string(),
+        entry: entry.to_string(),
+        reason,
+    };
+    let e = lib.entries.get(entry).ok_or_else(|| {
+        let mut entries: Vec<String> = lib.entries.keys().cloned().collect();
+        entries.sort();
+        DeviceError::UnknownEntry {
+            label: label.to_string(),
+            entry: entry.to_string(),
+            entries,
+        }
+    })?;
+    EmuDevice::LIMITS.check(config).map_err(invalid)?;
+    if config.blocks() >= MAX_BLOCKS {
+        return Err(invalid(format!(
+            "the emulator runs grids of fewer than {MAX_BLOCKS} blocks, not {}",
+            config.blocks()
+        )));
+    }
+    if args.sizes() != e.sizes.as_slice() {
+        return Err(invalid(format!(
+            "the entry takes {} parameters of {:?} bytes, the arguments are {} of {:?} bytes",
+            e.sizes.len(),
+            e.sizes,
+            args.len(),
+            args.sizes()
+        )));
+    }
+    let mut pointers = args.pointers();
+    let workers = u32::try_from(options.workers.max(1)).unwrap_or(u32::MAX);
+    let timeout_ns = options
+        .timeout
+        .map_or(0, |t| u64::try_from(t.as_nanos()).unwrap_or(u64::MAX));
+    let mut p = Params {
+        thunk: Some(e.thunk),
+        args: pointers.as_mut_ptr(),
+        grid: [config.grid_dim.0, config.grid_dim.1, config.grid_dim.2],
+        block: [config.block_dim.0, config.block_dim.1, config.block_dim.2],
+        smem_bytes: u64::from(config.shared_mem_bytes),
+        arena_base: arena.base() as u64,
+        arena_bytes: arena.bytes() as u64,
+        shadow_base: arena.shadow() as u64,
+        launch_id: arena.next_launch(),
+        timeout_ns,
+        workers,
+        checked: u32::from(options.checked),
+        loads: 0,
+        stores: 0,
+        load_bytes: 0,
+        store_bytes: 0,
+        atomics: 0,
+        atomic_bytes: 0,
+        read_bytes: 0,
+        written_bytes: 0,
+        status: OK,
+        race_kind: 0,
+        race_space: 0,
+        race_size: 0,
+        race_addr: 0,
+        race_offset: 0,
+        first_block: 0,
+        first_thread: 0,
+        second_block: 0,
+        second_thread: 0,
+        message: [0; 512],
+    };
+    let guard = lib.lock.lock().unwrap_or_else(|p| p.into_inner());
+    // SAFETY: `launch` is the library's runtime entry and `p` is a
+    // complete Params (sizes checked at load); the thunk reads the
+    // arguments through `pointers`, alive until after the call; what the
+    // kernel does with the addresses in them is the caller's contract.
+    unsafe { (lib.launch)(&mut p) };
+    let fault = if p.status == TRAPPED {
+        // SAFETY: `error` is the library's `granule_error`, written only
+        // by kernels of this library, none of which is running (launches
+        // hold `lock`).
+        Some(unsafe { take_fault(lib.error) })
+    } else {
+        None
+    };
+    drop(guard);
+    let stats = EmuStats {
+        launches: 1,
+        global_loads: p.loads,
+        global_stores: p.stores,
+        global_load_bytes: p.load_bytes,
+        global_store_bytes: p.store_bytes,
+        global_atomics: p.atomics,
+        global_atomic_bytes: p.atomic_bytes,
+        footprint_read_bytes: p.read_bytes,
+        footprint_written_bytes: p.written_bytes,
+    };
+    let message = CStr::from_bytes_until_nul(&p.message)
+        .map(|m| m.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (label, entry) = (label.to_string(), entry.to_string());
+    match p.status {
+        OK => Ok(stats),
+        TRAPPED => Err(DeviceError::Fault {
+            label,
+            entry,
+            fault: fault.unwrap_or(Fault::Trap),
+        }),
+        RACE => {
+            let thread = |block: u64, thread: u64| ThreadId {
+                block: unflatten(block, config.grid_dim),
+                thread: unflatten(thread, config.block_dim),
+            };
+            let memory = match p.race_space {
+                1 => {
+                    let (buffer, offset) = arena
+                        .locate(p.race_addr as usize)
+                        .map_or((0, 0), |(b, o)| (b as u64, o as u64));
+                    MemoryKind::Global { buffer, offset }
+                }
+                2 => MemoryKind::DynamicShared {
+                    offset: p.race_offset,
+                },
+                _ => MemoryKind::StaticShared,
+            };
+            Err(DeviceError::Race {
+                label,
+                entry,
+                race: Box::new(Race {
+                    kind: if p.race_kind == 1 {
+                        RaceKind::WriteWrite
+                    } else {
+                        RaceKind::ReadAfterWrite
+                    },
+                    memory,
+                    address: p.race_addr,
+                    bytes: p.race_size,
+                    first: thread(p.first_block, p.first_thread),
+                    second: thread(p.second_block, p.second_thread),
+                }),
+            })
+        }
+        DEADLOCK => Err(DeviceError::Deadlock {
+            label,
+            entry,
+            detail: message,
+        }),
+        TIMEOUT => Err(DeviceError::Timeout {
+            label,
+            entry,
+            limit: options.timeout.unwrap_or_default(),
+            detail: message,
+        }),
+        _ => Err(DeviceError::Launch {
+            label,
+            entry,
+            reason: message,
+        }),
+    }
+}
+
+/// Reads and clears the library's error record.
+///
+/// # Safety
+/// `rec` is the library's `granule_error` and no kernel runs.
+unsafe fn take_fault(rec: *mut ErrorRecord) -> Fault {
+    // SAFETY: per the contract, `rec` is valid and not written concurrently;
+    // volatile because kernels wrote it behind the compiler's back.
+    let r = unsafe { std::ptr::read_volatile(rec) };
+    // SAFETY: as above; zeroes the record for the next launch (all-zero is
+    // a valid ErrorRecord: code 0 and a null message).
+    unsafe { std::ptr::write_bytes(rec, 0, 1) };
+    match r.code {
+        0 => Fault::Trap,
+        1 => Fault::OutOfBounds {
+            view: r.view,
+            dim: r.rank,
+            index: r.index,
+            extent: r.extent,
+        },
+        2 => Fault::DivisionByZero,
+        3 => Fault::DivisionOverflow,
+        4 => Fault::ClampBounds,
+        5 => Fault::Assertion {
+            line: r.rank,
+            message: if r.message.is_null() {
+                "assertion failed".to_string()
+            } else {
+                // SAFETY: code 5 records the address of a NUL-terminated
+                // string literal of the library, which is still loaded.
+                unsafe { CStr::from_ptr(r.message) }
+                    .to_string_lossy()
+                    .into_owned()
+            },
+        },
+        6 => Fault::ChunkPrecondition {
+            view: r.view,
+            id: r.index,
+            count: r.extent,
+        },
+        c => Fault::Unknown(c),
+    }
+}

@@ -1,0 +1,341 @@
+//! The host emulator device: runs the exact CUDA C++ a
+//! [`TranslationUnit`] holds (device header, drivers, kernels) on the CPU.
+//!
+//! The source is compiled by the host C++ compiler after a shim header
+//! (`shim.h`) that supplies the CUDA built-ins, and linked with a small
+//! runtime (`runtime.cpp`): every CUDA thread is a fiber, the fibers of a
+//! block take turns on one worker thread at barriers and warp collectives,
+//! and blocks run concurrently on several workers, claimed in launch order.
+//! `README.md` in this folder describes the design and its limits.
+//!
+//! It counts global-memory traffic per launch ([`EmuStats`]) and, in
+//! checked mode (the default), stops a launch with
+//! [`DeviceError::Race`] when two threads write the same bytes with no
+//! barrier between them, or a thread reads what another thread of its
+//! block wrote since the last barrier.
+//!
+//! ```
+//! use granule_cuda::device_api::Device;
+//! let dev = granule_cuda::emu::EmuDevice::new().unwrap();
+//! let mut b = dev.alloc_zeroed(8).unwrap();
+//! dev.copy_to_device(&mut b, 4, &[1, 2, 3, 4]).unwrap();
+//! let mut out = [9u8; 8];
+//! dev.copy_to_host(&mut out, &b, 0).unwrap();
+//! assert_eq!(out, [0, 0, 0, 0, 1, 2, 3, 4]);
+//! dev.free(b).unwrap();
+//! ```
+
+mod arena;
+mod compile;
+mod ffi;
+mod launch;
+
+use crate::codegen::TranslationUnit;
+use crate::device_api::{
+    Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, Module,
+};
+use std::ops::AddAssign;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+pub use compile::SHIM;
+
+/// How an emulator device runs launches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmuOptions {
+    /// Worker threads that run blocks concurrently (at least 2 by default,
+    /// so cross-block protocols really run side by side).
+    pub workers: usize,
+    /// Race checking (see the module docs); costs a shadow update per
+    /// access.
+    pub checked: bool,
+    /// A launch still running after this long fails with
+    /// [`DeviceError::Timeout`] instead of hanging; `None` waits forever.
+    pub timeout: Option<Duration>,
+}
+
+impl Default for EmuOptions {
+    /// Checked, `max(2, cores)` workers, a 120 s limit per launch.
+    fn default() -> Self {
+        EmuOptions {
+            workers: std::thread::available_parallelism()
+                .map_or(2, |n| n.get())
+                .max(2),
+            checked: true,
+            timeout: Some(Duration::from_secs(120)),
+        }
+    }
+}
+
+/// Global-memory traffic counted by the emulator, per launch and summed.
+/// Global memory is every buffer of [`Device::alloc_zeroed`]; shared
+/// memory, the stack and kernel parameters are not counted.
+///
+/// Two views of the same accesses:
+/// - accesses: each load or store instruction the compiled kernel executes
+///   on global memory (`global_loads`, `global_stores`, and their bytes),
+///   as GCC's ThreadSanitizer instrumentation sees them at `-O1`: one per
+///   scalar access, volatile ones included, except that a spin (a thread
+///   reloading the address of its previous volatile load) counts once;
+///   atomic read-modify-writes are `global_atomics`;
+/// - footprint: the distinct 4-byte words the launch read and wrote
+///   (`footprint_*_bytes`, 4 per word, atomics in both), which is the DRAM
+///   traffic of a device whose caches hold the launch's working set. The
+///   Kokkos scan contract calls a kernel twice per element, so a scan
+///   loads its input twice but reads it from memory once: the footprint is
+///   the measure of "words per element".
+///
+/// ```
+/// use granule_cuda::emu::EmuStats;
+/// let s = EmuStats { launches: 1, footprint_read_bytes: 40, footprint_written_bytes: 40, ..Default::default() };
+/// assert_eq!(s.words_per_element(4, 10), 2.0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EmuStats {
+    /// Launches.
+    pub launches: u64,
+    /// Load instructions on global memory.
+    pub global_loads: u64,
+    /// Store instructions on global memory.
+    pub global_stores: u64,
+    /// Bytes those loads moved.
+    pub global_load_bytes: u64,
+    /// Bytes those stores moved.
+    pub global_store_bytes: u64,
+    /// Atomic read-modify-writes on global memory.
+    pub global_atomics: u64,
+    /// Bytes they addressed.
+    pub global_atomic_bytes: u64,
+    /// Distinct global words read (loads and atomics), in bytes.
+    pub footprint_read_bytes: u64,
+    /// Distinct global words written (stores and atomics), in bytes.
+    pub footprint_written_bytes: u64,
+}
+
+impl EmuStats {
+    /// The footprint in bytes: words read plus words written.
+    pub fn footprint_bytes(&self) -> u64 {
+        self.footprint_read_bytes + self.footprint_written_bytes
+    }
+
+    /// Every byte the load, store and atomic instructions moved.
+    pub fn accessed_bytes(&self) -> u64 {
+        self.global_load_bytes + self.global_store_bytes + self.global_atomic_bytes
+    }
+
+    /// Memory traffic (the footprint) in words of `word_bytes` per element
+    /// of `elements`: the issue's "global-memory words per element".
+    pub fn words_per_element(&self, word_bytes: u64, elements: u64) -> f64 {
+        self.footprint_bytes() as f64 / word_bytes as f64 / elements as f64
+    }
+}
+
+impl AddAssign for EmuStats {
+    fn add_assign(&mut self, o: EmuStats) {
+        self.launches += o.launches;
+        self.global_loads += o.global_loads;
+        self.global_stores += o.global_stores;
+        self.global_load_bytes += o.global_load_bytes;
+        self.global_store_bytes += o.global_store_bytes;
+        self.global_atomics += o.global_atomics;
+        self.global_atomic_bytes += o.global_atomic_bytes;
+        self.footprint_read_bytes += o.footprint_read_bytes;
+        self.footprint_written_bytes += o.footprint_written_bytes;
+    }
+}
+
+/// The emulator device. Devices share the process's global memory arena
+/// but each owns its allocations; counts are per device.
+#[derive(Debug)]
+pub struct EmuDevice {
+    id: u64,
+    options: EmuOptions,
+    stats: Mutex<EmuStats>,
+}
+
+impl EmuDevice {
+    /// What the emulator accepts: an H100's launch limits (with its 227
+    /// KiB opt-in maximum of dynamic shared memory), and grids below 2^30
+    /// blocks in all.
+    pub const LIMITS: DeviceLimits = DeviceLimits {
+        max_threads_per_block: 1024,
+        max_block_dim: (1024, 1024, 64),
+        max_grid_dim: (i32::MAX as u32, 65535, 65535),
+        max_shared_mem_bytes: 232448,
+        warp_size: 32,
+    };
+
+    /// A checked emulator with default options. Fails when the host C++
+    /// compiler is missing or cannot build the runtime.
+    pub fn new() -> Result<Self, DeviceError> {
+        Self::with_options(EmuOptions::default())
+    }
+
+    /// An emulator with `options`.
+    ///
+    /// ```
+    /// use granule_cuda::emu::{EmuDevice, EmuOptions};
+    /// let fast = EmuDevice::with_options(EmuOptions { checked: false, ..Default::default() }).unwrap();
+    /// assert!(!fast.options().checked);
+    /// ```
+    pub fn with_options(options: EmuOptions) -> Result<Self, DeviceError> {
+        static IDS: AtomicU64 = AtomicU64::new(1);
+        arena::arena()?;
+        compile::check_toolchain()?;
+        Ok(EmuDevice {
+            id: IDS.fetch_add(1, Ordering::Relaxed),
+            options,
+            stats: Mutex::new(EmuStats::default()),
+        })
+    }
+
+    /// The options.
+    pub fn options(&self) -> &EmuOptions {
+        &self.options
+    }
+
+    /// Counts since creation or the last [`EmuDevice::take_stats`].
+    pub fn stats(&self) -> EmuStats {
+        *self.stats.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Counts since creation or the last call, and starts counting afresh
+    /// (take before and after a dispatch to count the dispatch).
+    pub fn take_stats(&self) -> EmuStats {
+        std::mem::take(&mut *self.stats.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn arena(&self) -> &'static arena::Arena {
+        arena::arena().expect("the arena was reserved when the device was made")
+    }
+}
+
+impl Device for EmuDevice {
+    fn name(&self) -> String {
+        "emulator".into()
+    }
+
+    fn limits(&self) -> DeviceLimits {
+        Self::LIMITS
+    }
+
+    fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError> {
+        let addr = self.arena().alloc(bytes, self.id)?;
+        Ok(DeviceBuffer::new(addr as u64, bytes))
+    }
+
+    fn free(&self, buffer: DeviceBuffer) -> Result<(), DeviceError> {
+        self.arena().free(buffer.address() as usize, self.id)
+    }
+
+    fn copy_to_device(
+        &self,
+        dst: &mut DeviceBuffer,
+        offset: usize,
+        src: &[u8],
+    ) -> Result<(), DeviceError> {
+        let to = self.arena().range(
+            "copy to device (destination)",
+            dst.address() as usize,
+            self.id,
+            offset,
+            src.len(),
+        )?;
+        // SAFETY: `to` starts a checked range of src.len() bytes inside a
+        // live, writable allocation; `dst` is borrowed mutably, so no other
+        // copy uses the buffer, and kernels do not run concurrently with
+        // host access (Device::launch's contract); host memory never
+        // overlaps the arena.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), to, src.len()) };
+        Ok(())
+    }
+
+    fn copy_to_host(
+        &self,
+        dst: &mut [u8],
+        src: &DeviceBuffer,
+        offset: usize,
+    ) -> Result<(), DeviceError> {
+        let from = self.arena().range(
+            "copy to host (source)",
+            src.address() as usize,
+            self.id,
+            offset,
+            dst.len(),
+        )?;
+        // SAFETY: `from` starts a checked range of dst.len() bytes inside a
+        // live allocation that no one writes meanwhile (no `&mut` to `src`
+        // exists, and launches do not overlap host access).
+        unsafe { std::ptr::copy_nonoverlapping(from, dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+
+    fn copy_on_device(
+        &self,
+        dst: &mut DeviceBuffer,
+        dst_offset: usize,
+        src: &DeviceBuffer,
+        src_offset: usize,
+        bytes: usize,
+    ) -> Result<(), DeviceError> {
+        let arena = self.arena();
+        let from = arena.range(
+            "device copy (source)",
+            src.address() as usize,
+            self.id,
+            src_offset,
+            bytes,
+        )?;
+        let to = arena.range(
+            "device copy (destination)",
+            dst.address() as usize,
+            self.id,
+            dst_offset,
+            bytes,
+        )?;
+        // SAFETY: both ranges are checked and lie in distinct live
+        // allocations (`dst` is exclusive, so it is not `src`).
+        unsafe { std::ptr::copy_nonoverlapping(from, to, bytes) };
+        Ok(())
+    }
+
+    fn compile(&self, unit: &TranslationUnit, label: &str) -> Result<Module, DeviceError> {
+        let lib = compile::compile(unit, label)?;
+        Ok(Module::new(label, unit.entries(), lib))
+    }
+
+    unsafe fn launch(
+        &self,
+        module: &Module,
+        entry: &str,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<(), DeviceError> {
+        let Some(lib) = module.inner::<compile::Library>() else {
+            return Err(DeviceError::InvalidLaunch {
+                label: module.label().to_string(),
+                entry: entry.to_string(),
+                reason: "the module was compiled by another kind of device".into(),
+            });
+        };
+        // SAFETY: the caller upholds Device::launch's contract, which is
+        // launch::launch's.
+        let result = unsafe { launch::launch(self, lib, module.label(), entry, config, args) };
+        let mut stats = self.stats.lock().unwrap_or_else(|p| p.into_inner());
+        match result {
+            Ok(s) => {
+                *stats += s;
+                Ok(())
+            }
+            Err(e) => {
+                stats.launches += 1;
+                Err(e)
+            }
+        }
+    }
+
+    fn synchronize(&self) -> Result<(), DeviceError> {
+        Ok(())
+    }
+}

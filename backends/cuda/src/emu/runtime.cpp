@@ -1,0 +1,863 @@
+// runtime.cpp: the emulator's device runtime. Compiled once per compiler
+// and flags, without instrumentation, and linked into every emulated
+// module next to the instrumented translation unit. README.md in this
+// folder describes the design; launch.rs mirrors `Params`.
+
+#define GRANULE_EMU_RUNTIME 1
+#include "shim.h"
+
+#include <atomic>
+#include <link.h>
+#include <mutex>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <thread>
+#include <time.h>
+#include <vector>
+
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+// Defined by shim.h in the translation unit's half of the module.
+extern "C" void* granule_emu_dyn_smem();
+
+namespace granule_emu {
+
+// One launch, as launch.rs fills it; the runtime writes the outputs.
+struct Params {
+  // inputs
+  void (*thunk)(void**);
+  void** args;
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint64_t smem_bytes;
+  uint64_t arena_base;
+  uint64_t arena_bytes;
+  uint64_t shadow_base;
+  uint64_t launch_id;  // 1..2^20, names this launch in the global shadow
+  uint64_t timeout_ns;
+  uint32_t workers;
+  uint32_t checked;
+  // outputs: counts
+  uint64_t loads, stores, load_bytes, store_bytes, atomics, atomic_bytes;
+  uint64_t read_bytes, written_bytes;  // distinct words touched, in bytes
+  // outputs: the first failure
+  uint32_t status;
+  uint32_t race_kind;   // 1 two plain writes, 2 a read of another thread's write
+  uint32_t race_space;  // 1 global, 2 dynamic shared, 3 static shared
+  uint32_t race_size;
+  uint64_t race_addr;
+  uint64_t race_offset;  // into the arena, or into dynamic shared memory
+  uint64_t first_block, first_thread, second_block, second_thread;
+  char message[512];
+};
+
+enum Status : uint32_t { OK = 0, TRAPPED = 1, RACE = 2, DEADLOCK = 3, TIMEOUT = 4, INTERNAL = 5 };
+enum State : uint8_t { READY, BARRIER, WARP, DONE };
+
+struct Fiber {
+#if defined(__x86_64__)
+  void* sp;
+#else
+  ucontext_t ctx;
+#endif
+  uint3 tid;
+  uint32_t flat;
+  uint8_t state;
+  int op;
+  unsigned mask;
+  int arg;
+  int width;
+  uint64_t value;
+  uint64_t result;
+  uintptr_t last_volatile;  // a spin's repeated loads are counted once
+};
+
+// Shadow of one 4-byte word of global memory: the last writer, packed so
+// that one exchange publishes it to other blocks (launch 20 bits | block
+// 30 | thread 10 | byte mask 4; the mask is 0 for writes that are not
+// plain, checked writes), the barrier epoch of that write (read only by
+// the writer's own block, whose fibers share one OS thread), and the last
+// launch that read the word. The launch ids also give each launch's
+// footprint: a word counts once for reading and once for writing.
+struct GlobalCell {
+  std::atomic<uint64_t> who;
+  uint32_t epoch;
+  std::atomic<uint32_t> read;
+};
+// Shadow of one 4-byte word of shared memory, private to a worker: `seq`
+// names the block (per worker), `who` is thread << 4 | byte mask.
+struct SharedCell {
+  uint64_t seq;
+  uint32_t who;
+  uint32_t epoch;
+};
+
+struct Launch {
+  Params* p;
+  uint64_t nblocks;
+  uint32_t nthreads;
+  uint64_t deadline_ns;
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> abort{false};
+  std::mutex lock;
+};
+
+struct Worker {
+  Launch* l;
+  Params* p;
+#if defined(__x86_64__)
+  void* sched_sp;
+#else
+  ucontext_t sched;
+#endif
+  Fiber* fibers;
+  Fiber* cur;
+  char* stacks;
+  uint32_t stack_cap;
+  uint3 bidx;
+  uint64_t block;
+  uint32_t epoch;
+  uint64_t seq;
+  uint64_t launch;
+  uintptr_t arena_lo, arena_n;
+  char* shadow;
+  uintptr_t tls_lo, tls_n, dyn_lo;
+  SharedCell* sshadow;
+  bool checked;
+  bool progress;
+  uint32_t ticks;  // memory accesses since the last poll
+  uint64_t loads, stores, load_bytes, store_bytes, atomics, atomic_bytes;
+  uint64_t read_bytes, written_bytes;
+};
+
+static thread_local Worker* tw = nullptr;
+
+static uint64_t now_ns() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+// Records the launch's first failure; later ones are dropped. Returns
+// whether this call recorded.
+static bool fail_launch(Launch* l, uint32_t status, const char* message) {
+  std::lock_guard<std::mutex> g(l->lock);
+  if (l->p->status != OK) return false;
+  l->p->status = status;
+  snprintf(l->p->message, sizeof l->p->message, "%s", message);
+  l->abort.store(true);
+  return true;
+}
+
+// ------------------------------------------------------------- fibers
+
+// 64 KiB per CUDA thread: device code keeps little on the stack, and a
+// guard page below each stack turns an overflow into a fault, not a
+// silent overwrite of the neighbour.
+static const size_t STACK = 64 * 1024, GUARD = 4096, SLOT = STACK + GUARD;
+
+#if defined(__x86_64__)
+// Saves the callee-saved registers and the SSE/x87 control words on the
+// current stack, stores the stack pointer in *save and resumes `to`.
+extern "C" void granule_emu_switch(void** save, void* to);
+asm(R"(
+  .text
+  .p2align 4
+  .globl granule_emu_switch
+  .hidden granule_emu_switch
+  .type granule_emu_switch,@function
+granule_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size granule_emu_switch,.-granule_emu_switch
+)");
+#endif
+
+[[noreturn]] static void fiber_main();
+
+static void fiber_init(Worker* w, Fiber* f, uint32_t k) {
+  char* lo = w->stacks + (size_t)k * SLOT + GUARD;
+#if defined(__x86_64__)
+  // The frame granule_emu_switch pops: control words, six registers, and
+  // the return address fiber_main, entered with rsp = 8 mod 16 as after
+  // a call (its own return address is a null sentinel).
+  uint64_t* top = (uint64_t*)(lo + STACK);
+  uint64_t* sp = top - 9;
+  uint32_t csr;
+  uint16_t cw;
+  asm volatile("stmxcsr %0" : "=m"(csr));
+  asm volatile("fnstcw %0" : "=m"(cw));
+  sp[0] = (uint64_t)csr | ((uint64_t)cw << 32);
+  for (int r = 1; r <= 6; ++r) sp[r] = 0;
+  sp[7] = (uint64_t)&fiber_main;
+  sp[8] = 0;
+  f->sp = sp;
+#else
+  getcontext(&f->ctx);
+  f->ctx.uc_stack.ss_sp = lo;
+  f->ctx.uc_stack.ss_size = STACK;
+  f->ctx.uc_link = nullptr;
+  makecontext(&f->ctx, (void (*)())fiber_main, 0);
+#endif
+}
+
+static inline void to_fiber(Worker* w, Fiber* f) {
+  w->cur = f;
+#if defined(__x86_64__)
+  granule_emu_switch(&w->sched_sp, f->sp);
+#else
+  swapcontext(&w->sched, &f->ctx);
+#endif
+}
+
+static inline void to_scheduler(Worker* w, Fiber* f) {
+#if defined(__x86_64__)
+  granule_emu_switch(&f->sp, w->sched_sp);
+#else
+  swapcontext(&f->ctx, &w->sched);
+#endif
+}
+
+[[noreturn]] static void fiber_main() {
+  Worker* w = tw;
+  w->p->thunk(w->p->args);
+  Fiber* f = w->cur;
+  f->state = DONE;
+  w->progress = true;
+  to_scheduler(w, f);
+  __builtin_trap();  // a finished fiber is never resumed
+}
+
+// Fiber stacks are mapped once and reused by later launches of the module.
+struct Stacks {
+  char* base;
+  uint32_t cap;
+};
+static std::mutex pool_lock;
+static std::vector<Stacks> pool;
+// Unmaps the pooled stacks when the module is unloaded (declared after
+// `pool`, so it is destroyed first).
+struct PoolRelease {
+  ~PoolRelease() {
+    for (const Stacks& s : pool) munmap(s.base, (size_t)s.cap * SLOT);
+  }
+};
+static PoolRelease pool_release;
+
+static bool take_stacks(Worker* w, uint32_t n) {
+  {
+    std::lock_guard<std::mutex> g(pool_lock);
+    for (size_t k = 0; k < pool.size(); ++k) {
+      if (pool[k].cap >= n) {
+        w->stacks = pool[k].base;
+        w->stack_cap = pool[k].cap;
+        pool.erase(pool.begin() + k);
+        return true;
+      }
+    }
+  }
+  void* m = mmap(nullptr, (size_t)n * SLOT, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return false;
+  for (uint32_t k = 0; k < n; ++k) mprotect((char*)m + (size_t)k * SLOT, GUARD, PROT_NONE);
+  w->stacks = (char*)m;
+  w->stack_cap = n;
+  return true;
+}
+
+static void give_stacks(Worker* w) {
+  std::lock_guard<std::mutex> g(pool_lock);
+  pool.push_back(Stacks{w->stacks, w->stack_cap});
+}
+
+// --------------------------------------------------------- scheduling
+
+static inline uint3 unflatten(uint64_t k, const uint32_t* d) {
+  return uint3{(unsigned)(k % d[0]), (unsigned)(k / d[0] % d[1]), (unsigned)(k / d[0] / d[1])};
+}
+
+static inline unsigned lane_width(int width) {
+  return width > 0 && width <= 32 && (width & (width - 1)) == 0 ? (unsigned)width : 32u;
+}
+
+// The result lane k of a resolved group receives.
+static uint64_t warp_result(Fiber* lanes, uint32_t group, uint32_t k) {
+  const Fiber* g = &lanes[k];
+  const unsigned w = lane_width(g->width);
+  const unsigned a = (unsigned)g->arg;
+  unsigned src = k;
+  switch (g->op) {
+    case SHFL: src = (k & ~(w - 1)) + (a & (w - 1)); break;
+    case SHFL_UP: src = (k & (w - 1)) >= a ? k - a : k; break;
+    case SHFL_DOWN: src = (k & (w - 1)) + a < w ? k + a : k; break;
+    case SHFL_XOR:
+      src = k ^ a;
+      // A lane may read earlier width-groups, not later ones (CUDA's rule).
+      if (src >= 32 || (src & ~(w - 1)) > (k & ~(w - 1))) src = k;
+      break;
+    case BALLOT: {
+      uint64_t bits = 0;
+      for (uint32_t j = 0; j < 32; ++j)
+        if ((group >> j & 1u) && lanes[j].value != 0) bits |= 1ull << j;
+      return bits;
+    }
+    default: return 0;
+  }
+  return src < 32 && (group >> src & 1u) ? lanes[src].value : g->value;
+}
+
+// Completes every warp collective whose lanes (its mask, less exited
+// lanes) have all arrived; returns whether one completed.
+static bool resolve_warps(Worker* w) {
+  bool any = false;
+  const uint32_t n = w->l->nthreads;
+  for (uint32_t base = 0; base < n; base += 32) {
+    Fiber* lanes = w->fibers + base;
+    const uint32_t count = n - base < 32 ? n - base : 32;
+    uint32_t alive = 0, waiting = 0;
+    for (uint32_t k = 0; k < count; ++k) {
+      if (lanes[k].state != DONE) alive |= 1u << k;
+      if (lanes[k].state == WARP) waiting |= 1u << k;
+    }
+    uint32_t todo = waiting;
+    while (todo != 0) {
+      const uint32_t k = (uint32_t)__builtin_ctz(todo);
+      const uint32_t group = (lanes[k].mask & alive) | (1u << k);
+      todo &= ~(1u << k);
+      if ((group & waiting) != group) continue;
+      for (uint32_t j = 0; j < 32; ++j)
+        if (group >> j & 1u) lanes[j].result = warp_result(lanes, group, j);
+      for (uint32_t j = 0; j < 32; ++j)
+        if (group >> j & 1u) lanes[j].state = READY;
+      todo &= ~group;
+      waiting &= ~group;
+      any = true;
+    }
+  }
+  return any;
+}
+
+static void report_deadlock(Worker* w, uint32_t barrier, uint32_t warp, uint32_t done) {
+  char msg[512];
+  int at = -1;
+  for (uint32_t k = 0; k < w->l->nthreads; ++k)
+    if (w->fibers[k].state == WARP) {
+      at = (int)k;
+      break;
+    }
+  int len = snprintf(msg, sizeof msg,
+                     "block (%u, %u, %u) cannot progress: %u threads wait at __syncthreads, %u at a warp "
+                     "collective, %u have exited",
+                     w->bidx.x, w->bidx.y, w->bidx.z, barrier, warp, done);
+  if (at >= 0 && len > 0 && (size_t)len < sizeof msg)
+    snprintf(msg + len, sizeof msg - (size_t)len, "; thread %d waits for the lanes of mask 0x%08x", at,
+             w->fibers[at].mask);
+  fail_launch(w->l, DEADLOCK, msg);
+}
+
+// Runs block `b` to completion (or until the launch aborts).
+static void run_block(Worker* w, uint64_t b) {
+  Launch* l = w->l;
+  const uint32_t n = l->nthreads;
+  w->block = b;
+  w->bidx = unflatten(b, w->p->grid);
+  w->epoch = 0;
+  w->seq += 1;
+  for (uint32_t k = 0; k < n; ++k) {
+    Fiber* f = &w->fibers[k];
+    f->flat = k;
+    f->tid = unflatten(k, w->p->block);
+    f->state = READY;
+    f->last_volatile = 0;
+    fiber_init(w, f, k);
+  }
+  uint64_t passes = 0, idle = 0;
+  for (;;) {
+    w->progress = false;
+    uint32_t ready = 0, barrier = 0, warp = 0, done = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      Fiber* f = &w->fibers[k];
+      if (f->state == READY) {
+        to_fiber(w, f);
+        if (l->abort.load(std::memory_order_relaxed)) return;
+      }
+      switch (f->state) {
+        case READY: ++ready; break;
+        case BARRIER: ++barrier; break;
+        case WARP: ++warp; break;
+        default: ++done; break;
+      }
+    }
+    if (warp != 0 && resolve_warps(w)) continue;
+    if (done == n) return;
+    if (ready == 0) {
+      if (warp == 0 && barrier != 0) {
+        w->epoch += 1;
+        for (uint32_t k = 0; k < n; ++k)
+          if (w->fibers[k].state == BARRIER) w->fibers[k].state = READY;
+        continue;
+      }
+      report_deadlock(w, barrier, warp, done);
+      return;
+    }
+    // Only yielding fibers are left (a spin on memory another block or
+    // thread will write): let the other workers run, and watch the clock.
+    idle = w->progress ? 0 : idle + 1;
+    if (idle != 0 && idle % 64 == 0) sched_yield();
+    if (++passes % 256 == 0 && l->deadline_ns != 0 && now_ns() > l->deadline_ns) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "block (%u, %u, %u) still running at the time limit", w->bidx.x, w->bidx.y, w->bidx.z);
+      fail_launch(l, TIMEOUT, msg);
+      return;
+    }
+  }
+}
+
+// The calling thread's instance of this module's TLS segment: the static
+// and dynamic shared memory of the block the worker runs.
+struct TlsQuery {
+  uintptr_t probe;
+  uintptr_t lo, n;
+};
+static int find_tls(dl_phdr_info* info, size_t, void* data) {
+  TlsQuery* q = (TlsQuery*)data;
+  bool mine = false;
+  size_t tls = 0;
+  for (int k = 0; k < info->dlpi_phnum; ++k) {
+    const ElfW(Phdr)& h = info->dlpi_phdr[k];
+    const uintptr_t at = info->dlpi_addr + h.p_vaddr;
+    if (h.p_type == PT_LOAD && q->probe - at < h.p_memsz) mine = true;
+    if (h.p_type == PT_TLS) tls = h.p_memsz;
+  }
+  if (!mine) return 0;
+  q->lo = (uintptr_t)info->dlpi_tls_data;
+  q->n = info->dlpi_tls_data ? tls : 0;
+  return 1;
+}
+
+static void worker_main(Launch* l, Worker* w) {
+  tw = w;  // also allocates this thread's TLS block of the module
+  w->l = l;
+  w->p = l->p;
+  w->launch = l->p->launch_id & 0xfffffull;
+  w->arena_lo = (uintptr_t)l->p->arena_base;
+  w->arena_n = (uintptr_t)l->p->arena_bytes;
+  w->shadow = (char*)l->p->shadow_base;
+  w->checked = l->p->checked != 0;
+  w->dyn_lo = (uintptr_t)granule_emu_dyn_smem();
+  TlsQuery q{(uintptr_t)&worker_main, 0, 0};
+  dl_iterate_phdr(find_tls, &q);
+  w->tls_lo = q.lo;
+  w->tls_n = q.n;
+  if (w->checked && w->tls_n != 0) {
+    w->sshadow = (SharedCell*)calloc(w->tls_n / 4 + 1, sizeof(SharedCell));
+    if (!w->sshadow) w->tls_n = 0;
+  }
+  std::vector<Fiber> fibers(l->nthreads);
+  w->fibers = fibers.data();
+  if (!take_stacks(w, l->nthreads)) {
+    fail_launch(l, INTERNAL, "could not map fiber stacks");
+  } else {
+    while (!l->abort.load(std::memory_order_relaxed)) {
+      const uint64_t b = l->next.fetch_add(1);
+      if (b >= l->nblocks) break;
+      run_block(w, b);
+    }
+    give_stacks(w);
+  }
+  free(w->sshadow);
+  tw = nullptr;
+}
+
+// ------------------------------------------------------- device calls
+
+uint3 thread_idx() { return tw->cur->tid; }
+uint3 block_idx() { return tw->bidx; }
+uint3 block_dim() { return uint3{tw->p->block[0], tw->p->block[1], tw->p->block[2]}; }
+uint3 grid_dim() { return uint3{tw->p->grid[0], tw->p->grid[1], tw->p->grid[2]}; }
+
+void sync_threads() {
+  Worker* w = tw;
+  Fiber* f = w->cur;
+  f->state = BARRIER;
+  w->progress = true;
+  to_scheduler(w, f);
+}
+
+uint64_t warp_op(int op, unsigned mask, uint64_t value, int arg, int width) {
+  Worker* w = tw;
+  Fiber* f = w->cur;
+  f->op = op;
+  f->mask = mask;
+  f->value = value;
+  f->arg = arg;
+  f->width = width;
+  f->state = WARP;
+  w->progress = true;
+  to_scheduler(w, f);
+  return f->result;
+}
+
+void yield() {
+  Worker* w = tw;
+  Fiber* f = w->cur;
+  f->state = READY;
+  to_scheduler(w, f);
+}
+
+void fence() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  yield();
+}
+
+// Ends the calling thread and the launch (the whole grid stops, as a trap
+// does on a GPU); the host reads granule_error.
+[[noreturn]] static void stop(Worker* w) {
+  Fiber* f = w->cur;
+  f->state = DONE;
+  to_scheduler(w, f);
+  __builtin_trap();
+}
+
+void trap() {
+  Worker* w = tw;
+  fail_launch(w->l, TRAPPED, "the kernel trapped");
+  stop(w);
+}
+
+// ------------------------------------------------- memory access hooks
+
+static inline bool in_arena(const Worker* w, uintptr_t a) { return a - w->arena_lo < w->arena_n; }
+
+static inline uint32_t byte_mask(uint64_t lo, uint64_t hi, uint64_t word) {
+  return ((1u << (hi - lo)) - 1u) << (lo - word * 4);
+}
+
+[[noreturn]] static void race(Worker* w, uint32_t kind, uint32_t space, uintptr_t a, unsigned size,
+                              uint64_t other_block, uint64_t other_thread) {
+  Launch* l = w->l;
+  Params* p = w->p;
+  char msg[64];
+  snprintf(msg, sizeof msg, "data race");
+  if (fail_launch(l, RACE, msg)) {
+    std::lock_guard<std::mutex> g(l->lock);
+    p->race_kind = kind;
+    p->race_space = space;
+    p->race_size = size;
+    p->race_addr = a;
+    p->race_offset = space == 1 ? a - w->arena_lo : space == 2 ? a - w->dyn_lo : 0;
+    p->first_block = other_block;
+    p->first_thread = other_thread;
+    p->second_block = w->block;
+    p->second_thread = w->cur->flat;
+  }
+  stop(w);
+}
+
+static inline GlobalCell* cell(Worker* w, uint64_t word) {
+  return (GlobalCell*)(w->shadow + word * sizeof(GlobalCell));
+}
+
+// Counts the word in the launch's read footprint the first time.
+static inline void mark_read(Worker* w, GlobalCell* c) {
+  const uint32_t id = (uint32_t)w->launch;
+  if (c->read.load(std::memory_order_relaxed) != id && c->read.exchange(id, std::memory_order_relaxed) != id)
+    w->read_bytes += 4;
+}
+
+// A write that names no plain writer (volatile, atomic, or unchecked):
+// counts the word in the launch's write footprint the first time.
+static inline void mark_written(Worker* w, GlobalCell* c) {
+  if (c->who.load(std::memory_order_relaxed) >> 44 != w->launch) {
+    const uint64_t old = c->who.exchange(w->launch << 44, std::memory_order_relaxed);
+    if (old >> 44 != w->launch) w->written_bytes += 4;
+  }
+}
+
+enum Access { LOAD, STORE, VOLATILE_LOAD, VOLATILE_STORE, ATOMIC };
+
+// Footprint and, for checked plain accesses, the race check of an access
+// of `size` bytes at global address `a`.
+static void global_access(Worker* w, uintptr_t a, unsigned size, Access kind) {
+  const uint64_t off = a - w->arena_lo, end = off + size;
+  const bool checked = w->checked && (kind == LOAD || kind == STORE);
+  const uint64_t me_thread = w->cur->flat;
+  for (uint64_t word = off >> 2; word <= (end - 1) >> 2; ++word) {
+    GlobalCell* c = cell(w, word);
+    if (kind != STORE && kind != VOLATILE_STORE) mark_read(w, c);
+    if (kind != LOAD && kind != VOLATILE_LOAD && !checked) mark_written(w, c);
+    if (!checked) continue;
+    const uint64_t lo = word * 4 > off ? word * 4 : off;
+    const uint64_t hi = word * 4 + 4 < end ? word * 4 + 4 : end;
+    const uint32_t mask = byte_mask(lo, hi, word);
+    const bool write = kind == STORE;
+    const uint64_t me = w->launch << 44 | (w->block & 0x3fffffffull) << 14 | me_thread << 4 | mask;
+    const uint64_t old = write ? c->who.exchange(me, std::memory_order_relaxed) : c->who.load(std::memory_order_relaxed);
+    const uint32_t old_epoch = c->epoch;
+    if (write) {
+      c->epoch = w->epoch;
+      if (old >> 44 != w->launch) w->written_bytes += 4;
+    }
+    if (old >> 44 != w->launch || (old & mask & 0xfu) == 0) continue;
+    const uint64_t ob = old >> 14 & 0x3fffffffull, ot = old >> 4 & 0x3ffull;
+    const bool same_block = ob == (w->block & 0x3fffffffull);
+    if (same_block && (ot == me_thread || old_epoch != w->epoch)) continue;
+    // Reads only conflict within a block: across blocks, order comes from
+    // flags and fences the detector does not follow.
+    if (!write && !same_block) continue;
+    race(w, write ? 1 : 2, 1, a, size, ob, ot);
+  }
+}
+
+static void check_shared(Worker* w, uintptr_t a, unsigned size, bool write) {
+  const uint64_t off = a - w->tls_lo, end = off + size;
+  const uint32_t me_thread = w->cur->flat;
+  for (uint64_t word = off >> 2; word <= (end - 1) >> 2 && word * 4 < w->tls_n; ++word) {
+    const uint64_t lo = word * 4 > off ? word * 4 : off;
+    const uint64_t hi = word * 4 + 4 < end ? word * 4 + 4 : end;
+    const uint32_t mask = byte_mask(lo, hi, word);
+    SharedCell* c = &w->sshadow[word];
+    const SharedCell old = *c;
+    if (write) *c = SharedCell{w->seq, me_thread << 4 | mask, w->epoch};
+    if (old.seq != w->seq || (old.who & mask & 0xfu) == 0) continue;
+    if (old.who >> 4 == me_thread || old.epoch != w->epoch) continue;
+    const bool dynamic = a - w->dyn_lo < GRANULE_EMU_MAX_DYN_SMEM;
+    race(w, write ? 1 : 2, dynamic ? 2 : 3, a, size, w->block, old.who >> 4);
+  }
+}
+
+// A thread that never reaches a yield point (a loop over plain memory)
+// still notices, every 65536 accesses, that the launch failed elsewhere
+// or ran out of time, and ends.
+static void poll(Worker* w) {
+  Launch* l = w->l;
+  if (l->deadline_ns != 0 && now_ns() > l->deadline_ns) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "block (%u, %u, %u) thread %u still running at the time limit", w->bidx.x, w->bidx.y,
+             w->bidx.z, w->cur->flat);
+    fail_launch(l, TIMEOUT, msg);
+  }
+  if (l->abort.load(std::memory_order_relaxed)) stop(w);
+}
+
+static inline void on_read(const void* p, unsigned size) {
+  Worker* w = tw;
+  if (!w || !w->cur) return;
+  if (++w->ticks == 0x10000) {
+    w->ticks = 0;
+    poll(w);
+  }
+  const uintptr_t a = (uintptr_t)p;
+  if (in_arena(w, a)) {
+    w->loads += 1;
+    w->load_bytes += size;
+    w->cur->last_volatile = 0;
+    global_access(w, a, size, LOAD);
+  } else if (w->checked && a - w->tls_lo < w->tls_n) {
+    check_shared(w, a, size, false);
+  }
+}
+
+static inline void on_write(void* p, unsigned size) {
+  Worker* w = tw;
+  if (!w || !w->cur) return;
+  if (++w->ticks == 0x10000) {
+    w->ticks = 0;
+    poll(w);
+  }
+  const uintptr_t a = (uintptr_t)p;
+  if (in_arena(w, a)) {
+    w->stores += 1;
+    w->store_bytes += size;
+    w->cur->last_volatile = 0;
+    global_access(w, a, size, STORE);
+  } else if (w->checked && a - w->tls_lo < w->tls_n) {
+    check_shared(w, a, size, true);
+  }
+}
+
+// Volatile accesses are the header's flags and look-back reads: counted,
+// never races (CUDA treats them as relaxed atomics), and a volatile load is
+// a yield point, so a thread spinning on a flag lets the others run. A
+// spin's repeated loads of one address count as one load.
+static inline void on_volatile_read(const void* p, unsigned size) {
+  Worker* w = tw;
+  if (!w || !w->cur) return;
+  const uintptr_t a = (uintptr_t)p;
+  if (in_arena(w, a) && w->cur->last_volatile != a) {
+    w->cur->last_volatile = a;
+    w->loads += 1;
+    w->load_bytes += size;
+    global_access(w, a, size, VOLATILE_LOAD);
+  }
+  yield();
+}
+
+static inline void on_volatile_write(void* p, unsigned size) {
+  Worker* w = tw;
+  if (!w || !w->cur) return;
+  const uintptr_t a = (uintptr_t)p;
+  if (in_arena(w, a)) {
+    w->stores += 1;
+    w->store_bytes += size;
+    w->cur->last_volatile = 0;
+    global_access(w, a, size, VOLATILE_STORE);
+  }
+}
+
+template <class T> static inline void count_atomic(T* p) {
+  Worker* w = tw;
+  if (w && w->cur && in_arena(w, (uintptr_t)p)) {
+    w->atomics += 1;
+    w->atomic_bytes += sizeof(T);
+    global_access(w, (uintptr_t)p, sizeof(T), ATOMIC);
+  }
+}
+
+template <class T, class F> static inline T cas_update(T* p, F f) {
+  count_atomic(p);
+  T cur = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  while (!__atomic_compare_exchange_n(p, &cur, f(cur), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+  }
+  return cur;
+}
+
+template <class F, class W> static inline F float_add(F* p, F v) {
+  W* w = (W*)p;
+  const W old = cas_update(w, [v](W bits) { return __builtin_bit_cast(W, __builtin_bit_cast(F, bits) + v); });
+  return __builtin_bit_cast(F, old);
+}
+
+}  // namespace granule_emu
+
+using granule_emu::cas_update;
+using granule_emu::count_atomic;
+
+#define GRANULE_EMU_FETCH(NAME, T, BUILTIN)                                                   \
+  T NAME(T* p, T v) {                                                                         \
+    count_atomic(p);                                                                          \
+    return BUILTIN(p, v, __ATOMIC_SEQ_CST);                                                   \
+  }
+GRANULE_EMU_FETCH(atomicAdd, unsigned, __atomic_fetch_add)
+GRANULE_EMU_FETCH(atomicAdd, int, __atomic_fetch_add)
+GRANULE_EMU_FETCH(atomicAdd, unsigned long long, __atomic_fetch_add)
+GRANULE_EMU_FETCH(atomicSub, unsigned, __atomic_fetch_sub)
+GRANULE_EMU_FETCH(atomicSub, int, __atomic_fetch_sub)
+GRANULE_EMU_FETCH(atomicExch, unsigned, __atomic_exchange_n)
+GRANULE_EMU_FETCH(atomicExch, int, __atomic_exchange_n)
+GRANULE_EMU_FETCH(atomicExch, unsigned long long, __atomic_exchange_n)
+#undef GRANULE_EMU_FETCH
+
+float atomicAdd(float* p, float v) { return granule_emu::float_add<float, uint32_t>(p, v); }
+double atomicAdd(double* p, double v) { return granule_emu::float_add<double, uint64_t>(p, v); }
+float atomicExch(float* p, float v) {
+  count_atomic(p);
+  return __builtin_bit_cast(float, __atomic_exchange_n((uint32_t*)p, __builtin_bit_cast(uint32_t, v), __ATOMIC_SEQ_CST));
+}
+
+#define GRANULE_EMU_CAS(T)                                                                    \
+  T atomicCAS(T* p, T compare, T value) {                                                     \
+    count_atomic(p);                                                                          \
+    __atomic_compare_exchange_n(p, &compare, value, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+    return compare;                                                                           \
+  }
+GRANULE_EMU_CAS(unsigned)
+GRANULE_EMU_CAS(int)
+GRANULE_EMU_CAS(unsigned long long)
+#undef GRANULE_EMU_CAS
+
+#define GRANULE_EMU_MINMAX(T)                                                                 \
+  T atomicMin(T* p, T v) { return cas_update(p, [v](T x) { return v < x ? v : x; }); }        \
+  T atomicMax(T* p, T v) { return cas_update(p, [v](T x) { return v > x ? v : x; }); }
+GRANULE_EMU_MINMAX(int)
+GRANULE_EMU_MINMAX(unsigned)
+GRANULE_EMU_MINMAX(long long)
+GRANULE_EMU_MINMAX(unsigned long long)
+#undef GRANULE_EMU_MINMAX
+
+// The ThreadSanitizer entry points GCC's instrumentation calls, in place of
+// libtsan's: every load and store of the translation unit passes here.
+extern "C" {
+void __tsan_init() {}
+void __tsan_func_entry(void*) {}
+void __tsan_func_exit() {}
+void __tsan_vptr_update(void**, void*) {}
+void __tsan_vptr_read(void**) {}
+#define GRANULE_EMU_HOOKS(N)                                                                  \
+  void __tsan_read##N(void* p) { granule_emu::on_read(p, N); }                                \
+  void __tsan_write##N(void* p) { granule_emu::on_write(p, N); }                              \
+  void __tsan_unaligned_read##N(void* p) { granule_emu::on_read(p, N); }                      \
+  void __tsan_unaligned_write##N(void* p) { granule_emu::on_write(p, N); }                    \
+  void __tsan_volatile_read##N(void* p) { granule_emu::on_volatile_read(p, N); }              \
+  void __tsan_volatile_write##N(void* p) { granule_emu::on_volatile_write(p, N); }            \
+  void __tsan_unaligned_volatile_read##N(void* p) { granule_emu::on_volatile_read(p, N); }    \
+  void __tsan_unaligned_volatile_write##N(void* p) { granule_emu::on_volatile_write(p, N); }
+GRANULE_EMU_HOOKS(1)
+GRANULE_EMU_HOOKS(2)
+GRANULE_EMU_HOOKS(4)
+GRANULE_EMU_HOOKS(8)
+GRANULE_EMU_HOOKS(16)
+#undef GRANULE_EMU_HOOKS
+void __tsan_read_range(void* p, unsigned long size) {
+  if (size != 0) granule_emu::on_read(p, (unsigned)size);
+}
+void __tsan_write_range(void* p, unsigned long size) {
+  if (size != 0) granule_emu::on_write(p, (unsigned)size);
+}
+
+// The launch; returns when every block has run or the launch failed.
+uint64_t granule_emu_params_size() { return sizeof(granule_emu::Params); }
+
+void granule_emu_launch(granule_emu::Params* p) {
+  using namespace granule_emu;
+  Launch l;
+  l.p = p;
+  l.nblocks = (uint64_t)p->grid[0] * p->grid[1] * p->grid[2];
+  l.nthreads = p->block[0] * p->block[1] * p->block[2];
+  l.deadline_ns = p->timeout_ns == 0 ? 0 : now_ns() + p->timeout_ns;
+  uint64_t n = p->workers == 0 ? 1 : p->workers;
+  if (n > l.nblocks) n = l.nblocks;
+  std::vector<Worker> ws(n);
+  memset((void*)ws.data(), 0, n * sizeof(Worker));
+  std::vector<std::thread> ts;
+  try {
+    for (uint64_t k = 0; k < n; ++k) ts.emplace_back(worker_main, &l, &ws[k]);
+  } catch (...) {
+    fail_launch(&l, INTERNAL, "could not start the emulator's worker threads");
+  }
+  for (auto& t : ts) t.join();
+  for (const Worker& w : ws) {
+    p->loads += w.loads;
+    p->stores += w.stores;
+    p->load_bytes += w.load_bytes;
+    p->store_bytes += w.store_bytes;
+    p->atomics += w.atomics;
+    p->atomic_bytes += w.atomic_bytes;
+    p->read_bytes += w.read_bytes;
+    p->written_bytes += w.written_bytes;
+  }
+}
+}

@@ -1,0 +1,1043 @@
+//! The emulator device runs the generated CUDA C++ (header, drivers,
+//! kernels) on the CPU: launch geometry, the reduce and scan drivers across
+//! many blocks, warp collectives, the race detector, faults, and the
+//! global-memory counts.
+
+// The kernels are used through their generated statics only.
+#![allow(dead_code)]
+// The golden kernels spell constructs out on purpose, to exercise the
+// translator.
+#![allow(clippy::nonminimal_bool)]
+
+use granule::prelude::*;
+use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
+use granule_cuda::device_api::{
+    ArgScalar, Device, DeviceBuffer, DeviceError, Fault, KernelArgs, LaunchConfig, MemoryKind,
+    RaceKind, ThreadId,
+};
+use granule_cuda::emu::{EmuDevice, EmuOptions, EmuStats};
+use granule_cuda::kernel::{DeviceKernel, KernelPattern, Param, ParamKind};
+use std::time::Duration;
+
+#[kernel]
+fn axpy(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
+    *y += a * x[i];
+}
+
+#[kernel]
+fn copy(i: usize, y: &mut i32, x: &View1<i32>) {
+    *y = x[i];
+}
+
+#[kernel(reduce)]
+fn sum_i64(i: usize, x: &View1<i64>, acc: &mut i64) {
+    *acc += x[i];
+}
+
+#[kernel(scan)]
+fn inclusive(i: usize, x: &View1<i32>, out: &mut i32, partial: &mut i32, last: bool) {
+    *partial += x[i];
+    if last {
+        *out = *partial;
+    }
+}
+
+// ------------------------------------------------------------- helpers
+
+/// Element types moved to and from the device in these tests.
+trait Elem: ArgScalar {
+    const BYTES: usize;
+    fn read(b: &[u8]) -> Self;
+}
+macro_rules! elem {
+    ($($t:ty),*) => { $(
+        impl Elem for $t {
+            const BYTES: usize = std::mem::size_of::<$t>();
+            fn read(b: &[u8]) -> Self { <$t>::from_ne_bytes(b.try_into().unwrap()) }
+        }
+    )* };
+}
+elem!(i32, i64, u32, f32, f64);
+
+fn device() -> EmuDevice {
+    EmuDevice::new().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn upload<T: Elem>(dev: &EmuDevice, data: &[T]) -> DeviceBuffer {
+    let mut bytes = Vec::with_capacity(data.len() * T::BYTES);
+    for &v in data {
+        v.append(&mut bytes);
+    }
+    let mut buf = dev.alloc_zeroed(bytes.len()).unwrap();
+    dev.copy_to_device(&mut buf, 0, &bytes).unwrap();
+    buf
+}
+
+fn download<T: Elem>(dev: &EmuDevice, buf: &DeviceBuffer, n: usize) -> Vec<T> {
+    let mut bytes = vec![0u8; n * T::BYTES];
+    dev.copy_to_host(&mut bytes, buf, 0).unwrap();
+    bytes.chunks(T::BYTES).map(T::read).collect()
+}
+
+/// A rank-1 contiguous View argument over `buf`.
+fn view1(args: &mut KernelArgs, buf: &DeviceBuffer, n: usize, id: u32) {
+    args.view(buf.address(), &[n as u64], &[1], id);
+}
+
+fn config(grid: u32, block: u32, smem: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (grid, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: smem,
+    }
+}
+
+fn unit(instances: &[Instance]) -> TranslationUnit {
+    TranslationUnit::new(instances).unwrap()
+}
+
+/// A `#[kernel]`-shaped range kernel written by hand: index first, then
+/// `outs` u32 outputs, then one u32 atomic View `a` if `atomic`.
+fn hand_kernel(
+    name: &'static str,
+    params: &'static [Param],
+    source: &'static str,
+) -> &'static DeviceKernel {
+    Box::leak(Box::new(DeviceKernel {
+        name,
+        pattern: KernelPattern::For,
+        generics: &[],
+        params,
+        source,
+        deps: &[],
+    }))
+}
+
+const INDEX: Param = Param {
+    name: "i",
+    kind: ParamKind::Index,
+    cpp: "granule::usize",
+};
+const fn out(name: &'static str) -> Param {
+    Param {
+        name,
+        kind: ParamKind::Out,
+        cpp: "granule::u32",
+    }
+}
+const fn atomic(name: &'static str) -> Param {
+    Param {
+        name,
+        kind: ParamKind::Atomic { rank: 1 },
+        cpp: "granule::u32",
+    }
+}
+
+/// Launches the For entry of a kernel with one u32 output over `0..n`.
+fn run_one_output(
+    dev: &EmuDevice,
+    kernel: &'static DeviceKernel,
+    n: usize,
+    cfg: LaunchConfig,
+) -> Result<Vec<u32>, DeviceError> {
+    let module = dev.compile(
+        &unit(&[Instance::new(kernel, Pattern::For, &[])]),
+        kernel.name,
+    )?;
+    let y = dev.alloc_zeroed(n * 4).unwrap();
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &y, n, 1);
+    let entry = format!("granule_for_{}", kernel.name);
+    // SAFETY: begin, end and the output View over y's n elements are the
+    // entry's parameters.
+    let r = unsafe { dev.launch(&module, &entry, &cfg, &args) };
+    let v = download::<u32>(dev, &y, n);
+    dev.free(y).unwrap();
+    r.map(|()| v)
+}
+
+// -------------------------------------------------------------- ranges
+
+#[test]
+fn axpy_covers_every_size_and_grid() {
+    let dev = device();
+    let module = dev
+        .compile(
+            &unit(&[Instance::new(&__GRANULE_KERNEL_axpy, Pattern::For, &[])]),
+            "axpy",
+        )
+        .unwrap();
+    for (n, grid, block) in [
+        (1, 1, 32),
+        (31, 1, 32),
+        (32, 1, 32),
+        (33, 1, 32),
+        (33, 2, 64),
+        (1023, 3, 128),
+        (1023, 64, 256),
+        ((1 << 20) + 3, 96, 256),
+    ] {
+        let x: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let y0: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
+        let xb = upload(&dev, &x);
+        let yb = upload(&dev, &y0);
+        let mut args = KernelArgs::new();
+        args.scalar(0u64).scalar(n as u64);
+        view1(&mut args, &yb, n, 1);
+        args.scalar(2.0f64);
+        view1(&mut args, &xb, n, 2);
+        // SAFETY: (begin, end, y, a, x) is granule_for_axpy's parameter
+        // list and both Views cover n elements of live buffers.
+        unsafe { dev.launch(&module, "granule_for_axpy", &config(grid, block, 0), &args) }
+            .unwrap_or_else(|e| panic!("n = {n}: {e}"));
+        let y = download::<f64>(&dev, &yb, n);
+        for i in 0..n {
+            assert_eq!(
+                y[i],
+                2.0 * i as f64 + y0[i],
+                "n = {n}, grid {grid}x{block}, i = {i}"
+            );
+        }
+        dev.free(xb).unwrap();
+        dev.free(yb).unwrap();
+    }
+    assert_eq!(dev.stats().launches, 8);
+}
+
+#[test]
+fn a_copy_loads_and_stores_each_element_once() {
+    let dev = device();
+    let module = dev
+        .compile(
+            &unit(&[Instance::new(&__GRANULE_KERNEL_copy, Pattern::For, &[])]),
+            "copy",
+        )
+        .unwrap();
+    let n = 1000;
+    let x: Vec<i32> = (0..n as i32).map(|i| i * 3 - 7).collect();
+    let xb = upload(&dev, &x);
+    let yb = dev.alloc_zeroed(n * 4).unwrap();
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &yb, n, 1);
+    view1(&mut args, &xb, n, 2);
+    dev.take_stats();
+    // SAFETY: (begin, end, y, x) over n i32 each.
+    unsafe { dev.launch(&module, "granule_for_copy", &config(4, 128, 0), &args) }.unwrap();
+    let s = dev.take_stats();
+    assert_eq!(download::<i32>(&dev, &yb, n), x);
+    assert_eq!(
+        s,
+        EmuStats {
+            launches: 1,
+            global_loads: n as u64,
+            global_stores: n as u64,
+            global_load_bytes: 4 * n as u64,
+            global_store_bytes: 4 * n as u64,
+            global_atomics: 0,
+            global_atomic_bytes: 0,
+            footprint_read_bytes: 4 * n as u64,
+            footprint_written_bytes: 4 * n as u64,
+        }
+    );
+    assert_eq!(s.words_per_element(4, n as u64), 2.0);
+    dev.free(xb).unwrap();
+    dev.free(yb).unwrap();
+}
+
+// ------------------------------------------------------ reduce and scan
+
+fn reduce_sum(dev: &EmuDevice, x: &[i64], grid: u32, block: u32) -> (i64, EmuStats) {
+    let module = dev
+        .compile(
+            &unit(&[Instance::new(
+                &__GRANULE_KERNEL_sum_i64,
+                Pattern::Reduce(Reducer::Sum),
+                &[],
+            )]),
+            "sum_i64",
+        )
+        .unwrap();
+    let n = x.len();
+    let xb = upload(dev, x);
+    let partials = dev.alloc_zeroed(grid as usize * 8).unwrap();
+    let counter = dev.alloc_zeroed(4).unwrap();
+    let result = dev.alloc_zeroed(8).unwrap();
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &xb, n, 1);
+    args.pointer(partials.address())
+        .pointer(counter.address())
+        .pointer(result.address());
+    dev.take_stats();
+    // SAFETY: (begin, end, x, partials, counter, result): partials holds
+    // one i64 per block, counter is zero, result one i64.
+    unsafe {
+        dev.launch(
+            &module,
+            "granule_reduce_sum_sum_i64",
+            &config(grid, block, 0),
+            &args,
+        )
+    }
+    .unwrap();
+    let stats = dev.take_stats();
+    let total = download::<i64>(dev, &result, 1)[0];
+    assert_eq!(
+        download::<u32>(dev, &counter, 1),
+        [0],
+        "the counter is reset"
+    );
+    for b in [xb, partials, counter, result] {
+        dev.free(b).unwrap();
+    }
+    (total, stats)
+}
+
+#[test]
+fn block_reductions_combine_across_many_blocks() {
+    let dev = device();
+    for (n, grid, block) in [
+        (1, 1, 32),
+        (1000, 7, 96),
+        (100_000, 97, 256),
+        (4096, 64, 1024),
+    ] {
+        let x: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % 1000 - 500).collect();
+        let (total, stats) = reduce_sum(&dev, &x, grid, block);
+        assert_eq!(total, x.iter().sum::<i64>(), "n = {n}, grid {grid}x{block}");
+        assert_eq!(stats.launches, 1);
+        assert_eq!(
+            stats.global_atomics,
+            u64::from(grid),
+            "one counter bump per block"
+        );
+    }
+}
+
+#[test]
+fn a_reduce_moves_at_most_1_05_words_per_element() {
+    let dev = device();
+    let n = 1 << 20;
+    let x: Vec<i64> = (0..n as i64).collect();
+    let (total, s) = reduce_sum(&dev, &x, 64, 256);
+    assert_eq!(total, x.iter().sum::<i64>());
+    let words = s.words_per_element(8, n as u64);
+    println!("reduce of {n} i64: {s:?}, {words:.4} words per element");
+    assert!((1.0..=1.05).contains(&words), "{words} words per element");
+}
+
+fn scan(dev: &EmuDevice, x: &[i32], block: u32) -> (Vec<i32>, i32, EmuStats) {
+    let module = dev
+        .compile(
+            &unit(&[Instance::new(
+                &__GRANULE_KERNEL_inclusive,
+                Pattern::Scan(Reducer::Sum),
+                &[],
+            )]),
+            "inclusive",
+        )
+        .unwrap();
+    let n = x.len();
+    let tiles = n.div_ceil(block as usize).max(1);
+    let xb = upload(dev, x);
+    let outb = dev.alloc_zeroed(n * 4).unwrap();
+    let aggs = dev.alloc_zeroed(tiles * 4).unwrap();
+    let incls = dev.alloc_zeroed(tiles * 4).unwrap();
+    let flags = dev.alloc_zeroed(tiles * 4).unwrap();
+    let counter = dev.alloc_zeroed(4).unwrap();
+    let result = dev.alloc_zeroed(4).unwrap();
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &xb, n, 1);
+    view1(&mut args, &outb, n, 2);
+    for b in [&aggs, &incls, &flags, &counter, &result] {
+        args.pointer(b.address());
+    }
+    dev.take_stats();
+    // SAFETY: (begin, end, x, out, aggs, incls, flags, tiles, result), one
+    // aggregate, prefix and flag per tile, flags and the tile counter zero;
+    // one i32 per thread of dynamic shared memory.
+    unsafe {
+        dev.launch(
+            &module,
+            "granule_scan_sum_inclusive",
+            &config(tiles as u32, block, block * 4),
+            &args,
+        )
+    }
+    .unwrap_or_else(|e| panic!("{e}"));
+    let stats = dev.take_stats();
+    let out = download::<i32>(dev, &outb, n);
+    let total = download::<i32>(dev, &result, 1)[0];
+    for b in [xb, outb, aggs, incls, flags, counter, result] {
+        dev.free(b).unwrap();
+    }
+    (out, total, stats)
+}
+
+#[test]
+fn the_scan_looks_back_across_many_tiles() {
+    let dev = device();
+    for (n, block) in [(1usize, 32), (100, 32), (5000, 64), (70_000, 128)] {
+        let x: Vec<i32> = (0..n as i32).map(|i| (i * 31) % 17 - 8).collect();
+        let (out, total, stats) = scan(&dev, &x, block);
+        let mut acc = 0i32;
+        let expect: Vec<i32> = x
+            .iter()
+            .map(|v| {
+                acc += v;
+                acc
+            })
+            .collect();
+        assert_eq!(out, expect, "n = {n}, block {block}");
+        assert_eq!(total, acc);
+        assert_eq!(stats.launches, 1);
+    }
+}
+
+#[test]
+fn a_scan_moves_at_most_2_1_words_per_element() {
+    let dev = device();
+    let n = 1 << 20;
+    let x: Vec<i32> = (0..n as i32).map(|i| i % 5).collect();
+    let (out, _, s) = scan(&dev, &x, 256);
+    assert_eq!(out[n - 1], x.iter().sum::<i32>());
+    let words = s.words_per_element(4, n as u64);
+    println!("scan of {n} i32: {s:?}, {words:.4} words per element");
+    assert!((2.0..=2.1).contains(&words), "{words} words per element");
+}
+
+// ---------------------------------------------------------- collectives
+
+static WARP_OPS: [Param; 6] = [
+    INDEX,
+    out("sum"),
+    out("up"),
+    out("down"),
+    out("bcast"),
+    out("ballot"),
+];
+
+#[test]
+fn warp_shuffles_and_ballots_exchange_within_warps() {
+    let dev = device();
+    let k = hand_kernel(
+        "warp_ops",
+        &WARP_OPS,
+        "__device__ void warp_ops(granule::usize i, granule::u32& sum, granule::u32& up, \
+         granule::u32& down, granule::u32& bcast, granule::u32& ballot) {\n\
+           const granule::u32 v = (granule::u32)i;\n\
+           granule::u32 s = v;\n\
+           for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);\n\
+           sum = s;\n\
+           up = __shfl_up_sync(0xffffffffu, v, 1, 8);\n\
+           down = __shfl_down_sync(0xffffffffu, v, 3);\n\
+           bcast = __shfl_sync(0xffffffffu, v, 5, 16);\n\
+           ballot = __ballot_sync(0xffffffffu, v % 3u == 0u);\n\
+         }\n",
+    );
+    let module = dev
+        .compile(&unit(&[Instance::new(k, Pattern::For, &[])]), "warp_ops")
+        .unwrap();
+    let (grid, block) = (3u32, 64u32);
+    let n = (grid * block) as usize;
+    let outs: Vec<DeviceBuffer> = (0..5).map(|_| dev.alloc_zeroed(n * 4).unwrap()).collect();
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    for (id, b) in outs.iter().enumerate() {
+        view1(&mut args, b, n, id as u32);
+    }
+    // SAFETY: (begin, end, five u32 outputs of n elements).
+    unsafe {
+        dev.launch(
+            &module,
+            "granule_for_warp_ops",
+            &config(grid, block, 0),
+            &args,
+        )
+    }
+    .unwrap();
+    let got: Vec<Vec<u32>> = outs.iter().map(|b| download::<u32>(&dev, b, n)).collect();
+    for i in 0..n as u32 {
+        let base = i & !31;
+        let ballot = (0..32)
+            .filter(|j| (base + j) % 3 == 0)
+            .fold(0u32, |m, j| m | 1 << j);
+        let expect = [
+            32 * base + 496,
+            if i % 8 >= 1 { i - 1 } else { i },
+            if i % 32 + 3 < 32 { i + 3 } else { i },
+            (i & !15) + 5,
+            ballot,
+        ];
+        for (op, e) in expect.iter().enumerate() {
+            assert_eq!(got[op][i as usize], *e, "op {op}, i = {i}");
+        }
+    }
+    for b in outs {
+        dev.free(b).unwrap();
+    }
+}
+
+static ROTATE: [Param; 2] = [INDEX, out("y")];
+
+fn rotate_source(barrier: bool) -> &'static str {
+    Box::leak(
+        format!(
+            "__device__ void rotate_{0}(granule::usize i, granule::u32& y) {{\n\
+               granule::u32* buf = (granule::u32*)granule::granule_dyn_smem;\n\
+               buf[threadIdx.x] = (granule::u32)i;\n\
+               {1}\n\
+               y = buf[(threadIdx.x + blockDim.x - 1) % blockDim.x];\n\
+             }}\n",
+            if barrier { "synced" } else { "racy" },
+            if barrier { "__syncthreads();" } else { "" }
+        )
+        .into_boxed_str(),
+    )
+}
+
+#[test]
+fn dynamic_shared_memory_is_per_block_and_barriers_order_it() {
+    let dev = device();
+    let k = hand_kernel("rotate_synced", &ROTATE, rotate_source(true));
+    let (grid, block) = (5, 96);
+    let n = (grid * block) as usize;
+    let y = run_one_output(&dev, k, n, config(grid, block, block * 4)).unwrap();
+    for i in 0..n as u32 {
+        let t = i % block;
+        assert_eq!(y[i as usize], i - t + (t + block - 1) % block, "i = {i}");
+    }
+}
+
+// ---------------------------------------------------------- checked mode
+
+#[test]
+fn a_read_with_no_barrier_after_another_threads_write_is_a_race() {
+    let dev = device();
+    let k = hand_kernel("rotate_racy", &ROTATE, rotate_source(false));
+    let err = run_one_output(&dev, k, 64, config(1, 64, 256)).unwrap_err();
+    let DeviceError::Race { entry, race, .. } = &err else {
+        panic!("expected a race, got {err}");
+    };
+    assert_eq!(entry, "granule_for_rotate_racy");
+    assert_eq!(race.kind, RaceKind::ReadAfterWrite);
+    assert_eq!(race.memory, MemoryKind::DynamicShared { offset: 0 });
+    let thread = |t| ThreadId {
+        block: (0, 0, 0),
+        thread: (t, 0, 0),
+    };
+    assert_eq!((race.first, race.second), (thread(0), thread(1)));
+    let text = err.to_string();
+    assert!(
+        text.contains("rotate_racy") && text.contains("dynamic shared memory, byte 0"),
+        "{text}"
+    );
+}
+
+static SHARED_RACE: [Param; 2] = [INDEX, out("y")];
+
+#[test]
+fn two_threads_writing_one_shared_word_race() {
+    let dev = device();
+    let k = hand_kernel(
+        "shared_race",
+        &SHARED_RACE,
+        "__device__ void shared_race(granule::usize i, granule::u32& y) {\n\
+           __shared__ granule::u32 s;\n\
+           s = (granule::u32)i;\n\
+           __syncthreads();\n\
+           y = s;\n\
+         }\n",
+    );
+    let err = run_one_output(&dev, k, 64, config(2, 32, 0)).unwrap_err();
+    match &err {
+        DeviceError::Race { race, .. } => {
+            assert_eq!(race.kind, RaceKind::WriteWrite);
+            assert_eq!(race.memory, MemoryKind::StaticShared);
+            assert_eq!(race.first.block, race.second.block);
+            assert_ne!(race.first.thread, race.second.thread);
+        }
+        e => panic!("expected a race, got {e}"),
+    }
+}
+
+static GLOBAL: [Param; 2] = [INDEX, atomic("h")];
+
+fn global_word_kernel(name: &'static str, body: &str) -> &'static DeviceKernel {
+    let source = format!(
+        "__device__ void {name}(granule::usize i, granule::AtomicView<granule::u32, 1> h) {{\n  {body}\n}}\n"
+    );
+    hand_kernel(name, &GLOBAL, Box::leak(source.into_boxed_str()))
+}
+
+fn run_on_word(
+    dev: &EmuDevice,
+    k: &'static DeviceKernel,
+    n: usize,
+    cfg: LaunchConfig,
+) -> Result<u32, DeviceError> {
+    let module = dev.compile(&unit(&[Instance::new(k, Pattern::For, &[])]), k.name)?;
+    let h = dev.alloc_zeroed(4).unwrap();
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &h, 1, 9);
+    let entry = format!("granule_for_{}", k.name);
+    // SAFETY: (begin, end, an atomic View of one u32 over h).
+    let r = unsafe { dev.launch(&module, &entry, &cfg, &args) };
+    let v = download::<u32>(dev, &h, 1)[0];
+    dev.free(h).unwrap();
+    r.map(|()| v)
+}
+
+#[test]
+fn plain_writes_of_one_global_word_race_and_atomic_ones_do_not() {
+    let dev = device();
+    let racy = global_word_kernel("racy_store", "*h.at(0ull) = (granule::u32)i;");
+    let err = run_on_word(&dev, racy, 256, config(4, 64, 0)).unwrap_err();
+    let DeviceError::Race { label, race, .. } = &err else {
+        panic!("expected a race, got {err}");
+    };
+    assert_eq!(label, "racy_store");
+    assert_eq!(race.kind, RaceKind::WriteWrite);
+    assert!(
+        matches!(race.memory, MemoryKind::Global { offset: 0, buffer } if buffer != 0),
+        "{race:?}"
+    );
+    assert_ne!(race.first, race.second);
+    let text = err.to_string();
+    assert!(
+        text.contains("granule_for_racy_store") && text.contains("thread ("),
+        "{text}"
+    );
+
+    let counted = global_word_kernel("atomic_count", "granule::atomic_fetch_add(h.at(0ull), 1u);");
+    assert_eq!(
+        run_on_word(&dev, counted, 1000, config(4, 64, 0)).unwrap(),
+        1000
+    );
+}
+
+#[test]
+fn unchecked_mode_lets_a_racy_kernel_finish() {
+    let dev = EmuDevice::with_options(EmuOptions {
+        checked: false,
+        ..Default::default()
+    })
+    .unwrap();
+    let racy = global_word_kernel("racy_store", "*h.at(0ull) = (granule::u32)i;");
+    let last = run_on_word(&dev, racy, 256, config(4, 64, 0)).unwrap();
+    assert!(last < 256);
+}
+
+#[test]
+fn blocks_run_concurrently_so_they_can_wait_on_each_other() {
+    // Each block publishes its flag and waits for the other's: this ends
+    // only if both blocks run at once.
+    let handshake = global_word_kernel(
+        "handshake",
+        "volatile granule::u32* f = h.at(0ull);\n\
+         if (threadIdx.x != 0) return;\n\
+         f[blockIdx.x] = 1u;\n\
+         while (f[1u - blockIdx.x] == 0u) {}",
+    );
+    let two = device();
+    let module = two
+        .compile(
+            &unit(&[Instance::new(handshake, Pattern::For, &[])]),
+            "handshake",
+        )
+        .unwrap();
+    let flags = two.alloc_zeroed(8).unwrap();
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(64u64);
+    view1(&mut args, &flags, 2, 9);
+    // SAFETY: (begin, end, an atomic View of two u32 over flags).
+    unsafe { two.launch(&module, "granule_for_handshake", &config(2, 32, 0), &args) }.unwrap();
+    assert_eq!(download::<u32>(&two, &flags, 2), [1, 1]);
+
+    // One worker runs the blocks one after the other: the first waits
+    // forever, and the time limit ends the launch with a typed error.
+    let one = EmuDevice::with_options(EmuOptions {
+        workers: 1,
+        timeout: Some(Duration::from_millis(300)),
+        ..Default::default()
+    })
+    .unwrap();
+    let mine = one.alloc_zeroed(8).unwrap();
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(64u64);
+    view1(&mut args, &mine, 2, 9);
+    // SAFETY: as above, over `mine`.
+    let err = unsafe { one.launch(&module, "granule_for_handshake", &config(2, 32, 0), &args) }
+        .unwrap_err();
+    assert!(matches!(err, DeviceError::Timeout { .. }), "{err}");
+    two.free(flags).unwrap();
+    one.free(mine).unwrap();
+}
+
+// ------------------------------------------------------------- failures
+
+static STUCK: [Param; 2] = [INDEX, out("y")];
+
+#[test]
+fn a_barrier_some_threads_never_reach_is_a_deadlock_not_a_hang() {
+    let dev = device();
+    let k = hand_kernel(
+        "stuck",
+        &STUCK,
+        "__device__ void stuck(granule::usize i, granule::u32& y) {\n\
+           granule::u32 v = (granule::u32)i;\n\
+           if (threadIdx.x == 0) __syncthreads(); else v = __shfl_sync(0xffffffffu, v, 0);\n\
+           y = v;\n\
+         }\n",
+    );
+    let err = run_one_output(&dev, k, 32, config(1, 32, 0)).unwrap_err();
+    let DeviceError::Deadlock { detail, .. } = &err else {
+        panic!("expected a deadlock, got {err}");
+    };
+    assert!(
+        detail.contains("1 threads wait at __syncthreads, 31 at a warp collective"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn an_index_past_the_extent_is_a_fault_naming_the_view() {
+    let dev = device();
+    let module = dev
+        .compile(
+            &unit(&[Instance::new(&__GRANULE_KERNEL_copy, Pattern::For, &[])]),
+            "copy",
+        )
+        .unwrap();
+    let xb = upload(&dev, &[1i32; 10]);
+    let yb = dev.alloc_zeroed(12 * 4).unwrap();
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(12u64);
+    view1(&mut args, &yb, 12, 1);
+    view1(&mut args, &xb, 10, 42);
+    // SAFETY: (begin, end, y, x); the View x says 10 elements, so the
+    // header's bounds check stops index 10 before it reads past xb.
+    let err =
+        unsafe { dev.launch(&module, "granule_for_copy", &config(1, 16, 0), &args) }.unwrap_err();
+    assert_eq!(
+        err,
+        DeviceError::Fault {
+            label: "copy".into(),
+            entry: "granule_for_copy".into(),
+            fault: Fault::OutOfBounds {
+                view: 42,
+                dim: 0,
+                index: 10,
+                extent: 10
+            },
+        }
+    );
+    // The record was cleared: the next launch in range succeeds.
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(10u64);
+    view1(&mut args, &yb, 12, 1);
+    view1(&mut args, &xb, 10, 42);
+    // SAFETY: as above, within bounds.
+    unsafe { dev.launch(&module, "granule_for_copy", &config(1, 16, 0), &args) }.unwrap();
+    dev.free(xb).unwrap();
+    dev.free(yb).unwrap();
+}
+
+static BROKEN: [Param; 2] = [INDEX, out("y")];
+
+#[test]
+fn a_compile_error_shows_the_log_and_the_failing_line() {
+    let dev = device();
+    let k = hand_kernel(
+        "broken",
+        &BROKEN,
+        "__device__ void broken(granule::usize i, granule::u32& y) {\n\
+           y = undefined_name + 1u;\n\
+         }\n",
+    );
+    let u = unit(&[Instance::new(k, Pattern::For, &[])]);
+    let err = dev.compile(&u, "broken kernel").unwrap_err();
+    let DeviceError::Compile { log, excerpts, .. } = &err else {
+        panic!("expected a compile error, got {err}");
+    };
+    assert!(log.contains("undefined_name"), "{log}");
+    let line = u
+        .source()
+        .lines()
+        .position(|l| l.contains("undefined_name"))
+        .unwrap()
+        + 1;
+    assert_eq!(excerpts.first().map(|e| e.line), Some(line), "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("--> broken kernel.cu:{line}")),
+        "{err}"
+    );
+}
+
+#[test]
+fn launches_the_device_cannot_run_are_refused_before_they_start() {
+    let dev = device();
+    let module = dev
+        .compile(
+            &unit(&[Instance::new(&__GRANULE_KERNEL_copy, Pattern::For, &[])]),
+            "copy",
+        )
+        .unwrap();
+    let mut short = KernelArgs::new();
+    short.scalar(0u64).scalar(1u64);
+    // SAFETY: refused before anything runs (checked below).
+    let err =
+        unsafe { dev.launch(&module, "granule_for_copy", &config(1, 32, 0), &short) }.unwrap_err();
+    assert!(
+        matches!(&err, DeviceError::InvalidLaunch { reason, .. } if reason.contains("4 parameters of [8, 8, 32, 32] bytes")),
+        "{err}"
+    );
+    // SAFETY: refused before anything runs.
+    let err = unsafe { dev.launch(&module, "granule_for_copy", &config(1, 2048, 0), &short) }
+        .unwrap_err();
+    assert!(matches!(err, DeviceError::InvalidLaunch { .. }), "{err}");
+    // SAFETY: refused before anything runs.
+    let err = unsafe { dev.launch(&module, "granule_for_nothing", &config(1, 32, 0), &short) }
+        .unwrap_err();
+    assert!(
+        matches!(&err, DeviceError::UnknownEntry { entries, .. } if entries == &["granule_for_copy"]),
+        "{err}"
+    );
+}
+
+#[test]
+fn buffers_are_zeroed_bounds_checked_and_owned() {
+    let dev = device();
+    let other = device();
+    let mut a = dev.alloc_zeroed(100).unwrap();
+    let mut out = [7u8; 100];
+    dev.copy_to_host(&mut out, &a, 0).unwrap();
+    assert_eq!(out, [0; 100]);
+    let err = dev.copy_to_device(&mut a, 90, &[1; 20]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DeviceError::OutOfRange {
+                offset: 90,
+                bytes: 20,
+                buffer_bytes: 100,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    dev.copy_to_device(&mut a, 10, &[5; 20]).unwrap();
+    let mut b = dev.alloc_zeroed(30).unwrap();
+    dev.copy_on_device(&mut b, 0, &a, 5, 30).unwrap();
+    let mut got = [0u8; 30];
+    dev.copy_to_host(&mut got, &b, 0).unwrap();
+    assert_eq!(got[..5], [0; 5]);
+    assert_eq!(got[5..25], [5; 20]);
+    let err = other.copy_to_host(&mut got, &b, 0).unwrap_err();
+    assert!(matches!(err, DeviceError::UnknownBuffer { .. }), "{err}");
+    dev.free(a).unwrap();
+    dev.free(b).unwrap();
+}
+
+// ---------------------------------------------------------------- teams
+
+include!("../../../macros/tests/golden/team.rs");
+
+/// Runs the golden team kernel `rows` over `league` teams of `team`
+/// threads with `lanes` vector lanes; returns `out` and `counts`.
+fn run_rows(
+    dev: &EmuDevice,
+    a: &[f64],
+    x: &[f64],
+    league: u32,
+    team: u32,
+    lanes: u32,
+) -> Result<(Vec<f64>, Vec<i64>), DeviceError> {
+    let module = dev.compile(
+        &unit(&[Instance::new(&__GRANULE_KERNEL_rows, Pattern::Team, &[])]),
+        "rows",
+    )?;
+    let (n, cols) = (x.len(), a.len() / league as usize);
+    let ab = upload(dev, a);
+    let xb = upload(dev, x);
+    let outb = dev.alloc_zeroed(league as usize * 8).unwrap();
+    let countsb = dev.alloc_zeroed(8 * 8).unwrap();
+    let team_bytes = (n * 8) as u64;
+    let mut args = KernelArgs::new();
+    args.scalar(u64::from(league))
+        .team_scratch([team_bytes, 0], [0, 0], 0);
+    args.view(
+        ab.address(),
+        &[u64::from(league), cols as u64],
+        &[cols as u64, 1],
+        1,
+    );
+    view1(&mut args, &xb, n, 2);
+    view1(&mut args, &outb, league as usize, 3);
+    view1(&mut args, &countsb, 8, 4);
+    let threads = u64::from(team * lanes);
+    let smem = granule_cuda::device::reserved_smem(threads) + team_bytes.div_ceil(16) * 16;
+    let cfg = LaunchConfig {
+        grid_dim: (league, 1, 1),
+        block_dim: (lanes, team, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    // SAFETY: (league, scratch, a, x, out, counts) as granule_team_rows
+    // takes them; level-0 scratch of n f64 per team fits the dynamic shared
+    // memory given, and there is no level 1.
+    let r = unsafe { dev.launch(&module, "granule_team_rows", &cfg, &args) };
+    let out = download::<f64>(dev, &outb, league as usize);
+    let counts = download::<i64>(dev, &countsb, 8);
+    for b in [ab, xb, outb, countsb] {
+        dev.free(b).unwrap();
+    }
+    r.map(|()| (out, counts))
+}
+
+#[test]
+fn team_kernels_run_with_teams_of_many_threads() {
+    let dev = device();
+    let (league, team, n, cols) = (3u32, 4u32, 10usize, 6usize);
+    let a: Vec<f64> = (0..league as usize * cols)
+        .map(|k| (k % 5) as f64)
+        .collect();
+    let x: Vec<f64> = (0..n).map(|k| k as f64 * 0.5).collect();
+    let (out, counts) = run_rows(&dev, &a, &x, league, team, 1).unwrap_or_else(|e| panic!("{e}"));
+    let biggest = x.iter().cloned().fold(f64::MIN, f64::max);
+    for row in 0..league as usize {
+        let dot: f64 = (0..cols).map(|j| a[row * cols + j] * x[j]).sum();
+        let ranks = f64::from(team * (team - 1) / 2);
+        let expect = 6.0 * dot + biggest + 28.0 + f64::from(league + team) + ranks;
+        assert_eq!(out[row], expect, "row {row}");
+    }
+    let expect: Vec<i64> = (0..8)
+        .map(|j| i64::from(league) * j * (j + 1) / 2)
+        .collect();
+    assert_eq!(counts, expect);
+}
+
+// -------------------------------------------------------------- atomics
+
+include!("../../../macros/tests/golden/histogram.rs");
+
+static ATOMICS64: [Param; 4] = [
+    INDEX,
+    Param {
+        name: "s",
+        kind: ParamKind::Atomic { rank: 1 },
+        cpp: "granule::i64",
+    },
+    Param {
+        name: "u",
+        kind: ParamKind::Atomic { rank: 1 },
+        cpp: "granule::u64",
+    },
+    Param {
+        name: "f",
+        kind: ParamKind::Atomic { rank: 1 },
+        cpp: "granule::f64",
+    },
+];
+
+#[test]
+fn atomics_of_every_width_and_type_combine_across_blocks() {
+    let dev = device();
+    let k = hand_kernel(
+        "atomics64",
+        &ATOMICS64,
+        "__device__ void atomics64(granule::usize i, granule::AtomicView<granule::i64, 1> s, \
+         granule::AtomicView<granule::u64, 1> u, granule::AtomicView<granule::f64, 1> f) {\n\
+           const granule::i64 v = (granule::i64)i - 500;\n\
+           granule::atomic_fetch_min(s.at(0ull), v);\n\
+           granule::atomic_fetch_max(s.at(1ull), v);\n\
+           granule::atomic_fetch_min(u.at(0ull), (granule::u64)i + 7ull);\n\
+           granule::atomic_fetch_max(u.at(1ull), (granule::u64)i << 40);\n\
+           granule::atomic_fetch_add(u.at(2ull), 3ull);\n\
+           granule::atomic_fetch_add(f.at(0ull), 0.5);\n\
+         }\n",
+    );
+    let n = 1000usize;
+    let module = dev
+        .compile(
+            &unit(&[
+                Instance::new(k, Pattern::For, &[]),
+                Instance::new(&__GRANULE_KERNEL_histogram, Pattern::For, &[]),
+            ]),
+            "atomics",
+        )
+        .unwrap();
+    let s = upload(&dev, &[i64::MAX, i64::MIN]);
+    let u = upload(&dev, &[u64::MAX as i64, 0, 0]);
+    let f = upload(&dev, &[0.0f64]);
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &s, 2, 1);
+    view1(&mut args, &u, 3, 2);
+    view1(&mut args, &f, 1, 3);
+    // SAFETY: (begin, end, three atomic Views over s, u, f).
+    unsafe { dev.launch(&module, "granule_for_atomics64", &config(5, 64, 0), &args) }.unwrap();
+    assert_eq!(download::<i64>(&dev, &s, 2), [-500, 499]);
+    let got_u: Vec<u64> = download::<i64>(&dev, &u, 3)
+        .iter()
+        .map(|&v| v as u64)
+        .collect();
+    assert_eq!(got_u, [7, 999 << 40, 3 * n as u64]);
+    assert_eq!(download::<f64>(&dev, &f, 1), [0.5 * n as f64]);
+
+    // f32 min/max and exchange are CAS loops in the header.
+    let x32: Vec<f32> = (0..n)
+        .map(|i| ((i * 37) % 101) as f32 * 0.25 + 1.0)
+        .collect();
+    let xb = upload(&dev, &x32);
+    let h = dev.alloc_zeroed(16 * 4).unwrap();
+    let m = upload(&dev, &[f32::MIN, f32::MAX, 0.0, 0.0, 0.0]);
+    let (lo, width) = (1.0f32, 2.0f32);
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &xb, n, 1);
+    args.scalar(lo).scalar(width);
+    view1(&mut args, &h, 16, 2);
+    view1(&mut args, &m, 5, 3);
+    // SAFETY: (begin, end, x, lo, width, h, m) as granule_for_histogram
+    // takes them, over 16 bins and 5 f32.
+    unsafe { dev.launch(&module, "granule_for_histogram", &config(3, 128, 0), &args) }.unwrap();
+    let mut expect = [0u32; 16];
+    for v in &x32 {
+        expect[(((v - lo) / width) as usize).min(15)] += 1;
+    }
+    assert_eq!(download::<u32>(&dev, &h, 16), expect);
+    let got = download::<f32>(&dev, &m, 5);
+    let (max, min) = x32
+        .iter()
+        .fold((f32::MIN, f32::MAX), |(a, b), &v| (a.max(v), b.min(v)));
+    assert_eq!((got[0], got[1]), (max, min));
+    assert!(x32.contains(&got[2]), "the last exchange stores some x");
+    for b in [s, u, f, xb, h, m] {
+        dev.free(b).unwrap();
+    }
+}
+
+#[test]
+fn a_thread_that_never_yields_still_stops_at_the_time_limit() {
+    let dev = EmuDevice::with_options(EmuOptions {
+        timeout: Some(Duration::from_millis(200)),
+        ..Default::default()
+    })
+    .unwrap();
+    let forever = global_word_kernel(
+        "forever",
+        "if (i != 0) return;\n\
+         for (granule::u32 k = 0;; ++k) *h.at(0ull) = k;",
+    );
+    let err = run_on_word(&dev, forever, 64, config(2, 32, 0)).unwrap_err();
+    let DeviceError::Timeout { label, detail, .. } = &err else {
+        panic!("expected a timeout, got {err}");
+    };
+    assert_eq!(label, "forever");
+    assert!(detail.contains("block (0, 0, 0) thread 0"), "{detail}");
+}
