@@ -5,8 +5,9 @@
 //! this crate wraps them in framework-owned drivers ([`codegen`]), prepends
 //! the self-contained device header ([`device`]) and compiles the result at
 //! run time with NVRTC ([`nvrtc`]), loaded dynamically through cudarc.
-//! Devices ([`device_api::Device`]) allocate, compile and launch; the host
-//! emulator ([`emu::EmuDevice`]) runs the same generated source on the CPU.
+//! Devices ([`device_api::Device`]) allocate, compile and launch: the
+//! cudarc device ([`gpu::GpuDevice`]) on a real GPU, the host emulator
+//! ([`emu::EmuDevice`]) on the CPU, from the same generated source.
 //!
 //! ```
 //! use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
@@ -29,9 +30,11 @@
 //! assert_eq!(unit.entries(), ["granule_for_twice"]);
 //! ```
 
+mod cache;
 pub mod codegen;
 pub mod device;
 pub mod device_api;
 pub mod emu;
+pub mod gpu;
 pub mod kernel;
 pub mod nvrtc;

@@ -10,90 +10,20 @@
 #![allow(clippy::nonminimal_bool)]
 
 use granule::prelude::*;
-use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
+use granule_cuda::codegen::{Instance, Pattern};
 use granule_cuda::device_api::{
-    ArgScalar, Device, DeviceBuffer, DeviceError, Fault, KernelArgs, LaunchConfig, MemoryKind,
-    RaceKind, ThreadId,
+    Device, DeviceBuffer, DeviceError, Fault, KernelArgs, LaunchConfig, MemoryKind, RaceKind,
+    ThreadId,
 };
 use granule_cuda::emu::{EmuDevice, EmuOptions, EmuStats};
 use granule_cuda::kernel::{DeviceKernel, KernelPattern, Param, ParamKind};
 use std::time::Duration;
 
-#[kernel]
-fn axpy(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
-    *y += a * x[i];
-}
-
-#[kernel]
-fn copy(i: usize, y: &mut i32, x: &View1<i32>) {
-    *y = x[i];
-}
-
-#[kernel(reduce)]
-fn sum_i64(i: usize, x: &View1<i64>, acc: &mut i64) {
-    *acc += x[i];
-}
-
-#[kernel(scan)]
-fn inclusive(i: usize, x: &View1<i32>, out: &mut i32, partial: &mut i32, last: bool) {
-    *partial += x[i];
-    if last {
-        *out = *partial;
-    }
-}
-
-// ------------------------------------------------------------- helpers
-
-/// Element types moved to and from the device in these tests.
-trait Elem: ArgScalar {
-    const BYTES: usize;
-    fn read(b: &[u8]) -> Self;
-}
-macro_rules! elem {
-    ($($t:ty),*) => { $(
-        impl Elem for $t {
-            const BYTES: usize = std::mem::size_of::<$t>();
-            fn read(b: &[u8]) -> Self { <$t>::from_ne_bytes(b.try_into().unwrap()) }
-        }
-    )* };
-}
-elem!(i32, i64, u32, f32, f64);
+mod launches;
+use launches::*;
 
 fn device() -> EmuDevice {
     EmuDevice::new().unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn upload<T: Elem>(dev: &EmuDevice, data: &[T]) -> DeviceBuffer {
-    let mut bytes = Vec::with_capacity(data.len() * T::BYTES);
-    for &v in data {
-        v.append(&mut bytes);
-    }
-    let mut buf = dev.alloc_zeroed(bytes.len()).unwrap();
-    dev.copy_to_device(&mut buf, 0, &bytes).unwrap();
-    buf
-}
-
-fn download<T: Elem>(dev: &EmuDevice, buf: &DeviceBuffer, n: usize) -> Vec<T> {
-    let mut bytes = vec![0u8; n * T::BYTES];
-    dev.copy_to_host(&mut bytes, buf, 0).unwrap();
-    bytes.chunks(T::BYTES).map(T::read).collect()
-}
-
-/// A rank-1 contiguous View argument over `buf`.
-fn view1(args: &mut KernelArgs, buf: &DeviceBuffer, n: usize, id: u32) {
-    args.view(buf.address(), &[n as u64], &[1], id);
-}
-
-fn config(grid: u32, block: u32, smem: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (grid, 1, 1),
-        block_dim: (block, 1, 1),
-        shared_mem_bytes: smem,
-    }
-}
-
-fn unit(instances: &[Instance]) -> TranslationUnit {
-    TranslationUnit::new(instances).unwrap()
 }
 
 /// A `#[kernel]`-shaped range kernel written by hand: index first, then
@@ -152,7 +82,7 @@ fn run_one_output(
     // SAFETY: begin, end and the output View over y's n elements are the
     // entry's parameters.
     let r = unsafe { dev.launch(&module, &entry, &cfg, &args) };
-    let v = download::<u32>(dev, &y, n);
+    let v = download::<u32, _>(dev, &y, n);
     dev.free(y).unwrap();
     r.map(|()| v)
 }
@@ -191,7 +121,7 @@ fn axpy_covers_every_size_and_grid() {
         // list and both Views cover n elements of live buffers.
         unsafe { dev.launch(&module, "granule_for_axpy", &config(grid, block, 0), &args) }
             .unwrap_or_else(|e| panic!("n = {n}: {e}"));
-        let y = download::<f64>(&dev, &yb, n);
+        let y = download::<f64, _>(&dev, &yb, n);
         for i in 0..n {
             assert_eq!(
                 y[i],
@@ -226,7 +156,7 @@ fn a_copy_loads_and_stores_each_element_once() {
     // SAFETY: (begin, end, y, x) over n i32 each.
     unsafe { dev.launch(&module, "granule_for_copy", &config(4, 128, 0), &args) }.unwrap();
     let s = dev.take_stats();
-    assert_eq!(download::<i32>(&dev, &yb, n), x);
+    assert_eq!(download::<i32, _>(&dev, &yb, n), x);
     assert_eq!(
         s,
         EmuStats {
@@ -248,51 +178,18 @@ fn a_copy_loads_and_stores_each_element_once() {
 
 // ------------------------------------------------------ reduce and scan
 
-fn reduce_sum(dev: &EmuDevice, x: &[i64], grid: u32, block: u32) -> (i64, EmuStats) {
-    let module = dev
-        .compile(
-            &unit(&[Instance::new(
-                &__GRANULE_KERNEL_sum_i64,
-                Pattern::Reduce(Reducer::Sum),
-                &[],
-            )]),
-            "sum_i64",
-        )
-        .unwrap();
-    let n = x.len();
-    let xb = upload(dev, x);
-    let partials = dev.alloc_zeroed(grid as usize * 8).unwrap();
-    let counter = dev.alloc_zeroed(4).unwrap();
-    let result = dev.alloc_zeroed(8).unwrap();
-    let mut args = KernelArgs::new();
-    args.scalar(0u64).scalar(n as u64);
-    view1(&mut args, &xb, n, 1);
-    args.pointer(partials.address())
-        .pointer(counter.address())
-        .pointer(result.address());
+/// [`launches::reduce_sum`], with the launch's counts.
+fn reduce_counted(dev: &EmuDevice, x: &[i64], grid: u32, block: u32) -> (i64, EmuStats) {
     dev.take_stats();
-    // SAFETY: (begin, end, x, partials, counter, result): partials holds
-    // one i64 per block, counter is zero, result one i64.
-    unsafe {
-        dev.launch(
-            &module,
-            "granule_reduce_sum_sum_i64",
-            &config(grid, block, 0),
-            &args,
-        )
-    }
-    .unwrap();
-    let stats = dev.take_stats();
-    let total = download::<i64>(dev, &result, 1)[0];
-    assert_eq!(
-        download::<u32>(dev, &counter, 1),
-        [0],
-        "the counter is reset"
-    );
-    for b in [xb, partials, counter, result] {
-        dev.free(b).unwrap();
-    }
-    (total, stats)
+    let total = reduce_sum(dev, x, grid, block);
+    (total, dev.take_stats())
+}
+
+/// [`launches::scan`], with the launch's counts.
+fn scan_counted(dev: &EmuDevice, x: &[i32], block: u32) -> (Vec<i32>, i32, EmuStats) {
+    dev.take_stats();
+    let (out, total) = scan(dev, x, block);
+    (out, total, dev.take_stats())
 }
 
 #[test]
@@ -305,7 +202,7 @@ fn block_reductions_combine_across_many_blocks() {
         (4096, 64, 1024),
     ] {
         let x: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % 1000 - 500).collect();
-        let (total, stats) = reduce_sum(&dev, &x, grid, block);
+        let (total, stats) = reduce_counted(&dev, &x, grid, block);
         assert_eq!(total, x.iter().sum::<i64>(), "n = {n}, grid {grid}x{block}");
         assert_eq!(stats.launches, 1);
         assert_eq!(
@@ -321,60 +218,11 @@ fn a_reduce_moves_at_most_1_05_words_per_element() {
     let dev = device();
     let n = 1 << 20;
     let x: Vec<i64> = (0..n as i64).collect();
-    let (total, s) = reduce_sum(&dev, &x, 64, 256);
+    let (total, s) = reduce_counted(&dev, &x, 64, 256);
     assert_eq!(total, x.iter().sum::<i64>());
     let words = s.words_per_element(8, n as u64);
     println!("reduce of {n} i64: {s:?}, {words:.4} words per element");
     assert!((1.0..=1.05).contains(&words), "{words} words per element");
-}
-
-fn scan(dev: &EmuDevice, x: &[i32], block: u32) -> (Vec<i32>, i32, EmuStats) {
-    let module = dev
-        .compile(
-            &unit(&[Instance::new(
-                &__GRANULE_KERNEL_inclusive,
-                Pattern::Scan(Reducer::Sum),
-                &[],
-            )]),
-            "inclusive",
-        )
-        .unwrap();
-    let n = x.len();
-    let tiles = n.div_ceil(block as usize).max(1);
-    let xb = upload(dev, x);
-    let outb = dev.alloc_zeroed(n * 4).unwrap();
-    let aggs = dev.alloc_zeroed(tiles * 4).unwrap();
-    let incls = dev.alloc_zeroed(tiles * 4).unwrap();
-    let flags = dev.alloc_zeroed(tiles * 4).unwrap();
-    let counter = dev.alloc_zeroed(4).unwrap();
-    let result = dev.alloc_zeroed(4).unwrap();
-    let mut args = KernelArgs::new();
-    args.scalar(0u64).scalar(n as u64);
-    view1(&mut args, &xb, n, 1);
-    view1(&mut args, &outb, n, 2);
-    for b in [&aggs, &incls, &flags, &counter, &result] {
-        args.pointer(b.address());
-    }
-    dev.take_stats();
-    // SAFETY: (begin, end, x, out, aggs, incls, flags, tiles, result), one
-    // aggregate, prefix and flag per tile, flags and the tile counter zero;
-    // one i32 per thread of dynamic shared memory.
-    unsafe {
-        dev.launch(
-            &module,
-            "granule_scan_sum_inclusive",
-            &config(tiles as u32, block, block * 4),
-            &args,
-        )
-    }
-    .unwrap_or_else(|e| panic!("{e}"));
-    let stats = dev.take_stats();
-    let out = download::<i32>(dev, &outb, n);
-    let total = download::<i32>(dev, &result, 1)[0];
-    for b in [xb, outb, aggs, incls, flags, counter, result] {
-        dev.free(b).unwrap();
-    }
-    (out, total, stats)
 }
 
 #[test]
@@ -382,7 +230,7 @@ fn the_scan_looks_back_across_many_tiles() {
     let dev = device();
     for (n, block) in [(1usize, 32), (100, 32), (5000, 64), (70_000, 128)] {
         let x: Vec<i32> = (0..n as i32).map(|i| (i * 31) % 17 - 8).collect();
-        let (out, total, stats) = scan(&dev, &x, block);
+        let (out, total, stats) = scan_counted(&dev, &x, block);
         let mut acc = 0i32;
         let expect: Vec<i32> = x
             .iter()
@@ -402,7 +250,7 @@ fn a_scan_moves_at_most_2_1_words_per_element() {
     let dev = device();
     let n = 1 << 20;
     let x: Vec<i32> = (0..n as i32).map(|i| i % 5).collect();
-    let (out, _, s) = scan(&dev, &x, 256);
+    let (out, _, s) = scan_counted(&dev, &x, 256);
     assert_eq!(out[n - 1], x.iter().sum::<i32>());
     let words = s.words_per_element(4, n as u64);
     println!("scan of {n} i32: {s:?}, {words:.4} words per element");
@@ -459,7 +307,10 @@ fn warp_shuffles_and_ballots_exchange_within_warps() {
         )
     }
     .unwrap();
-    let got: Vec<Vec<u32>> = outs.iter().map(|b| download::<u32>(&dev, b, n)).collect();
+    let got: Vec<Vec<u32>> = outs
+        .iter()
+        .map(|b| download::<u32, _>(&dev, b, n))
+        .collect();
     for i in 0..n as u32 {
         let base = i & !31;
         let ballot = (0..32)
@@ -587,7 +438,7 @@ fn run_on_word(
     let entry = format!("granule_for_{}", k.name);
     // SAFETY: (begin, end, an atomic View of one u32 over h).
     let r = unsafe { dev.launch(&module, &entry, &cfg, &args) };
-    let v = download::<u32>(dev, &h, 1)[0];
+    let v = download::<u32, _>(dev, &h, 1)[0];
     dev.free(h).unwrap();
     r.map(|()| v)
 }
@@ -656,7 +507,7 @@ fn blocks_run_concurrently_so_they_can_wait_on_each_other() {
     view1(&mut args, &flags, 2, 9);
     // SAFETY: (begin, end, an atomic View of two u32 over flags).
     unsafe { two.launch(&module, "granule_for_handshake", &config(2, 32, 0), &args) }.unwrap();
-    assert_eq!(download::<u32>(&two, &flags, 2), [1, 1]);
+    assert_eq!(download::<u32, _>(&two, &flags, 2), [1, 1]);
 
     // One worker runs the blocks one after the other: the first waits
     // forever, and the time limit ends the launch with a typed error.
@@ -891,8 +742,8 @@ fn run_rows(
     // takes them; level-0 scratch of n f64 per team fits the dynamic shared
     // memory given, and there is no level 1.
     let r = unsafe { dev.launch(&module, "granule_team_rows", &cfg, &args) };
-    let out = download::<f64>(dev, &outb, league as usize);
-    let counts = download::<i64>(dev, &countsb, 8);
+    let out = download::<f64, _>(dev, &outb, league as usize);
+    let counts = download::<i64, _>(dev, &countsb, 8);
     for b in [ab, xb, outb, countsb] {
         dev.free(b).unwrap();
     }
@@ -981,13 +832,13 @@ fn atomics_of_every_width_and_type_combine_across_blocks() {
     view1(&mut args, &f, 1, 3);
     // SAFETY: (begin, end, three atomic Views over s, u, f).
     unsafe { dev.launch(&module, "granule_for_atomics64", &config(5, 64, 0), &args) }.unwrap();
-    assert_eq!(download::<i64>(&dev, &s, 2), [-500, 499]);
-    let got_u: Vec<u64> = download::<i64>(&dev, &u, 3)
+    assert_eq!(download::<i64, _>(&dev, &s, 2), [-500, 499]);
+    let got_u: Vec<u64> = download::<i64, _>(&dev, &u, 3)
         .iter()
         .map(|&v| v as u64)
         .collect();
     assert_eq!(got_u, [7, 999 << 40, 3 * n as u64]);
-    assert_eq!(download::<f64>(&dev, &f, 1), [0.5 * n as f64]);
+    assert_eq!(download::<f64, _>(&dev, &f, 1), [0.5 * n as f64]);
 
     // f32 min/max and exchange are CAS loops in the header.
     let x32: Vec<f32> = (0..n)
@@ -1010,8 +861,8 @@ fn atomics_of_every_width_and_type_combine_across_blocks() {
     for v in &x32 {
         expect[(((v - lo) / width) as usize).min(15)] += 1;
     }
-    assert_eq!(download::<u32>(&dev, &h, 16), expect);
-    let got = download::<f32>(&dev, &m, 5);
+    assert_eq!(download::<u32, _>(&dev, &h, 16), expect);
+    let got = download::<f32, _>(&dev, &m, 5);
     let (max, min) = x32
         .iter()
         .fold((f32::MIN, f32::MAX), |(a, b), &v| (a.max(v), b.min(v)));

@@ -2,14 +2,13 @@
 //! device memory, compiling a [`TranslationUnit`], launching its entry
 //! points.
 //!
-//! Two implementations are planned: the host emulator
-//! ([`crate::emu::EmuDevice`]), which runs the generated CUDA C++ on the CPU,
-//! and a cudarc device for real GPUs. The trait follows the shape of
-//! cudarc 0.19's driver API (`CudaContext`, a stream, `launch_builder`,
-//! `LaunchConfig { grid_dim, block_dim, shared_mem_bytes }`) so that a
-//! cudarc implementation is a thin layer: buffers are `CudaSlice<u8>`
-//! allocations named by their device address, a [`Module`] holds a
-//! `CudaModule`, and [`KernelArgs`] is the `void**` of `cuLaunchKernel`.
+//! Two implementations: the host emulator ([`crate::emu::EmuDevice`]),
+//! which runs the generated CUDA C++ on the CPU, and the cudarc device
+//! for real GPUs ([`crate::gpu::GpuDevice`]). The trait follows the shape
+//! of the CUDA driver API, so the cudarc device is a thin layer: buffers
+//! are `cuMemAlloc` allocations named by their device address, a
+//! [`Module`] holds a loaded `CUmodule`, and [`KernelArgs`] is the `void**`
+//! of `cuLaunchKernel`.
 //!
 //! The trait is object safe: a space holds an `Arc<dyn Device>` and does
 //! not care which implementation it drives.

@@ -14,16 +14,14 @@
 
 use super::ffi;
 use super::launch::{ErrorRecord, LaunchFn, Params, ThunkFn};
+use crate::cache::{key as hash, publish, temp_name};
 use crate::codegen::TranslationUnit;
 use crate::device_api::DeviceError;
 use crate::nvrtc::Excerpt;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// The text of `shim.h`, the CUDA built-ins the emulator writes before
@@ -87,7 +85,7 @@ fn toolchain() -> Result<&'static Toolchain, DeviceError> {
                     ))
                 })?;
             let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            let dir = cache_dir();
+            let dir = crate::cache::dir("granule-emu");
             std::fs::create_dir_all(&dir).map_err(|e| {
                 unavailable(format!(
                     "cannot create the cache directory {}: {e}",
@@ -131,54 +129,6 @@ fn toolchain() -> Result<&'static Toolchain, DeviceError> {
 /// Checks that the compiler works (for device construction).
 pub(crate) fn check_toolchain() -> Result<(), DeviceError> {
     toolchain().map(|_| ())
-}
-
-/// `<target>/granule-emu`: the target directory from `CARGO_TARGET_DIR`
-/// (when absolute) or from the running executable (the ancestor holding
-/// cargo's `CACHEDIR.TAG`); otherwise the system's temporary directory.
-fn cache_dir() -> PathBuf {
-    let from_env = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute());
-    let from_exe = || {
-        let exe = std::env::current_exe().ok()?;
-        exe.ancestors()
-            .find(|d| d.join("CACHEDIR.TAG").is_file())
-            .map(Path::to_path_buf)
-    };
-    from_env
-        .or_else(from_exe)
-        .unwrap_or_else(std::env::temp_dir)
-        .join("granule-emu")
-}
-
-/// A 128-bit hex digest of `parts` (two SipHash passes with different
-/// prefixes; the key is a cache name, not a security boundary).
-fn hash(parts: &[&str]) -> String {
-    let digest = |salt: u8| {
-        let mut h = DefaultHasher::new();
-        salt.hash(&mut h);
-        parts.hash(&mut h);
-        h.finish()
-    };
-    format!("{:016x}{:016x}", digest(1), digest(2))
-}
-
-/// A unique sibling of `path` to write before renaming onto it.
-fn temp_name(path: &Path) -> PathBuf {
-    static N: AtomicU64 = AtomicU64::new(0);
-    let n = N.fetch_add(1, Ordering::Relaxed);
-    let name = path.file_name().map(|s| s.to_string_lossy().into_owned());
-    path.with_file_name(format!(
-        ".{}.{}.{n}.tmp",
-        name.unwrap_or_default(),
-        std::process::id()
-    ))
-}
-
-/// Renames a finished temporary file onto its cache name.
-fn publish(tmp: &Path, path: &Path) -> std::io::Result<()> {
-    std::fs::rename(tmp, path)
 }
 
 /// Runs a compiler command; `Err` is its output.
@@ -460,12 +410,5 @@ mod tests {
     #[test]
     fn program_names_are_file_names() {
         assert_eq!(program_name("scan i32 \"x\""), "scan_i32__x_.cu");
-    }
-
-    #[test]
-    fn hashes_differ_by_content_and_are_stable() {
-        assert_eq!(hash(&["a", "b"]), hash(&["a", "b"]));
-        assert_ne!(hash(&["a", "b"]), hash(&["ab", ""]));
-        assert_eq!(hash(&["a"]).len(), 32);
     }
 }

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds everything a run on the GPU machine needs into target/gpu (see
+# ../shared/reference/gpu-runs.md): the CUDA test binaries, the
+# conformance suite, the device tests (emulator and cudarc), NVRTC 12.9
+# and the run script. Extra arguments go to gpu-pack (e.g. --bench NAME).
+# Then, through the device tool, with carry ["target/gpu"]:
+#   GRANULE_REQUIRE_GPU=1 bash target/gpu/run.sh 12
+# GRANULE_REQUIRE_GPU=1 turns the cudarc tests' skip (no driver) into a
+# failure, so a GPU run cannot pass without touching the GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+../shared/tools/gpu-pack granule_cuda nvrtc_toolchain translated emu gpu conformance "$@"
