@@ -9,7 +9,7 @@
 //! Kernels are compiled by NVRTC to a CUBIN for the device's own
 //! architecture (`sm_XY` from its compute capability). Modules are cached
 //! for the process by the hash of their source, and CUBINs on disk by
-//! source hash, architecture and NVRTC version (see [`crate::cache`]), so a
+//! source hash, architecture and NVRTC version (under the target folder), so a
 //! second run of the same program compiles nothing.
 //!
 //! Operations are synchronous: each returns once the device has finished
