@@ -295,7 +295,13 @@ pub mod host {
             Schedule::Static if policy.chunk() == 0 => workers.clamp(1, (e - b).max(1)),
             _ => 0,
         };
-        if parts > 0 {
+        if parts == 1 {
+            // One share (Serial, or a dispatch run inline): the whole range
+            // as one leaf loop, with no tree around it.
+            // SAFETY: `writes` covers `e` (checked above), and nothing else
+            // uses `writes`.
+            unsafe { range_for_leaf(b, e, writes, f) }
+        } else if parts > 0 {
             for_blocks(fork, parts, &|k| {
                 let (lo, hi) = static_part(b, e, parts, k);
                 // SAFETY: `writes` covers `e` (checked above); the static
