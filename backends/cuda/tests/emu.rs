@@ -92,45 +92,8 @@ fn run_one_output(
 #[test]
 fn axpy_covers_every_size_and_grid() {
     let dev = device();
-    let module = dev
-        .compile(
-            &unit(&[Instance::new(&__GRANULE_KERNEL_axpy, Pattern::For, &[])]),
-            "axpy",
-        )
-        .unwrap();
-    for (n, grid, block) in [
-        (1, 1, 32),
-        (31, 1, 32),
-        (32, 1, 32),
-        (33, 1, 32),
-        (33, 2, 64),
-        (1023, 3, 128),
-        (1023, 64, 256),
-        ((1 << 20) + 3, 96, 256),
-    ] {
-        let x: Vec<f64> = (0..n).map(|i| i as f64).collect();
-        let y0: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
-        let xb = upload(&dev, &x);
-        let yb = upload(&dev, &y0);
-        let mut args = KernelArgs::new();
-        args.scalar(0u64).scalar(n as u64);
-        view1(&mut args, &yb, n, 1);
-        args.scalar(2.0f64);
-        view1(&mut args, &xb, n, 2);
-        // SAFETY: (begin, end, y, a, x) is granule_for_axpy's parameter
-        // list and both Views cover n elements of live buffers.
-        unsafe { dev.launch(&module, "granule_for_axpy", &config(grid, block, 0), &args) }
-            .unwrap_or_else(|e| panic!("n = {n}: {e}"));
-        let y = download::<f64, _>(&dev, &yb, n);
-        for i in 0..n {
-            assert_eq!(
-                y[i],
-                2.0 * i as f64 + y0[i],
-                "n = {n}, grid {grid}x{block}, i = {i}"
-            );
-        }
-        dev.free(xb).unwrap();
-        dev.free(yb).unwrap();
+    for (n, grid, block) in AXPY_SHAPES {
+        check_axpy(&dev, n, grid, block);
     }
     assert_eq!(dev.stats().launches, 8);
 }

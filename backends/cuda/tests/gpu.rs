@@ -7,10 +7,8 @@
 mod launches;
 use launches::*;
 
-use granule_cuda::codegen::{Instance, Pattern};
-use granule_cuda::device_api::{Device, DeviceError, KernelArgs};
+use granule_cuda::device_api::{Device, DeviceError};
 use granule_cuda::gpu::GpuDevice;
-use granule_cuda::kernel::KernelSource;
 
 /// GPU 0, or `None` (with the reason printed) when there is none.
 fn gpu(test: &str) -> Option<GpuDevice> {
@@ -32,32 +30,8 @@ fn axpy_runs_at_every_size() {
     let Some(dev) = gpu("axpy_runs_at_every_size") else {
         return;
     };
-    let kernel = <axpy as KernelSource>::KERNEL;
-    let module = dev
-        .compile(&unit(&[Instance::new(kernel, Pattern::For, &[])]), "axpy")
-        .unwrap_or_else(|e| panic!("{e}"));
-    for (n, grid, block) in [
-        (1, 1, 32),
-        (33, 2, 64),
-        (1023, 3, 128),
-        ((1 << 20) + 3, 96, 256),
-    ] {
-        let x: Vec<f64> = (0..n).map(|i| i as f64).collect();
-        let y0: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
-        let (xb, yb) = (upload(&dev, &x), upload(&dev, &y0));
-        let mut args = KernelArgs::new();
-        args.scalar(0u64).scalar(n as u64);
-        view1(&mut args, &yb, n, 1);
-        args.scalar(2.0f64);
-        view1(&mut args, &xb, n, 2);
-        // SAFETY: (begin, end, y, a, x) is granule_for_axpy's parameter
-        // list and both Views cover n elements of live buffers.
-        unsafe { dev.launch(&module, "granule_for_axpy", &config(grid, block, 0), &args) }
-            .unwrap_or_else(|e| panic!("n = {n}: {e}"));
-        let y = download::<f64, _>(&dev, &yb, n);
-        assert!((0..n).all(|i| y[i] == 2.0 * i as f64 + y0[i]), "n = {n}");
-        dev.free(xb).unwrap();
-        dev.free(yb).unwrap();
+    for (n, grid, block) in AXPY_SHAPES {
+        check_axpy(&dev, n, grid, block);
     }
 }
 

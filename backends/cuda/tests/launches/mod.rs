@@ -176,3 +176,48 @@ pub fn scan<D: Device + ?Sized>(dev: &D, x: &[i32], block: u32) -> (Vec<i32>, i3
     }
     (out, total)
 }
+
+/// Sizes and geometries of the axpy launches: below, at and above a warp,
+/// uneven blocks, and more elements than threads.
+pub const AXPY_SHAPES: [(usize, u32, u32); 8] = [
+    (1, 1, 32),
+    (31, 1, 32),
+    (32, 1, 32),
+    (33, 1, 32),
+    (33, 2, 64),
+    (1023, 3, 128),
+    (1023, 64, 256),
+    ((1 << 20) + 3, 96, 256),
+];
+
+/// Runs the axpy kernel's For entry over `n` elements on `grid` blocks of
+/// `block` threads and checks every element against the host.
+pub fn check_axpy<D: Device + ?Sized>(dev: &D, n: usize, grid: u32, block: u32) {
+    let kernel = <axpy as granule::kernel::KernelSource>::KERNEL;
+    let module = dev
+        .compile(&unit(&[Instance::new(kernel, Pattern::For, &[])]), "axpy")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let x: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let y0: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
+    let xb = upload(dev, &x);
+    let yb = upload(dev, &y0);
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &yb, n, 1);
+    args.scalar(2.0f64);
+    view1(&mut args, &xb, n, 2);
+    // SAFETY: (begin, end, y, a, x) is granule_for_axpy's parameter list
+    // and both Views cover n elements of live buffers.
+    unsafe { dev.launch(&module, "granule_for_axpy", &config(grid, block, 0), &args) }
+        .unwrap_or_else(|e| panic!("n = {n}: {e}"));
+    let y = download::<f64, _>(dev, &yb, n);
+    for i in 0..n {
+        assert_eq!(
+            y[i],
+            2.0 * i as f64 + y0[i],
+            "n = {n}, grid {grid}x{block}, i = {i}"
+        );
+    }
+    dev.free(xb).unwrap();
+    dev.free(yb).unwrap();
+}
