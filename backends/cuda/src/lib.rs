@@ -38,3 +38,6 @@ pub mod emu;
 pub mod gpu;
 pub mod kernel;
 pub mod nvrtc;
+pub mod space;
+
+pub use space::{Cuda, CudaSelection, CudaSpace, GRANULE_CUDA};

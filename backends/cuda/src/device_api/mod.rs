@@ -103,6 +103,12 @@ pub struct DeviceLimits {
     pub max_shared_mem_bytes: u32,
     /// Threads per warp.
     pub warp_size: u32,
+    /// Streaming multiprocessors (SMs).
+    pub multiprocessor_count: u32,
+    /// Threads resident at once on one SM.
+    pub max_threads_per_multiprocessor: u32,
+    /// Bytes of global memory the device has.
+    pub global_mem_bytes: u64,
 }
 
 impl DeviceLimits {

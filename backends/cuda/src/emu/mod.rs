@@ -156,14 +156,19 @@ pub struct EmuDevice {
 
 impl EmuDevice {
     /// What the emulator accepts: an H100's launch limits (with its 227
-    /// KiB opt-in maximum of dynamic shared memory), and grids below 2^30
-    /// blocks in all.
+    /// KiB opt-in maximum of dynamic shared memory, and its 132 SMs of 2048
+    /// resident threads), and grids below 2^30 blocks in all.
+    /// `global_mem_bytes` here is the smallest arena the emulator reserves
+    /// (1 GiB); [`Device::limits`] reports the arena actually reserved.
     pub const LIMITS: DeviceLimits = DeviceLimits {
         max_threads_per_block: 1024,
         max_block_dim: (1024, 1024, 64),
         max_grid_dim: (i32::MAX as u32, 65535, 65535),
         max_shared_mem_bytes: 232448,
         warp_size: 32,
+        multiprocessor_count: 132,
+        max_threads_per_multiprocessor: 2048,
+        global_mem_bytes: 1 << 30,
     };
 
     /// A checked emulator with default options. Fails when the host C++
@@ -217,7 +222,10 @@ impl Device for EmuDevice {
     }
 
     fn limits(&self) -> DeviceLimits {
-        Self::LIMITS
+        DeviceLimits {
+            global_mem_bytes: self.arena().bytes() as u64,
+            ..Self::LIMITS
+        }
     }
 
     fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError> {

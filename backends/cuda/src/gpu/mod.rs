@@ -156,6 +156,11 @@ impl GpuDevice {
             // 48 KiB of dynamic shared memory.
             max_shared_mem_bytes: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
             warp_size: attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+            multiprocessor_count: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            max_threads_per_multiprocessor: attr(
+                CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+            )?,
+            global_mem_bytes: ctx.total_mem().map_err(driver)? as u64,
         };
         Ok(GpuDevice {
             name: ctx.name().map_err(driver)?,

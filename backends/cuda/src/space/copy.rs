@@ -1,0 +1,321 @@
+//! Copies between host memory and [`CudaSpace`], and within a device.
+//!
+//! Contiguous copies of equal mappings are one device copy. Copies between
+//! different mappings (LayoutLeft to LayoutRight, strided subviews) stage
+//! through host memory: the host side is gathered or scattered element by
+//! element, and the device side moves in one bulk copy per contiguous run
+//! of its mapping (one copy in all when the device View is contiguous).
+//! Device-to-device copies between different mappings stage the same way,
+//! down and up again; a packing kernel would avoid the round trip, and
+//! belongs with the kernel dispatch, which this crate does not have yet.
+
+use super::memory::{address, CudaSpace};
+use granule_views::{HostSpace, Mapping, Pod, SpaceCopy};
+
+fn byte_len<T>(count: usize) -> usize {
+    // Views bound their spans' byte sizes below isize::MAX at allocation.
+    count * std::mem::size_of::<T>()
+}
+
+fn as_bytes<T: Pod>(s: &[T]) -> &[u8] {
+    // SAFETY: the bytes of `s` are readable for its whole length, and the
+    // borrow ties their lifetime to `s`.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), std::mem::size_of_val(s)) }
+}
+
+fn as_bytes_mut<T: Pod>(s: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `as_bytes`, uniquely borrowed. The bytes written here
+    // come from device memory of a View of `T`, which holds only zeros
+    // (valid for Pod) or bytes copied from values of `T`.
+    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), std::mem::size_of_val(s)) }
+}
+
+fn zeroed_vec<T: Pod>(len: usize) -> Vec<T> {
+    // SAFETY: the all-zero bit pattern is a valid `T` (Pod contract).
+    vec![unsafe { std::mem::zeroed::<T>() }; len]
+}
+
+/// Host memory into the device, at device address `addr`.
+fn upload<T: Pod>(space: &CudaSpace, addr: u64, src: &[T]) -> Result<(), String> {
+    let bytes = as_bytes(src);
+    let mut at = space.locate(addr, bytes.len())?;
+    space
+        .device()
+        .copy_to_device(&mut at.buffer, at.offset, bytes)
+        .map_err(|e| {
+            format!(
+                "copying {} bytes from the host to the {} device failed: {e}",
+                bytes.len(),
+                space.device().name()
+            )
+        })
+}
+
+/// Device memory at `addr` into host memory.
+fn download<T: Pod>(space: &CudaSpace, addr: u64, dst: &mut [T]) -> Result<(), String> {
+    let bytes = as_bytes_mut(dst);
+    let at = space.locate(addr, bytes.len())?;
+    let len = bytes.len();
+    space
+        .device()
+        .copy_to_host(bytes, &at.buffer, at.offset)
+        .map_err(|e| {
+            format!(
+                "copying {len} bytes from the {} device to the host failed: {e}",
+                space.device().name()
+            )
+        })
+}
+
+/// A typed error unless both spaces allocate on one device instance:
+/// device copies cannot reach another device's memory.
+fn check_same_device(dst: &CudaSpace, src: &CudaSpace) -> Result<(), String> {
+    if dst.same_device(src) {
+        return Ok(());
+    }
+    Err(format!(
+        "cannot copy between two device instances (from a {} device to a {} device): \
+         a device copy reaches only its own device's memory; copy through a host \
+         mirror instead",
+        src.device().name(),
+        dst.device().name()
+    ))
+}
+
+/// How a mapping's elements sit in memory, for staging: the position of
+/// each offset in a packed buffer, and the contiguous runs of offsets.
+struct Packing {
+    /// The mapping's offsets in increasing order; `None` when they are
+    /// exactly `0..size`, so positions are offsets.
+    sorted: Option<Vec<usize>>,
+    size: usize,
+}
+
+impl Packing {
+    fn new<const R: usize>(map: &Mapping<R>) -> Self {
+        let sorted = (!map.is_contiguous()).then(|| {
+            let mut offsets = Vec::with_capacity(map.size());
+            map.for_each_index(|idx| offsets.push(map.offset(idx)));
+            offsets.sort_unstable();
+            offsets
+        });
+        Packing {
+            sorted,
+            size: map.size(),
+        }
+    }
+
+    /// Where the element at memory `offset` sits in the packed buffer.
+    fn position(&self, offset: usize) -> usize {
+        match &self.sorted {
+            None => offset,
+            Some(sorted) => sorted
+                .binary_search(&offset)
+                .expect("the offset of an index of the packed mapping"),
+        }
+    }
+
+    /// Maximal runs of consecutive offsets, as (first offset, length), in
+    /// packed order; the runs' positions follow each other from 0.
+    fn runs(&self) -> Vec<(usize, usize)> {
+        let Some(sorted) = &self.sorted else {
+            return vec![(0, self.size)];
+        };
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for &off in sorted {
+            match runs.last_mut() {
+                Some((start, len)) if *start + *len == off => *len += 1,
+                _ => runs.push((off, 1)),
+            }
+        }
+        runs
+    }
+}
+
+/// Uploads `packed` (elements in `packing`'s order) into the mapping at `addr`.
+fn upload_packed<T: Pod>(
+    space: &CudaSpace,
+    addr: u64,
+    packing: &Packing,
+    packed: &[T],
+) -> Result<(), String> {
+    let mut pos = 0;
+    for (off, len) in packing.runs() {
+        upload(
+            space,
+            addr + byte_len::<T>(off) as u64,
+            &packed[pos..pos + len],
+        )?;
+        pos += len;
+    }
+    Ok(())
+}
+
+/// Downloads the mapping at `addr` into a buffer in `packing`'s order.
+fn download_packed<T: Pod>(
+    space: &CudaSpace,
+    addr: u64,
+    packing: &Packing,
+) -> Result<Vec<T>, String> {
+    let mut packed = zeroed_vec::<T>(packing.size);
+    let mut pos = 0;
+    for (off, len) in packing.runs() {
+        download(
+            space,
+            addr + byte_len::<T>(off) as u64,
+            &mut packed[pos..pos + len],
+        )?;
+        pos += len;
+    }
+    Ok(packed)
+}
+
+// SAFETY: the device side touches exactly the bytes of the described
+// elements: a contiguous copy moves `count` elements, and a mapped copy
+// moves only runs of offsets of the destination mapping; every device range
+// is checked against a live allocation of this space first. The host side
+// reads exactly the elements of `src_map`. No pointer outlives the call:
+// operations are synchronous (the Device contract's stream order, and
+// both devices finish each copy before returning).
+unsafe impl SpaceCopy<HostSpace> for CudaSpace {
+    unsafe fn copy_contiguous<T: Pod>(
+        &self,
+        dst: *mut T,
+        _src_space: &HostSpace,
+        src: *const T,
+        count: usize,
+    ) -> Result<(), String> {
+        if count == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller guarantees `src` is valid host memory for
+        // reading `count` elements, not written during the call.
+        let src = unsafe { std::slice::from_raw_parts(src, count) };
+        upload(self, address(dst), src)
+    }
+
+    /// Gathers the host elements in the device mapping's memory order,
+    /// then uploads them in one copy per contiguous run of the device
+    /// mapping (one copy when it is contiguous).
+    unsafe fn copy_mapped<T: Pod, const R: usize>(
+        &self,
+        dst: *mut T,
+        dst_map: &Mapping<R>,
+        _src_space: &HostSpace,
+        src: *const T,
+        src_map: &Mapping<R>,
+    ) -> Result<(), String> {
+        if dst_map.size() == 0 {
+            return Ok(());
+        }
+        let packing = Packing::new(dst_map);
+        let mut packed = zeroed_vec::<T>(packing.size);
+        dst_map.for_each_index(|idx| {
+            // SAFETY: `idx` is within the shared extents, so the source
+            // offset is one of `src_map`'s, readable (caller's contract).
+            let value = unsafe { *src.add(src_map.offset(idx)) };
+            packed[packing.position(dst_map.offset(idx))] = value;
+        });
+        upload_packed(self, address(dst), &packing, &packed)
+    }
+}
+
+// SAFETY: as for the upload direction: the device side reads only the
+// described elements' bytes from a live allocation of `src_space`, and
+// the host side writes exactly the elements of `dst_map` (or `count`
+// contiguous ones); nothing is kept past the call.
+unsafe impl SpaceCopy<CudaSpace> for HostSpace {
+    unsafe fn copy_contiguous<T: Pod>(
+        &self,
+        dst: *mut T,
+        src_space: &CudaSpace,
+        src: *const T,
+        count: usize,
+    ) -> Result<(), String> {
+        if count == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller guarantees `dst` is valid host memory for
+        // writing `count` elements, accessed by nothing else meanwhile.
+        let dst = unsafe { std::slice::from_raw_parts_mut(dst, count) };
+        download(src_space, address(src), dst)
+    }
+
+    /// Downloads the device elements in one copy per contiguous run of the
+    /// device mapping, then scatters them into the host mapping.
+    unsafe fn copy_mapped<T: Pod, const R: usize>(
+        &self,
+        dst: *mut T,
+        dst_map: &Mapping<R>,
+        src_space: &CudaSpace,
+        src: *const T,
+        src_map: &Mapping<R>,
+    ) -> Result<(), String> {
+        if src_map.size() == 0 {
+            return Ok(());
+        }
+        let packing = Packing::new(src_map);
+        let packed = download_packed::<T>(src_space, address(src), &packing)?;
+        dst_map.for_each_index(|idx| {
+            let value = packed[packing.position(src_map.offset(idx))];
+            // SAFETY: `idx` is within the extents, so the offset is one of
+            // `dst_map`'s, writable (caller's contract).
+            unsafe { *dst.add(dst_map.offset(idx)) = value };
+        });
+        Ok(())
+    }
+}
+
+// SAFETY: both sides are checked to be on one device instance and every
+// range against a live allocation of its space; only the described
+// elements' bytes are read and written (runs of the two mappings), and
+// the copies are synchronous, so no pointer outlives the call.
+unsafe impl SpaceCopy<CudaSpace> for CudaSpace {
+    unsafe fn copy_contiguous<T: Pod>(
+        &self,
+        dst: *mut T,
+        src_space: &CudaSpace,
+        src: *const T,
+        count: usize,
+    ) -> Result<(), String> {
+        check_same_device(self, src_space)?;
+        if count == 0 {
+            return Ok(());
+        }
+        let bytes = byte_len::<T>(count);
+        let mut to = self.locate(address(dst), bytes)?;
+        let from = src_space.locate(address(src), bytes)?;
+        self.device()
+            .copy_on_device(&mut to.buffer, to.offset, &from.buffer, from.offset, bytes)
+            .map_err(|e| {
+                format!(
+                    "copying {bytes} bytes within the {} device failed: {e}",
+                    self.device().name()
+                )
+            })
+    }
+
+    /// Stages through host memory: downloads the source's runs, reorders
+    /// them into the destination's memory order, and uploads its runs.
+    unsafe fn copy_mapped<T: Pod, const R: usize>(
+        &self,
+        dst: *mut T,
+        dst_map: &Mapping<R>,
+        src_space: &CudaSpace,
+        src: *const T,
+        src_map: &Mapping<R>,
+    ) -> Result<(), String> {
+        check_same_device(self, src_space)?;
+        if dst_map.size() == 0 {
+            return Ok(());
+        }
+        let from = Packing::new(src_map);
+        let staged = download_packed::<T>(src_space, address(src), &from)?;
+        let to = Packing::new(dst_map);
+        let mut packed = zeroed_vec::<T>(to.size);
+        dst_map.for_each_index(|idx| {
+            packed[to.position(dst_map.offset(idx))] = staged[from.position(src_map.offset(idx))];
+        });
+        upload_packed(self, address(dst), &to, &packed)
+    }
+}

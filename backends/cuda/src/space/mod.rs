@@ -1,0 +1,258 @@
+//! The `Cuda` execution space and its memory space, [`CudaSpace`].
+//!
+//! A `Cuda` value owns a device ([`crate::device_api::Device`]): a real GPU
+//! through cudarc ([`Cuda::new`]) or the CPU emulator ([`Cuda::emulated`]).
+//! Views of its memory space live in device memory; host code reaches
+//! them through `deep_copy` and mirrors. The emulator is never chosen
+//! silently: [`Cuda::from_env`] picks it only when `GRANULE_CUDA=emulator`.
+//!
+//! Kernel dispatch (`parallel_for` and friends on `Cuda`) is not part of
+//! this module yet: the space provides memory, limits and `fence`.
+
+mod copy;
+mod memory;
+
+pub use memory::CudaSpace;
+
+use crate::device_api::{Device, DeviceError};
+use crate::emu::EmuDevice;
+use crate::gpu::GpuDevice;
+use granule_core::ExecutionSpace;
+use std::sync::Arc;
+
+/// The environment variable that picks the device of [`Cuda::from_env`].
+pub const GRANULE_CUDA: &str = "GRANULE_CUDA";
+
+/// What [`GRANULE_CUDA`] asks for.
+///
+/// ```
+/// use granule_cuda::CudaSelection;
+/// assert_eq!(CudaSelection::parse(None), Ok(CudaSelection::Gpu(0)));
+/// assert_eq!(CudaSelection::parse(Some("emulator")), Ok(CudaSelection::Emulator));
+/// assert_eq!(CudaSelection::parse(Some("gpu:1")), Ok(CudaSelection::Gpu(1)));
+/// assert!(CudaSelection::parse(Some("emu")).unwrap_err().to_string().contains("GRANULE_CUDA=emulator"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CudaSelection {
+    /// The GPU with this ordinal (unset, empty, `gpu` or `gpu:N`).
+    Gpu(usize),
+    /// The CPU emulator (`emulator`).
+    Emulator,
+}
+
+impl CudaSelection {
+    /// Reads a value of [`GRANULE_CUDA`] (`None` when it is unset).
+    ///
+    /// # Errors
+    /// [`DeviceError::Unavailable`] for any other value, listing the
+    /// accepted ones.
+    pub fn parse(setting: Option<&str>) -> Result<Self, DeviceError> {
+        let value = setting.map(str::trim).unwrap_or("");
+        match value {
+            "" | "gpu" => return Ok(CudaSelection::Gpu(0)),
+            "emulator" => return Ok(CudaSelection::Emulator),
+            _ => {}
+        }
+        if let Some(ordinal) = value.strip_prefix("gpu:").and_then(|n| n.parse().ok()) {
+            return Ok(CudaSelection::Gpu(ordinal));
+        }
+        Err(DeviceError::Unavailable {
+            device: "CUDA".into(),
+            reason: format!(
+                "{GRANULE_CUDA}={value:?} is not a setting granule knows: set \
+                 {GRANULE_CUDA}=emulator for the CPU emulator, gpu:N for GPU N, or leave \
+                 it unset for GPU 0"
+            ),
+        })
+    }
+}
+
+/// The CUDA execution space: a device and the memory space of its Views.
+///
+/// Clones share the device. Kernel dispatch on `Cuda` is not available
+/// yet; the space allocates, copies, reports its limits and fences.
+///
+/// ```
+/// use granule_core::ExecutionSpace;
+/// use granule_cuda::{Cuda, CudaSpace};
+/// use granule_views::{LayoutLeft, View2};
+///
+/// let cuda = Cuda::emulated()?;
+/// assert_eq!(cuda.name(), "Cuda");
+/// assert_eq!(cuda.vector_length_max(), 32);
+/// let a = View2::<f32, LayoutLeft, CudaSpace>::zeros_in(cuda.memory_space(), "a", [3, 4])?;
+/// assert_eq!(a.extents(), [3, 4]);
+/// cuda.fence();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Cuda {
+    space: CudaSpace,
+}
+
+impl Cuda {
+    /// The GPU with this ordinal, through cudarc.
+    ///
+    /// # Errors
+    /// [`DeviceError::Unavailable`] when there is no NVIDIA driver, no
+    /// NVRTC or no such device (never a panic); the message says how to
+    /// run on the CPU emulator instead.
+    ///
+    /// ```
+    /// use granule_cuda::Cuda;
+    /// match Cuda::new(0) {
+    ///     Ok(cuda) => println!("on {}", cuda.device().name()),
+    ///     Err(e) => assert!(e.to_string().contains("GRANULE_CUDA=emulator")),
+    /// }
+    /// ```
+    pub fn new(ordinal: usize) -> Result<Self, DeviceError> {
+        match GpuDevice::new(ordinal) {
+            Ok(gpu) => Ok(Cuda::with_device(Arc::new(gpu))),
+            Err(DeviceError::Unavailable { device, reason })
+                if !reason.contains("GRANULE_CUDA=emulator") =>
+            {
+                Err(DeviceError::Unavailable {
+                    device,
+                    reason: format!(
+                        "{reason}. To run on the CPU emulator instead, set \
+                         {GRANULE_CUDA}=emulator or use Cuda::emulated()"
+                    ),
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The same space over the CPU emulator, which runs the generated CUDA
+    /// C++ with the host C++ compiler.
+    ///
+    /// # Errors
+    /// [`DeviceError::Unavailable`] when the host C++ compiler is missing
+    /// or the emulator cannot reserve its memory.
+    ///
+    /// ```
+    /// let cuda = granule_cuda::Cuda::emulated()?;
+    /// assert_eq!(cuda.device().name(), "emulator");
+    /// # Ok::<(), granule_cuda::device_api::DeviceError>(())
+    /// ```
+    pub fn emulated() -> Result<Self, DeviceError> {
+        Ok(Cuda::with_device(Arc::new(EmuDevice::new()?)))
+    }
+
+    /// The space `GRANULE_CUDA` selects: the emulator for `emulator`, GPU
+    /// N for `gpu:N`, GPU 0 when unset.
+    ///
+    /// # Errors
+    /// As [`Cuda::new`] or [`Cuda::emulated`], or an unknown setting.
+    ///
+    /// ```
+    /// match granule_cuda::Cuda::from_env() {
+    ///     Ok(cuda) => println!("on {}", cuda.device().name()),
+    ///     Err(e) => println!("{e}"),
+    /// }
+    /// ```
+    pub fn from_env() -> Result<Self, DeviceError> {
+        let setting = std::env::var_os(GRANULE_CUDA).map(|v| v.to_string_lossy().into_owned());
+        Cuda::from_setting(setting.as_deref())
+    }
+
+    /// The space a value of `GRANULE_CUDA` selects (`None`: unset), for
+    /// callers that read their configuration elsewhere.
+    ///
+    /// ```
+    /// let cuda = granule_cuda::Cuda::from_setting(Some("emulator"))?;
+    /// assert_eq!(cuda.device().name(), "emulator");
+    /// # Ok::<(), granule_cuda::device_api::DeviceError>(())
+    /// ```
+    pub fn from_setting(setting: Option<&str>) -> Result<Self, DeviceError> {
+        match CudaSelection::parse(setting)? {
+            CudaSelection::Gpu(ordinal) => Cuda::new(ordinal),
+            CudaSelection::Emulator => Cuda::emulated(),
+        }
+    }
+
+    /// The space over any device.
+    pub fn with_device(device: Arc<dyn Device>) -> Self {
+        Cuda {
+            space: CudaSpace::new(device),
+        }
+    }
+
+    /// The device kernels run on.
+    pub fn device(&self) -> &Arc<dyn Device> {
+        self.space.device()
+    }
+
+    /// The memory space of this space's Views, to allocate them with
+    /// `zeros_in`. Allocations through clones of it share the device.
+    pub fn memory_space(&self) -> CudaSpace {
+        self.space.clone()
+    }
+}
+
+impl Default for Cuda {
+    /// [`Cuda::from_env`].
+    ///
+    /// # Panics
+    /// When it fails, with its message (which says to set
+    /// `GRANULE_CUDA=emulator` when there is no GPU). Use `from_env` to
+    /// handle the error.
+    fn default() -> Self {
+        Cuda::from_env().unwrap_or_else(|e| panic!("cannot create the default Cuda space: {e}"))
+    }
+}
+
+/// The team size `AUTO` picks: eight warps, so several blocks stay
+/// resident on an SM and hide each other's latency.
+const RECOMMENDED_TEAM_WARPS: u32 = 8;
+
+impl ExecutionSpace for Cuda {
+    type MemorySpace = CudaSpace;
+    const NAME: &'static str = "Cuda";
+
+    /// Threads the device holds resident at once (SMs times threads per SM).
+    fn concurrency(&self) -> usize {
+        let l = self.device().limits();
+        l.multiprocessor_count as usize * l.max_threads_per_multiprocessor as usize
+    }
+
+    /// Waits for the device.
+    ///
+    /// # Panics
+    /// If the device reports an error (the trait's fence is infallible),
+    /// with the device's message.
+    fn fence(&self) {
+        if let Err(e) = self.device().synchronize() {
+            panic!(
+                "Cuda::fence on the {} device failed: {e}",
+                self.device().name()
+            );
+        }
+    }
+
+    /// A block's thread limit (a team is a block, with vector length 1).
+    fn team_size_max(&self) -> usize {
+        self.device().limits().max_threads_per_block as usize
+    }
+
+    fn team_size_recommended(&self) -> usize {
+        let l = self.device().limits();
+        (RECOMMENDED_TEAM_WARPS * l.warp_size).min(l.max_threads_per_block) as usize
+    }
+
+    /// A warp: vector lanes are the threads of one warp.
+    fn vector_length_max(&self) -> usize {
+        self.device().limits().warp_size as usize
+    }
+
+    /// Level 0 is a block's dynamic shared memory; level 1 is global
+    /// memory, bounded by the device's total.
+    fn scratch_size_max(&self, level: usize) -> usize {
+        let l = self.device().limits();
+        match level {
+            0 => l.max_shared_mem_bytes as usize,
+            1 => usize::try_from(l.global_mem_bytes).unwrap_or(usize::MAX),
+            _ => 0,
+        }
+    }
+}
