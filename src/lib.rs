@@ -75,6 +75,27 @@ pub use granule_macros::kernel;
 #[cfg(feature = "rayon")]
 pub use granule_rayon::{Rayon, RayonError};
 
+/// The Cuda execution space and its device memory (with the `cuda`
+/// feature): Views allocated in `CudaSpace`, copies and mirrors, limits and
+/// `fence`. Kernels cannot be dispatched on it yet.
+///
+/// ```
+/// use granule::{Cuda, CudaSpace};
+/// use granule::prelude::*;
+/// let cuda = Cuda::emulated()?;
+/// let mut d = View1::<i32, LayoutRight, CudaSpace>::zeros_in(cuda.memory_space(), "d", 3)?;
+/// deep_copy(&mut d, &View1::<i32>::from_vec("h", 3, vec![1, 2, 3])?)?;
+/// assert_eq!(create_mirror_view_and_copy(&d)?.as_view().to_vec(), [1, 2, 3]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "cuda")]
+pub use granule_cuda::{Cuda, CudaSpace};
+
+// The `cuda` feature does not make Cuda the DefaultExecutionSpace yet:
+// that needs kernel dispatch on Cuda (parallel_for, parallel_reduce,
+// parallel_scan drivers), which does not exist, so a portable program
+// would stop compiling. Until then the default stays a host space.
+
 /// The execution space a program gets unless it picks one: Rayon with the
 /// `rayon` feature (the default), otherwise Serial.
 ///
@@ -114,6 +135,8 @@ pub mod prelude {
     pub use crate::DefaultExecutionSpace;
     #[cfg(feature = "rayon")]
     pub use crate::Rayon;
+    #[cfg(feature = "cuda")]
+    pub use crate::{Cuda, CudaSpace};
     pub use granule_macros::{device, kernel};
 }
 
