@@ -21,6 +21,7 @@ use crate::space::MemorySpace;
 use crate::storage::{Borrowed, BorrowedMut, Storage, StorageMut};
 use std::borrow::Cow;
 use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToInclusive};
+use std::ptr::NonNull;
 
 /// Selects a whole rank in a subview (Kokkos's `Kokkos::ALL`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -477,13 +478,22 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
         // inside the parent's valid span; `&self` keeps writers away.
         let storage = unsafe {
             Borrowed::new(
-                self.storage.ptr().add(offset),
+                advance(self.storage.ptr(), offset),
                 self.space().clone(),
                 Cow::Borrowed(self.label()),
             )
         };
         Ok(A::Rank::make_ref(storage, &kept))
     }
+}
+
+/// `ptr` advanced by `offset` elements, within its View's span. A device
+/// space's pointer is an address of no host allocation, where `add`'s
+/// in-bounds rule cannot hold, so this uses wrapping arithmetic, which
+/// needs none; for host memory the result is the same in-bounds pointer.
+fn advance<T>(ptr: NonNull<T>, offset: usize) -> NonNull<T> {
+    NonNull::new(ptr.as_ptr().wrapping_add(offset))
+        .expect("an offset inside a View's span, which never wraps past address 0")
 }
 
 impl<S: StorageMut, const R: usize, L: Layout> ViewBase<S, R, L> {
@@ -508,7 +518,7 @@ impl<S: StorageMut, const R: usize, L: Layout> ViewBase<S, R, L> {
         // `&mut self` makes the borrow unique for its lifetime.
         let storage = unsafe {
             BorrowedMut::new(
-                self.storage.ptr().add(offset),
+                advance(self.storage.ptr(), offset),
                 space,
                 Cow::Borrowed(self.storage.label()),
             )
