@@ -12,17 +12,7 @@ use granule_cuda::gpu::GpuDevice;
 
 /// GPU 0, or `None` (with the reason printed) when there is none.
 fn gpu(test: &str) -> Option<GpuDevice> {
-    match GpuDevice::new(0) {
-        Ok(g) => Some(g),
-        Err(e) => {
-            assert!(matches!(e, DeviceError::Unavailable { .. }), "{e}");
-            if std::env::var("GRANULE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
-                panic!("GRANULE_REQUIRE_GPU=1 but {e}");
-            }
-            eprintln!("skipped {test}: {e}");
-            None
-        }
-    }
+    granule_cuda::gpu::device_or_skip(0, test)
 }
 
 #[test]

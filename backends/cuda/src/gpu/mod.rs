@@ -471,6 +471,29 @@ impl Device for GpuDevice {
     }
 }
 
+/// The policy of every live GPU test: GPU `ordinal`, or `None` after
+/// printing why `test` is skipped (no driver, no device). With
+/// `GRANULE_REQUIRE_GPU=1`, which runs on the GPU machine set, a missing
+/// GPU panics instead, so such a run cannot pass without touching it.
+///
+/// ```
+/// if let Some(gpu) = granule_cuda::gpu::device_or_skip(0, "doc example") {
+///     assert!(gpu.arch() >= 50);
+/// }
+/// ```
+pub fn device_or_skip(ordinal: usize, test: &str) -> Option<GpuDevice> {
+    match GpuDevice::new(ordinal) {
+        Ok(gpu) => Some(gpu),
+        Err(e) => {
+            if std::env::var("GRANULE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+                panic!("GRANULE_REQUIRE_GPU=1 but {e}");
+            }
+            eprintln!("skipped {test}: {e}");
+            None
+        }
+    }
+}
+
 fn copy_err(what: &str, e: DriverError) -> DeviceError {
     DeviceError::Launch {
         label: what.into(),
