@@ -663,7 +663,9 @@ static void poll(Worker* w) {
   if (l->abort.load(std::memory_order_relaxed)) stop(w);
 }
 
-static inline void on_read(const void* p, unsigned size) {
+// One hook for loads and stores: inlined at each call site with `store`
+// constant, so the branch on it costs nothing.
+static inline void on_access(const void* p, unsigned size, bool store) {
   Worker* w = tw;
   if (!w || !w->cur) return;
   if (++w->ticks == 0x10000) {
@@ -672,30 +674,17 @@ static inline void on_read(const void* p, unsigned size) {
   }
   const uintptr_t a = (uintptr_t)p;
   if (in_arena(w, a)) {
-    w->loads += 1;
-    w->load_bytes += size;
+    if (store) {
+      w->stores += 1;
+      w->store_bytes += size;
+    } else {
+      w->loads += 1;
+      w->load_bytes += size;
+    }
     w->cur->last_volatile = 0;
-    global_access(w, a, size, LOAD);
+    global_access(w, a, size, store ? STORE : LOAD);
   } else if (w->checked && a - w->tls_lo < w->tls_n) {
-    check_shared(w, a, size, false);
-  }
-}
-
-static inline void on_write(void* p, unsigned size) {
-  Worker* w = tw;
-  if (!w || !w->cur) return;
-  if (++w->ticks == 0x10000) {
-    w->ticks = 0;
-    poll(w);
-  }
-  const uintptr_t a = (uintptr_t)p;
-  if (in_arena(w, a)) {
-    w->stores += 1;
-    w->store_bytes += size;
-    w->cur->last_volatile = 0;
-    global_access(w, a, size, STORE);
-  } else if (w->checked && a - w->tls_lo < w->tls_n) {
-    check_shared(w, a, size, true);
+    check_shared(w, a, size, store);
   }
 }
 
@@ -807,10 +796,10 @@ void __tsan_func_exit() {}
 void __tsan_vptr_update(void**, void*) {}
 void __tsan_vptr_read(void**) {}
 #define GRANULE_EMU_HOOKS(N)                                                                  \
-  void __tsan_read##N(void* p) { granule_emu::on_read(p, N); }                                \
-  void __tsan_write##N(void* p) { granule_emu::on_write(p, N); }                              \
-  void __tsan_unaligned_read##N(void* p) { granule_emu::on_read(p, N); }                      \
-  void __tsan_unaligned_write##N(void* p) { granule_emu::on_write(p, N); }                    \
+  void __tsan_read##N(void* p) { granule_emu::on_access(p, N, false); }                       \
+  void __tsan_write##N(void* p) { granule_emu::on_access(p, N, true); }                       \
+  void __tsan_unaligned_read##N(void* p) { granule_emu::on_access(p, N, false); }             \
+  void __tsan_unaligned_write##N(void* p) { granule_emu::on_access(p, N, true); }             \
   void __tsan_volatile_read##N(void* p) { granule_emu::on_volatile_read(p, N); }              \
   void __tsan_volatile_write##N(void* p) { granule_emu::on_volatile_write(p, N); }            \
   void __tsan_unaligned_volatile_read##N(void* p) { granule_emu::on_volatile_read(p, N); }    \
@@ -822,10 +811,10 @@ GRANULE_EMU_HOOKS(8)
 GRANULE_EMU_HOOKS(16)
 #undef GRANULE_EMU_HOOKS
 void __tsan_read_range(void* p, unsigned long size) {
-  if (size != 0) granule_emu::on_read(p, (unsigned)size);
+  if (size != 0) granule_emu::on_access(p, (unsigned)size, false);
 }
 void __tsan_write_range(void* p, unsigned long size) {
-  if (size != 0) granule_emu::on_write(p, (unsigned)size);
+  if (size != 0) granule_emu::on_access(p, (unsigned)size, true);
 }
 
 // The launch; returns when every block has run or the launch failed.
