@@ -9,7 +9,7 @@
 use crate::error::{Result, ViewError};
 use crate::layout::{Layout, Mapping};
 use crate::pod::Pod;
-use crate::space::HostAccessible;
+use crate::space::{HostAccessible, HostSpace, MemorySpace};
 use crate::storage::StorageMut;
 use crate::view::{IntoIndex, ViewBase};
 use std::marker::PhantomData;
@@ -135,37 +135,38 @@ fn cas_loop<T: Atomic>(a: &T::Atom, f: impl Fn(T) -> Option<T>) -> T {
 /// });
 /// assert_eq!(hist.to_vec(), vec![50, 50, 50, 50]);
 /// ```
-pub struct AtomicView<'a, T: Atomic, const R: usize> {
+pub struct AtomicView<'a, T: Atomic, const R: usize, M: MemorySpace = HostSpace> {
     ptr: *mut T,
     map: Mapping<R>,
     label: &'a str,
     offset: fn(&Mapping<R>, &[usize; R]) -> usize,
-    _borrow: PhantomData<&'a mut [T]>,
+    _borrow: PhantomData<(&'a mut [T], M)>,
 }
 
-impl<T: Atomic, const R: usize> Clone for AtomicView<'_, T, R> {
+impl<T: Atomic, const R: usize, M: MemorySpace> Clone for AtomicView<'_, T, R, M> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T: Atomic, const R: usize> Copy for AtomicView<'_, T, R> {}
+impl<T: Atomic, const R: usize, M: MemorySpace> Copy for AtomicView<'_, T, R, M> {}
 
 // SAFETY: every access through the view is atomic, and the unique borrow it
 // holds keeps non-atomic access away for 'a.
-unsafe impl<T: Atomic, const R: usize> Send for AtomicView<'_, T, R> {}
+unsafe impl<T: Atomic, const R: usize, M: MemorySpace> Send for AtomicView<'_, T, R, M> {}
 // SAFETY: as above.
-unsafe impl<T: Atomic, const R: usize> Sync for AtomicView<'_, T, R> {}
+unsafe impl<T: Atomic, const R: usize, M: MemorySpace> Sync for AtomicView<'_, T, R, M> {}
 
 impl<S, const R: usize, L> ViewBase<S, R, L>
 where
     S: StorageMut,
     S::Elem: Atomic,
-    S::Space: HostAccessible,
     L: Layout,
 {
     /// Borrows the View for atomic access. Fails only for wrapped user
-    /// memory that is not aligned for the atomic type.
-    pub fn atomic(&mut self) -> Result<AtomicView<'_, S::Elem, R>> {
+    /// memory that is not aligned for the atomic type. A View of a device
+    /// memory space gives a handle that device kernels use; the host
+    /// operations need a host-accessible space.
+    pub fn atomic(&mut self) -> Result<AtomicView<'_, S::Elem, R, S::Space>> {
         let align = std::mem::align_of::<<S::Elem as Atomic>::Atom>();
         let ptr = self.as_mut_ptr();
         if !(ptr as usize).is_multiple_of(align) {
@@ -184,7 +185,27 @@ where
     }
 }
 
-impl<'a, T: Atomic, const R: usize> AtomicView<'a, T, R> {
+impl<'a, T: Atomic, const R: usize, M: MemorySpace> AtomicView<'a, T, R, M> {
+    /// The label of the underlying View.
+    pub fn label(&self) -> &'a str {
+        self.label
+    }
+    /// The extents of the underlying View.
+    pub fn extents(&self) -> [usize; R] {
+        *self.map.extents()
+    }
+    /// The underlying View's mapping (extents and strides).
+    pub fn mapping(&self) -> &Mapping<R> {
+        &self.map
+    }
+    /// The address of element 0, as an integer. For a device memory space
+    /// it is a device address, which the host must never dereference.
+    pub fn data_address(&self) -> usize {
+        self.ptr as usize
+    }
+}
+
+impl<'a, T: Atomic, const R: usize, M: HostAccessible> AtomicView<'a, T, R, M> {
     #[inline]
     #[track_caller]
     fn at(&self, idx: impl IntoIndex<R>) -> &T::Atom {
@@ -203,14 +224,6 @@ impl<'a, T: Atomic, const R: usize> AtomicView<'a, T, R> {
         unsafe { T::as_atom(self.ptr.add((self.offset)(&self.map, &idx))) }
     }
 
-    /// The label of the underlying View.
-    pub fn label(&self) -> &'a str {
-        self.label
-    }
-    /// The extents of the underlying View.
-    pub fn extents(&self) -> [usize; R] {
-        *self.map.extents()
-    }
     /// Reads the element.
     #[track_caller]
     pub fn load(&self, idx: impl IntoIndex<R>) -> T {

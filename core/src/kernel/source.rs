@@ -3,7 +3,9 @@
 use super::{DeviceFn, DeviceKernel};
 
 /// Implemented by the functor types that `#[kernel]` generates: where the
-/// device side of the kernel is.
+/// device side of the kernel is. Device spaces accept only functors that
+/// implement it (and [`DeviceFunctor`](super::DeviceFunctor)); host spaces
+/// accept any functor, closures included.
 ///
 /// ```
 /// use granule_core::kernel::{kernel, KernelPattern, KernelSource};
@@ -18,42 +20,15 @@ use super::{DeviceFn, DeviceKernel};
 /// let k = source_of(&twice(&x));
 /// assert_eq!((k.name, k.pattern), ("twice", KernelPattern::For));
 /// ```
-pub trait KernelSource {
-    /// The kernel's device description.
-    const KERNEL: &'static DeviceKernel;
-}
-
-/// The functors a device execution space accepts: only `#[kernel]`
-/// functor types implement it, since only they carry a translation.
-///
-/// No device space exists yet (a later CUDA issue adds `Cuda`, whose
-/// pattern implementations require `F: DeviceFunctor`); host spaces accept
-/// any functor, closures included.
-///
-/// ```
-/// use granule_core::kernel::{kernel, DeviceFunctor};
-///
-/// #[kernel(crate = granule_core)]
-/// fn fill(i: usize, y: &mut u32) {
-///     *y = i as u32;
-/// }
-///
-/// fn device_only<F: DeviceFunctor>(f: F) -> F { f }
-/// let _ = device_only(fill());
-/// ```
-///
-/// A closure is rejected with a message pointing to `#[kernel]`:
-///
-/// ```compile_fail
-/// fn device_only<F: granule_core::kernel::DeviceFunctor>(f: F) -> F { f }
-/// device_only(|i: usize, y: &mut u32| *y = i as u32);
-/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot run on a device execution space: it is not a `#[kernel]` functor",
     label = "not a `#[kernel]` functor",
     note = "plain closures run only on host spaces (Serial, Rayon); write the kernel as a #[kernel] fn to run it on Cuda"
 )]
-pub trait DeviceFunctor: KernelSource {}
+pub trait KernelSource {
+    /// The kernel's device description.
+    const KERNEL: &'static DeviceKernel;
+}
 
 /// A custom reducer the device can run: `#[device] impl Reducer<T> for R`
 /// implements it, pointing at the C++ struct translated from `init`,

@@ -1,10 +1,9 @@
 //! `parallel_for`.
 
-use crate::functor::ForFunctor;
 use crate::policy::Policy;
 use crate::profiling::{begin_kernel, KernelKind};
 use crate::space::ExecutionSpace;
-use crate::write::{WriteItem, WriteParts, Writes};
+use crate::write::Writes;
 
 /// How an execution space runs `parallel_for` under policy `P`, with write
 /// parts `W` and functor `F`. Backends implement it for each policy.
@@ -12,12 +11,12 @@ use crate::write::{WriteItem, WriteParts, Writes};
 /// # Implementing
 /// The method is a trust boundary of the write path (see
 /// [`crate::write`]). An implementation must check, before handing out any
-/// item, that `writes` [covers](WriteParts::covers) `policy.write_bound()`
+/// item, that `writes` [covers](crate::write::WriteParts::covers) `policy.write_bound()`
 /// (the host drivers of [`crate::exec::host`] do), hand each write index of
 /// the policy to exactly one work item, never keep `writes` or an item past
 /// its return, and, if the functor panics, return by unwinding only after
 /// every worker has stopped using `writes`.
-pub trait ParallelForImpl<P: Policy, W: WriteParts<P::WriteIndex>, F>: ExecutionSpace {
+pub trait ParallelForImpl<P: Policy, W, F>: ExecutionSpace {
     /// Calls the functor once per work item of `policy`, with the item's
     /// elements from `writes`.
     ///
@@ -64,7 +63,6 @@ pub fn parallel_for<P, W, F>(label: &str, policy: P, writes: W, functor: F)
 where
     P: Policy,
     W: Writes<P::WriteIndex>,
-    F: for<'a> ForFunctor<P::WorkIndex<'a>, WriteItem<'a, W, P::WriteIndex>>,
     P::Space: ParallelForImpl<P, W::Parts, F>,
 {
     let parts = writes.into_parts(label, policy.write_bound());

@@ -1,6 +1,5 @@
 //! `parallel_reduce`.
 
-use crate::functor::ReduceFunctor;
 use crate::policy::Policy;
 use crate::profiling::{begin_kernel, KernelKind};
 use crate::reducer::{ReduceTarget, Reducer};
@@ -37,7 +36,6 @@ where
     P: Policy,
     T: Copy + Send,
     R: Reducer<T>,
-    F: for<'a> ReduceFunctor<P::WorkIndex<'a>, T>,
     P::Space: ParallelReduceImpl<P, T, R, F>,
 {
     let _kernel = begin_kernel(label, KernelKind::Reduce, P::Space::NAME, P::KIND);
@@ -69,7 +67,6 @@ pub fn parallel_reduce_into<P, T, R, F, D>(
     P: Policy,
     T: Copy + Send,
     R: Reducer<T>,
-    F: for<'a> ReduceFunctor<P::WorkIndex<'a>, T>,
     P::Space: ParallelReduceImpl<P, T, R, F>,
     D: ReduceTarget<T>,
 {

@@ -1,11 +1,10 @@
 //! `parallel_scan`.
 
-use crate::functor::ScanFunctor;
 use crate::policy::{Policy, RangePolicy};
 use crate::profiling::{begin_kernel, KernelKind};
 use crate::reducer::{Reducer, ReductionIdentity, Sum};
 use crate::space::ExecutionSpace;
-use crate::write::{WriteItem, WriteParts, Writes};
+use crate::write::Writes;
 use std::ops::AddAssign;
 
 /// How an execution space runs `parallel_scan` over a range, with write
@@ -13,11 +12,11 @@ use std::ops::AddAssign;
 ///
 /// # Implementing
 /// As for [`ParallelForImpl`](super::ParallelForImpl): check that `writes`
-/// [covers](WriteParts::covers) the policy before handing out any item, give
+/// [covers](crate::write::WriteParts::covers) the policy before handing out any item, give
 /// each index its items from one thread at a time, keep nothing past the
 /// return, and unwind a functor's panic only after every worker stopped
 /// (a look-back must not wait forever on a block whose owner panicked).
-pub trait ParallelScanImpl<W: WriteParts<usize>, T, R, F>: ExecutionSpace {
+pub trait ParallelScanImpl<W, T, R, F>: ExecutionSpace {
     /// Calls the functor with the Kokkos scan contract (exactly one final
     /// call per index, whose `partial` is the exclusive prefix) and
     /// returns the total: the value after the last index.
@@ -65,7 +64,6 @@ where
     S: ExecutionSpace + ParallelScanImpl<W::Parts, T, Sum, F>,
     W: Writes<usize>,
     T: Copy + Send + Sync + ReductionIdentity + AddAssign,
-    F: for<'a> ScanFunctor<usize, WriteItem<'a, W, usize>, T>,
 {
     parallel_scan_with(label, policy, Sum, writes, functor)
 }
@@ -98,7 +96,6 @@ where
     W: Writes<usize>,
     T: Copy + Send + Sync,
     R: Reducer<T>,
-    F: for<'a> ScanFunctor<usize, WriteItem<'a, W, usize>, T>,
 {
     let parts = writes.into_parts(label, policy.write_bound());
     let _kernel = begin_kernel(label, KernelKind::Scan, S::NAME, "Range");

@@ -30,7 +30,7 @@
 //! ```
 
 use granule_views::storage::StorageMut;
-use granule_views::{HostAccessible, Layout, Pod, ViewBase};
+use granule_views::{HostAccessible, HostSpace, Layout, MemorySpace, Pod, ViewBase};
 use std::marker::PhantomData;
 
 /// Raw access to the elements a pattern hands to work items, shared by
@@ -136,8 +136,9 @@ fn slice_loop<'a, T, B: FnMut(usize, &'a mut T)>(lo: usize, out: &'a mut [T], mu
 /// `bound` or `into_parts` panics. Drivers check `covers` again, so a
 /// broken promise about the bound is caught; one about the borrow is not.
 pub unsafe trait Writes<I> {
-    /// The raw form shared with worker threads.
-    type Parts: WriteParts<I>;
+    /// The raw form shared with worker threads ([`WriteParts`] for host
+    /// spaces, [`DeviceWrites`](crate::kernel::DeviceWrites) for device ones).
+    type Parts;
     /// Checks that every index below `bound` has elements, and gives the
     /// raw form.
     ///
@@ -192,41 +193,55 @@ unsafe impl<I> Writes<I> for () {
 }
 
 /// The raw parts of a written View: base pointer, strides and extents,
-/// holding the View's unique borrow for `'v`.
+/// holding the View's unique borrow for `'v`. `M` is the View's memory
+/// space: host spaces reach the elements only when `M` is
+/// [`HostAccessible`]; a device space reads the description instead.
 ///
 /// Only [`Writes::into_parts`] makes them; they are neither `Copy` nor
 /// `Clone`, so one borrow gives one set of parts.
 #[derive(Debug)]
-pub struct ViewParts<'v, T, const R: usize> {
+pub struct ViewParts<'v, T, const R: usize, M = HostSpace> {
     ptr: *mut T,
     strides: [usize; R],
     extents: [usize; R],
-    _borrow: PhantomData<&'v mut [T]>,
+    label: &'v str,
+    _borrow: PhantomData<(&'v mut [T], M)>,
 }
 
-impl<T, const R: usize> ViewParts<'_, T, R> {
+impl<T, const R: usize, M> ViewParts<'_, T, R, M> {
     /// The extents of the View: the bound the parts hold.
     pub fn extents(&self) -> [usize; R] {
         self.extents
     }
 
     #[inline(always)]
-    fn holds(&self, reach: &[usize; R]) -> bool {
+    pub(crate) fn holds(&self, reach: &[usize; R]) -> bool {
         (0..R).all(|r| reach[r] <= self.extents[r])
+    }
+
+    /// The View as a device entry point takes it.
+    pub(crate) fn view_arg(&self) -> crate::kernel::ViewArg<'_> {
+        crate::kernel::ViewArg {
+            label: self.label,
+            address: self.ptr as usize,
+            elem_size: std::mem::size_of::<T>(),
+            extents: self.extents.to_vec(),
+            strides: self.strides.to_vec(),
+        }
     }
 }
 
 // SAFETY: the parts stand for a unique borrow of Pod elements; moving them
 // moves that borrow, like `&mut [T]`.
-unsafe impl<T: Pod, const R: usize> Send for ViewParts<'_, T, R> {}
+unsafe impl<T: Pod, const R: usize, M: MemorySpace> Send for ViewParts<'_, T, R, M> {}
 // SAFETY: through `&ViewParts` elements are reached only by the unsafe
 // `item`, whose contract gives each index to one work item at a time.
-unsafe impl<T: Pod, const R: usize> Sync for ViewParts<'_, T, R> {}
+unsafe impl<T: Pod, const R: usize, M: MemorySpace> Sync for ViewParts<'_, T, R, M> {}
 
 // SAFETY: distinct in-bounds indices have distinct offsets (a Mapping
 // invariant of granule-views); `covers` admits only reaches within the
 // extents, which `into_parts` read while taking the View's `&mut` for 'v.
-unsafe impl<T: Pod> WriteParts<usize> for ViewParts<'_, T, 1> {
+unsafe impl<T: Pod, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T, 1, M> {
     type Item<'a> = &'a mut T;
     #[inline(always)]
     fn covers(&self, reach: &usize) -> bool {
@@ -271,7 +286,9 @@ unsafe impl<T: Pod> WriteParts<usize> for ViewParts<'_, T, 1> {
 }
 
 // SAFETY: as for rank 1: offsets of distinct in-bounds multi-indices differ.
-unsafe impl<T: Pod, const R: usize> WriteParts<[usize; R]> for ViewParts<'_, T, R> {
+unsafe impl<T: Pod, const R: usize, M: HostAccessible> WriteParts<[usize; R]>
+    for ViewParts<'_, T, R, M>
+{
     type Item<'a> = &'a mut T;
     #[inline(always)]
     fn covers(&self, reach: &[usize; R]) -> bool {
@@ -300,20 +317,24 @@ fn view_parts<'v, S, L, const R: usize>(
     view: &'v mut ViewBase<S, R, L>,
     label: &str,
     bound: [usize; R],
-) -> ViewParts<'v, S::Elem, R>
+) -> ViewParts<'v, S::Elem, R, S::Space>
 where
     S: StorageMut,
-    S::Space: HostAccessible,
     L: Layout,
 {
     let extents = view.extents();
     if (0..R).any(|r| extents[r] < bound[r]) {
         too_small(label, view.label(), &extents, &bound);
     }
+    let ptr = view.as_mut_ptr();
+    // The unique borrow becomes a shared one for the label: the parts
+    // still hold it for 'v, and reach the elements only through `ptr`.
+    let view: &'v ViewBase<S, R, L> = view;
     ViewParts {
         strides: view.strides(),
         extents,
-        ptr: view.as_mut_ptr(),
+        label: view.label(),
+        ptr,
         _borrow: PhantomData,
     }
 }
@@ -323,10 +344,9 @@ where
 unsafe impl<'v, S, L> Writes<usize> for &'v mut ViewBase<S, 1, L>
 where
     S: StorageMut,
-    S::Space: HostAccessible,
     L: Layout,
 {
-    type Parts = ViewParts<'v, S::Elem, 1>;
+    type Parts = ViewParts<'v, S::Elem, 1, S::Space>;
     #[track_caller]
     fn into_parts(self, label: &str, bound: usize) -> Self::Parts {
         view_parts(self, label, [bound])
@@ -337,10 +357,9 @@ where
 unsafe impl<'v, S, L, const R: usize> Writes<[usize; R]> for &'v mut ViewBase<S, R, L>
 where
     S: StorageMut,
-    S::Space: HostAccessible,
     L: Layout,
 {
-    type Parts = ViewParts<'v, S::Elem, R>;
+    type Parts = ViewParts<'v, S::Elem, R, S::Space>;
     #[track_caller]
     fn into_parts(self, label: &str, bound: [usize; R]) -> Self::Parts {
         view_parts(self, label, bound)

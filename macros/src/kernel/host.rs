@@ -81,6 +81,61 @@ fn with_lifetimes(g: &syn::Generics, lts: &[syn::Lifetime]) -> syn::Generics {
     g
 }
 
+/// The hidden memory-space parameter of a functor that captures Views.
+fn mem_ident() -> syn::Ident {
+    syn::Ident::new("__GranuleMem", Span::call_site())
+}
+
+/// For a View-like type: how many non-lifetime arguments come before its
+/// layout (none for `AtomicView`, which has no layout parameter) and
+/// before its memory space.
+fn space_slot(seg: &syn::PathSegment) -> Option<(Option<usize>, usize)> {
+    let name = seg.ident.to_string();
+    match name.as_str() {
+        "AtomicView" => Some((None, 2)),
+        "View" | "ViewRef" => Some((Some(2), 3)),
+        n if n.len() == 5 && n.starts_with("View") => Some((Some(1), 2)),
+        _ => None,
+    }
+}
+
+/// `View1<T>` -> `View1<T, LayoutRight, M>` (and likewise for the other
+/// View types and `AtomicView`): a captured View's type, in memory space
+/// `mem`, unless the kernel names the space itself.
+fn in_space(ty: &syn::Type, rt: &TokenStream, mem: &syn::Ident) -> syn::Type {
+    let mut ty = ty.clone();
+    let path = match &mut ty {
+        syn::Type::Reference(r) => match &mut *r.elem {
+            syn::Type::Path(p) => p,
+            _ => return ty,
+        },
+        syn::Type::Path(p) => p,
+        _ => return ty,
+    };
+    let Some(seg) = path.path.segments.last_mut() else {
+        return ty;
+    };
+    let Some((layout_at, mem_at)) = space_slot(seg) else {
+        return ty;
+    };
+    let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments else {
+        return ty;
+    };
+    let count = |a: &syn::AngleBracketedGenericArguments| {
+        a.args
+            .iter()
+            .filter(|g| !matches!(g, syn::GenericArgument::Lifetime(_)))
+            .count()
+    };
+    if layout_at == Some(count(a)) {
+        a.args.push(syn::parse_quote!(#rt::LayoutRight));
+    }
+    if count(a) == mem_at {
+        a.args.push(syn::parse_quote!(#mem));
+    }
+    ty
+}
+
 /// One parameter of the kernel fn as the glue sees it.
 struct Arg<'a> {
     ident: syn::Ident,
@@ -184,7 +239,53 @@ fn index_type(rt: &TokenStream, first: &Arg) -> TokenStream {
     }
 }
 
+fn is_view(kind: &Kind) -> bool {
+    matches!(kind, Kind::View { .. } | Kind::Atomic { .. })
+}
+
+/// Generics with a trailing type parameter `mem: MemorySpace`, defaulted
+/// to the host's memory when `default` (only a struct may say so).
+fn with_mem(g: &syn::Generics, rt: &TokenStream, mem: &syn::Ident, default: bool) -> syn::Generics {
+    let mut g = g.clone();
+    let mut p: syn::TypeParam = syn::parse_quote!(#mem: #rt::MemorySpace);
+    if default {
+        p.eq_token = Some(Default::default());
+        p.default = Some(syn::parse_quote!(#rt::HostSpace));
+    }
+    g.params.push(syn::GenericParam::Type(p));
+    g
+}
+
+/// The argument of one captured parameter, for a device space.
+fn capture_arg(rt: &TokenStream, a: &Arg) -> TokenStream {
+    let id = &a.ident;
+    let by_ref = matches!(a.ty, syn::Type::Reference(_));
+    let v = if by_ref { quote!(self.#id) } else { quote!(&self.#id) };
+    match a.kind {
+        Kind::View { .. } => quote!(#rt::view_arg(#v)),
+        Kind::Atomic { .. } => quote!(#rt::atomic_arg(#v)),
+        _ => quote!(#rt::scalar_arg(#v)),
+    }
+}
+
+/// The accumulator (reduce) or partial (scan) type, `()` for a for kernel.
+fn value_type(pattern: Pattern, outs: &[&Arg]) -> TokenStream {
+    match (pattern, outs.last()) {
+        (Pattern::Reduce | Pattern::Scan, Some(acc)) => {
+            let t = named(&pointee(acc.ty), k_lt());
+            quote!(#t)
+        }
+        _ => quote!(()),
+    }
+}
+
 /// Everything but the hidden device static.
+///
+/// A kernel that captures Views gets a hidden last type parameter, the
+/// memory space of those Views (defaulting to the host's): the host
+/// functor impls exist for host memory, the device ones for any space,
+/// so a device space launches the kernel only with Views of its own
+/// memory, and the error for host Views names both spaces.
 pub fn glue(
     f: &syn::ItemFn,
     params: &[Param],
@@ -196,18 +297,33 @@ pub fn glue(
     let name = &f.sig.ident;
     let vis = &f.vis;
     let (k, w) = (k_lt(), w_lt());
+    let mem = mem_ident();
     let args = args(f, params);
     let caps: Vec<&Arg> = args.iter().filter(|a| captured(a.kind)).collect();
+    let views = caps.iter().any(|a| is_view(a.kind));
     // What a work item is handed: `&mut` elements, or team chunks.
     let outs: Vec<&Arg> = args
         .iter()
         .filter(|a| matches!(a.kind, Kind::Out | Kind::Chunk { .. }))
         .collect();
     let cap_names: Vec<&syn::Ident> = caps.iter().map(|a| &a.ident).collect();
-    let cap_tys: Vec<syn::Type> = caps.iter().map(|a| named(a.ty, k.clone())).collect();
+    let cap_tys: Vec<syn::Type> = caps
+        .iter()
+        .map(|a| match is_view(a.kind) {
+            true => named(&in_space(a.ty, &rt, &mem), k.clone()),
+            false => named(a.ty, k.clone()),
+        })
+        .collect();
 
-    let sg = with_lifetimes(&f.sig.generics, std::slice::from_ref(&k));
+    let base = with_lifetimes(&f.sig.generics, std::slice::from_ref(&k));
+    // The struct's and constructor's generics (with the hidden space when
+    // the kernel captures Views), and the device impl's (always with it).
+    let sg = if views { with_mem(&base, &rt, &mem, false) } else { base.clone() };
+    let decl_g = if views { with_mem(&base, &rt, &mem, true) } else { base.clone() };
+    let dg = with_mem(&base, &rt, &mem, false);
     let (s_impl, s_ty, s_where) = sg.split_for_impl();
+    let (d_impl, _, _) = dg.split_for_impl();
+    let (b_impl, _, _) = base.split_for_impl();
     let ig = with_lifetimes(&f.sig.generics, &[k.clone(), w.clone()]);
     let (i_impl, _, _) = ig.split_for_impl();
     let where_preds = f
@@ -220,7 +336,10 @@ pub fn glue(
             quote!(#p,)
         })
         .unwrap_or_default();
-    let marker = marker_type(&f.sig.generics, &k);
+    let marker = marker_type(&f.sig.generics, &k, views.then_some(&mem));
+    let tparams: Vec<&syn::Ident> = f.sig.generics.type_params().map(|t| &t.ident).collect();
+    let host_space = views.then(|| quote!(#rt::HostSpace));
+    let host_ty = quote!(#name<#k, #(#tparams,)* #host_space>);
 
     let index_ty = index_type(&rt, &args[0]);
     let (trait_path, exec_params, unpack) = functor_impl(&rt, pattern, &index_ty, &outs);
@@ -234,6 +353,9 @@ pub fn glue(
             _ => quote!(#id),
         }
     });
+    let capture_args = caps.iter().map(|a| capture_arg(&rt, a));
+    let value = value_type(pattern, &outs);
+    let kapi = quote!(#krate::kernel);
 
     // The body, unchanged, as `name::body`: user attributes (docs, lints)
     // stay with it and with the constructor.
@@ -253,11 +375,12 @@ pub fn glue(
         "The functor of the `#[kernel]` [`{name}`](fn@{name}): its captured parameters, ready for a pattern."
     );
     let s_name = quote!(#name #s_ty);
+    let decl_params = &decl_g.params;
 
     quote! {
         #[doc = #struct_doc]
         #[allow(non_camel_case_types)]
-        #vis struct #name #s_impl #s_where {
+        #vis struct #name <#decl_params> #s_where {
             #(#cap_names: #cap_tys,)*
             __granule_marker: #rt::PhantomData<#marker>,
         }
@@ -269,12 +392,12 @@ pub fn glue(
             #name { #(#cap_names,)* __granule_marker: #rt::PhantomData }
         }
 
-        impl #s_impl #s_name #s_where {
+        impl #b_impl #host_ty #s_where {
             #body
         }
 
-        impl #i_impl #trait_path for #s_name
-        where #where_preds #s_name: ::core::marker::Sync
+        impl #i_impl #trait_path for #host_ty
+        where #where_preds #host_ty: ::core::marker::Sync
         {
             #[inline(always)]
             fn exec(&self, #first: #index_ty, #exec_params) {
@@ -283,18 +406,26 @@ pub fn glue(
             }
         }
 
-        impl #s_impl #krate::kernel::KernelSource for #s_name #s_where {
-            const KERNEL: &'static #krate::kernel::DeviceKernel = &#stat;
+        impl #s_impl #kapi::KernelSource for #s_name #s_where {
+            const KERNEL: &'static #kapi::DeviceKernel = &#stat;
         }
 
-        impl #s_impl #krate::kernel::DeviceFunctor for #s_name #s_where {}
+        impl #d_impl #kapi::DeviceFunctor<#mem> for #s_name
+        where #where_preds #(#tparams: #kapi::DeviceScalar + #kapi::DeviceValue,)*
+        {
+            type Value = #value;
+            const TYPES: &'static [&'static str] = &[#(<#tparams as #kapi::DeviceScalar>::CPP),*];
+            fn captures(&self) -> ::std::vec::Vec<#kapi::DeviceArg<'_>> {
+                ::std::vec![#(#capture_args),*]
+            }
+        }
     }
 }
 
 /// `(&'k (), &'a (), .., fn() -> (T, ..))`: uses every generic parameter,
 /// without owning a `T` (so the functor is `Send + Sync` whatever `T` is).
-fn marker_type(g: &syn::Generics, k: &syn::Lifetime) -> TokenStream {
+fn marker_type(g: &syn::Generics, k: &syn::Lifetime, mem: Option<&syn::Ident>) -> TokenStream {
     let lts = g.lifetimes().map(|l| &l.lifetime);
-    let tys = g.type_params().map(|t| &t.ident);
+    let tys = g.type_params().map(|t| &t.ident).chain(mem);
     quote!((&#k (), #(&#lts (),)* fn() -> (#(#tys,)*)))
 }

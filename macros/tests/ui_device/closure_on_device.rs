@@ -1,8 +1,8 @@
-// A device space (the later Cuda space) requires `DeviceFunctor` of its
-// functors; a plain closure does not implement it.
-use granule::kernel::DeviceFunctor;
+// A device space (such as Cuda) requires `KernelSource` of its functors;
+// a plain closure does not implement it.
+use granule::kernel::KernelSource;
 
-fn run_on_device<F: DeviceFunctor>(_functor: F) {}
+fn run_on_device<F: KernelSource>(_functor: F) {}
 
 fn main() {
     run_on_device(|i: usize, y: &mut f64| *y = i as f64);

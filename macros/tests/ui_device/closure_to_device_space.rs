@@ -1,9 +1,9 @@
 // The pattern path a device space takes: its `ParallelForImpl` exists only
-// for `DeviceFunctor`s (as the Cuda space's will), so `parallel_for` with
+// for `#[kernel]` functors (as the Cuda space's do), so `parallel_for` with
 // a plain closure does not compile, and the message says to use #[kernel].
 use granule::core::pattern::ParallelForImpl;
 use granule::core::write::WriteParts;
-use granule::kernel::DeviceFunctor;
+use granule::kernel::KernelSource;
 use granule::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -30,7 +30,7 @@ impl ExecutionSpace for DeviceOnly {
     }
 }
 
-impl<'s, W: WriteParts<usize>, F: DeviceFunctor> ParallelForImpl<RangePolicy<'s, DeviceOnly>, W, F>
+impl<'s, W: WriteParts<usize>, F: KernelSource> ParallelForImpl<RangePolicy<'s, DeviceOnly>, W, F>
     for DeviceOnly
 {
     unsafe fn parallel_for_impl(&self, _: &str, _: &RangePolicy<'s, DeviceOnly>, _: W, _: &F) {}

@@ -1,0 +1,461 @@
+//! What a device execution space reads from a dispatch: the values a
+//! `#[kernel]` functor captured, the Views the call writes, and the
+//! accumulator's bytes, each described in the layout the device header's
+//! entry points take.
+//!
+//! A host space never looks at any of this; a device space (Cuda) turns
+//! it into launch arguments, after checking every address against the
+//! allocations of its own memory space.
+
+use super::{DeviceChunkMap, KernelSource};
+use crate::reducer::{MinMaxLocScalar, MinMaxScalar, ValLocScalar};
+use crate::write::ViewParts;
+use granule_views::storage::Storage;
+use granule_views::{AtomicView, Atomic, Layout, MemorySpace, ViewBase};
+
+/// A View as an entry point takes it: data address, extents and strides
+/// (in elements), and the label errors name it by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewArg<'a> {
+    /// The View's label.
+    pub label: &'a str,
+    /// Address of element 0 in the View's memory space (a device address
+    /// for a device space: never dereferenced on the host).
+    pub address: usize,
+    /// Size of one element in bytes.
+    pub elem_size: usize,
+    /// Extent of each rank.
+    pub extents: Vec<usize>,
+    /// Stride of each rank, in elements.
+    pub strides: Vec<usize>,
+}
+
+impl ViewArg<'_> {
+    /// The bytes from element 0 to one past the farthest element (0 for
+    /// an empty View), or `None` if that overflows.
+    ///
+    /// ```
+    /// use granule_core::kernel::ViewArg;
+    /// let v = ViewArg { label: "a", address: 0, elem_size: 8, extents: vec![2, 3], strides: vec![4, 1] };
+    /// assert_eq!(v.span_bytes(), Some((4 + 2 + 1) * 8));
+    /// ```
+    pub fn span_bytes(&self) -> Option<usize> {
+        if self.extents.contains(&0) {
+            return Some(0);
+        }
+        let mut last = 0usize;
+        for (e, s) in self.extents.iter().zip(&self.strides) {
+            last = last.checked_add((e - 1).checked_mul(*s)?)?;
+        }
+        last.checked_add(1)?.checked_mul(self.elem_size)
+    }
+}
+
+/// A View divided among teams by a chunk map (`granule::Chunked`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChunkedArg<'a> {
+    /// The View's label.
+    pub label: &'a str,
+    /// Address of element 0 (see [`ViewArg::address`]).
+    pub address: usize,
+    /// Size of one element in bytes.
+    pub elem_size: usize,
+    /// Number of elements.
+    pub len: usize,
+    /// Whether element `k` (row-major linear index) is at
+    /// `address + k * elem_size`, which the device's chunks assume.
+    pub contiguous: bool,
+    /// The map.
+    pub map: DeviceChunkMap,
+    /// The map's fields, as the device struct holds them.
+    pub map_words: Vec<u64>,
+}
+
+/// One argument of a kernel, in the kernel's parameter order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceArg<'a> {
+    /// A value parameter: its bytes in the device's layout.
+    Scalar(Vec<u8>),
+    /// A View the kernel reads.
+    View(ViewArg<'a>),
+    /// An atomic View.
+    Atomic(ViewArg<'a>),
+    /// A View the call writes, one element per work index.
+    Written(ViewArg<'a>),
+    /// A View the call writes, divided among teams.
+    Chunked(ChunkedArg<'a>),
+}
+
+/// A value that crosses between host and device as bytes: scalars, the
+/// location reducers' values, arrays, tuples (as `granule::Tuple`) and
+/// `#[device] struct`s (for which `#[device]` implements it).
+///
+/// ```
+/// use granule_core::kernel::DeviceValue;
+/// use granule_core::reducer::ValLocScalar;
+/// let v = ValLocScalar { val: 2.5f32, loc: 7usize };
+/// let mut bytes = vec![0; <ValLocScalar<f32, usize>>::SIZE];
+/// v.store(&mut bytes);
+/// assert_eq!(bytes.len(), 16);
+/// assert_eq!(<ValLocScalar<f32, usize>>::load(&bytes), v);
+/// ```
+///
+/// # Safety
+/// `SIZE` and `ALIGN` are `sizeof` and `alignof` of the type the device
+/// header uses for `Self` (drivers size device buffers by them, and the
+/// device writes that many bytes).
+pub unsafe trait DeviceValue: Copy + Send + Sync + 'static {
+    /// `sizeof` on the device.
+    const SIZE: usize;
+    /// `alignof` on the device.
+    const ALIGN: usize;
+    /// Writes the value's device bytes into `out` (`SIZE` bytes long);
+    /// padding is left as it is.
+    fn store(&self, out: &mut [u8]);
+    /// Reads a value from its device bytes (`SIZE` bytes long).
+    fn load(bytes: &[u8]) -> Self;
+}
+
+macro_rules! device_value_num {
+    ($($t:ty),*) => { $(
+        // SAFETY: the device header's fixed-width type of the same size
+        // and alignment (`usize`/`isize` are 64-bit on both sides).
+        unsafe impl DeviceValue for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            const ALIGN: usize = std::mem::align_of::<$t>();
+            fn store(&self, out: &mut [u8]) {
+                out[..Self::SIZE].copy_from_slice(&self.to_ne_bytes());
+            }
+            fn load(bytes: &[u8]) -> Self {
+                let mut b = [0u8; std::mem::size_of::<$t>()];
+                b.copy_from_slice(&bytes[..Self::SIZE]);
+                <$t>::from_ne_bytes(b)
+            }
+        }
+    )* };
+}
+device_value_num!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, usize, isize);
+
+// SAFETY: C++ `bool` is one byte holding 0 or 1.
+unsafe impl DeviceValue for bool {
+    const SIZE: usize = 1;
+    const ALIGN: usize = 1;
+    fn store(&self, out: &mut [u8]) {
+        out[0] = u8::from(*self);
+    }
+    fn load(bytes: &[u8]) -> Self {
+        bytes[0] != 0
+    }
+}
+
+// SAFETY: a C array of N elements: no padding between them.
+unsafe impl<T: DeviceValue, const N: usize> DeviceValue for [T; N] {
+    const SIZE: usize = T::SIZE * N;
+    const ALIGN: usize = T::ALIGN;
+    fn store(&self, out: &mut [u8]) {
+        for (k, x) in self.iter().enumerate() {
+            x.store(&mut out[k * T::SIZE..]);
+        }
+    }
+    fn load(bytes: &[u8]) -> Self {
+        std::array::from_fn(|k| T::load(&bytes[k * T::SIZE..]))
+    }
+}
+
+/// `(offsets, size, align)` of a C struct with fields of these
+/// `(size, align)`s, in order.
+const fn c_struct<const N: usize>(fields: [(usize, usize); N]) -> ([usize; N], usize, usize) {
+    let mut offsets = [0; N];
+    let (mut end, mut align, mut k): (usize, usize, usize) = (0, 1, 0);
+    while k < N {
+        let (s, a) = fields[k];
+        offsets[k] = end.div_ceil(a) * a;
+        end = offsets[k] + s;
+        if a > align {
+            align = a;
+        }
+        k += 1;
+    }
+    (offsets, end.div_ceil(align) * align, align)
+}
+
+/// Implements `DeviceValue` for a generic struct that the device header
+/// declares with the same fields in the same order.
+macro_rules! device_value_struct {
+    ($ty:ident < $($g:ident),+ > { $($f:ident : $ft:ident),+ }) => {
+        // SAFETY: the header's struct of the same name has these fields in
+        // this order, so C layout rules give its size and alignment.
+        unsafe impl<$($g: DeviceValue),+> DeviceValue for $ty<$($g),+> {
+            const SIZE: usize = c_struct([$(($ft::SIZE, $ft::ALIGN)),+]).1;
+            const ALIGN: usize = c_struct([$(($ft::SIZE, $ft::ALIGN)),+]).2;
+            fn store(&self, out: &mut [u8]) {
+                let (offs, _, _) = c_struct([$(($ft::SIZE, $ft::ALIGN)),+]);
+                let mut k = 0;
+                $( self.$f.store(&mut out[offs[k]..]); k += 1; )+
+                let _ = k;
+            }
+            fn load(bytes: &[u8]) -> Self {
+                let (offs, _, _) = c_struct([$(($ft::SIZE, $ft::ALIGN)),+]);
+                let mut k = 0;
+                $( let $f = $ft::load(&bytes[offs[k]..]); k += 1; )+
+                let _ = k;
+                $ty { $($f),+ }
+            }
+        }
+    };
+}
+device_value_struct!(ValLocScalar<T, L> { val: T, loc: L });
+device_value_struct!(MinMaxLocScalar<T, L> { min_val: T, max_val: T, min_loc: L, max_loc: L });
+device_value_struct!(MinMaxScalar<T> { min_val: T, max_val: T });
+
+/// `(size, align)` of `granule::Tuple<F_k, .., F_last>` (fields `k..`):
+/// a head and the tuple of the rest, ending in the empty tuple, whose C++
+/// size is 1.
+const fn tuple_layout(fields: &[(usize, usize)], k: usize) -> (usize, usize) {
+    if k == fields.len() {
+        return (1, 1);
+    }
+    let (tail_size, tail_align) = tuple_layout(fields, k + 1);
+    let (s, a) = fields[k];
+    let tail_at = s.div_ceil(tail_align) * tail_align;
+    let align = if a > tail_align { a } else { tail_align };
+    ((tail_at + tail_size).div_ceil(align) * align, align)
+}
+
+/// The offset of field `k` in `granule::Tuple<F_0, ..>`.
+const fn tuple_offset(fields: &[(usize, usize)], k: usize) -> usize {
+    let mut off = 0;
+    let mut j = 0;
+    while j < k {
+        let tail_align = tuple_layout(fields, j + 1).1;
+        off += fields[j].0.div_ceil(tail_align) * tail_align;
+        j += 1;
+    }
+    off
+}
+
+macro_rules! device_value_tuple {
+    ($(($t:ident, $i:tt)),+) => {
+        // SAFETY: the layout of the header's recursive `Tuple`, computed
+        // by the C++ rules (`tuple_layout`).
+        unsafe impl<$($t: DeviceValue),+> DeviceValue for ($($t,)+) {
+            const SIZE: usize = tuple_layout(&[$(($t::SIZE, $t::ALIGN)),+], 0).0;
+            const ALIGN: usize = tuple_layout(&[$(($t::SIZE, $t::ALIGN)),+], 0).1;
+            fn store(&self, out: &mut [u8]) {
+                let f = [$(($t::SIZE, $t::ALIGN)),+];
+                $( self.$i.store(&mut out[tuple_offset(&f, $i)..]); )+
+            }
+            fn load(bytes: &[u8]) -> Self {
+                let f = [$(($t::SIZE, $t::ALIGN)),+];
+                ($($t::load(&bytes[tuple_offset(&f, $i)..]),)+)
+            }
+        }
+    };
+}
+device_value_tuple!((A, 0));
+device_value_tuple!((A, 0), (B, 1));
+device_value_tuple!((A, 0), (B, 1), (C, 2));
+device_value_tuple!((A, 0), (B, 1), (C, 2), (D, 3));
+device_value_tuple!((A, 0), (B, 1), (C, 2), (D, 3), (E, 4));
+device_value_tuple!((A, 0), (B, 1), (C, 2), (D, 3), (E, 4), (F, 5));
+
+/// A `#[kernel]` functor that can run in memory space `M`: `#[kernel]`
+/// implements it for every `M` its captured Views live in (every `M` when
+/// it captures no View), so a kernel given host Views cannot be launched
+/// on a device space.
+///
+/// ```
+/// use granule_core::kernel::{kernel, DeviceArg, DeviceFunctor};
+/// use granule_core::prelude::*;
+///
+/// #[kernel(crate = granule_core)]
+/// fn scale(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
+///     *y = a * x[i];
+/// }
+///
+/// let x = View1::<f64>::zeros("x", 3).unwrap();
+/// let f = scale(2.0, &x);
+/// let args = DeviceFunctor::<HostSpace>::captures(&f);
+/// assert_eq!(args[0], DeviceArg::Scalar(2.0f64.to_ne_bytes().to_vec()));
+/// assert!(matches!(&args[1], DeviceArg::View(v) if v.label == "x" && v.extents == [3]));
+/// ```
+///
+/// A kernel whose Views live in the host's memory cannot name another
+/// memory space:
+///
+/// ```compile_fail
+/// use granule_core::kernel::{kernel, DeviceFunctor};
+/// use granule_core::prelude::*;
+/// #[derive(Clone, Debug)]
+/// struct Elsewhere;
+/// # unsafe impl granule_views::MemorySpace for Elsewhere {
+/// #     const NAME: &'static str = "Elsewhere";
+/// #     const IS_HOST_ACCESSIBLE: bool = false;
+/// #     fn allocate(&self, _: usize, _: bool) -> Result<std::ptr::NonNull<u8>, String> { Err("none".into()) }
+/// #     unsafe fn deallocate(&self, _: std::ptr::NonNull<u8>, _: usize) {}
+/// # }
+/// #[kernel(crate = granule_core)]
+/// fn copy(i: usize, y: &mut f64, x: &View1<f64>) { *y = x[i]; }
+/// fn on_device<F: DeviceFunctor<Elsewhere>>(_: &F) {}
+/// let x = View1::<f64>::zeros("x", 3).unwrap();
+/// on_device(&copy(&x));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot run in memory space `{M}`: the kernel was given Views of another memory space",
+    label = "its Views are not in `{M}`",
+    note = "allocate the kernel's Views in the execution space's memory space (`View::zeros_in(space.memory_space(), ..)`), or copy them there with `deep_copy`"
+)]
+pub trait DeviceFunctor<M: MemorySpace>: KernelSource {
+    /// The accumulator of a reduce kernel, the partial of a scan kernel,
+    /// `()` for a for kernel.
+    type Value;
+    /// The device spelling of the kernel's generic arguments, in order.
+    const TYPES: &'static [&'static str];
+    /// The captured arguments (values, read Views, atomic Views) in the
+    /// kernel's parameter order.
+    fn captures(&self) -> Vec<DeviceArg<'_>>;
+}
+
+/// Written objects a device space can hand to its drivers: `()`, the
+/// parts of written Views and team chunks, and tuples of those.
+///
+/// # Safety
+/// Every [`DeviceArg::Written`] or [`DeviceArg::Chunked`] that
+/// [`device_args`](Self::device_args) describes is memory the parts hold a
+/// unique borrow of, for as long as they live, and `covers` never
+/// answers true for a reach beyond what the parts hold (as for
+/// [`WriteParts`](crate::write::WriteParts)).
+pub unsafe trait DeviceWrites<I> {
+    /// Whether every write index below `reach` has elements.
+    fn covers(&self, reach: &I) -> bool;
+    /// The written arguments, in order.
+    fn device_args<'s>(&'s self, out: &mut Vec<DeviceArg<'s>>);
+}
+
+// SAFETY: describes nothing.
+unsafe impl<I> DeviceWrites<I> for () {
+    fn covers(&self, _reach: &I) -> bool {
+        true
+    }
+    fn device_args<'s>(&'s self, _out: &mut Vec<DeviceArg<'s>>) {}
+}
+
+// SAFETY: the parts hold the View's unique borrow; `covers` is the
+// parts' own bound check.
+unsafe impl<T: DeviceValue, const R: usize, M: MemorySpace> DeviceWrites<[usize; R]>
+    for ViewParts<'_, T, R, M>
+{
+    fn covers(&self, reach: &[usize; R]) -> bool {
+        self.holds(reach)
+    }
+    fn device_args<'s>(&'s self, out: &mut Vec<DeviceArg<'s>>) {
+        out.push(DeviceArg::Written(self.view_arg()));
+    }
+}
+
+// SAFETY: as above, for the rank-1 write index.
+unsafe impl<T: DeviceValue, M: MemorySpace> DeviceWrites<usize> for ViewParts<'_, T, 1, M> {
+    fn covers(&self, reach: &usize) -> bool {
+        self.holds(&[*reach])
+    }
+    fn device_args<'s>(&'s self, out: &mut Vec<DeviceArg<'s>>) {
+        out.push(DeviceArg::Written(self.view_arg()));
+    }
+}
+
+macro_rules! device_writes_tuple {
+    ($(($w:ident, $i:tt)),+) => {
+        // SAFETY: each component keeps the promise for its own, disjoint,
+        // borrow.
+        unsafe impl<I, $($w: DeviceWrites<I>),+> DeviceWrites<I> for ($($w,)+) {
+            fn covers(&self, reach: &I) -> bool {
+                $(self.$i.covers(reach))&&+
+            }
+            fn device_args<'s>(&'s self, out: &mut Vec<DeviceArg<'s>>) {
+                $(self.$i.device_args(out);)+
+            }
+        }
+    };
+}
+device_writes_tuple!((W0, 0));
+device_writes_tuple!((W0, 0), (W1, 1));
+device_writes_tuple!((W0, 0), (W1, 1), (W2, 2));
+device_writes_tuple!((W0, 0), (W1, 1), (W2, 2), (W3, 3));
+device_writes_tuple!((W0, 0), (W1, 1), (W2, 2), (W3, 3), (W4, 4));
+device_writes_tuple!((W0, 0), (W1, 1), (W2, 2), (W3, 3), (W4, 4), (W5, 5));
+
+/// A captured value's argument (`#[kernel]` glue).
+pub fn scalar_arg<T: DeviceValue>(v: &T) -> DeviceArg<'static> {
+    let mut b = vec![0; T::SIZE];
+    v.store(&mut b);
+    DeviceArg::Scalar(b)
+}
+
+/// A captured View's argument (`#[kernel]` glue).
+pub fn view_arg<S: Storage, const R: usize, L: Layout>(v: &ViewBase<S, R, L>) -> DeviceArg<'_> {
+    DeviceArg::View(ViewArg {
+        label: v.label(),
+        address: v.as_ptr() as usize,
+        elem_size: std::mem::size_of::<S::Elem>(),
+        extents: v.extents().to_vec(),
+        strides: v.strides().to_vec(),
+    })
+}
+
+/// A captured atomic View's argument (`#[kernel]` glue).
+pub fn atomic_arg<'a, T: Atomic, const R: usize, M: MemorySpace>(
+    v: &'a AtomicView<'_, T, R, M>,
+) -> DeviceArg<'a> {
+    DeviceArg::Atomic(ViewArg {
+        label: v.label(),
+        address: v.data_address(),
+        elem_size: std::mem::size_of::<T>(),
+        extents: v.mapping().extents().to_vec(),
+        strides: v.mapping().strides().to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuples_follow_the_recursive_cpp_layout() {
+        // Tuple<f64> = { f64 head; Tuple<> tail; } -> 16 bytes
+        assert_eq!(<(f64,)>::SIZE, 16);
+        // Tuple<f64, usize> = { f64; { u64; {} } } -> 8 + 16
+        assert_eq!(<(f64, usize)>::SIZE, 24);
+        // Tuple<bool, i32> = { bool; (pad 3) { i32; {} (pad 3) } } -> 4 + 8
+        assert_eq!(<(bool, i32)>::SIZE, 12);
+        let v = (1.5f64, -3i32, true);
+        let mut b = vec![0u8; <(f64, i32, bool)>::SIZE];
+        v.store(&mut b);
+        assert_eq!(<(f64, i32, bool)>::load(&b), v);
+        assert_eq!(&b[8..12], &(-3i32).to_ne_bytes());
+    }
+
+    #[test]
+    fn location_values_follow_c_struct_layout() {
+        assert_eq!(<ValLocScalar<f32, usize>>::SIZE, 16);
+        assert_eq!(<MinMaxLocScalar<i32, [usize; 2]>>::SIZE, 8 + 32);
+        let m = MinMaxScalar {
+            min_val: -1i16,
+            max_val: 9,
+        };
+        let mut b = vec![0u8; 4];
+        m.store(&mut b);
+        assert_eq!(<MinMaxScalar<i16>>::load(&b), m);
+    }
+
+    #[test]
+    fn span_bytes_is_checked() {
+        let v = ViewArg {
+            label: "v",
+            address: 0,
+            elem_size: 8,
+            extents: vec![usize::MAX, 2],
+            strides: vec![2, 1],
+        };
+        assert_eq!(v.span_bytes(), None);
+    }
+}
