@@ -645,17 +645,12 @@ template <class Op, class T> __device__ T team_join(T v);
 // not the reserved words, which hold only 8 bytes per thread.
 template <class Op, class T> __device__ T block_reduce(T v) { return team_join<Op>(v); }
 
-// A custom reducer's `final_` (Kokkos's final), applied once to the
-// result; the overload taking `int` wins when `Op::final_` exists, and the
-// built-in reducers have none.
-template <class Op, class T>
-__device__ __forceinline__ auto apply_final(T& v, int) -> decltype(Op::final_(v)) { Op::final_(v); }
-template <class Op, class T> __device__ __forceinline__ void apply_final(T&, long) {}
-
 // Combines one value per thread of the grid: blocks reduce in a fixed
 // tree, the last block to finish folds the block partials in block order.
 // The result is deterministic for a fixed launch geometry. `counter` must
-// be 0 on entry and is 0 again on exit.
+// be 0 on entry and is 0 again on exit. The result is not finalized: the
+// host's parallel_reduce applies a custom reducer's finalize once, as it
+// does for every space.
 template <class Op, class T>
 __device__ void finish_reduce(T acc, T* partials, u32* counter, T* result) {
   T block = block_reduce<Op>(acc);
@@ -671,7 +666,6 @@ __device__ void finish_reduce(T acc, T* partials, u32* counter, T* result) {
   for (u32 b = flat_thread(); b < gridDim.x; b += block_threads()) Op::join(total, load_volatile(partials + b));
   total = block_reduce<Op>(total);
   if (flat_thread() == 0) {
-    apply_final<Op>(total, 0);
     *result = total;
     *counter = 0;
   }

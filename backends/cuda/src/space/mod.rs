@@ -6,10 +6,11 @@
 //! them through `deep_copy` and mirrors. The emulator is never chosen
 //! silently: [`Cuda::from_env`] picks it only when `GRANULE_CUDA=emulator`.
 //!
-//! Kernel dispatch (`parallel_for` and friends on `Cuda`) is not part of
-//! this module yet: the space provides memory, limits and `fence`.
+//! Kernel dispatch (`parallel_for` and friends on `Cuda`, for `#[kernel]`
+//! functors) is in `dispatch/`.
 
 mod copy;
+mod dispatch;
 mod memory;
 
 pub use memory::CudaSpace;
@@ -88,6 +89,8 @@ impl CudaSelection {
 #[derive(Clone, Debug)]
 pub struct Cuda {
     space: CudaSpace,
+    /// Compiled entry points, shared by clones.
+    modules: Arc<dispatch::Modules>,
 }
 
 impl Cuda {
@@ -175,6 +178,7 @@ impl Cuda {
     pub fn with_device(device: Arc<dyn Device>) -> Self {
         Cuda {
             space: CudaSpace::new(device),
+            modules: dispatch::modules(),
         }
     }
 

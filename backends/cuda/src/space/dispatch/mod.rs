@@ -1,0 +1,347 @@
+//! Kernel dispatch on [`Cuda`]: the pattern traits of granule-core for
+//! every policy, over `#[kernel]` functors whose Views live in the space's
+//! memory.
+//!
+//! One dispatch is one launch of a framework driver (see
+//! [`crate::codegen`]) around the kernel's device function:
+//! - the entry point is compiled once per (kernel, driver, types) and
+//!   space, then cached;
+//! - its arguments are the policy's, then the kernel's parameters in
+//!   declaration order (captured values and Views from the functor,
+//!   written Views from the call's write parts), then the driver's
+//!   workspace;
+//! - every View address is checked against the space's live allocations,
+//!   and every size against the device's limits, before the launch;
+//! - the dispatch waits for the device, so a failure names the dispatch's
+//!   label. A failure panics with the typed [`DeviceError`]'s message, as
+//!   a host kernel's panic would.
+
+mod mdrange;
+mod range;
+mod team;
+
+use super::Cuda;
+use crate::codegen::{Instance, Pattern, TranslationUnit};
+use crate::device_api::{DeviceBuffer, DeviceError, KernelArgs, LaunchConfig, Module};
+use crate::kernel::{DeviceArg, DeviceKernel, DeviceValue, KernelPattern, ParamKind, ViewArg};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Threads per block of the range and MDRange drivers.
+const BLOCK: u32 = 256;
+
+/// Compiled entry points of one space, by (kernel, entry name): two
+/// kernels may share a name (in different Rust modules), never an address.
+#[derive(Debug, Default)]
+pub(super) struct Modules(Mutex<HashMap<(usize, String), Module>>);
+
+/// One launch being assembled.
+pub(super) struct Launch<'a> {
+    cuda: &'a Cuda,
+    label: &'a str,
+    inst: Instance,
+    args: KernelArgs,
+    /// View labels by the id their arguments carry, for error messages.
+    ids: Vec<String>,
+    /// Driver workspace, freed when the launch is dropped.
+    work: Vec<DeviceBuffer>,
+}
+
+impl<'a> Launch<'a> {
+    /// A launch of `kernel` wrapped in driver `pattern`.
+    pub fn new(
+        cuda: &'a Cuda,
+        label: &'a str,
+        kernel: &'static DeviceKernel,
+        pattern: Pattern,
+        types: &'static [&'static str],
+    ) -> Self {
+        let launch = Launch {
+            cuda,
+            label,
+            inst: Instance::new(kernel, pattern, types),
+            args: KernelArgs::new(),
+            ids: Vec::new(),
+            work: Vec::new(),
+        };
+        let wanted = match pattern {
+            Pattern::For | Pattern::Team => KernelPattern::For,
+            Pattern::Reduce(_) => KernelPattern::Reduce,
+            Pattern::Scan(_) => KernelPattern::Scan,
+        };
+        if kernel.pattern != wanted {
+            launch.fail(&format!(
+                "the kernel is written for {:?}, not for this pattern ({wanted:?}); write it as \
+                 #[kernel{}]",
+                kernel.pattern,
+                match wanted {
+                    KernelPattern::For => "",
+                    KernelPattern::Reduce => "(reduce)",
+                    KernelPattern::Scan => "(scan)",
+                }
+            ));
+        }
+        launch
+    }
+
+    /// The policy's arguments (`begin, end`, an `MdRange`, ..).
+    pub fn head(&mut self) -> &mut KernelArgs {
+        &mut self.args
+    }
+
+    /// The kernel's parameters, in declaration order: `captures` for
+    /// values, read and atomic Views; `written` for `&mut` elements and
+    /// team chunks, except the accumulator a reduce or scan driver binds.
+    pub fn params(&mut self, captures: Vec<DeviceArg<'_>>, written: Vec<DeviceArg<'_>>) {
+        let kernel = self.inst.kernel;
+        let outs = kernel
+            .params
+            .iter()
+            .filter(|p| p.kind == ParamKind::Out)
+            .count();
+        let driver_binds_last = matches!(self.inst.pattern, Pattern::Reduce(_) | Pattern::Scan(_));
+        let (mut caps, mut writes) = (captures.into_iter(), written.into_iter());
+        let mut out_k = 0;
+        for p in kernel.params {
+            let arg = match p.kind {
+                ParamKind::Index | ParamKind::MdIndex { .. } | ParamKind::Team | ParamKind::Final => {
+                    continue
+                }
+                ParamKind::Scalar | ParamKind::View { .. } | ParamKind::Atomic { .. } => caps.next(),
+                ParamKind::Out => {
+                    out_k += 1;
+                    if driver_binds_last && out_k == outs {
+                        continue;
+                    }
+                    writes.next()
+                }
+                ParamKind::Chunk { .. } => writes.next(),
+            };
+            let Some(arg) = arg else {
+                self.fail(&format!(
+                    "kernel `{}` has more parameters than the functor and the written Views \
+                     give (at `{}`)",
+                    kernel.name, p.name
+                ));
+            };
+            self.push(arg);
+        }
+        if caps.next().is_some() || writes.next().is_some() {
+            self.fail(&format!(
+                "kernel `{}` was given more arguments than it has parameters (does the \
+                 number of written Views match its `&mut` parameters?)",
+                kernel.name
+            ));
+        }
+    }
+
+    fn push(&mut self, arg: DeviceArg<'_>) {
+        match arg {
+            DeviceArg::Scalar(bytes) => {
+                self.args.raw(&bytes);
+            }
+            DeviceArg::View(v) | DeviceArg::Atomic(v) | DeviceArg::Written(v) => {
+                let id = self.view_id(&v);
+                let ext: Vec<u64> = v.extents.iter().map(|&e| e as u64).collect();
+                let str_: Vec<u64> = v.strides.iter().map(|&s| s as u64).collect();
+                self.args.view(v.address as u64, &ext, &str_, id);
+            }
+            DeviceArg::Chunked(c) => {
+                let view = ViewArg {
+                    label: c.label,
+                    address: c.address,
+                    elem_size: c.elem_size,
+                    extents: vec![c.len],
+                    strides: vec![1],
+                };
+                if !c.contiguous {
+                    self.fail(&format!(
+                        "View \"{}\" is divided among teams, but its elements are not \
+                         contiguous in row-major order, which the device's chunks need; \
+                         write through a contiguous View (LayoutRight, or a rank-1 View of \
+                         stride 1)",
+                        c.label
+                    ));
+                }
+                let id = self.view_id(&view);
+                self.args
+                    .chunked(c.address as u64, c.len as u64, id, &c.map_words);
+            }
+        }
+    }
+
+    /// Checks that the View lies in a live allocation of the space, and
+    /// gives it an id for the device's error records.
+    fn view_id(&mut self, v: &ViewArg<'_>) -> u32 {
+        let Some(bytes) = v.span_bytes() else {
+            self.fail(&format!(
+                "View \"{}\" (extents {:?}, strides {:?}) spans more bytes than the host can count",
+                v.label, v.extents, v.strides
+            ));
+        };
+        if bytes > 0 {
+            if let Err(e) = self.cuda.space.locate(v.address as u64, bytes) {
+                self.fail(&format!(
+                    "View \"{}\" is not in this Cuda space's memory: {e}",
+                    v.label
+                ));
+            }
+        }
+        self.ids.push(v.label.to_string());
+        self.ids.len() as u32
+    }
+
+    /// A zeroed workspace buffer of `bytes` (at least one byte), whose
+    /// address becomes the next argument.
+    pub fn workspace(&mut self, bytes: usize) -> u64 {
+        let addr = self.alloc_work(bytes);
+        self.args.pointer(addr);
+        addr
+    }
+
+    /// A zeroed workspace buffer of `bytes` (at least one byte), freed
+    /// with the launch.
+    pub fn alloc_work(&mut self, bytes: usize) -> u64 {
+        let buffer = match self.cuda.device().alloc_zeroed(bytes.max(1)) {
+            Ok(b) => b,
+            Err(e) => self.fail(&format!("the driver's workspace: {e}")),
+        };
+        let addr = buffer.address();
+        self.work.push(buffer);
+        addr
+    }
+
+    /// Compiles (once per space) and launches, then waits for the device.
+    ///
+    /// # Safety
+    /// The arguments are the entry point's, in order, and the workspace
+    /// and `config` are what its driver needs (the callers in this module
+    /// state which).
+    pub unsafe fn run(&mut self, config: &LaunchConfig) {
+        if let Err(reason) = self.cuda.device().limits().check(config) {
+            self.fail(&format!("the launch does not fit the device: {reason}"));
+        }
+        let module = match self.cuda.module(&self.inst, self.label) {
+            Ok(m) => m,
+            Err(e) => self.fail(&e.to_string()),
+        };
+        let entry = self.inst.entry();
+        let device = self.cuda.device();
+        // SAFETY: forwarded from the caller: the entry's arguments, its
+        // workspace and a configuration its driver accepts; every View
+        // argument was checked to lie in a live allocation of this device.
+        let launched = unsafe { device.launch(&module, &entry, config, &self.args) };
+        if let Err(e) = launched.and_then(|()| device.synchronize()) {
+            self.fail(&self.with_ids(&e));
+        }
+    }
+
+    /// Reads a `T` from a workspace buffer.
+    pub fn read<T: DeviceValue>(&self, address: u64) -> T {
+        let buffer = self
+            .work
+            .iter()
+            .find(|b| b.address() == address)
+            .expect("a workspace buffer of this launch");
+        let mut bytes = vec![0u8; T::SIZE];
+        if let Err(e) = self.cuda.device().copy_to_host(&mut bytes, buffer, 0) {
+            self.fail(&format!("reading the result back: {e}"));
+        }
+        T::load(&bytes)
+    }
+
+    fn with_ids(&self, e: &DeviceError) -> String {
+        let names: Vec<String> = self
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(k, l)| format!("{} = \"{l}\"", k + 1))
+            .collect();
+        format!("{e} (View ids: {})", names.join(", "))
+    }
+
+    /// Panics, naming the dispatch, the kernel and the device.
+    #[track_caller]
+    pub fn fail(&self, what: &str) -> ! {
+        panic!(
+            "parallel dispatch \"{}\" of kernel `{}` on Cuda ({}): {what}",
+            self.label,
+            self.inst.kernel.name,
+            self.cuda.device().name()
+        )
+    }
+}
+
+impl Drop for Launch<'_> {
+    fn drop(&mut self) {
+        for b in self.work.drain(..) {
+            let addr = b.address();
+            if let Err(e) = self.cuda.device().free(b) {
+                // A drop cannot fail; the buffer stays allocated.
+                eprintln!("granule-cuda: freeing the workspace at {addr:#x} failed: {e}");
+            }
+        }
+    }
+}
+
+impl Cuda {
+    /// The instance's compiled module, compiling it on first use.
+    fn module(&self, inst: &Instance, label: &str) -> Result<Module, DeviceError> {
+        let key = (inst.kernel as *const DeviceKernel as usize, inst.entry());
+        let mut cache = self.modules.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = cache.get(&key) {
+            return Ok(m.clone());
+        }
+        let unit = TranslationUnit::new(std::slice::from_ref(inst)).map_err(|e| {
+            DeviceError::Launch {
+                label: label.to_string(),
+                entry: inst.entry(),
+                reason: e.to_string(),
+            }
+        })?;
+        let module = self.device().compile(&unit, label)?;
+        cache.insert(key, module.clone());
+        Ok(module)
+    }
+}
+
+/// A shared handle to the module cache, for `Cuda`'s fields.
+pub(super) fn modules() -> Arc<Modules> {
+    Arc::new(Modules::default())
+}
+
+/// Blocks for `n` indices of a grid-stride driver: enough to fill the
+/// device a few times over, at least 1.
+fn grid_for(cuda: &Cuda, n: u64, block: u32) -> u32 {
+    let l = cuda.device().limits();
+    let resident = u64::from(l.multiprocessor_count)
+        * u64::from((l.max_threads_per_multiprocessor / block).max(1));
+    let wanted = n.div_ceil(u64::from(block)).clamp(1, 2 * resident.max(1));
+    u32::try_from(wanted.min(u64::from(l.max_grid_dim.0))).unwrap_or(u32::MAX)
+}
+
+/// A 1-D launch of `grid` blocks of `block` threads.
+fn config(grid: u32, block: u32, shared: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (grid, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: shared,
+    }
+}
+
+/// The written Views' arguments, checked to cover `reach`.
+fn written<'w, I: std::fmt::Debug, W: crate::kernel::DeviceWrites<I>>(
+    label: &str,
+    writes: &'w W,
+    reach: &I,
+) -> Vec<DeviceArg<'w>> {
+    if !writes.covers(reach) {
+        panic!(
+            "parallel dispatch \"{label}\": the written parts do not cover the policy's indices \
+             (up to, excluding, {reach:?}); they were checked for a smaller bound"
+        );
+    }
+    let mut out = Vec::new();
+    writes.device_args(&mut out);
+    out
+}

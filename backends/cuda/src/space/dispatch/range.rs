@@ -1,0 +1,135 @@
+//! RangePolicy on Cuda: `parallel_for` (a grid-stride loop),
+//! `parallel_reduce` (block trees, then the last block folds the block
+//! partials) and `parallel_scan` (one pass, decoupled look-back).
+
+use super::{config, grid_for, written, Launch, BLOCK};
+use crate::codegen::Pattern;
+use crate::kernel::{DeviceFunctor, DeviceReduction, DeviceValue, DeviceWrites, KernelSource};
+use crate::space::{Cuda, CudaSpace};
+use granule_core::pattern::{ParallelForImpl, ParallelReduceImpl, ParallelScanImpl};
+use granule_core::reducer::Reducer;
+use granule_core::{Policy, RangePolicy};
+
+/// `begin, end`: the head of every range entry point.
+fn range_head(l: &mut Launch<'_>, policy: &RangePolicy<'_, Cuda>) {
+    l.head()
+        .scalar(policy.begin() as u64)
+        .scalar(policy.end() as u64);
+}
+
+impl<W, F> ParallelForImpl<RangePolicy<'_, Cuda>, W, F> for Cuda
+where
+    W: DeviceWrites<usize>,
+    F: KernelSource + DeviceFunctor<CudaSpace>,
+{
+    unsafe fn parallel_for_impl(
+        &self,
+        label: &str,
+        policy: &RangePolicy<'_, Cuda>,
+        writes: W,
+        f: &F,
+    ) {
+        let out = written(label, &writes, &policy.write_bound());
+        if policy.is_empty() {
+            return;
+        }
+        let mut l = Launch::new(self, label, F::KERNEL, Pattern::For, F::TYPES);
+        range_head(&mut l, policy);
+        l.params(f.captures(), out);
+        let grid = grid_for(self, policy.len() as u64, BLOCK);
+        // SAFETY: (begin, end, kernel parameters) is a range for-entry's
+        // argument list, and the grid-stride driver runs any geometry.
+        unsafe { l.run(&config(grid, BLOCK, 0)) }
+    }
+}
+
+impl<T, R, F> ParallelReduceImpl<RangePolicy<'_, Cuda>, T, R, F> for Cuda
+where
+    T: DeviceValue,
+    R: Reducer<T> + DeviceReduction,
+    F: KernelSource + DeviceFunctor<CudaSpace, Value = T>,
+{
+    fn parallel_reduce_impl(
+        &self,
+        label: &str,
+        policy: &RangePolicy<'_, Cuda>,
+        reducer: &R,
+        f: &F,
+    ) -> T {
+        if policy.is_empty() {
+            return reducer.init();
+        }
+        let mut l = Launch::new(self, label, F::KERNEL, Pattern::Reduce(R::DEVICE), F::TYPES);
+        range_head(&mut l, policy);
+        l.params(f.captures(), Vec::new());
+        let grid = grid_for(self, policy.len() as u64, BLOCK);
+        let result = reduce_tail::<T>(&mut l, grid);
+        // SAFETY: (begin, end, kernel parameters, partials, counter,
+        // result): one T per block, a zero counter, one T.
+        unsafe { l.run(&config(grid, BLOCK, 0)) };
+        l.read(result)
+    }
+}
+
+/// The reduce drivers' tail: one partial per block, the zero counter of
+/// finished blocks, and the result. Returns the result's address.
+pub(super) fn reduce_tail<T: DeviceValue>(l: &mut Launch<'_>, grid: u32) -> u64 {
+    let Some(partials) = (grid as usize).checked_mul(T::SIZE) else {
+        l.fail("the block partials overflow usize")
+    };
+    l.workspace(partials);
+    l.workspace(4);
+    l.workspace(T::SIZE)
+}
+
+impl<W, T, R, F> ParallelScanImpl<W, T, R, F> for Cuda
+where
+    W: DeviceWrites<usize>,
+    T: DeviceValue,
+    R: Reducer<T> + DeviceReduction,
+    F: KernelSource + DeviceFunctor<CudaSpace, Value = T>,
+{
+    unsafe fn parallel_scan_impl(
+        &self,
+        label: &str,
+        policy: &RangePolicy<'_, Self>,
+        reducer: &R,
+        writes: W,
+        f: &F,
+    ) -> T {
+        let out = written(label, &writes, &policy.write_bound());
+        if policy.is_empty() {
+            return reducer.init();
+        }
+        let mut l = Launch::new(self, label, F::KERNEL, Pattern::Scan(R::DEVICE), F::TYPES);
+        range_head(&mut l, policy);
+        l.params(f.captures(), out);
+        let tiles = (policy.len() as u64).div_ceil(u64::from(BLOCK));
+        let Ok(grid) = u32::try_from(tiles) else {
+            l.fail(&format!("{tiles} scan tiles exceed a grid's blocks"))
+        };
+        let per_tile = |l: &Launch<'_>, bytes: usize| {
+            (tiles as usize)
+                .checked_mul(bytes)
+                .unwrap_or_else(|| l.fail("the scan's look-back state overflows usize"))
+        };
+        let (values, flags) = (per_tile(&l, T::SIZE), per_tile(&l, 4));
+        l.workspace(values);
+        l.workspace(values);
+        l.workspace(flags);
+        l.workspace(4);
+        let result = l.workspace(T::SIZE);
+        let Some(shared) = (BLOCK as usize)
+            .checked_mul(T::SIZE)
+            .and_then(|b| u32::try_from(b).ok())
+        else {
+            l.fail("the scan's shared memory overflows u32")
+        };
+        // SAFETY: (begin, end, kernel parameters, aggregates, inclusive
+        // prefixes, flags, tile counter, result): one T and one flag per
+        // tile, zeroed, one block per tile and one T of dynamic shared
+        // memory per thread, as drive_scan requires.
+        unsafe { l.run(&config(grid, BLOCK, shared)) };
+        l.read(result)
+    }
+}
