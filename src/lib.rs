@@ -60,7 +60,7 @@ pub use granule_macros::device;
 ///     *acc += x[i] * y[i];
 /// }
 ///
-/// let space = DefaultExecutionSpace::default();
+/// let space = Serial;
 /// let n = 1000;
 /// let x = View1::<f64>::from_fn("x", n, |i| i as f64)?;
 /// let mut y = View1::<f64>::zeros("y", n)?;
@@ -76,8 +76,8 @@ pub use granule_macros::kernel;
 pub use granule_rayon::{Rayon, RayonError};
 
 /// The Cuda execution space and its device memory (with the `cuda`
-/// feature): Views allocated in `CudaSpace`, copies and mirrors, limits and
-/// `fence`. Kernels cannot be dispatched on it yet.
+/// feature): Views allocated in `CudaSpace`, copies and mirrors, limits,
+/// `fence`, and `#[kernel]` dispatch.
 ///
 /// ```
 /// use granule::{Cuda, CudaSpace};
@@ -91,26 +91,43 @@ pub use granule_rayon::{Rayon, RayonError};
 #[cfg(feature = "cuda")]
 pub use granule_cuda::{Cuda, CudaSpace};
 
-// The `cuda` feature does not make Cuda the DefaultExecutionSpace yet:
-// that needs kernel dispatch on Cuda (parallel_for, parallel_reduce,
-// parallel_scan drivers), which does not exist, so a portable program
-// would stop compiling. Until then the default stays a host space.
-
-/// The execution space a program gets unless it picks one: Rayon with the
-/// `rayon` feature (the default), otherwise Serial.
+/// The execution space a program gets unless it picks one: `Cuda` with
+/// the `cuda` feature (a GPU, or the CPU emulator when
+/// `GRANULE_CUDA=emulator`), else Rayon with the `rayon` feature (the
+/// default), else Serial.
+///
+/// A program written against it runs unchanged on all three: kernels are
+/// `#[kernel]`s, Views live in the space's memory
+/// ([`DefaultMemorySpace`]), and the host reads results through mirrors.
 ///
 /// ```
 /// use granule::prelude::*;
+///
+/// #[kernel(reduce)]
+/// fn sum_of(i: usize, x: &View1<f64>, acc: &mut f64) {
+///     *acc += x[i];
+/// }
+///
 /// let space = DefaultExecutionSpace::default();
-/// let n: usize = parallel_reduce("count", RangePolicy::new(&space, 0..10), Sum, |_, acc: &mut usize| *acc += 1);
-/// assert_eq!(n, 10);
+/// let x = View1::from_fn_in(space.memory_space(), "x", 10, |i| i as f64)?;
+/// let s: f64 = parallel_reduce("sum", RangePolicy::new(&space, 0..10), Sum, sum_of(&x));
+/// assert_eq!(s, 45.0);
+/// # Ok::<(), ViewError>(())
 /// ```
-#[cfg(feature = "rayon")]
+#[cfg(feature = "cuda")]
+pub type DefaultExecutionSpace = granule_cuda::Cuda;
+/// The execution space a program gets unless it picks one: Rayon with the
+/// `rayon` feature (the default), otherwise Serial.
+#[cfg(all(feature = "rayon", not(feature = "cuda")))]
 pub type DefaultExecutionSpace = granule_rayon::Rayon;
 /// The execution space a program gets unless it picks one: Rayon with the
 /// `rayon` feature (the default), otherwise Serial.
-#[cfg(not(feature = "rayon"))]
+#[cfg(not(any(feature = "rayon", feature = "cuda")))]
 pub type DefaultExecutionSpace = granule_core::Serial;
+
+/// The memory space of [`DefaultExecutionSpace`]: where its Views live
+/// (device memory with the `cuda` feature, the host's otherwise).
+pub type DefaultMemorySpace = <DefaultExecutionSpace as granule_core::ExecutionSpace>::MemorySpace;
 
 /// Chunk maps: which thread of a scope owns which elements (see
 /// [`granule_views::chunk`]), with [`owner_table`](chunk::owner_table).
@@ -132,7 +149,7 @@ pub mod prelude {
         MemorySpace, Pod, ALL,
     };
 
-    pub use crate::DefaultExecutionSpace;
+    pub use crate::{DefaultExecutionSpace, DefaultMemorySpace};
     #[cfg(feature = "rayon")]
     pub use crate::Rayon;
     #[cfg(feature = "cuda")]

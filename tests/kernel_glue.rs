@@ -52,7 +52,7 @@ fn device_kernel<F: DeviceFunctor<granule::views::HostSpace>>(_: &F) -> &'static
 
 #[test]
 fn for_kernels_match_closures_bitwise() {
-    let space = DefaultExecutionSpace::default();
+    let space = Serial;
     let n = 100_003;
     let x = input(n);
     let mut by_kernel = View1::<f64>::from_fn("k", n, |i| i as f64).unwrap();
@@ -74,7 +74,7 @@ fn for_kernels_match_closures_bitwise() {
 
 #[test]
 fn reduce_scan_team_and_mdrange_kernels_match_closures() {
-    let space = DefaultExecutionSpace::default();
+    let space = Serial;
     let n = 50_001;
     let x = input(n);
     let p = RangePolicy::new(&space, 0..n);

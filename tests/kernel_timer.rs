@@ -10,7 +10,7 @@ const CHILD: &str = "GRANULE_KERNEL_TIMER_TEST_CHILD";
 #[test]
 fn timer_table_is_printed_at_exit() {
     if std::env::var(CHILD).is_ok() {
-        let s = DefaultExecutionSpace::default();
+        let s = Serial;
         for _ in 0..3 {
             parallel_for("timed-for", RangePolicy::new(&s, 0..1000), (), |_, ()| {});
         }
@@ -55,7 +55,7 @@ fn timer_table_is_printed_at_exit() {
     let cols: Vec<_> = row.split_whitespace().collect();
     assert_eq!(
         cols[1..4],
-        ["parallel_for", granule::DefaultExecutionSpace::NAME, "3"],
+        ["parallel_for", "Serial", "3"],
         "{row}"
     );
     assert!(err.lines().any(|l| l.starts_with("timed-reduce")), "{err}");

@@ -301,9 +301,9 @@ device_value_tuple!((A, 0), (B, 1), (C, 2), (D, 3), (E, 4), (F, 5));
 /// on_device(&copy(&x));
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot run in memory space `{M}`: the kernel was given Views of another memory space",
-    label = "its Views are not in `{M}`",
-    note = "allocate the kernel's Views in the execution space's memory space (`View::zeros_in(space.memory_space(), ..)`), or copy them there with `deep_copy`"
+    message = "`{Self}` cannot run on a device execution space: it is not a `#[kernel]` functor",
+    label = "not a `#[kernel]` functor",
+    note = "plain closures run only on host spaces (Serial, Rayon); write the kernel as a #[kernel] fn to run it on Cuda"
 )]
 pub trait DeviceFunctor<M: MemorySpace>: KernelSource {
     /// The accumulator of a reduce kernel, the partial of a scan kernel,
@@ -316,8 +316,23 @@ pub trait DeviceFunctor<M: MemorySpace>: KernelSource {
     fn captures(&self) -> Vec<DeviceArg<'_>>;
 }
 
-/// Written objects a device space can hand to its drivers: `()`, the
-/// parts of written Views and team chunks, and tuples of those.
+/// The bound through which a kernel's Views must be in the memory space
+/// of the execution space it runs on: implemented only for `M: SameMemorySpace<M>`,
+/// so a kernel given host Views and dispatched on a device space is a
+/// compile error that names both spaces.
+#[diagnostic::on_unimplemented(
+    message = "the kernel's Views are in memory space `{Self}`, but this execution space runs kernels on Views in `{M}`",
+    label = "the Views given to the kernel are in `{Self}`",
+    note = "allocate the kernel's Views in the execution space's memory (`View1::from_fn_in(space.memory_space(), ..)`, `zeros_in`), or copy them there with `deep_copy`"
+)]
+pub trait SameMemorySpace<M> {}
+
+impl<M: MemorySpace> SameMemorySpace<M> for M {}
+
+/// Written objects a device space with memory `M` can hand to its
+/// drivers: `()`, the parts of written Views of `M` and team chunks, and
+/// tuples of those. Written Views of another memory space do not compile
+/// (see [`SameMemorySpace`]).
 ///
 /// # Safety
 /// Every [`DeviceArg::Written`] or [`DeviceArg::Chunked`] that
@@ -325,7 +340,7 @@ pub trait DeviceFunctor<M: MemorySpace>: KernelSource {
 /// unique borrow of, for as long as they live, and `covers` never
 /// answers true for a reach beyond what the parts hold (as for
 /// [`WriteParts`](crate::write::WriteParts)).
-pub unsafe trait DeviceWrites<I> {
+pub unsafe trait DeviceWrites<I, M: MemorySpace> {
     /// Whether every write index below `reach` has elements.
     fn covers(&self, reach: &I) -> bool;
     /// The written arguments, in order.
@@ -333,7 +348,7 @@ pub unsafe trait DeviceWrites<I> {
 }
 
 // SAFETY: describes nothing.
-unsafe impl<I> DeviceWrites<I> for () {
+unsafe impl<I, M: MemorySpace> DeviceWrites<I, M> for () {
     fn covers(&self, _reach: &I) -> bool {
         true
     }
@@ -342,8 +357,11 @@ unsafe impl<I> DeviceWrites<I> for () {
 
 // SAFETY: the parts hold the View's unique borrow; `covers` is the
 // parts' own bound check.
-unsafe impl<T: DeviceValue, const R: usize, M: MemorySpace> DeviceWrites<[usize; R]>
-    for ViewParts<'_, T, R, M>
+unsafe impl<T, const R: usize, V, M> DeviceWrites<[usize; R], M> for ViewParts<'_, T, R, V>
+where
+    T: DeviceValue,
+    V: MemorySpace + SameMemorySpace<M>,
+    M: MemorySpace,
 {
     fn covers(&self, reach: &[usize; R]) -> bool {
         self.holds(reach)
@@ -354,7 +372,12 @@ unsafe impl<T: DeviceValue, const R: usize, M: MemorySpace> DeviceWrites<[usize;
 }
 
 // SAFETY: as above, for the rank-1 write index.
-unsafe impl<T: DeviceValue, M: MemorySpace> DeviceWrites<usize> for ViewParts<'_, T, 1, M> {
+unsafe impl<T, V, M> DeviceWrites<usize, M> for ViewParts<'_, T, 1, V>
+where
+    T: DeviceValue,
+    V: MemorySpace + SameMemorySpace<M>,
+    M: MemorySpace,
+{
     fn covers(&self, reach: &usize) -> bool {
         self.holds(&[*reach])
     }
@@ -367,7 +390,7 @@ macro_rules! device_writes_tuple {
     ($(($w:ident, $i:tt)),+) => {
         // SAFETY: each component keeps the promise for its own, disjoint,
         // borrow.
-        unsafe impl<I, $($w: DeviceWrites<I>),+> DeviceWrites<I> for ($($w,)+) {
+        unsafe impl<I, M: MemorySpace, $($w: DeviceWrites<I, M>),+> DeviceWrites<I, M> for ($($w,)+) {
             fn covers(&self, reach: &I) -> bool {
                 $(self.$i.covers(reach))&&+
             }

@@ -41,7 +41,7 @@ pub use meta::{
     DeviceChunkMap, DeviceFn, DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind,
 };
 pub use device::{
-    ChunkedArg, DeviceArg, DeviceFunctor, DeviceValue, DeviceWrites, ViewArg,
+    ChunkedArg, DeviceArg, DeviceFunctor, DeviceValue, DeviceWrites, SameMemorySpace, ViewArg,
 };
 pub use reduction::{DeviceReduction, ReducerOp};
 pub use source::{DeviceReducer, DeviceScalar, DeviceStruct, KernelSource};

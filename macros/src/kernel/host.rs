@@ -244,7 +244,8 @@ fn is_view(kind: &Kind) -> bool {
 }
 
 /// Generics with a trailing type parameter `mem: MemorySpace`, defaulted
-/// to the host's memory when `default` (only a struct may say so).
+/// to the host's memory when `default` (only a struct may say so), so the
+/// functor's type can be named without it.
 fn with_mem(g: &syn::Generics, rt: &TokenStream, mem: &syn::Ident, default: bool) -> syn::Generics {
     let mut g = g.clone();
     let mut p: syn::TypeParam = syn::parse_quote!(#mem: #rt::MemorySpace);
@@ -294,6 +295,7 @@ pub fn glue(
     stat: &syn::Ident,
 ) -> TokenStream {
     let rt = quote!(#krate::kernel::__rt);
+    let kapi = quote!(#krate::kernel);
     let name = &f.sig.ident;
     let vis = &f.vis;
     let (k, w) = (k_lt(), w_lt());
@@ -320,7 +322,11 @@ pub fn glue(
     // the kernel captures Views), and the device impl's (always with it).
     let sg = if views { with_mem(&base, &rt, &mem, false) } else { base.clone() };
     let decl_g = if views { with_mem(&base, &rt, &mem, true) } else { base.clone() };
-    let dg = with_mem(&base, &rt, &mem, false);
+    // The device impl: for every space the kernel's Views are in (`run`),
+    // through a bound whose error names both spaces.
+    let run = syn::Ident::new("__GranuleRun", Span::call_site());
+    let dg = with_mem(&sg, &rt, &run, false);
+    let same_space = views.then(|| quote!(#mem: #kapi::SameMemorySpace<#run>,));
     let (s_impl, s_ty, s_where) = sg.split_for_impl();
     let (d_impl, _, _) = dg.split_for_impl();
     let (b_impl, _, _) = base.split_for_impl();
@@ -355,7 +361,6 @@ pub fn glue(
     });
     let capture_args = caps.iter().map(|a| capture_arg(&rt, a));
     let value = value_type(pattern, &outs);
-    let kapi = quote!(#krate::kernel);
 
     // The body, unchanged, as `name::body`: user attributes (docs, lints)
     // stay with it and with the constructor.
@@ -410,8 +415,8 @@ pub fn glue(
             const KERNEL: &'static #kapi::DeviceKernel = &#stat;
         }
 
-        impl #d_impl #kapi::DeviceFunctor<#mem> for #s_name
-        where #where_preds #(#tparams: #kapi::DeviceScalar + #kapi::DeviceValue,)*
+        impl #d_impl #kapi::DeviceFunctor<#run> for #s_name
+        where #where_preds #same_space #(#tparams: #kapi::DeviceScalar + #kapi::DeviceValue,)*
         {
             type Value = #value;
             const TYPES: &'static [&'static str] = &[#(<#tparams as #kapi::DeviceScalar>::CPP),*];

@@ -19,7 +19,7 @@ fn md_head<const R: usize>(l: &mut Launch<'_>, policy: &MDRangePolicy<'_, Cuda, 
 
 impl<W, F, const R: usize> ParallelForImpl<MDRangePolicy<'_, Cuda, R>, W, F> for Cuda
 where
-    W: DeviceWrites<[usize; R]>,
+    W: DeviceWrites<[usize; R], CudaSpace>,
     F: KernelSource + DeviceFunctor<CudaSpace>,
 {
     unsafe fn parallel_for_impl(

@@ -330,7 +330,7 @@ fn config(grid: u32, block: u32, shared: u32) -> LaunchConfig {
 }
 
 /// The written Views' arguments, checked to cover `reach`.
-fn written<'w, I: std::fmt::Debug, W: crate::kernel::DeviceWrites<I>>(
+fn written<'w, I: std::fmt::Debug, W: crate::kernel::DeviceWrites<I, super::CudaSpace>>(
     label: &str,
     writes: &'w W,
     reach: &I,

@@ -19,7 +19,7 @@ fn range_head(l: &mut Launch<'_>, policy: &RangePolicy<'_, Cuda>) {
 
 impl<W, F> ParallelForImpl<RangePolicy<'_, Cuda>, W, F> for Cuda
 where
-    W: DeviceWrites<usize>,
+    W: DeviceWrites<usize, CudaSpace>,
     F: KernelSource + DeviceFunctor<CudaSpace>,
 {
     unsafe fn parallel_for_impl(
@@ -84,7 +84,7 @@ pub(super) fn reduce_tail<T: DeviceValue>(l: &mut Launch<'_>, grid: u32) -> u64 
 
 impl<W, T, R, F> ParallelScanImpl<W, T, R, F> for Cuda
 where
-    W: DeviceWrites<usize>,
+    W: DeviceWrites<usize, CudaSpace>,
     T: DeviceValue,
     R: Reducer<T> + DeviceReduction,
     F: KernelSource + DeviceFunctor<CudaSpace, Value = T>,

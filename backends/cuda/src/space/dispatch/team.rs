@@ -93,7 +93,7 @@ fn team_head(l: &mut Launch<'_>, cuda: &Cuda, policy: &TeamPolicy<'_, Cuda>) -> 
 
 impl<W, F> ParallelForImpl<TeamPolicy<'_, Cuda>, W, F> for Cuda
 where
-    W: DeviceWrites<LeagueIndex>,
+    W: DeviceWrites<LeagueIndex, CudaSpace>,
     F: KernelSource + DeviceFunctor<CudaSpace>,
 {
     unsafe fn parallel_for_impl(
