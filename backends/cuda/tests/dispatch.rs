@@ -1,41 +1,260 @@
 //! Kernel dispatch on Cuda through the emulator: the patterns of
-//! granule-core, run by `#[kernel]` functors over Views in the space's memory.
+//! granule-core, run by `#[kernel]` functors over Views in the space's
+//! memory. The behaviour every space shares is in the conformance suite;
+//! these are the CUDA-specific cases (launch geometry, many blocks, team
+//! limits, device errors).
 
+use granule_core::kernel::kernel;
 use granule_core::prelude::*;
-use granule_cuda::Cuda;
+use granule_core::reducer::Prod;
+use granule_cuda::{Cuda, CudaSpace};
 use granule_views::{create_mirror_view_and_copy, deep_copy, LayoutRight};
+use std::sync::OnceLock;
 
-#[granule_core::kernel::kernel(crate = granule_core)]
+fn cuda() -> Cuda {
+    static SPACE: OnceLock<Cuda> = OnceLock::new();
+    SPACE
+        .get_or_init(|| Cuda::emulated().expect("the emulator needs g++"))
+        .clone()
+}
+
+type DView1<T> = View1<T, LayoutRight, CudaSpace>;
+
+fn upload<T: granule_views::Pod>(s: &Cuda, label: &str, v: Vec<T>) -> DView1<T> {
+    let n = v.len();
+    let host = View1::<T>::from_vec(label, n, v).unwrap();
+    let mut d = DView1::<T>::zeros_in(s.memory_space(), label, n).unwrap();
+    deep_copy(&mut d, &host).unwrap();
+    d
+}
+
+fn download<T: granule_views::Pod>(v: &DView1<T>) -> Vec<T> {
+    create_mirror_view_and_copy(v).unwrap().as_view().to_vec()
+}
+
+#[kernel(crate = granule_core)]
 fn axpy(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
     *y = a * x[i] + *y;
 }
 
-#[granule_core::kernel::kernel(crate = granule_core, reduce)]
-fn dot(i: usize, x: &View1<f64>, acc: &mut f64) {
-    *acc += x[i] * x[i];
+#[kernel(crate = granule_core, reduce)]
+fn sum_i64(i: usize, x: &View1<i64>, acc: &mut i64) {
+    *acc += x[i];
 }
 
-#[granule_core::kernel::kernel(crate = granule_core, scan)]
-fn excl(i: usize, e: &mut i64, p: &mut i64, last: bool) {
-    if last { *e = *p; }
-    *p += i as i64;
+#[kernel(crate = granule_core, scan)]
+fn inclusive(i: usize, x: &View1<i32>, out: &mut i32, p: &mut i32, last: bool) {
+    *p += x[i];
+    if last {
+        *out = *p;
+    }
+}
+
+#[kernel(crate = granule_core, scan)]
+fn running_product(i: usize, out: &mut f64, p: &mut f64, last: bool) {
+    if last {
+        *out = *p;
+    }
+    *p *= 1.0 + (i % 3) as f64 * 0.5;
 }
 
 #[test]
-fn smoke() {
-    let s = Cuda::emulated().unwrap();
-    let n = 10_000;
-    let hx = View1::<f64>::from_fn("x", n, |i| i as f64).unwrap();
-    let mut x = View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "x", n).unwrap();
-    deep_copy(&mut x, &hx).unwrap();
-    let mut y = View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
-    parallel_for("axpy", RangePolicy::new(&s, 0..n), &mut y, axpy(2.0, &x));
-    let hy = create_mirror_view_and_copy(&y).unwrap();
-    assert_eq!(hy[7], 14.0);
-    let d: f64 = parallel_reduce("dot", RangePolicy::new(&s, 0..n), Sum, dot(&x));
-    assert_eq!(d, (0..n).map(|i| (i * i) as f64).sum::<f64>());
-    let mut e = View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "e", n).unwrap();
-    let t = parallel_scan("excl", RangePolicy::new(&s, 0..n), &mut e, excl());
-    let he = create_mirror_view_and_copy(&e).unwrap();
-    assert_eq!((he[4], t), (6, (n * (n - 1) / 2) as i64));
+fn range_geometry_at_warp_and_block_edges() {
+    let s = cuda();
+    for n in [1usize, 31, 32, 33, 1023, (1 << 20) + 3] {
+        let x = upload(&s, "x", (0..n).map(|i| i as f64).collect());
+        let mut y = upload(&s, "y", vec![1.0; n]);
+        parallel_for("axpy", RangePolicy::new(&s, 0..n), &mut y, axpy(2.0, &x));
+        let got = download(&y);
+        for i in [0, n / 2, n - 1] {
+            assert_eq!(got[i], 2.0 * i as f64 + 1.0, "n = {n}, y[{i}]");
+        }
+        assert!(got.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f64 + 1.0));
+    }
+}
+
+#[test]
+fn a_range_with_an_offset_writes_only_its_indices() {
+    let s = cuda();
+    let n = 1000;
+    let x = upload(&s, "x", vec![1.0; n]);
+    let mut y = upload(&s, "y", vec![0.0; n]);
+    parallel_for("part", RangePolicy::new(&s, 100..777), &mut y, axpy(3.0, &x));
+    let got = download(&y);
+    for (i, &v) in got.iter().enumerate() {
+        let expect = if (100..777).contains(&i) { 3.0 } else { 0.0 };
+        assert_eq!(v, expect, "y[{i}]");
+    }
+}
+
+#[test]
+fn reductions_and_scans_span_many_blocks() {
+    let s = cuda();
+    let n = (1 << 20) + 77;
+    let x = upload(&s, "x", (0..n as i64).map(|i| i % 1000 - 400).collect());
+    let expect: i64 = (0..n as i64).map(|i| i % 1000 - 400).sum();
+    let got: i64 = parallel_reduce("sum", RangePolicy::new(&s, 0..n), Sum, sum_i64(&x));
+    assert_eq!(got, expect);
+
+    let m = 300_001;
+    let xs = upload(&s, "xs", (0..m as i32).map(|i| i % 7 - 3).collect());
+    let mut out = upload(&s, "out", vec![0i32; m]);
+    let total = parallel_scan("incl", RangePolicy::new(&s, 0..m), &mut out, inclusive(&xs));
+    let got = download(&out);
+    let mut run = 0;
+    for (i, &v) in got.iter().enumerate() {
+        run += (i % 7) as i32 - 3;
+        assert_eq!(v, run, "out[{i}]");
+    }
+    assert_eq!(total, run);
+}
+
+#[test]
+fn a_scan_with_another_reducer_and_its_total() {
+    let s = cuda();
+    let n = 40;
+    let mut out = upload(&s, "out", vec![0.0f64; n]);
+    let total = parallel_scan_with(
+        "prod",
+        RangePolicy::new(&s, 0..n),
+        Prod,
+        &mut out,
+        running_product(),
+    );
+    let got = download(&out);
+    let mut p = 1.0f64;
+    for (i, &v) in got.iter().enumerate() {
+        assert_eq!(v, p, "out[{i}]");
+        p *= 1.0 + (i % 3) as f64 * 0.5;
+    }
+    assert_eq!(total, p);
+}
+
+#[test]
+fn float_scans_are_bitwise_reproducible_run_to_run() {
+    let s = cuda();
+    let n = 70_001;
+    let mut first: Option<(Vec<f64>, f64)> = None;
+    for _ in 0..3 {
+        let mut out = upload(&s, "out", vec![0.0f64; n]);
+        let total = parallel_scan_with(
+            "prod",
+            RangePolicy::new(&s, 0..n),
+            Sum,
+            &mut out,
+            running_product(),
+        );
+        let got = (download(&out), total);
+        match &first {
+            None => first = Some(got),
+            Some(f) => {
+                assert!(f.0.iter().zip(&got.0).all(|(a, b)| a.to_bits() == b.to_bits()));
+                assert_eq!(f.1.to_bits(), got.1.to_bits());
+            }
+        }
+    }
+}
+
+#[kernel(crate = granule_core, reduce)]
+fn team_ids(m: &TeamMember, acc: &mut usize) {
+    let v = m.team_rank() + m.team_size() * m.league_rank();
+    let t = m.team_reduce(Sum, v);
+    if m.team_rank() == 0 {
+        *acc += t;
+    }
+}
+
+#[test]
+fn teams_of_many_threads_and_vector_lanes() {
+    let s = cuda();
+    for (league, team, lanes) in [(7usize, 64usize, 1usize), (5, 8, 4), (3, 1, 32)] {
+        let p = TeamPolicy::new(&s, league, team)
+            .with_vector_length(lanes)
+            .unwrap();
+        let r: usize = parallel_reduce("ids", p, Sum, team_ids());
+        let t = league * team;
+        assert_eq!(r, t * (t - 1) / 2, "league {league}, team {team}, lanes {lanes}");
+    }
+    let auto = TeamPolicy::new(&s, 4, AUTO);
+    assert!(auto.team_size() > 1, "Cuda's recommended team size is a block");
+}
+
+#[kernel(crate = granule_core, reduce)]
+fn fill_scratch(m: &TeamMember, n: usize, acc: &mut u64) {
+    let mut t = m.team_scratch::<u8, 1>(0, n).unwrap();
+    TeamThreadRange::new(m, 0..n).parallel_for(|i| t[i] = 1);
+    m.team_barrier();
+    let s = TeamThreadRange::new(m, 0..n).parallel_reduce(Sum, |i, a: &mut u64| *a += t[i] as u64);
+    if m.team_rank() == 0 {
+        *acc += s;
+    }
+}
+
+#[test]
+fn team_scratch_at_the_device_limit() {
+    let s = cuda();
+    let team = 32;
+    let reserved = granule_cuda::device::reserved_smem(team as u64) as usize;
+    let max = s.device().limits().max_shared_mem_bytes as usize;
+    let n = (max - reserved) / 16 * 16;
+    let p = TeamPolicy::new(&s, 2, team)
+        .set_scratch_size(0, PerTeam(n))
+        .unwrap();
+    let got: u64 = parallel_reduce("at-limit", p, Sum, fill_scratch(n));
+    assert_eq!(got, 2 * n as u64);
+
+    let over = TeamPolicy::new(&s, 2, team)
+        .set_scratch_size(0, PerTeam(n + 16))
+        .unwrap();
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _: u64 = parallel_reduce("over", over, Sum, fill_scratch(n));
+    }))
+    .expect_err("scratch above the device limit is refused");
+    let msg = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .unwrap_or("");
+    assert!(
+        msg.contains("\"over\"") && msg.contains("shared memory per block"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_view_of_another_device_is_refused_before_launch() {
+    let s = cuda();
+    let other = Cuda::emulated().unwrap();
+    let x = upload(&other, "elsewhere", vec![1.0; 8]);
+    let mut y = upload(&s, "y", vec![0.0; 8]);
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        parallel_for("mixed", RangePolicy::new(&s, 0..8), &mut y, axpy(1.0, &x));
+    }))
+    .expect_err("a View of another device cannot be launched");
+    let msg = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .unwrap_or("");
+    assert!(msg.contains("\"elsewhere\"") && msg.contains("\"mixed\""), "{msg}");
+    assert_eq!(download(&y), vec![0.0; 8], "nothing was written");
+}
+
+#[kernel(crate = granule_core)]
+fn past_the_end(i: usize, y: &mut f64, x: &View1<f64>) {
+    *y = x[i + 1];
+}
+
+#[test]
+fn a_device_fault_names_the_dispatch_and_the_view() {
+    let s = cuda();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let mut y = upload(&s, "y", vec![0.0; 4]);
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        parallel_for("oob", RangePolicy::new(&s, 0..4), &mut y, past_the_end(&x));
+    }))
+    .expect_err("reading past the end faults");
+    let msg = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .unwrap_or("");
+    assert!(msg.contains("\"oob\"") && msg.contains("\"short\""), "{msg}");
 }

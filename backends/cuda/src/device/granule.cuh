@@ -1016,7 +1016,11 @@ struct TeamMember {
     __syncthreads();
     return r;
   }
-  template <class Op, class T> __device__ T team_reduce(T v) const { return block_reduce<Op>(v); }
+  // Reduces `v` over the team threads: vector lanes replicate a team
+  // thread (Kokkos semantics), so lane 0's value counts, once per thread.
+  template <class Op, class T> __device__ T team_reduce(T v) const {
+    return team_join<Op>(threadIdx.x == 0 ? v : Op::identity());
+  }
   // This thread's ids in the team (Block -> Thread scope), flat over the
   // team threads and vector lanes, as granule_core's `thread_ids()`.
   __device__ __forceinline__ ThreadIds thread_ids() const { return ThreadIds{threadIdx.y, blockDim.y}; }
