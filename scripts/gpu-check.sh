@@ -4,9 +4,11 @@
 # conformance suite, the device tests (emulator and cudarc), NVRTC 12.9
 # and the run script. Extra arguments go to gpu-pack (e.g. --bench NAME).
 # Then, through the device tool, with carry ["target/gpu"]:
-#   GRANULE_REQUIRE_GPU=1 bash target/gpu/run.sh 12
+#   GRANULE_REQUIRE_GPU=1 GRANULE_CUDA=gpu bash target/gpu/run.sh 12
+# GRANULE_CUDA=gpu runs the Cuda dispatch tests and the conformance
+# suite's Cuda instance on the GPU instead of the emulator.
 # GRANULE_REQUIRE_GPU=1 turns the cudarc tests' skip (no driver) into a
 # failure, so a GPU run cannot pass without touching the GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-../shared/tools/gpu-pack granule_cuda nvrtc_toolchain translated emu gpu conformance "$@"
+../shared/tools/gpu-pack granule_cuda nvrtc_toolchain translated emu gpu dispatch conformance "$@"

@@ -11,10 +11,15 @@ use granule_cuda::{Cuda, CudaSpace};
 use granule_views::{create_mirror_view_and_copy, deep_copy, LayoutRight};
 use std::sync::OnceLock;
 
+/// The space under test: the emulator, or what `GRANULE_CUDA` names (a
+/// GPU run sets `GRANULE_CUDA=gpu`).
 fn cuda() -> Cuda {
     static SPACE: OnceLock<Cuda> = OnceLock::new();
     SPACE
-        .get_or_init(|| Cuda::emulated().expect("the emulator needs g++"))
+        .get_or_init(|| {
+            let setting = std::env::var("GRANULE_CUDA").unwrap_or_else(|_| "emulator".into());
+            Cuda::from_setting(Some(&setting)).unwrap_or_else(|e| panic!("{e}"))
+        })
         .clone()
 }
 
@@ -223,7 +228,10 @@ fn team_scratch_at_the_device_limit() {
 #[test]
 fn a_view_of_another_device_is_refused_before_launch() {
     let s = cuda();
-    let other = Cuda::emulated().unwrap();
+    // A second instance of the same kind of device: a separate allocation
+    // registry, so its Views are not this space's.
+    let setting = std::env::var("GRANULE_CUDA").unwrap_or_else(|_| "emulator".into());
+    let other = Cuda::from_setting(Some(&setting)).unwrap();
     let x = upload(&other, "elsewhere", vec![1.0; 8]);
     let mut y = upload(&s, "y", vec![0.0; 8]);
     let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
