@@ -135,12 +135,73 @@ fn cas_loop<T: Atomic>(a: &T::Atom, f: impl Fn(T) -> Option<T>) -> T {
 /// });
 /// assert_eq!(hist.to_vec(), vec![50, 50, 50, 50]);
 /// ```
+///
+/// # Memory spaces
+///
+/// A View of any memory space `M` gives an `AtomicView`, so a kernel's
+/// scatter target can live in a device's memory; the host operations
+/// (`add`, `load`, `compare_exchange`, ...) exist only where
+/// `M: HostAccessible`. For every space the handle tells a backend what to
+/// pass to the device: [`label`](Self::label), [`mapping`](Self::mapping),
+/// [`data_address`](Self::data_address), [`space`](Self::space).
+///
+/// ```
+/// # use granule_views::{HostSpace, MemorySpace};
+/// # use std::ptr::NonNull;
+/// # /// Memory host code may not touch (here host memory in disguise).
+/// # #[derive(Clone, Debug)]
+/// # struct Device;
+/// # // SAFETY: delegates to HostSpace; claims not to be host-accessible.
+/// # unsafe impl MemorySpace for Device {
+/// #     const NAME: &'static str = "Device";
+/// #     const IS_HOST_ACCESSIBLE: bool = false;
+/// #     fn allocate(&self, bytes: usize, zeroed: bool) -> Result<NonNull<u8>, String> {
+/// #         HostSpace.allocate(bytes, zeroed)
+/// #     }
+/// #     unsafe fn deallocate(&self, ptr: NonNull<u8>, bytes: usize) {
+/// #         unsafe { HostSpace.deallocate(ptr, bytes) }
+/// #     }
+/// # }
+/// use granule_views::{LayoutRight, View1};
+/// let mut v = View1::<u32, LayoutRight, Device>::zeros_in(Device, "counts", 4)?;
+/// let base = v.as_ptr() as usize;
+/// let a = v.atomic()?;
+/// assert_eq!((a.label(), a.extents(), a.data_address()), ("counts", [4], base));
+/// # Ok::<(), granule_views::ViewError>(())
+/// ```
+///
+/// Host operations on device memory do not compile:
+///
+/// ```compile_fail,E0599
+/// # use granule_views::{HostSpace, MemorySpace};
+/// # use std::ptr::NonNull;
+/// # #[derive(Clone, Debug)]
+/// # struct Device;
+/// # // SAFETY: delegates to HostSpace; claims not to be host-accessible.
+/// # unsafe impl MemorySpace for Device {
+/// #     const NAME: &'static str = "Device";
+/// #     const IS_HOST_ACCESSIBLE: bool = false;
+/// #     fn allocate(&self, bytes: usize, zeroed: bool) -> Result<NonNull<u8>, String> {
+/// #         HostSpace.allocate(bytes, zeroed)
+/// #     }
+/// #     unsafe fn deallocate(&self, ptr: NonNull<u8>, bytes: usize) {
+/// #         unsafe { HostSpace.deallocate(ptr, bytes) }
+/// #     }
+/// # }
+/// use granule_views::{LayoutRight, View1};
+/// let mut v = View1::<u32, LayoutRight, Device>::zeros_in(Device, "counts", 4)?;
+/// let a = v.atomic()?;
+/// a.add(0, 1); // `Device: HostAccessible` is not satisfied
+/// # Ok::<(), granule_views::ViewError>(())
+/// ```
 pub struct AtomicView<'a, T: Atomic, const R: usize, M: MemorySpace = HostSpace> {
+    /// Element 0; an address in `M`, dereferenced only where `M: HostAccessible`.
     ptr: *mut T,
     map: Mapping<R>,
     label: &'a str,
+    space: &'a M,
     offset: fn(&Mapping<R>, &[usize; R]) -> usize,
-    _borrow: PhantomData<(&'a mut [T], M)>,
+    _borrow: PhantomData<&'a mut [T]>,
 }
 
 impl<T: Atomic, const R: usize, M: MemorySpace> Clone for AtomicView<'_, T, R, M> {
@@ -150,7 +211,8 @@ impl<T: Atomic, const R: usize, M: MemorySpace> Clone for AtomicView<'_, T, R, M
 }
 impl<T: Atomic, const R: usize, M: MemorySpace> Copy for AtomicView<'_, T, R, M> {}
 
-// SAFETY: every access through the view is atomic, and the unique borrow it
+// SAFETY: every host access through the view is atomic (and a space that is
+// not host-accessible gets no host access at all), and the unique borrow it
 // holds keeps non-atomic access away for 'a.
 unsafe impl<T: Atomic, const R: usize, M: MemorySpace> Send for AtomicView<'_, T, R, M> {}
 // SAFETY: as above.
@@ -162,13 +224,14 @@ where
     S::Elem: Atomic,
     L: Layout,
 {
-    /// Borrows the View for atomic access. Fails only for wrapped user
-    /// memory that is not aligned for the atomic type. A View of a device
-    /// memory space gives a handle that device kernels use; the host
-    /// operations need a host-accessible space.
+    /// Borrows the View for atomic access, in whatever memory space it
+    /// lives (host operations need a host-accessible one). Fails only for
+    /// wrapped user memory that is not aligned for the atomic type.
     pub fn atomic(&mut self) -> Result<AtomicView<'_, S::Elem, R, S::Space>> {
         let align = std::mem::align_of::<<S::Elem as Atomic>::Atom>();
         let ptr = self.as_mut_ptr();
+        // A device address is aligned or not just as a host one is: the
+        // check holds for every space.
         if !(ptr as usize).is_multiple_of(align) {
             return Err(ViewError::Misaligned {
                 label: self.label().into(),
@@ -179,6 +242,7 @@ where
             ptr,
             map: *self.mapping(),
             label: self.label(),
+            space: self.space(),
             offset: L::offset::<R>,
             _borrow: PhantomData,
         })
@@ -194,14 +258,21 @@ impl<'a, T: Atomic, const R: usize, M: MemorySpace> AtomicView<'a, T, R, M> {
     pub fn extents(&self) -> [usize; R] {
         *self.map.extents()
     }
-    /// The underlying View's mapping (extents and strides).
+    /// The extents and strides of the underlying View (any layout: its
+    /// element at `idx` is at `data_address() + mapping().offset(idx)`
+    /// elements).
     pub fn mapping(&self) -> &Mapping<R> {
         &self.map
     }
-    /// The address of element 0, as an integer. For a device memory space
-    /// it is a device address, which the host must never dereference.
+    /// The address of element 0, as an integer, for a backend to pass to
+    /// the device. It is an address in `M`: for a device space a device
+    /// address, which must never be dereferenced on the host.
     pub fn data_address(&self) -> usize {
         self.ptr as usize
+    }
+    /// The memory space instance holding the elements.
+    pub fn space(&self) -> &'a M {
+        self.space
     }
 }
 
@@ -218,9 +289,10 @@ impl<'a, T: Atomic, const R: usize, M: HostAccessible> AtomicView<'a, T, R, M> {
                 self.ptr.cast_const().cast(),
             );
         }
-        // SAFETY: in bounds, so inside the borrowed span; the base is aligned
-        // (checked in `atomic`) and offsets are whole elements, whose size is
-        // a multiple of the atom's alignment; the borrow keeps other access away.
+        // SAFETY: in bounds, so inside the borrowed span, in memory the host
+        // may dereference (M: HostAccessible); the base is aligned (checked
+        // in `atomic`) and offsets are whole elements, whose size is a
+        // multiple of the atom's alignment; the borrow keeps other access away.
         unsafe { T::as_atom(self.ptr.add((self.offset)(&self.map, &idx))) }
     }
 
@@ -289,8 +361,29 @@ impl<'a, T: Atomic, const R: usize, M: HostAccessible> AtomicView<'a, T, R, M> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{View1, View2};
+    use crate::space::foreign::Foreign;
+    use crate::{LayoutLeft, MemorySpace, View1, View2, ALL};
     use std::thread;
+
+    #[test]
+    fn device_space_views_give_handles_with_their_addresses() {
+        let mut v = View2::<f64, LayoutLeft, Foreign>::zeros_in(Foreign, "dev", [3, 4]).unwrap();
+        let base = v.as_ptr() as usize;
+        {
+            let a = v.atomic().unwrap();
+            assert_eq!((a.label(), a.extents()), ("dev", [3, 4]));
+            assert_eq!(a.mapping().strides(), &[1, 3]);
+            assert_eq!(a.data_address(), base);
+            assert_eq!(<Foreign as MemorySpace>::NAME, "Foreign");
+            let copy = a;
+            assert_eq!(copy.data_address(), a.data_address());
+        }
+        // Row 2 of a column-major 3x4: element (2, 0) is 2 elements in.
+        let mut row = v.subview_mut((2, ALL)).unwrap();
+        let r = row.atomic().unwrap();
+        assert_eq!(r.data_address(), base + 2 * std::mem::size_of::<f64>());
+        assert_eq!((r.extents(), r.mapping().strides()), ([4], &[3]));
+    }
 
     #[test]
     fn concurrent_fetch_add_is_exact() {

@@ -49,6 +49,23 @@ impl<T: Pod, const R: usize, L: Layout> MirrorView<'_, T, R, L> {
     pub fn is_same(&self) -> bool {
         matches!(self, MirrorView::Same(_))
     }
+
+    /// The elements in index order, last index fastest (row-major),
+    /// whatever the layout: the host-side check of a View of any memory
+    /// space reads `create_mirror_view_and_copy(&v)?.to_vec()`.
+    ///
+    /// ```
+    /// use granule_views::{create_mirror_view_and_copy, LayoutLeft, View2};
+    /// let v = View2::<i32, LayoutLeft>::from_vec("v", [2, 2], vec![1, 2, 3, 4])?;
+    /// assert_eq!(create_mirror_view_and_copy(&v)?.to_vec(), [1, 2, 3, 4]);
+    /// # Ok::<(), granule_views::ViewError>(())
+    /// ```
+    pub fn to_vec(&self) -> Vec<T> {
+        match self {
+            MirrorView::Same(v) => v.to_vec(),
+            MirrorView::Copy(v) => v.to_vec(),
+        }
+    }
 }
 
 impl<T: Pod, const R: usize, L: Layout, I: IntoIndex<R>> Index<I> for MirrorView<'_, T, R, L> {
@@ -123,53 +140,8 @@ fn host_alias<S: Storage, const R: usize, L: Layout>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::Mapping;
+    use crate::space::foreign::Foreign;
     use crate::{LayoutLeft, View1, View2};
-    use std::ptr::NonNull;
-
-    /// A space that host code must treat as foreign (like device memory),
-    /// backed by host memory so the tests can run anywhere.
-    #[derive(Clone, Debug, Default)]
-    struct Foreign;
-
-    // SAFETY: delegates to HostSpace, which satisfies the allocation
-    // contract; it only claims to be less accessible than it is.
-    unsafe impl MemorySpace for Foreign {
-        const NAME: &'static str = "Foreign";
-        const IS_HOST_ACCESSIBLE: bool = false;
-        fn allocate(&self, bytes: usize, zeroed: bool) -> std::result::Result<NonNull<u8>, String> {
-            HostSpace.allocate(bytes, zeroed)
-        }
-        unsafe fn deallocate(&self, ptr: NonNull<u8>, bytes: usize) {
-            // SAFETY: forwarded contract: `ptr` came from HostSpace.allocate.
-            unsafe { HostSpace.deallocate(ptr, bytes) }
-        }
-    }
-
-    // SAFETY: both sides are really host memory; forwards to HostSpace.
-    unsafe impl SpaceCopy<Foreign> for HostSpace {
-        unsafe fn copy_contiguous<T: Pod>(
-            &self,
-            dst: *mut T,
-            _: &Foreign,
-            src: *const T,
-            n: usize,
-        ) -> std::result::Result<(), String> {
-            // SAFETY: forwarded contract.
-            unsafe { HostSpace.copy_contiguous(dst, &HostSpace, src, n) }
-        }
-        unsafe fn copy_mapped<T: Pod, const R: usize>(
-            &self,
-            dst: *mut T,
-            dm: &Mapping<R>,
-            _: &Foreign,
-            src: *const T,
-            sm: &Mapping<R>,
-        ) -> std::result::Result<(), String> {
-            // SAFETY: forwarded contract.
-            unsafe { HostSpace.copy_mapped(dst, dm, &HostSpace, src, sm) }
-        }
-    }
 
     #[test]
     fn host_views_mirror_themselves() {
@@ -202,6 +174,7 @@ mod tests {
         let copied = create_mirror_view_and_copy(&dev).unwrap();
         assert!(!copied.is_same());
         assert_eq!(copied.as_view().to_vec(), vec![0.0, 0.5, 1.0, 1.5, 2.0]);
+        assert_eq!(copied.to_vec(), vec![0.0, 0.5, 1.0, 1.5, 2.0]);
         assert_eq!(copied[4], 2.0);
         host.fill(0.0);
         crate::deep_copy(&mut host, &dev).unwrap();

@@ -1,5 +1,6 @@
-//! Chunk misuse that must not compile: chaining scopes whose ends do not
-//! meet, and writing through a part that is not thread level.
+//! Chunk misuse that must not compile: taking parts of memory the host
+//! cannot reach, chaining scopes whose ends do not meet, and writing
+//! through a part that is not thread level.
 
 #[test]
 fn chunk_misuse_does_not_compile() {

@@ -1,5 +1,5 @@
-//! Misuse that must not compile: indexing memory the host cannot reach,
-//! and writing through a shared borrow.
+//! Misuse that must not compile: indexing, or atomic operations on,
+//! memory the host cannot reach, and writing through a shared borrow.
 
 #[test]
 fn misuse_does_not_compile() {

@@ -144,6 +144,9 @@ impl ExecutionSpace for Rayon {
     type MemorySpace = HostSpace;
     const NAME: &'static str = "Rayon";
 
+    fn memory_space(&self) -> HostSpace {
+        HostSpace
+    }
     fn concurrency(&self) -> usize {
         self.inner.threads
     }

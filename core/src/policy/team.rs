@@ -355,6 +355,9 @@ mod tests {
     impl ExecutionSpace for Unlimited {
         type MemorySpace = granule_views::HostSpace;
         const NAME: &'static str = "Unlimited";
+        fn memory_space(&self) -> granule_views::HostSpace {
+            granule_views::HostSpace
+        }
         fn concurrency(&self) -> usize {
             1
         }

@@ -18,8 +18,10 @@ use std::fmt::Debug;
 ///
 /// ```
 /// use granule_core::{ExecutionSpace, Serial};
+/// use granule_views::HostSpace;
 /// let s = Serial;
 /// assert_eq!(s.name(), "Serial");
+/// assert_eq!(s.memory_space(), HostSpace);
 /// assert_eq!(s.concurrency(), 1);
 /// assert_eq!(s.team_size_max(), 1);
 /// s.fence();
@@ -34,6 +36,20 @@ pub trait ExecutionSpace: Clone + Debug + Send + Sync + 'static {
     fn name(&self) -> &'static str {
         Self::NAME
     }
+    /// The memory space Views for this space are allocated in: pass it to
+    /// `zeros_in`, `from_fn_in` and the other `*_in` constructors, so the
+    /// same code allocates host memory on a host space and device memory
+    /// on a device space.
+    ///
+    /// ```
+    /// use granule_core::{ExecutionSpace, Serial};
+    /// use granule_views::{LayoutRight, View1};
+    /// let space = Serial;
+    /// let x = View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "x", 4, |i| i as f64)?;
+    /// assert_eq!(x.size(), 4);
+    /// # Ok::<(), granule_views::ViewError>(())
+    /// ```
+    fn memory_space(&self) -> Self::MemorySpace;
     /// How many work items may run at once (threads of the pool).
     fn concurrency(&self) -> usize;
     /// Waits until every dispatch issued on this space has finished. Host

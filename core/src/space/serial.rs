@@ -28,6 +28,9 @@ impl ExecutionSpace for Serial {
     type MemorySpace = HostSpace;
     const NAME: &'static str = "Serial";
 
+    fn memory_space(&self) -> HostSpace {
+        HostSpace
+    }
     fn concurrency(&self) -> usize {
         1
     }

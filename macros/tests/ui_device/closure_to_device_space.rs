@@ -12,6 +12,9 @@ struct DeviceOnly;
 impl ExecutionSpace for DeviceOnly {
     type MemorySpace = HostSpace;
     const NAME: &'static str = "DeviceOnly";
+    fn memory_space(&self) -> HostSpace {
+        HostSpace
+    }
     fn concurrency(&self) -> usize {
         1
     }

@@ -11,15 +11,16 @@ use super::scope::{Context, Follows, Scope, Top};
 use super::shared::SharedChunks;
 use crate::layout::Layout;
 use crate::pod::Pod;
-use crate::space::HostAccessible;
+use crate::space::{HostAccessible, HostSpace, MemorySpace};
 use crate::storage::{Storage, StorageMut};
 use crate::view::ViewBase;
 use std::marker::PhantomData;
 
 /// Elements to be divided by map `M`, in context `C` ([`Top`] for a whole
-/// View, or the scope of the part being divided). It holds the exclusive
-/// borrow; [`share`](Self::share) turns it into the handle parallel code
-/// shares, [`part`](Self::part) takes one part at a time.
+/// View, or the scope of the part being divided), living in memory space
+/// `Sp`. It holds the exclusive borrow; [`share`](Self::share) turns it
+/// into the handle parallel code shares, [`part`](Self::part) takes one
+/// part at a time.
 ///
 /// ```
 /// use granule_views::chunk::{GridToBlock, MapContinuousLinear, ScopedIds};
@@ -30,22 +31,46 @@ use std::marker::PhantomData;
 /// assert!(row2.get(4).is_none());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// # Memory spaces
+///
+/// A View of any memory space can be chunked, so a team dispatch's
+/// written View may live in a device's memory. Everything that reaches the
+/// elements on the host ([`share`](Self::share), [`part`](Self::part),
+/// [`into_part`](Self::into_part)) needs `Sp: HostAccessible`; what a
+/// backend passes to a device ([`map`](Self::map), [`len`](Self::len),
+/// [`data_address`](Self::data_address), [`is_contiguous`](Self::is_contiguous),
+/// [`label`](Self::label)) exists for every space.
+///
+/// ```
+/// use granule_views::chunk::MapContinuousLinear;
+/// use granule_views::{LayoutLeft, View2};
+/// let mut y = View2::<f32>::zeros("y", [3, 4])?;
+/// let base = y.as_ptr() as usize;
+/// let rows = y.chunked(MapContinuousLinear::new(4));
+/// assert_eq!((rows.len(), rows.data_address(), rows.is_contiguous()), (12, base, true));
+/// let mut z = View2::<f32, LayoutLeft>::zeros("z", [3, 4])?;
+/// assert!(!z.chunked(MapContinuousLinear::new(4)).is_contiguous());
+/// # Ok::<(), granule_views::ViewError>(())
+/// ```
 #[derive(Debug)]
-pub struct Chunked<'a, T: Pod, M: ChunkMap, C: Context = Top> {
+pub struct Chunked<'a, T: Pod, M: ChunkMap, C: Context = Top, Sp: MemorySpace = HostSpace> {
+    /// The View's elements; `elems.ptr` is an address in `Sp`, dereferenced
+    /// only where `Sp: HostAccessible`.
     elems: Elems<'a, T>,
     map: M,
-    _own: PhantomData<(&'a mut [T], C)>,
+    _own: PhantomData<(&'a mut [T], C, Sp)>,
 }
 
 // SAFETY: Chunked is an exclusive borrow of the elements, like `&mut [T]`.
-unsafe impl<T: Pod, M: ChunkMap, C: Context> Send for Chunked<'_, T, M, C> {}
+unsafe impl<T: Pod, M: ChunkMap, C: Context, Sp: MemorySpace> Send for Chunked<'_, T, M, C, Sp> {}
 // SAFETY: `&Chunked` gives no access to elements at all.
-unsafe impl<T: Pod, M: ChunkMap, C: Context> Sync for Chunked<'_, T, M, C> {}
+unsafe impl<T: Pod, M: ChunkMap, C: Context, Sp: MemorySpace> Sync for Chunked<'_, T, M, C, Sp> {}
 
-impl<'a, T: Pod, M: ChunkMap, C: Context> Chunked<'a, T, M, C> {
+impl<'a, T: Pod, M: ChunkMap, C: Context, Sp: MemorySpace> Chunked<'a, T, M, C, Sp> {
     /// # Safety
-    /// `elems` is valid for reads and writes for `'a`, and for `'a` nothing
-    /// else accesses the elements `map` reaches.
+    /// `elems` is valid for reads and writes in memory space `Sp` for `'a`,
+    /// and for `'a` nothing else accesses the elements `map` reaches.
     pub(crate) unsafe fn new(elems: Elems<'a, T>, map: M) -> Self {
         Chunked {
             elems,
@@ -74,6 +99,25 @@ impl<'a, T: Pod, M: ChunkMap, C: Context> Chunked<'a, T, M, C> {
         self.len() == 0
     }
 
+    /// The address of the View's element 0, as an integer, for a backend
+    /// to pass to the device. It is an address in `Sp`: for a device space
+    /// a device address, which must never be dereferenced on the host.
+    pub fn data_address(&self) -> usize {
+        self.elems.ptr.as_ptr() as usize
+    }
+
+    /// Whether global index `g` (the row-major linear index chunks use) is
+    /// the element at `data_address()` plus `g` elements, for every `g`:
+    /// what a device that addresses chunks linearly needs. True for
+    /// compact LayoutRight Views, and for any View whose strides are the
+    /// row-major ones wherever an extent exceeds 1; false for a LayoutLeft
+    /// View of more than one row and column, and for padded strides.
+    pub fn is_contiguous(&self) -> bool {
+        self.elems.addr.is_identity()
+    }
+}
+
+impl<'a, T: Pod, M: ChunkMap, C: Context, Sp: HostAccessible> Chunked<'a, T, M, C, Sp> {
     /// The handle that parallel code shares, for a scope `S` of `dims`
     /// groups per axis; fails if the map's precondition rejects `dims`.
     pub fn share<S: Follows<C>>(
@@ -108,11 +152,9 @@ impl<'a, T: Pod, M: ChunkMap, C: Context> Chunked<'a, T, M, C> {
     }
 }
 
-impl<St: Storage, const R: usize, L: Layout> ViewBase<St, R, L>
-where
-    St::Space: HostAccessible,
-{
-    /// The elements as chunks see them: row-major linear indices.
+impl<St: Storage, const R: usize, L: Layout> ViewBase<St, R, L> {
+    /// The elements as chunks see them: row-major linear indices. Making
+    /// it touches no element, so it works for every memory space.
     fn elems(&self) -> Elems<'_, St::Elem> {
         Elems {
             ptr: self.storage_ptr(),
@@ -120,7 +162,12 @@ where
             label: self.label(),
         }
     }
+}
 
+impl<St: Storage, const R: usize, L: Layout> ViewBase<St, R, L>
+where
+    St::Space: HostAccessible,
+{
     /// The part that `map` gives caller `ids` of scope `S`, for reading.
     ///
     /// ```
@@ -140,18 +187,23 @@ where
     }
 }
 
+impl<St: StorageMut, const R: usize, L: Layout> ViewBase<St, R, L> {
+    /// The View, to be divided by `map` (see [`Chunked`]), in whatever
+    /// memory space it lives (host access to the parts needs a
+    /// host-accessible one).
+    pub fn chunked<M: ChunkMap>(&mut self, map: M) -> Chunked<'_, St::Elem, M, Top, St::Space> {
+        let this: &Self = self;
+        // SAFETY: `&mut self` is held for the result's lifetime, so nothing
+        // else reaches the elements; the pointer is valid for the mapping
+        // in `St::Space`, which `Chunked` dereferences only if host-accessible.
+        unsafe { Chunked::new(this.elems(), map) }
+    }
+}
+
 impl<St: StorageMut, const R: usize, L: Layout> ViewBase<St, R, L>
 where
     St::Space: HostAccessible,
 {
-    /// The View, to be divided by `map` (see [`Chunked`]).
-    pub fn chunked<M: ChunkMap>(&mut self, map: M) -> Chunked<'_, St::Elem, M, Top> {
-        let this: &Self = self;
-        // SAFETY: `&mut self` is held for the result's lifetime, so nothing
-        // else reaches the elements; the pointer is valid for the mapping.
-        unsafe { Chunked::new(this.elems(), map) }
-    }
-
     /// The part that `map` gives caller `ids` of scope `S`, for writing
     /// (at thread level) and reading.
     pub fn chunk_mut<S: Scope, M: ChunkMap>(

@@ -76,6 +76,11 @@ impl Addr {
     pub(crate) fn size(&self) -> usize {
         self.size
     }
+
+    /// Whether every linear index is its own memory offset.
+    pub(crate) fn is_identity(&self) -> bool {
+        self.identity
+    }
 }
 
 /// A View's elements as a chunk sees them. Copying it copies the pointer:

@@ -5,6 +5,8 @@
 //! dereference the memory is a type-level fact, [`HostAccessible`], so
 //! indexing a device View on the host does not compile.
 
+#[cfg(test)]
+pub(crate) mod foreign;
 mod host;
 
 pub use host::HostSpace;

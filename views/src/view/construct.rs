@@ -3,10 +3,11 @@
 
 use super::rank::{IntoIndex, Rank, ValidRank};
 use super::{View, ViewBase, ViewMut, ViewRef};
+use crate::copy::deep_copy;
 use crate::error::{Result, ViewError};
-use crate::layout::{Layout, LayoutStride, Mapping};
+use crate::layout::{Layout, LayoutRight, LayoutStride, Mapping};
 use crate::pod::Pod;
-use crate::space::{HostAccessible, HostSpace, MemorySpace};
+use crate::space::{HostAccessible, HostSpace, MemorySpace, SpaceCopy};
 use crate::storage::{Borrowed, BorrowedMut, Owned};
 use std::borrow::Cow;
 
@@ -175,6 +176,138 @@ impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + HostAccessible + Defaul
         let mut view = Self::alloc(M::default(), label, map, false)?;
         // Every element is written exactly once before the View is returned.
         view.for_each_mut(|idx, x| *x = f(<Rank<R>>::idx(idx)));
+        Ok(view)
+    }
+}
+
+/// Constructors for a View in any memory space that host data can be
+/// copied into: what portable code uses to allocate the Views a kernel
+/// reads, in the memory space of the execution space it runs on.
+///
+/// # Naming the type
+/// Spell the element type, the layout, and `_` for the space, and let the
+/// space argument decide it:
+/// `View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "x", n, f)`.
+/// That compiles for every memory space. Two shorter spellings do not:
+/// - `View1::<f64>::from_fn_in(mem, ..)`: once some generic arguments are
+///   written, the omitted ones take their defaults, so the space is
+///   `HostSpace` whatever `mem` is (a type mismatch for a device space).
+/// - `View1::from_fn_in(mem, ..)`: with none written, every parameter is
+///   inferred, and nothing fixes the layout ("type annotations needed"),
+///   unless the result's type is annotated elsewhere.
+///
+/// ```
+/// use granule_views::{create_mirror_view_and_copy, HostSpace, LayoutLeft, LayoutRight, View1, View2};
+/// let mem = HostSpace; // in portable code: `space.memory_space()`
+/// let x = View1::<f64, LayoutRight, _>::from_fn_in(mem, "x", 4, |i| i as f64)?;
+/// let a = View2::<i32, LayoutLeft, _>::from_vec_in(mem, "a", [2, 2], vec![1, 2, 3, 4])?;
+/// let o = View1::<u8, LayoutRight, _>::full_in(mem, "o", 3, 7)?;
+/// // Host code reads any space's Views through a mirror.
+/// assert_eq!(create_mirror_view_and_copy(&x)?.to_vec(), [0.0, 1.0, 2.0, 3.0]);
+/// assert_eq!(create_mirror_view_and_copy(&a)?[[1, 0]], 3);
+/// assert_eq!(create_mirror_view_and_copy(&o)?.to_vec(), [7; 3]);
+/// # Ok::<(), granule_views::ViewError>(())
+/// ```
+impl<T: Pod, const R: usize, L: Layout, M: SpaceCopy<HostSpace>> View<T, R, L, M> {
+    /// A View in `space` whose element at each index is `f(index)` (a
+    /// `usize` for rank 1, a `[usize; R]` above). A host-accessible space
+    /// is written in place; any other gets a host View built first and
+    /// copied over.
+    ///
+    /// ```
+    /// use granule_views::{HostSpace, LayoutRight, View2};
+    /// let a = View2::<usize, LayoutRight, _>::from_fn_in(HostSpace, "a", [2, 3], |[i, j]| 10 * i + j)?;
+    /// assert_eq!(a[[1, 2]], 12);
+    /// # Ok::<(), granule_views::ViewError>(())
+    /// ```
+    pub fn from_fn_in<F>(
+        space: M,
+        label: &str,
+        extents: impl IntoIndex<R>,
+        mut f: F,
+    ) -> Result<Self>
+    where
+        Rank<R>: ValidRank<R>,
+        F: FnMut(<Rank<R> as ValidRank<R>>::Idx) -> T,
+    {
+        let map = Mapping::compact::<L>(label, extents.into_index())?;
+        Self::filled_in(space, label, map, |host| {
+            host.for_each_mut(|idx, x| *x = f(<Rank<R>>::idx(idx)))
+        })
+    }
+
+    /// A View in `space` with every element set to `value`.
+    ///
+    /// ```
+    /// use granule_views::{HostSpace, LayoutRight, View1};
+    /// let v = View1::<i16, LayoutRight, _>::full_in(HostSpace, "v", 3, -2)?;
+    /// assert_eq!(v.to_vec(), [-2; 3]);
+    /// # Ok::<(), granule_views::ViewError>(())
+    /// ```
+    pub fn full_in(space: M, label: &str, extents: impl IntoIndex<R>, value: T) -> Result<Self> {
+        let map = Mapping::compact::<L>(label, extents.into_index())?;
+        Self::filled_in(space, label, map, |host| host.fill(value))
+    }
+
+    /// A View in `space` holding `data`, given in index order with the last
+    /// index fastest (row-major), whatever the layout, as `from_vec` takes
+    /// it. The data is copied once, straight from the Vec, into any space.
+    ///
+    /// ```
+    /// use granule_views::{HostSpace, LayoutLeft, View2, ViewError};
+    /// let a = View2::<i32, LayoutLeft, _>::from_vec_in(HostSpace, "a", [2, 3], vec![1, 2, 3, 4, 5, 6])?;
+    /// assert_eq!((a[[1, 0]], a.as_slice().unwrap()[1]), (4, 4));
+    /// let e = View2::<i32, LayoutLeft, _>::from_vec_in(HostSpace, "b", [2, 2], vec![1]).unwrap_err();
+    /// assert!(matches!(e, ViewError::LengthMismatch { needed: 4, got: 1, .. }));
+    /// # Ok::<(), granule_views::ViewError>(())
+    /// ```
+    pub fn from_vec_in(
+        space: M,
+        label: &str,
+        extents: impl IntoIndex<R>,
+        data: Vec<T>,
+    ) -> Result<Self> {
+        let map = Mapping::compact::<L>(label, extents.into_index())?;
+        if data.len() != map.size() {
+            return Err(ViewError::LengthMismatch {
+                label: label.into(),
+                extents: map.extents().to_vec(),
+                needed: map.size(),
+                got: data.len(),
+            });
+        }
+        let src =
+            ViewRef::<T, R, LayoutRight, HostSpace>::from_slice(label, &data, *map.extents())?;
+        let mut view = Self::alloc(space, label, map, false)?;
+        // Every element is written here (the extents are equal).
+        deep_copy(&mut view, &src)?;
+        Ok(view)
+    }
+
+    /// Allocates a View in `space` and has `fill` write every element
+    /// through a host View: the View itself when the space is
+    /// host-accessible, else a host staging View copied over afterwards.
+    fn filled_in(
+        space: M,
+        label: &str,
+        map: Mapping<R>,
+        fill: impl FnOnce(&mut ViewMut<'_, T, R, L, HostSpace>),
+    ) -> Result<Self> {
+        let mut view = Self::alloc(space, label, map, false)?;
+        if M::IS_HOST_ACCESSIBLE {
+            let ptr = view.storage_ptr();
+            // SAFETY: the space promises (MemorySpace contract) that host
+            // code may dereference its pointers, so the elements can be
+            // described as HostSpace; the pointer is valid for `map`, and
+            // `view` is not touched while the alias lives.
+            let storage = unsafe { BorrowedMut::new(ptr, HostSpace, Cow::Borrowed(label)) };
+            fill(&mut ViewBase::from_raw(storage, map));
+            return Ok(view);
+        }
+        let mut staging = View::<T, R, L, HostSpace>::alloc(HostSpace, label, map, false)?;
+        fill(&mut staging.view_mut());
+        // Every element is written here (identical mappings).
+        deep_copy(&mut view, &staging)?;
         Ok(view)
     }
 }

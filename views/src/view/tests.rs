@@ -316,3 +316,81 @@ fn overaligned_elements_are_a_typed_error() {
     let v = ViewMut::<Wide, 1>::from_slice_mut("slice", &mut raw, 2).unwrap();
     assert_eq!(v.as_ptr() as usize % 128, 0);
 }
+
+/// The portable constructors give the same elements in a host space and in
+/// a foreign one (the staged path), for both memory orders.
+#[test]
+fn portable_constructors_agree_across_spaces() {
+    use crate::space::foreign::Foreign;
+    use crate::{create_mirror_view_and_copy, HostSpace};
+
+    fn check<M: crate::SpaceCopy<HostSpace>>(mem: M)
+    where
+        HostSpace: crate::SpaceCopy<M>,
+    {
+        let mut seen = Vec::new();
+        let a = View2::<i64, LayoutLeft, _>::from_fn_in(mem.clone(), "a", [2, 3], |[i, j]| {
+            seen.push([i, j]);
+            (10 * i + j) as i64
+        })
+        .unwrap();
+        // once per index, in index order, whatever the space
+        assert_eq!(seen, [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]);
+        let am = create_mirror_view_and_copy(&a).unwrap();
+        assert_eq!(am.to_vec(), [0, 1, 2, 10, 11, 12]);
+        assert_eq!((am[[1, 0]], a.label(), a.strides()), (10, "a", [1, 2]));
+
+        let x =
+            View1::<f32, LayoutRight, _>::from_fn_in(mem.clone(), "x", 5, |i| i as f32).unwrap();
+        assert_eq!(
+            create_mirror_view_and_copy(&x).unwrap().to_vec(),
+            [0.0, 1.0, 2.0, 3.0, 4.0]
+        );
+
+        let f = View3::<u16, LayoutRight, _>::full_in(mem.clone(), "f", [2, 2, 3], 9).unwrap();
+        assert_eq!(create_mirror_view_and_copy(&f).unwrap().to_vec(), [9; 12]);
+
+        let data: Vec<u8> = (1..=6).collect();
+        let v = View2::<u8, LayoutLeft, _>::from_vec_in(mem.clone(), "v", [3, 2], data.clone())
+            .unwrap();
+        let vm = create_mirror_view_and_copy(&v).unwrap();
+        assert_eq!((vm.to_vec(), vm[[2, 0]]), (data.clone(), 5));
+        assert_eq!(vm.as_view().as_slice().unwrap(), [1, 3, 5, 2, 4, 6]);
+
+        let e = View1::<f64, LayoutRight, _>::from_fn_in(mem.clone(), "e", 0, |_| -> f64 {
+            unreachable!("no element to make")
+        })
+        .unwrap();
+        assert_eq!(create_mirror_view_and_copy(&e).unwrap().to_vec(), []);
+
+        // The errors of the host constructors, typed, before any allocation.
+        assert_eq!(
+            View2::<u8, LayoutRight, _>::from_vec_in(mem.clone(), "s", [2, 2], vec![1, 2, 3])
+                .unwrap_err(),
+            ViewError::LengthMismatch {
+                label: "s".into(),
+                extents: vec![2, 2],
+                needed: 4,
+                got: 3
+            }
+        );
+        let huge = View2::<f64, LayoutRight, _>::full_in(mem.clone(), "h", [usize::MAX, 2], 0.0);
+        assert!(matches!(huge, Err(ViewError::SizeOverflow { .. })));
+        let huge = View1::<f64, LayoutRight, _>::from_fn_in(mem, "h", usize::MAX / 4, |_| 0.0);
+        assert!(matches!(huge, Err(ViewError::SizeOverflow { .. })));
+    }
+    check(HostSpace);
+    check(Foreign);
+}
+
+#[test]
+fn host_space_portable_constructors_write_in_place() {
+    use crate::HostSpace;
+    let v = View1::<u32, LayoutRight, _>::from_fn_in(HostSpace, "v", 4, |i| 3 * i as u32).unwrap();
+    let w = View2::<u32, LayoutLeft, _>::full_in(HostSpace, "w", [2, 2], 1).unwrap();
+    let u =
+        View2::<u32, LayoutLeft, _>::from_vec_in(HostSpace, "u", [2, 2], vec![1, 2, 3, 4]).unwrap();
+    // Host Views straight away: indexable, no mirror needed.
+    assert_eq!((v[3], w[[1, 1]], u[[0, 1]]), (9, 1, 2));
+    assert_eq!(u.as_slice().unwrap(), [1, 3, 2, 4]);
+}

@@ -214,6 +214,12 @@ impl ExecutionSpace for Cuda {
     type MemorySpace = CudaSpace;
     const NAME: &'static str = "Cuda";
 
+    /// The inherent [`Cuda::memory_space`], which callers reach without
+    /// importing the trait.
+    fn memory_space(&self) -> CudaSpace {
+        Cuda::memory_space(self)
+    }
+
     /// Threads the device holds resident at once (SMs times threads per SM).
     fn concurrency(&self) -> usize {
         let l = self.device().limits();

@@ -191,3 +191,38 @@ fn shared_part_past_the_scope_panics() {
     // SAFETY: single-threaded; the call panics before handing out anything.
     let _ = unsafe { share.part(3) };
 }
+
+#[test]
+fn device_space_views_chunk_into_handles_with_their_addresses() {
+    use crate::space::foreign::Foreign;
+    use crate::{LayoutRight, ALL};
+    let mut right = View2::<u16, LayoutRight, Foreign>::zeros_in(Foreign, "r", [3, 5]).unwrap();
+    let base = right.as_ptr() as usize;
+    {
+        let rows = right.chunked(MapContinuousLinear::new(5));
+        assert_eq!(
+            (rows.label(), rows.len(), rows.is_empty()),
+            ("r", 15, false)
+        );
+        assert_eq!(*rows.map(), MapContinuousLinear::new(5));
+        assert_eq!(rows.data_address(), base);
+        assert!(rows.is_contiguous());
+    }
+    // A column of a row-major View: element k is 5k elements in, so a
+    // device may not address it linearly.
+    let mut col = right.subview_mut((ALL, 2)).unwrap();
+    let c = col.chunked(MapLinear::new(1));
+    assert_eq!((c.len(), c.data_address()), (3, base + 2 * 2));
+    assert!(!c.is_contiguous());
+    // One row of it is linear again.
+    let mut row = right.subview_mut((1, 1..4)).unwrap();
+    let r = row.chunked(MapLinear::new(1));
+    assert_eq!((r.len(), r.data_address()), (3, base + 6 * 2));
+    assert!(r.is_contiguous());
+
+    let mut left = View2::<f64, LayoutLeft, Foreign>::zeros_in(Foreign, "l", [2, 3]).unwrap();
+    assert!(!left.chunked(MapLinear::new(1)).is_contiguous());
+    let mut empty = View1::<f64, LayoutRight, Foreign>::zeros_in(Foreign, "e", 0).unwrap();
+    let e = empty.chunked(MapLinear::new(1));
+    assert!(e.is_empty() && e.is_contiguous());
+}
