@@ -1,5 +1,6 @@
 //! Portable kernels: `#[kernel]` functions run on the default execution
-//! space exactly like closures, and carry their CUDA C++ translation.
+//! space (Serial, Rayon, or Cuda with `--features cuda`), over Views
+//! allocated in its memory, unchanged.
 //! It checks its own results and exits non-zero if any is wrong.
 
 use granule::prelude::*;
@@ -39,37 +40,49 @@ pub fn smooth([i, j]: [usize; 2], a: &View2<f64>, out: &mut f64) {
 }
 
 fn main() -> Result<(), ViewError> {
+    // Serial, Rayon or Cuda, by cargo feature: the code below is the same.
     let space = DefaultExecutionSpace::default();
+    let mem = space.memory_space();
     let n = 10_000;
-    let x = View1::<f64>::from_fn("x", n, |i| i as f64)?;
-    let mut y = View1::<f64>::from_fn("y", n, |_| 1.0)?;
+    let x = View1::<f64, LayoutRight, _>::from_fn_in(mem.clone(), "x", n, |i| i as f64)?;
+    let mut y = View1::<f64, LayoutRight, _>::full_in(mem.clone(), "y", n, 1.0)?;
     parallel_for(
         "axpy",
         RangePolicy::new(&space, 0..n),
         &mut y,
         axpy(2.0, &x),
     );
-    assert_eq!(y[123], 247.0, "axpy");
+    assert_eq!(create_mirror_view_and_copy(&y)?[123], 247.0, "axpy");
 
     let d: f64 = parallel_reduce("dot", RangePolicy::new(&space, 0..n), Sum, dot(&x, &y));
     let expect: f64 = (0..n).map(|i| i as f64 * (2.0 * i as f64 + 1.0)).sum();
     assert_eq!(d, expect, "dot");
 
-    let mut pre = View1::<i64>::zeros("prefix", 100)?;
+    let mut pre = View1::<i64, LayoutRight, _>::zeros_in(mem.clone(), "prefix", 100)?;
     let total = parallel_scan(
         "prefix",
         RangePolicy::new(&space, 0..100),
         &mut pre,
         prefix_squares(),
     );
-    assert_eq!((pre[2], total), (5, 328_350), "scan");
+    assert_eq!(
+        (create_mirror_view_and_copy(&pre)?[2], total),
+        (5, 328_350),
+        "scan"
+    );
 
-    let a = View2::<f64>::from_fn("a", [64, 32], |[i, j]| (i + j) as f64)?;
-    let mut s = View2::<f64>::zeros("s", [64, 32])?;
+    let a = View2::<f64, LayoutRight, _>::from_fn_in(mem.clone(), "a", [64, 32], |[i, j]| {
+        (i + j) as f64
+    })?;
+    let mut s = View2::<f64, LayoutRight, _>::zeros_in(mem, "s", [64, 32])?;
     let p = MDRangePolicy::new(&space, [0, 0], [64, 32]);
     parallel_for("smooth", p, &mut s, smooth(&a));
+    let s = create_mirror_view_and_copy(&s)?;
     assert_eq!((s[[10, 10]], s[[0, 5]]), (20.0, 5.0), "smooth");
 
-    println!("axpy, dot = {d}, scan total = {total}, smooth: all correct");
+    println!(
+        "on {}: axpy, dot = {d}, scan total = {total}, smooth: all correct",
+        space.name()
+    );
     Ok(())
 }

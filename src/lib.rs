@@ -109,7 +109,7 @@ pub use granule_cuda::{Cuda, CudaSpace};
 /// }
 ///
 /// let space = DefaultExecutionSpace::default();
-/// let x = View1::from_fn_in(space.memory_space(), "x", 10, |i| i as f64)?;
+/// let x = View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "x", 10, |i| i as f64)?;
 /// let s: f64 = parallel_reduce("sum", RangePolicy::new(&space, 0..10), Sum, sum_of(&x));
 /// assert_eq!(s, 45.0);
 /// # Ok::<(), ViewError>(())
@@ -149,11 +149,11 @@ pub mod prelude {
         MemorySpace, Pod, ALL,
     };
 
-    pub use crate::{DefaultExecutionSpace, DefaultMemorySpace};
     #[cfg(feature = "rayon")]
     pub use crate::Rayon;
     #[cfg(feature = "cuda")]
     pub use crate::{Cuda, CudaSpace};
+    pub use crate::{DefaultExecutionSpace, DefaultMemorySpace};
     pub use granule_macros::{device, kernel};
 }
 

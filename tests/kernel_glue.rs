@@ -46,7 +46,9 @@ fn input(n: usize) -> View1<f64> {
     View1::<f64>::from_fn("x", n, |i| 1.0 / (1.0 + i as f64)).unwrap()
 }
 
-fn device_kernel<F: DeviceFunctor<granule::views::HostSpace>>(_: &F) -> &'static granule::kernel::DeviceKernel {
+fn device_kernel<F: DeviceFunctor<granule::views::HostSpace>>(
+    _: &F,
+) -> &'static granule::kernel::DeviceKernel {
     F::KERNEL
 }
 

@@ -53,11 +53,7 @@ fn timer_table_is_printed_at_exit() {
         .find(|l| l.starts_with("timed-for"))
         .expect("a row for timed-for");
     let cols: Vec<_> = row.split_whitespace().collect();
-    assert_eq!(
-        cols[1..4],
-        ["parallel_for", "Serial", "3"],
-        "{row}"
-    );
+    assert_eq!(cols[1..4], ["parallel_for", "Serial", "3"], "{row}");
     assert!(err.lines().any(|l| l.starts_with("timed-reduce")), "{err}");
 }
 

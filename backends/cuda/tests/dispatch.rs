@@ -74,7 +74,10 @@ fn range_geometry_at_warp_and_block_edges() {
         for i in [0, n / 2, n - 1] {
             assert_eq!(got[i], 2.0 * i as f64 + 1.0, "n = {n}, y[{i}]");
         }
-        assert!(got.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f64 + 1.0));
+        assert!(got
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| v == 2.0 * i as f64 + 1.0));
     }
 }
 
@@ -84,7 +87,12 @@ fn a_range_with_an_offset_writes_only_its_indices() {
     let n = 1000;
     let x = upload(&s, "x", vec![1.0; n]);
     let mut y = upload(&s, "y", vec![0.0; n]);
-    parallel_for("part", RangePolicy::new(&s, 100..777), &mut y, axpy(3.0, &x));
+    parallel_for(
+        "part",
+        RangePolicy::new(&s, 100..777),
+        &mut y,
+        axpy(3.0, &x),
+    );
     let got = download(&y);
     for (i, &v) in got.iter().enumerate() {
         let expect = if (100..777).contains(&i) { 3.0 } else { 0.0 };
@@ -153,7 +161,11 @@ fn float_scans_are_bitwise_reproducible_run_to_run() {
         match &first {
             None => first = Some(got),
             Some(f) => {
-                assert!(f.0.iter().zip(&got.0).all(|(a, b)| a.to_bits() == b.to_bits()));
+                assert!(f
+                    .0
+                    .iter()
+                    .zip(&got.0)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()));
                 assert_eq!(f.1.to_bits(), got.1.to_bits());
             }
         }
@@ -178,10 +190,17 @@ fn teams_of_many_threads_and_vector_lanes() {
             .unwrap();
         let r: usize = parallel_reduce("ids", p, Sum, team_ids());
         let t = league * team;
-        assert_eq!(r, t * (t - 1) / 2, "league {league}, team {team}, lanes {lanes}");
+        assert_eq!(
+            r,
+            t * (t - 1) / 2,
+            "league {league}, team {team}, lanes {lanes}"
+        );
     }
     let auto = TeamPolicy::new(&s, 4, AUTO);
-    assert!(auto.team_size() > 1, "Cuda's recommended team size is a block");
+    assert!(
+        auto.team_size() > 1,
+        "Cuda's recommended team size is a block"
+    );
 }
 
 #[kernel(crate = granule_core, reduce)]
@@ -242,7 +261,10 @@ fn a_view_of_another_device_is_refused_before_launch() {
         .downcast_ref::<String>()
         .map(String::as_str)
         .unwrap_or("");
-    assert!(msg.contains("\"elsewhere\"") && msg.contains("\"mixed\""), "{msg}");
+    assert!(
+        msg.contains("\"elsewhere\"") && msg.contains("\"mixed\""),
+        "{msg}"
+    );
     assert_eq!(download(&y), vec![0.0; 8], "nothing was written");
 }
 
@@ -264,5 +286,8 @@ fn a_device_fault_names_the_dispatch_and_the_view() {
         .downcast_ref::<String>()
         .map(String::as_str)
         .unwrap_or("");
-    assert!(msg.contains("\"oob\"") && msg.contains("\"short\""), "{msg}");
+    assert!(
+        msg.contains("\"oob\"") && msg.contains("\"short\""),
+        "{msg}"
+    );
 }

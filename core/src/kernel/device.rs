@@ -11,7 +11,7 @@ use super::{DeviceChunkMap, KernelSource};
 use crate::reducer::{MinMaxLocScalar, MinMaxScalar, ValLocScalar};
 use crate::write::ViewParts;
 use granule_views::storage::Storage;
-use granule_views::{AtomicView, Atomic, Layout, MemorySpace, ViewBase};
+use granule_views::{Atomic, AtomicView, Layout, MemorySpace, ViewBase};
 
 /// A View as an entry point takes it: data address, extents and strides
 /// (in elements), and the label errors name it by.

@@ -36,12 +36,12 @@ mod meta;
 mod reduction;
 mod source;
 
+pub use device::{
+    ChunkedArg, DeviceArg, DeviceFunctor, DeviceValue, DeviceWrites, SameMemorySpace, ViewArg,
+};
 pub use granule_macros::{device, kernel};
 pub use meta::{
     DeviceChunkMap, DeviceFn, DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind,
-};
-pub use device::{
-    ChunkedArg, DeviceArg, DeviceFunctor, DeviceValue, DeviceWrites, SameMemorySpace, ViewArg,
 };
 pub use reduction::{DeviceReduction, ReducerOp};
 pub use source::{DeviceReducer, DeviceScalar, DeviceStruct, KernelSource};
@@ -53,7 +53,5 @@ pub mod __rt {
     pub use crate::functor::{ForFunctor, ReduceFunctor, ScanFunctor};
     pub use crate::team::TeamMember;
     pub use core::marker::PhantomData;
-    pub use granule_views::{
-        AtomicView, HostSpace, LayoutRight, MemorySpace, View, ViewRef,
-    };
+    pub use granule_views::{AtomicView, HostSpace, LayoutRight, MemorySpace, View, ViewRef};
 }

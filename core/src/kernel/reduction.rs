@@ -165,7 +165,6 @@ fn tuple_fields(t: &str) -> Option<Vec<&str>> {
     Some(inner.split(',').map(str::trim).collect())
 }
 
-
 /// A host reducer's device counterpart: the built-in reducers, tuples of
 /// them, and every custom reducer that `#[device] impl Reducer<T> for R`
 /// made a [`DeviceReducer`](super::DeviceReducer).

@@ -261,7 +261,11 @@ fn with_mem(g: &syn::Generics, rt: &TokenStream, mem: &syn::Ident, default: bool
 fn capture_arg(rt: &TokenStream, a: &Arg) -> TokenStream {
     let id = &a.ident;
     let by_ref = matches!(a.ty, syn::Type::Reference(_));
-    let v = if by_ref { quote!(self.#id) } else { quote!(&self.#id) };
+    let v = if by_ref {
+        quote!(self.#id)
+    } else {
+        quote!(&self.#id)
+    };
     match a.kind {
         Kind::View { .. } => quote!(#rt::view_arg(#v)),
         Kind::Atomic { .. } => quote!(#rt::atomic_arg(#v)),
@@ -320,8 +324,16 @@ pub fn glue(
     let base = with_lifetimes(&f.sig.generics, std::slice::from_ref(&k));
     // The struct's and constructor's generics (with the hidden space when
     // the kernel captures Views), and the device impl's (always with it).
-    let sg = if views { with_mem(&base, &rt, &mem, false) } else { base.clone() };
-    let decl_g = if views { with_mem(&base, &rt, &mem, true) } else { base.clone() };
+    let sg = if views {
+        with_mem(&base, &rt, &mem, false)
+    } else {
+        base.clone()
+    };
+    let decl_g = if views {
+        with_mem(&base, &rt, &mem, true)
+    } else {
+        base.clone()
+    };
     // The device impl: for every space the kernel's Views are in (`run`),
     // through a bound whose error names both spaces.
     let run = syn::Ident::new("__GranuleRun", Span::call_site());

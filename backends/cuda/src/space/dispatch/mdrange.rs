@@ -59,7 +59,13 @@ where
         if policy.size() == 0 {
             return reducer.init();
         }
-        let mut l = Launch::new(self, label, F::KERNEL, Pattern::Reduce(Rd::DEVICE), F::TYPES);
+        let mut l = Launch::new(
+            self,
+            label,
+            F::KERNEL,
+            Pattern::Reduce(Rd::DEVICE),
+            F::TYPES,
+        );
         md_head(&mut l, policy);
         l.params(f.captures(), Vec::new());
         let grid = grid_for(self, policy.size() as u64, BLOCK);

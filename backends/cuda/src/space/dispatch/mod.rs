@@ -104,10 +104,13 @@ impl<'a> Launch<'a> {
         let mut out_k = 0;
         for p in kernel.params {
             let arg = match p.kind {
-                ParamKind::Index | ParamKind::MdIndex { .. } | ParamKind::Team | ParamKind::Final => {
-                    continue
+                ParamKind::Index
+                | ParamKind::MdIndex { .. }
+                | ParamKind::Team
+                | ParamKind::Final => continue,
+                ParamKind::Scalar | ParamKind::View { .. } | ParamKind::Atomic { .. } => {
+                    caps.next()
                 }
-                ParamKind::Scalar | ParamKind::View { .. } | ParamKind::Atomic { .. } => caps.next(),
                 ParamKind::Out => {
                     out_k += 1;
                     if driver_binds_last && out_k == outs {
@@ -292,13 +295,12 @@ impl Cuda {
         if let Some(m) = cache.get(&key) {
             return Ok(m.clone());
         }
-        let unit = TranslationUnit::new(std::slice::from_ref(inst)).map_err(|e| {
-            DeviceError::Launch {
+        let unit =
+            TranslationUnit::new(std::slice::from_ref(inst)).map_err(|e| DeviceError::Launch {
                 label: label.to_string(),
                 entry: inst.entry(),
                 reason: e.to_string(),
-            }
-        })?;
+            })?;
         let module = self.device().compile(&unit, label)?;
         cache.insert(key, module.clone());
         Ok(module)

@@ -68,7 +68,10 @@ fn team_head(l: &mut Launch<'_>, cuda: &Cuda, policy: &TeamPolicy<'_, Cuda>) -> 
     let level1_addr = if level1 == 0 {
         0
     } else {
-        let Some(bytes) = grid.checked_mul(level1).and_then(|b| usize::try_from(b).ok()) else {
+        let Some(bytes) = grid
+            .checked_mul(level1)
+            .and_then(|b| usize::try_from(b).ok())
+        else {
             l.fail("scratch level 1 for the whole grid overflows usize")
         };
         l.alloc_work(bytes)
