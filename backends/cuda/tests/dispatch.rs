@@ -291,3 +291,34 @@ fn a_device_fault_names_the_dispatch_and_the_view() {
         "{msg}"
     );
 }
+
+#[kernel(crate = granule_core)]
+fn rows_by_thread(m: &TeamMember, per: usize, mut row: TeamChunk<u32>) {
+    let base = m.league_rank() * 1000 + m.team_rank() * per;
+    let mut mine = row
+        .chunk_mut(MapContinuousLinear::new(per), m.thread_ids())
+        .unwrap();
+    for k in 0..per {
+        mine[k] = (base + k) as u32;
+    }
+}
+
+#[test]
+fn teams_write_their_rows_through_chunk_maps() {
+    let s = cuda();
+    let (league, team, per) = (9usize, 16usize, 3usize);
+    let width = team * per;
+    let mut out = DView1::<u32>::zeros_in(s.memory_space(), "out", league * width).unwrap();
+    parallel_for(
+        "rows",
+        TeamPolicy::new(&s, league, team),
+        out.chunked(MapContinuousLinear::new(width)),
+        rows_by_thread(per),
+    );
+    let got = download(&out);
+    for l in 0..league {
+        for j in 0..width {
+            assert_eq!(got[l * width + j], (l * 1000 + j) as u32, "out[{l}, {j}]");
+        }
+    }
+}

@@ -9,11 +9,15 @@
 //! thread-level chunk it may write.
 
 use super::LeagueIndex;
+use crate::kernel::{
+    ChunkedArg, DeviceArg, DeviceChunkMap, DeviceValue, DeviceWrites, SameMemorySpace,
+};
 use crate::write::{WriteParts, Writes};
 use granule_views::chunk::{
-    ChunkError, ChunkMap, ChunkMut, Chunked, GridToBlock, SharedChunks, ThreadIds, Top,
+    ChunkError, ChunkMap, ChunkMut, Chunked, GridToBlock, MapContinuousLinear, SharedChunks,
+    ThreadIds, Top,
 };
-use granule_views::Pod;
+use granule_views::{HostAccessible, MemorySpace, Pod};
 
 /// The part of a chunked View that a team receives in a team dispatch:
 /// readable by local index; its threads take their writable parts with
@@ -64,8 +68,8 @@ unsafe impl ChunkMap for MapIdentity {
 // which the parts hold; `item`'s contract (one live item per rank) is
 // exactly `part`'s; `covers` admits only leagues of at most as many teams
 // as the map was checked for (and `part` panics past them anyway).
-unsafe impl<'w, T: Pod, M: ChunkMap> WriteParts<LeagueIndex>
-    for SharedChunks<'w, T, M, GridToBlock>
+unsafe impl<'w, T: Pod, M: ChunkMap, Sp: HostAccessible> WriteParts<LeagueIndex>
+    for SharedChunks<'w, T, M, GridToBlock, Sp>
 {
     type Item<'a> = ChunkMut<'a, T, M, GridToBlock>;
 
@@ -93,8 +97,10 @@ unsafe impl<'w, T: Pod, M: ChunkMap> WriteParts<LeagueIndex>
 
 // SAFETY: `share` moves the chunked View's unique borrow 'w into the
 // parts, checked by the map for `bound.size` teams.
-unsafe impl<'w, T: Pod, M: ChunkMap> Writes<LeagueIndex> for Chunked<'w, T, M, Top> {
-    type Parts = SharedChunks<'w, T, M, GridToBlock>;
+unsafe impl<'w, T: Pod, M: ChunkMap, Sp: MemorySpace> Writes<LeagueIndex>
+    for Chunked<'w, T, M, Top, Sp>
+{
+    type Parts = SharedChunks<'w, T, M, GridToBlock, Sp>;
 
     #[track_caller]
     fn into_parts(self, label: &str, bound: LeagueIndex) -> Self::Parts {
@@ -106,5 +112,61 @@ unsafe impl<'w, T: Pod, M: ChunkMap> Writes<LeagueIndex> for Chunked<'w, T, M, T
                 bound.size
             ),
         }
+    }
+}
+
+/// A chunk map the device mirrors (`granule.cuh`), with the fields its
+/// device struct holds.
+///
+/// ```
+/// use granule_core::team::DeviceMap;
+/// use granule_views::chunk::MapContinuousLinear;
+/// assert_eq!(MapContinuousLinear::new(8).device_words(), [8]);
+/// ```
+pub trait DeviceMap: ChunkMap {
+    /// Which device map it is.
+    const DEVICE: DeviceChunkMap;
+    /// The device struct's fields, in order.
+    fn device_words(&self) -> Vec<u64>;
+}
+
+impl DeviceMap for MapContinuousLinear {
+    const DEVICE: DeviceChunkMap = DeviceChunkMap::ContinuousLinear;
+    fn device_words(&self) -> Vec<u64> {
+        vec![self.width() as u64]
+    }
+}
+
+impl DeviceMap for MapIdentity {
+    const DEVICE: DeviceChunkMap = DeviceChunkMap::Identity;
+    fn device_words(&self) -> Vec<u64> {
+        Vec::new()
+    }
+}
+
+// SAFETY: the shared chunks hold the View's unique borrow for 'w (moved
+// from `Chunked` by `share`); `covers` is the host parts' own check, and
+// the device driver gives team `l` only the part the map gives rank `l`.
+unsafe impl<'w, T, M, Sp, Run> DeviceWrites<LeagueIndex, Run>
+    for SharedChunks<'w, T, M, GridToBlock, Sp>
+where
+    T: Pod + DeviceValue,
+    M: DeviceMap,
+    Sp: MemorySpace + SameMemorySpace<Run>,
+    Run: MemorySpace,
+{
+    fn covers(&self, reach: &LeagueIndex) -> bool {
+        reach.size <= self.threads()
+    }
+    fn device_args<'s>(&'s self, out: &mut Vec<DeviceArg<'s>>) {
+        out.push(DeviceArg::Chunked(ChunkedArg {
+            label: self.label(),
+            address: self.data_address(),
+            elem_size: std::mem::size_of::<T>(),
+            len: self.len(),
+            contiguous: self.is_contiguous(),
+            map: M::DEVICE,
+            map_words: self.map().device_words(),
+        }));
     }
 }

@@ -10,7 +10,7 @@ mod member;
 mod nested;
 mod scratch;
 
-pub use chunk::{MapIdentity, TeamChunk};
+pub use chunk::{DeviceMap, MapIdentity, TeamChunk};
 pub use member::{single, SingleScope, TeamMember};
 pub use nested::{TeamThreadRange, TeamVectorRange, ThreadVectorRange};
 pub use scratch::{with_worker_arena, ScratchArena};

@@ -99,6 +99,20 @@ impl<'a, T: Pod, M: ChunkMap, C: Context, Sp: MemorySpace> Chunked<'a, T, M, C, 
         self.len() == 0
     }
 
+    /// The handle that parallel code shares, for a scope `S` of `dims`
+    /// groups per axis; fails if the map's precondition rejects `dims`.
+    /// Any memory space may be shared; only host-accessible memory hands
+    /// out parts.
+    pub fn share<S: Follows<C>>(
+        self,
+        dims: [usize; 3],
+    ) -> Result<SharedChunks<'a, T, M, S::Full, Sp>, ChunkError> {
+        ThreadIds::new(dims, [0; 3])?;
+        self.map.check(dims)?;
+        // SAFETY: the map accepts `dims`, and `self` held the exclusive borrow for 'a.
+        Ok(unsafe { SharedChunks::new(self.elems, self.map, dims) })
+    }
+
     /// The address of the View's element 0, as an integer, for a backend
     /// to pass to the device. It is an address in `Sp`: for a device space
     /// a device address, which must never be dereferenced on the host.
@@ -118,18 +132,6 @@ impl<'a, T: Pod, M: ChunkMap, C: Context, Sp: MemorySpace> Chunked<'a, T, M, C, 
 }
 
 impl<'a, T: Pod, M: ChunkMap, C: Context, Sp: HostAccessible> Chunked<'a, T, M, C, Sp> {
-    /// The handle that parallel code shares, for a scope `S` of `dims`
-    /// groups per axis; fails if the map's precondition rejects `dims`.
-    pub fn share<S: Follows<C>>(
-        self,
-        dims: [usize; 3],
-    ) -> Result<SharedChunks<'a, T, M, S::Full>, ChunkError> {
-        ThreadIds::new(dims, [0; 3])?;
-        self.map.check(dims)?;
-        // SAFETY: the map accepts `dims`, and `self` held the exclusive borrow for 'a.
-        Ok(unsafe { SharedChunks::new(self.elems, self.map, dims) })
-    }
-
     /// The part of the caller `ids`, while `self` stays borrowed.
     pub fn part<S: Follows<C>>(
         &mut self,

@@ -7,6 +7,7 @@ use super::map::ChunkMap;
 use super::part::ChunkMut;
 use super::scope::Scope;
 use crate::pod::Pod;
+use crate::space::{HostAccessible, HostSpace, MemorySpace};
 use std::marker::PhantomData;
 
 /// A View (or a part) divided by map `M` among the `dims` groups of scope
@@ -37,23 +38,28 @@ use std::marker::PhantomData;
 /// assert_eq!(y.to_vec(), [0, 1, 10, 11, 20, 21]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// `Sp` is the View's memory space: parts exist only for host-accessible
+/// memory; for a device space the handle describes the elements
+/// ([`data_address`](Self::data_address), [`len`](Self::len)) for a
+/// backend to launch with.
 #[derive(Debug)]
-pub struct SharedChunks<'a, T: Pod, M: ChunkMap, S: Scope> {
+pub struct SharedChunks<'a, T: Pod, M: ChunkMap, S: Scope, Sp: MemorySpace = HostSpace> {
     elems: Elems<'a, T>,
     map: M,
     dims: [usize; 3],
-    _own: PhantomData<(&'a mut [T], S)>,
+    _own: PhantomData<(&'a mut [T], S, Sp)>,
 }
 
 // SAFETY: the handle owns the exclusive borrow of the elements; moving it
 // moves that borrow, like `&mut [T]` with T: Pod (Send).
-unsafe impl<T: Pod, M: ChunkMap, S: Scope> Send for SharedChunks<'_, T, M, S> {}
+unsafe impl<T: Pod, M: ChunkMap, S: Scope, Sp: MemorySpace> Send for SharedChunks<'_, T, M, S, Sp> {}
 // SAFETY: through `&SharedChunks` elements are reached only by `part`,
 // whose contract keeps concurrent parts on distinct ids, and the map's
 // contract makes distinct ids' elements disjoint.
-unsafe impl<T: Pod, M: ChunkMap, S: Scope> Sync for SharedChunks<'_, T, M, S> {}
+unsafe impl<T: Pod, M: ChunkMap, S: Scope, Sp: MemorySpace> Sync for SharedChunks<'_, T, M, S, Sp> {}
 
-impl<'a, T: Pod, M: ChunkMap, S: Scope> SharedChunks<'a, T, M, S> {
+impl<'a, T: Pod, M: ChunkMap, S: Scope, Sp: MemorySpace> SharedChunks<'a, T, M, S, Sp> {
     /// # Safety
     /// `map.check(dims)` has passed, `elems` is valid for reads and writes
     /// for `'a`, and for `'a` nothing else accesses the elements `map` reaches.
@@ -81,6 +87,35 @@ impl<'a, T: Pod, M: ChunkMap, S: Scope> SharedChunks<'a, T, M, S> {
         &self.map
     }
 
+    /// The View's label.
+    pub fn label(&self) -> &'a str {
+        self.elems.label
+    }
+
+    /// Elements of the View (global indices `0..len`).
+    pub fn len(&self) -> usize {
+        self.elems.addr.size()
+    }
+
+    /// Whether the View has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The address of element 0 in `Sp` (see
+    /// [`Chunked::data_address`](super::Chunked::data_address)).
+    pub fn data_address(&self) -> usize {
+        self.elems.ptr.as_ptr() as usize
+    }
+
+    /// Whether global index `g` is element `data_address() + g` (see
+    /// [`Chunked::is_contiguous`](super::Chunked::is_contiguous)).
+    pub fn is_contiguous(&self) -> bool {
+        self.elems.addr.is_identity()
+    }
+}
+
+impl<'a, T: Pod, M: ChunkMap, S: Scope, Sp: HostAccessible> SharedChunks<'a, T, M, S, Sp> {
     /// The part of the group with linear id `g` (`g = x + (z*dim_y + y)*dim_x`).
     ///
     /// # Safety
