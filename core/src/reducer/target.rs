@@ -1,7 +1,7 @@
 //! Where `parallel_reduce_into` puts a result: a scalar or a View.
 
 use granule_views::storage::StorageMut;
-use granule_views::{HostAccessible, Layout, ViewBase};
+use granule_views::{HostSpace, Layout, SpaceCopy, ViewBase};
 
 /// A place for a reduction result: `&mut T`, or a rank-1 View (element 0
 /// gets the value), or a tuple of those for a tuple of results.
@@ -43,20 +43,32 @@ impl<T, I> ReduceTarget<super::MinMaxLocScalar<T, I>> for &mut super::MinMaxLocS
     }
 }
 
+/// Element 0 of a rank-1 View in any memory space the host can copy to
+/// (a device View gets the value by a one-element copy).
 impl<S, L> ReduceTarget<S::Elem> for &mut ViewBase<S, 1, L>
 where
     S: StorageMut,
-    S::Space: HostAccessible,
+    S::Space: SpaceCopy<HostSpace>,
     L: Layout,
 {
     #[track_caller]
     fn store(self, value: S::Elem) {
-        match self.get_mut([0]) {
-            Some(x) => *x = value,
-            None => panic!(
+        if self.extent(0) == 0 {
+            panic!(
                 "reduction result View \"{}\" has extent 0; it needs one element",
                 self.label()
-            ),
+            );
+        }
+        let dst = self.as_mut_ptr();
+        // SAFETY: the View has element 0 at its base pointer, valid for
+        // writing in its space while `self` is borrowed uniquely; the
+        // source is one local value, which cannot overlap it.
+        let copied = unsafe { self.space().copy_contiguous(dst, &HostSpace, &value, 1) };
+        if let Err(e) = copied {
+            panic!(
+                "storing the reduction result into View \"{}\": {e}",
+                self.label()
+            );
         }
     }
 }
