@@ -18,6 +18,9 @@ macro_rules! bad_input_tests {
                 .contains("begin 5 is greater than end 1"));
         }
 
+        // One past each of the space's limits (on the host spaces, whose
+        // limits `team_limits_of_host_spaces` pins: a team of 2, 1 MiB + 1
+        // of level 0, usize::MAX per thread of level 1).
         #[test]
         fn bad_team_sizes_and_scratch() {
             let s = space();
@@ -25,32 +28,32 @@ macro_rules! bad_input_tests {
                 TeamPolicy::try_new(&s, 10, 0),
                 Err(PolicyError::ZeroTeamSize { .. })
             ));
-            let e = TeamPolicy::try_new(&s, 10, 2).unwrap_err();
+            let max = s.team_size_max();
+            let e = TeamPolicy::try_new(&s, 10, max + 1).unwrap_err();
             assert!(
                 matches!(
                     e,
-                    PolicyError::TeamSizeTooLarge {
-                        requested: 2,
-                        max: 1,
-                        ..
-                    }
+                    PolicyError::TeamSizeTooLarge { requested, max: m, .. }
+                        if requested == max + 1 && m == max
                 ),
                 "{e}"
             );
+            let max0 = s.scratch_size_max(0);
             let e = TeamPolicy::new(&s, 10, AUTO)
-                .set_scratch_size(0, PerTeam((1 << 20) + 1))
+                .set_scratch_size(0, PerTeam(max0 + 1))
                 .unwrap_err();
             assert_eq!(
                 e,
                 PolicyError::ScratchTooLarge {
                     level: 0,
-                    requested: (1 << 20) + 1,
-                    max: 1 << 20
+                    requested: max0 + 1,
+                    max: max0
                 }
             );
-            let e = TeamPolicy::new(&s, 10, AUTO)
-                .set_scratch_size(1, PerThread(usize::MAX))
-                .unwrap_err();
+            let p = TeamPolicy::new(&s, 10, AUTO);
+            // The most per thread whose team total still fits in usize.
+            let per_thread = usize::MAX / p.team_size();
+            let e = p.set_scratch_size(1, PerThread(per_thread)).unwrap_err();
             assert!(matches!(e, PolicyError::ScratchTooLarge { level: 1, .. }));
         }
 
@@ -71,7 +74,8 @@ macro_rules! bad_input_tests {
         #[test]
         fn bad_write_to_a_view_smaller_than_the_range() {
             let s = space();
-            let mut y = View1::<f64>::zeros("short", 10).unwrap();
+            let mut y =
+                View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "short", 10).unwrap();
             let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 parallel_for("too-far", RangePolicy::new(&s, 0..11), &mut y, set_one())
             }))
@@ -86,7 +90,8 @@ macro_rules! bad_input_tests {
         #[test]
         fn bad_write_outside_the_team_chunk() {
             let s = space();
-            let mut y = View1::<i32>::zeros("rows", 12).unwrap();
+            let mut y =
+                View1::<i32, LayoutRight, _>::zeros_in(s.memory_space(), "rows", 12).unwrap();
             let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 parallel_for(
                     "unowned",
@@ -103,6 +108,7 @@ macro_rules! bad_input_tests {
                 .unwrap();
             assert!(msg.contains("rows") && msg.contains('4'), "{msg}");
             // the unowned writes (elements 4 and 8, the next teams' first) never happened
+            let y = create_mirror_view_and_copy(&y).unwrap();
             assert_eq!((y[4], y[8]), (0, 0));
         }
     };

@@ -7,9 +7,15 @@ macro_rules! for_tests {
             let s = space();
             let n = 100_003;
             let a = 3.0;
-            let x = View1::<f64>::from_fn("x", n, |i| i as f64).unwrap();
-            let mut y = View1::<f64>::from_fn("y", n, |i| (i % 7) as f64).unwrap();
+            let x =
+                View1::<f64, LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, |i| i as f64)
+                    .unwrap();
+            let mut y = View1::<f64, LayoutRight, _>::from_fn_in(s.memory_space(), "y", n, |i| {
+                (i % 7) as f64
+            })
+            .unwrap();
             parallel_for("axpy", RangePolicy::new(&s, 0..n), &mut y, axpy(a, &x));
+            let y = create_mirror_view_and_copy(&y).unwrap();
             for i in [0, 1, 4095, 65_536, n - 1] {
                 assert_eq!(y[i], 3.0 * i as f64 + (i % 7) as f64, "y[{i}]");
             }
@@ -19,17 +25,23 @@ macro_rules! for_tests {
         fn for_writes_several_views_and_offsets() {
             let s = space();
             let n = 50_000;
-            let x = View1::<i64>::from_fn("x", n, |i| i as i64).unwrap();
-            let mut y = View1::<i64>::from_fn("y", n, |_| -1).unwrap();
-            let mut z = View1::<i64>::from_fn("z", n, |_| -1).unwrap();
+            let x =
+                View1::<i64, LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, |i| i as i64)
+                    .unwrap();
+            let mut y =
+                View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "y", n, -1).unwrap();
+            let mut z =
+                View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "z", n, -1).unwrap();
             for schedule in [Schedule::Static, Schedule::Dynamic] {
                 for chunk in [0, 1, 333] {
                     let p = RangePolicy::new(&s, 10..n)
                         .schedule(schedule)
                         .chunk_size(chunk);
                     parallel_for("two", p, (&mut y, &mut z), double_and_next(&x));
-                    assert_eq!((y[9], z[9]), (-1, -1));
-                    assert!((10..n).all(|i| y[i] == 2 * i as i64 && z[i] == i as i64 + 1));
+                    let yh = create_mirror_view_and_copy(&y).unwrap();
+                    let zh = create_mirror_view_and_copy(&z).unwrap();
+                    assert_eq!((yh[9], zh[9]), (-1, -1));
+                    assert!((10..n).all(|i| yh[i] == 2 * i as i64 && zh[i] == i as i64 + 1));
                 }
             }
         }
@@ -38,7 +50,8 @@ macro_rules! for_tests {
         fn for_each_index_runs_exactly_once() {
             let s = space();
             let n = 70_001;
-            let mut hits = View1::<u32>::zeros("hits", n).unwrap();
+            let mut hits =
+                View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "hits", n).unwrap();
             let h = hits.atomic().unwrap();
             for schedule in [Schedule::Static, Schedule::Dynamic] {
                 parallel_for(
@@ -48,13 +61,15 @@ macro_rules! for_tests {
                     count_hits(&h),
                 );
             }
+            let hits = create_mirror_view_and_copy(&hits).unwrap();
             assert!(hits.to_vec().iter().all(|&c| c == 2));
         }
 
         #[test]
         fn for_scatter_through_atomic_views() {
             let s = space();
-            let mut hist = View1::<u64>::zeros("hist", 10).unwrap();
+            let mut hist =
+                View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "hist", 10).unwrap();
             let h = hist.atomic().unwrap();
             parallel_for(
                 "hist",
@@ -62,13 +77,15 @@ macro_rules! for_tests {
                 (),
                 histogram10(&h),
             );
+            let hist = create_mirror_view_and_copy(&hist).unwrap();
             assert_eq!(hist.to_vec(), vec![10_000; 10]);
         }
 
         #[test]
         fn for_writes_strided_views() {
             let s = space();
-            let mut a = View2::<f64, LayoutLeft>::zeros("a", [4, 3]).unwrap();
+            let mut a =
+                View2::<f64, LayoutLeft, _>::zeros_in(s.memory_space(), "a", [4, 3]).unwrap();
             {
                 let mut col = a.subview_mut((ALL, 1)).unwrap();
                 parallel_for(
@@ -79,7 +96,7 @@ macro_rules! for_tests {
                 );
             }
             assert_eq!(
-                a.to_vec(),
+                create_mirror_view_and_copy(&a).unwrap().to_vec(),
                 vec![0.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0, 0.0, 4.0, 0.0]
             );
         }
@@ -87,10 +104,13 @@ macro_rules! for_tests {
         #[test]
         fn for_empty_and_single_ranges() {
             let s = space();
-            let mut y = View1::<u8>::zeros("y", 3).unwrap();
+            let mut y = View1::<u8, LayoutRight, _>::zeros_in(s.memory_space(), "y", 3).unwrap();
             parallel_for("empty", RangePolicy::new(&s, 2..2), &mut y, set_u8(9));
             parallel_for("one", RangePolicy::new(&s, 1..2), &mut y, set_u8(7));
-            assert_eq!(y.to_vec(), vec![0, 7, 0]);
+            assert_eq!(
+                create_mirror_view_and_copy(&y).unwrap().to_vec(),
+                vec![0, 7, 0]
+            );
         }
     };
 }

@@ -562,6 +562,12 @@ pub fn count_index(_i: usize, acc: &mut usize) {
     *acc += 1;
 }
 
+/// Writes its index: the functor handed straight to a driver.
+#[kernel]
+pub fn store_index(i: usize, y: &mut i64) {
+    *y = i as i64;
+}
+
 /// Every `#[kernel]` of the suite; `nvrtc.rs` checks that none is missing
 /// by counting the attributes in the sources.
 pub const KERNELS: &[&DeviceKernel] = kernel_list![
@@ -629,4 +635,5 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     fail_team_at,
     count_until,
     count_index,
+    store_index,
 ];

@@ -4,6 +4,15 @@
 //!
 //! Run it with `cargo test --test conformance` (add
 //! `--no-default-features` for Serial only).
+//!
+//! The tests are portable, so that a device space runs them unchanged:
+//! kernels are `#[kernel]`s (closures run only on host spaces); every View
+//! a kernel reads or writes, or a dispatch writes, is allocated in
+//! `s.memory_space()` (`View1::<T, LayoutRight, _>::zeros_in(s.memory_space(), ..)`
+//! and the other `*_in` constructors), atomics and team chunks come from
+//! such Views, and the host reads results through
+//! `create_mirror_view_and_copy`. Tests that need a host space by nature
+//! are in each concept's `*_host_only_tests!`, with the reason beside each.
 
 // The bad-input tests pass reversed ranges on purpose, and axpy is
 // written as the issue spells it, `y[i] = a*x[i] + y[i]`.
@@ -36,7 +45,7 @@ mod soundness;
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
 /// plus `, host_only` for a host space: the host-only section adds tests of
 /// behaviour no device space can have (e.g. dispatching from inside a
-/// kernel), each with the reason in its macro.
+/// kernel, or the host spaces' own limits), each with the reason beside it.
 macro_rules! conformance_suite {
     (@space $name:ident, $ty:ty, $make:expr, { $($host_only:tt)* }) => {
         mod $name {
@@ -62,6 +71,9 @@ macro_rules! conformance_suite {
         conformance_suite!(@space $name, $ty, $make, {
             // host-only section
             for_host_only_tests!();
+            reduce_host_only_tests!();
+            scan_host_only_tests!();
+            team_host_only_tests!();
         });
     };
     ($name:ident, $ty:ty, $make:expr) => {

@@ -11,11 +11,14 @@ macro_rules! mdrange_tests {
                 (Iterate::Left, Iterate::Left),
                 (Iterate::Right, Iterate::Left),
             ] {
-                let mut hits = View2::<u32>::zeros("hits", [n0, n1]).unwrap();
+                let mut hits =
+                    View2::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "hits", [n0, n1])
+                        .unwrap();
                 let p = MDRangePolicy::new(&s, [0, 0], [n0, n1])
                     .tiles([3, 3])
                     .iterate(outer, inner);
                 parallel_for("visit", p, &mut hits, hit2());
+                let hits = create_mirror_view_and_copy(&hits).unwrap();
                 assert!(hits.to_vec().iter().all(|&h| h == 1));
                 let count: usize = parallel_reduce("count", p, Sum, count2());
                 assert_eq!(count, n0 * n1);
@@ -25,13 +28,15 @@ macro_rules! mdrange_tests {
         #[test]
         fn mdrange_writes_element_ij_with_lower_bounds() {
             let s = space();
-            let mut a = View2::<i64, LayoutLeft>::zeros("a", [6, 5]).unwrap();
+            let mut a =
+                View2::<i64, LayoutLeft, _>::zeros_in(s.memory_space(), "a", [6, 5]).unwrap();
             parallel_for(
                 "ij",
                 MDRangePolicy::new(&s, [1, 2], [6, 5]).tiles([2, 2]),
                 &mut a,
                 ten_i_plus_j(),
             );
+            let a = create_mirror_view_and_copy(&a).unwrap();
             for i in 0..6 {
                 for j in 0..5 {
                     let e = if i >= 1 && j >= 2 {
@@ -59,13 +64,16 @@ macro_rules! mdrange_tests {
                     .flat_map(|i| (0..5).flat_map(move |j| (0..6).map(move |k| i + j + k)))
                     .sum::<usize>()
             );
-            let mut v4 = View4::<u8>::zeros("v4", [2, 3, 2, 3]).unwrap();
+            let mut v4 =
+                View4::<u8, LayoutRight, _>::zeros_in(s.memory_space(), "v4", [2, 3, 2, 3])
+                    .unwrap();
             parallel_for(
                 "r4",
                 MDRangePolicy::new(&s, [0; 4], [2, 3, 2, 3]).iterate(Iterate::Left, Iterate::Left),
                 &mut v4,
                 bump_u8(),
             );
+            let v4 = create_mirror_view_and_copy(&v4).unwrap();
             assert!(v4.to_vec().iter().all(|&x| x == 1));
             let r5: usize = parallel_reduce(
                 "r5",
@@ -74,22 +82,30 @@ macro_rules! mdrange_tests {
                 count5(),
             );
             assert_eq!(r5, 48);
-            let mut v6 = View6::<u32>::zeros("v6", [2, 2, 2, 2, 2, 3]).unwrap();
+            let mut v6 =
+                View6::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "v6", [2, 2, 2, 2, 2, 3])
+                    .unwrap();
             parallel_for(
                 "r6",
                 MDRangePolicy::new(&s, [0; 6], [2, 2, 2, 2, 2, 3]),
                 &mut v6,
                 linear6(),
             );
-            assert_eq!(v6.to_vec(), (0..96).collect::<Vec<u32>>());
+            assert_eq!(
+                create_mirror_view_and_copy(&v6).unwrap().to_vec(),
+                (0..96).collect::<Vec<u32>>()
+            );
         }
 
         #[test]
         fn mdrange_reduce_maxloc_and_empty() {
             let s = space();
-            let a = View2::<f64>::from_fn("a", [40, 30], |[i, j]| {
-                -(((i as f64) - 17.0).powi(2) + ((j as f64) - 3.0).powi(2))
-            })
+            let a = View2::<f64, LayoutRight, _>::from_fn_in(
+                s.memory_space(),
+                "a",
+                [40, 30],
+                |[i, j]| -(((i as f64) - 17.0).powi(2) + ((j as f64) - 3.0).powi(2)),
+            )
             .unwrap();
             let r = parallel_reduce(
                 "peak",

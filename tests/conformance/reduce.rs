@@ -30,14 +30,21 @@ macro_rules! reduce_tests {
         fn reduce_minloc_and_maxloc_exact() {
             let s = space();
             let n = 10_003;
-            let x = View1::<f64>::from_fn("x", n, crate::reduce::distinct).unwrap();
+            let x = View1::<f64, LayoutRight, _>::from_fn_in(
+                s.memory_space(),
+                "x",
+                n,
+                crate::reduce::distinct,
+            )
+            .unwrap();
+            let xh = create_mirror_view_and_copy(&x).unwrap();
             let (mut emin, mut emax) = ((f64::INFINITY, 0), (f64::NEG_INFINITY, 0));
             for i in 0..n {
-                if x[i] < emin.0 {
-                    emin = (x[i], i)
+                if xh[i] < emin.0 {
+                    emin = (xh[i], i)
                 }
-                if x[i] > emax.0 {
-                    emax = (x[i], i)
+                if xh[i] > emax.0 {
+                    emax = (xh[i], i)
                 }
             }
             for chunk in [0, 1, 100] {
@@ -98,9 +105,11 @@ macro_rules! reduce_tests {
             let ml = parallel_reduce("e-minloc", p, MinLoc, no_update());
             assert_eq!((ml.val, ml.loc), (i32::MAX, usize::MAX));
             let mut target = 5.0f64;
-            let mut view = View1::<f64>::from_fn("r", 1, |_| 5.0).unwrap();
+            let mut view =
+                View1::<f64, LayoutRight, _>::full_in(s.memory_space(), "r", 1, 5.0).unwrap();
             parallel_reduce_into("e-into", p, Max, set_f64_one(), &mut target);
             parallel_reduce_into("e-into-view", p, Min, set_f64_one(), &mut view);
+            let view = create_mirror_view_and_copy(&view).unwrap();
             assert_eq!((target, view[0]), (f64::NEG_INFINITY, f64::INFINITY));
         }
 
@@ -108,7 +117,10 @@ macro_rules! reduce_tests {
         fn reduce_several_results_in_one_call() {
             let s = space();
             let n = 30_000usize;
-            let x = View1::<f64>::from_fn("x", n, |i| (i as f64) - 100.0).unwrap();
+            let x = View1::<f64, LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, |i| {
+                (i as f64) - 100.0
+            })
+            .unwrap();
             let (sum, mx, cnt): (f64, f64, usize) = parallel_reduce(
                 "three",
                 RangePolicy::new(&s, 0..n),
@@ -119,7 +131,8 @@ macro_rules! reduce_tests {
                 (sum, mx, cnt),
                 ((0..n).map(|i| i as f64 - 100.0).sum(), n as f64 - 101.0, n)
             );
-            let mut out = View1::<f64>::zeros("out", 1).unwrap();
+            let mut out =
+                View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "out", 1).unwrap();
             let mut count = 0usize;
             parallel_reduce_into(
                 "into",
@@ -128,6 +141,7 @@ macro_rules! reduce_tests {
                 min_and_count(&x),
                 (&mut out, &mut count),
             );
+            let out = create_mirror_view_and_copy(&out).unwrap();
             assert_eq!((out[0], count), (-100.0, n));
         }
 
@@ -152,7 +166,16 @@ macro_rules! reduce_tests {
             );
             assert_eq!(into, Mean { sum: 2.0, count: 3 });
         }
+    };
+}
 
+/// Host-space-only reduce tests (see `for_host_only_tests!`).
+macro_rules! reduce_host_only_tests {
+    () => {
+        // Host-only: bitwise agreement with Serial is a promise of the host
+        // spaces' blocked reduction order (a device reduces in another
+        // tree), and the one View is read by Serial too, so it lives in
+        // host memory.
         #[test]
         fn reduce_is_reproducible_and_matches_serial_bits() {
             let s = space();

@@ -7,10 +7,14 @@ macro_rules! scan_tests {
         fn scan_int_1001_exclusive_inclusive_total() {
             let s = space();
             let n = 1001usize;
-            let a = View1::<i64>::from_fn("a", n, |i| i as i64).unwrap();
+            let a =
+                View1::<i64, LayoutRight, _>::from_fn_in(s.memory_space(), "a", n, |i| i as i64)
+                    .unwrap();
             for chunk in [0, 1, 7, 64, 1000] {
-                let mut ex = View1::<i64>::from_fn("ex", n, |_| -1).unwrap();
-                let mut inc = View1::<i64>::from_fn("inc", n, |_| -1).unwrap();
+                let mut ex =
+                    View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "ex", n, -1).unwrap();
+                let mut inc =
+                    View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "inc", n, -1).unwrap();
                 let total = parallel_scan(
                     "scan",
                     RangePolicy::new(&s, 0..n).chunk_size(chunk),
@@ -18,6 +22,8 @@ macro_rules! scan_tests {
                     exclusive_and_inclusive(&a),
                 );
                 assert_eq!(total, 500_500, "chunk {chunk}");
+                let ex = create_mirror_view_and_copy(&ex).unwrap();
+                let inc = create_mirror_view_and_copy(&inc).unwrap();
                 for i in 0..n {
                     let i64_ = i as i64;
                     assert_eq!(ex[i], i64_ * (i64_ - 1) / 2, "exclusive {i}, chunk {chunk}");
@@ -35,20 +41,26 @@ macro_rules! scan_tests {
             let s = space();
             for n in [13usize, 17, 34, 59] {
                 for chunk in [0, 4] {
-                    let mut ex32 = View1::<f32>::zeros("ex32", n).unwrap();
+                    let mut ex32 =
+                        View1::<f32, LayoutRight, _>::zeros_in(s.memory_space(), "ex32", n)
+                            .unwrap();
                     let t32 = parallel_scan(
                         "f32",
                         RangePolicy::new(&s, 0..n).chunk_size(chunk),
                         &mut ex32,
                         exclusive_index_f32(),
                     );
-                    let mut in64 = View1::<f64>::zeros("in64", n).unwrap();
+                    let mut in64 =
+                        View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "in64", n)
+                            .unwrap();
                     let t64 = parallel_scan(
                         "f64",
                         RangePolicy::new(&s, 0..n).chunk_size(chunk),
                         &mut in64,
                         inclusive_index_f64(),
                     );
+                    let ex32 = create_mirror_view_and_copy(&ex32).unwrap();
+                    let in64 = create_mirror_view_and_copy(&in64).unwrap();
                     for i in 0..n {
                         assert_eq!(ex32[i], (i * i.saturating_sub(1) / 2) as f32, "n {n} i {i}");
                         assert_eq!(in64[i], (i * (i + 1) / 2) as f64, "n {n} i {i}");
@@ -65,7 +77,11 @@ macro_rules! scan_tests {
         fn scan_in_place_exclusive() {
             let s = space();
             for chunk in [0, 3] {
-                let mut x = View1::<f64>::from_fn("x", 10, |i| 0.5 * i as f64).unwrap();
+                let mut x =
+                    View1::<f64, LayoutRight, _>::from_fn_in(s.memory_space(), "x", 10, |i| {
+                        0.5 * i as f64
+                    })
+                    .unwrap();
                 let total = parallel_scan(
                     "in-place",
                     RangePolicy::new(&s, 0..10).chunk_size(chunk),
@@ -73,7 +89,7 @@ macro_rules! scan_tests {
                     exclusive_in_place(),
                 );
                 assert_eq!(
-                    x.to_vec(),
+                    create_mirror_view_and_copy(&x).unwrap().to_vec(),
                     vec![0.0, 0.0, 0.5, 1.5, 3.0, 5.0, 7.5, 10.5, 14.0, 18.0]
                 );
                 assert_eq!(total, 22.5);
@@ -85,7 +101,8 @@ macro_rules! scan_tests {
             let s = space();
             let expect = vec![1, 1, 2, 6, 24, 120, 720, 5040, 40320, 362880];
             for chunk in [0, 3] {
-                let mut f = View1::<i64>::zeros("fact", 10).unwrap();
+                let mut f =
+                    View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "fact", 10).unwrap();
                 let t = parallel_scan_with(
                     "fact",
                     RangePolicy::new(&s, 0..10).chunk_size(chunk),
@@ -93,7 +110,63 @@ macro_rules! scan_tests {
                     &mut f,
                     factorials(),
                 );
+                let f = create_mirror_view_and_copy(&f).unwrap();
                 assert_eq!((f.to_vec(), t), (expect.clone(), 3_628_800));
+            }
+        }
+
+        #[test]
+        fn scan_one_final_call_per_index_and_pure_non_final_calls() {
+            let s = space();
+            let n = 100_000;
+            let mut finals =
+                View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "finals", n).unwrap();
+            let mut non_final =
+                View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "non-final", n).unwrap();
+            let nf = non_final.atomic().unwrap();
+            let total: u64 = parallel_scan(
+                "count",
+                RangePolicy::new(&s, 0..n).chunk_size(1000),
+                &mut finals,
+                count_calls(&nf),
+            );
+            assert_eq!(total, n as u64);
+            let finals = create_mirror_view_and_copy(&finals).unwrap();
+            let non_final = create_mirror_view_and_copy(&non_final).unwrap();
+            assert!(finals.to_vec().iter().all(|&c| c == 1));
+            assert!(non_final.to_vec().iter().all(|&c| c <= 1));
+        }
+
+        #[test]
+        fn scan_empty_range_and_offset_begin() {
+            let s = space();
+            let mut y =
+                View1::<i32, LayoutRight, _>::full_in(s.memory_space(), "y", 6, -1).unwrap();
+            let t: i32 = parallel_scan("empty", RangePolicy::new(&s, 3..3), &mut y, count_only());
+            assert_eq!(t, 0);
+            let t: i32 = parallel_scan(
+                "offset",
+                RangePolicy::new(&s, 2..6).chunk_size(1),
+                &mut y,
+                exclusive_index_i32(),
+            );
+            let y = create_mirror_view_and_copy(&y).unwrap();
+            assert_eq!((y.to_vec(), t), (vec![-1, -1, 0, 2, 5, 9], 14));
+        }
+    };
+}
+
+/// Host-space-only scan tests (see `for_host_only_tests!`).
+macro_rules! scan_host_only_tests {
+    () => {
+        // Host-only: `reducer::custom` builds its init and join from
+        // closures, which exist only on the host (a device reducer is a
+        // `#[device] impl Reducer`).
+        #[test]
+        fn scan_custom_closure_reducer_with_init_one() {
+            let s = space();
+            let expect = vec![1, 1, 2, 6, 24, 120, 720, 5040, 40320, 362880];
+            for chunk in [0, 3] {
                 let custom = reducer::custom(|| 1i64, |a: &mut i64, b: &i64| *a *= *b);
                 let mut g = View1::<i64>::zeros("fact2", 10).unwrap();
                 parallel_scan_with(
@@ -105,39 +178,6 @@ macro_rules! scan_tests {
                 );
                 assert_eq!(g.to_vec(), expect);
             }
-        }
-
-        #[test]
-        fn scan_one_final_call_per_index_and_pure_non_final_calls() {
-            let s = space();
-            let n = 100_000;
-            let mut finals = View1::<u32>::zeros("finals", n).unwrap();
-            let mut non_final = View1::<u32>::zeros("non-final", n).unwrap();
-            let nf = non_final.atomic().unwrap();
-            let total: u64 = parallel_scan(
-                "count",
-                RangePolicy::new(&s, 0..n).chunk_size(1000),
-                &mut finals,
-                count_calls(&nf),
-            );
-            assert_eq!(total, n as u64);
-            assert!(finals.to_vec().iter().all(|&c| c == 1));
-            assert!(non_final.to_vec().iter().all(|&c| c <= 1));
-        }
-
-        #[test]
-        fn scan_empty_range_and_offset_begin() {
-            let s = space();
-            let mut y = View1::<i32>::from_fn("y", 6, |_| -1).unwrap();
-            let t: i32 = parallel_scan("empty", RangePolicy::new(&s, 3..3), &mut y, count_only());
-            assert_eq!(t, 0);
-            let t: i32 = parallel_scan(
-                "offset",
-                RangePolicy::new(&s, 2..6).chunk_size(1),
-                &mut y,
-                exclusive_index_i32(),
-            );
-            assert_eq!((y.to_vec(), t), (vec![-1, -1, 0, 2, 5, 9], 14));
         }
     };
 }

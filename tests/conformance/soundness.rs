@@ -56,14 +56,16 @@ macro_rules! soundness_tests {
             for chunk in [0, 1000] {
                 expect_kernel_panic("for", n / 2, move || {
                     let s = space();
-                    let mut y = View1::<i64>::zeros("y", n).unwrap();
+                    let mut y =
+                        View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
                     let p = RangePolicy::new(&s, 0..n).chunk_size(chunk);
                     parallel_for("fails", p, &mut y, fail_for_at(n / 2));
                 });
             }
             let s = space();
-            let mut y = View1::<i64>::zeros("y", n).unwrap();
+            let mut y = View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
             parallel_for("after", RangePolicy::new(&s, 0..n), &mut y, fail_for_at(n));
+            let y = create_mirror_view_and_copy(&y).unwrap();
             assert!((0..n).all(|i| y[i] == i as i64));
         }
 
@@ -92,7 +94,9 @@ macro_rules! soundness_tests {
                 for chunk in [0, 1000] {
                     expect_kernel_panic("scan", n / 2, move || {
                         let s = space();
-                        let mut y = View1::<i64>::zeros("y", n).unwrap();
+                        let mut y =
+                            View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n)
+                                .unwrap();
                         let p = RangePolicy::new(&s, 0..n).chunk_size(chunk);
                         let _: i64 =
                             parallel_scan("fails", p, &mut y, fail_scan_at(n / 2, final_only));
@@ -100,7 +104,7 @@ macro_rules! soundness_tests {
                 }
             }
             let s = space();
-            let mut y = View1::<i64>::zeros("y", n).unwrap();
+            let mut y = View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
             let total: i64 = parallel_scan(
                 "after",
                 RangePolicy::new(&s, 0..n),
@@ -108,6 +112,7 @@ macro_rules! soundness_tests {
                 fail_scan_at(n, false),
             );
             assert_eq!(total, n as i64);
+            let y = create_mirror_view_and_copy(&y).unwrap();
             assert!((0..n).all(|i| y[i] == i as i64));
         }
 
@@ -116,17 +121,23 @@ macro_rules! soundness_tests {
             let league = 64;
             expect_kernel_panic("team", league / 2, move || {
                 let s = space();
-                let mut hits = View1::<u64>::zeros("hits", league).unwrap();
+                let mut hits =
+                    View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "hits", league)
+                        .unwrap();
                 let h = hits.atomic().unwrap();
                 let p = TeamPolicy::new(&s, league, AUTO);
                 parallel_for("fails", p, (), fail_team_at(league / 2, &h));
             });
             let s = space();
-            let mut hits = View1::<u64>::zeros("hits", league).unwrap();
+            let mut hits =
+                View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "hits", league).unwrap();
             let h = hits.atomic().unwrap();
             let p = TeamPolicy::new(&s, league, AUTO);
             parallel_for("after", p, (), fail_team_at(league, &h));
-            assert_eq!(hits.to_vec(), vec![1; league]);
+            assert_eq!(
+                create_mirror_view_and_copy(&hits).unwrap().to_vec(),
+                vec![1; league]
+            );
         }
 
         #[test]
@@ -134,10 +145,10 @@ macro_rules! soundness_tests {
             use granule::core::pattern::ParallelForImpl;
             use granule::core::write::Writes;
             let s = space();
-            let mut y = View1::<i64>::zeros("y", 8).unwrap();
+            let mut y = View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "y", 8).unwrap();
             let parts = (&mut y).into_parts("small", 8usize);
             let policy = RangePolicy::new(&s, 0..16);
-            let f = |i: usize, yi: &mut i64| *yi = i as i64;
+            let f = store_index();
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 // SAFETY: `parts` is used by nothing else. The bound is
                 // deliberately too small: the driver must refuse it.
@@ -148,7 +159,11 @@ macro_rules! soundness_tests {
                 text.contains("\"too far\"") && text.contains("do not cover"),
                 "{text}"
             );
-            assert_eq!(y.to_vec(), vec![0; 8], "nothing may be written");
+            assert_eq!(
+                create_mirror_view_and_copy(&y).unwrap().to_vec(),
+                vec![0; 8],
+                "nothing may be written"
+            );
         }
 
         #[test]
@@ -162,20 +177,32 @@ macro_rules! soundness_tests {
                     count_index(),
                 );
                 assert_eq!(count, 4, "chunk {chunk}");
-                let mut y = View1::<f64>::zeros("y", 5).unwrap();
+                let mut y =
+                    View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "y", 5).unwrap();
                 for schedule in [Schedule::Static, Schedule::Dynamic] {
                     let p = RangePolicy::new(&s, 1..5)
                         .chunk_size(chunk)
                         .schedule(schedule);
                     parallel_for("ones", p, &mut y, set_one());
                 }
-                assert_eq!(y.to_vec(), [0.0, 1.0, 1.0, 1.0, 1.0], "chunk {chunk}");
-                let mut calls = View1::<u32>::zeros("calls", 5).unwrap();
-                let mut non_final = View1::<u32>::zeros("non_final", 5).unwrap();
+                assert_eq!(
+                    create_mirror_view_and_copy(&y).unwrap().to_vec(),
+                    [0.0, 1.0, 1.0, 1.0, 1.0],
+                    "chunk {chunk}"
+                );
+                let mut calls =
+                    View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "calls", 5).unwrap();
+                let mut non_final =
+                    View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "non_final", 5)
+                        .unwrap();
                 let nf = non_final.atomic().unwrap();
                 let p = RangePolicy::new(&s, 1..5).chunk_size(chunk);
                 let total: u64 = parallel_scan("calls", p, &mut calls, count_calls(&nf));
-                assert_eq!(calls.to_vec(), [0, 1, 1, 1, 1], "one final call each");
+                assert_eq!(
+                    create_mirror_view_and_copy(&calls).unwrap().to_vec(),
+                    [0, 1, 1, 1, 1],
+                    "one final call each"
+                );
                 assert_eq!(total, 4);
             }
         }

@@ -17,14 +17,22 @@ macro_rules! team_tests {
         fn team_nested_team_thread_range_scan() {
             let s = space();
             let (m_, n) = (163usize, 128usize);
-            let a = View2::<i64>::from_fn("a", [m_, n], |[l, i]| (l * n + i) as i64).unwrap();
-            let mut out = View2::<i64>::zeros("out", [m_, n]).unwrap();
+            let a = View2::<i64, LayoutRight, _>::from_fn_in(
+                s.memory_space(),
+                "a",
+                [m_, n],
+                |[l, i]| (l * n + i) as i64,
+            )
+            .unwrap();
+            let mut out =
+                View2::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "out", [m_, n]).unwrap();
             parallel_for(
                 "nested-scan",
                 TeamPolicy::new(&s, m_, AUTO),
                 out.chunked(MapContinuousLinear::new(n)),
                 nested_row_scan(n, &a),
             );
+            let out = create_mirror_view_and_copy(&out).unwrap();
             for l in 0..m_ {
                 for j in 0..n {
                     let expect = ((j + 1) * l * n + j * (j + 1) / 2) as i64;
@@ -37,9 +45,12 @@ macro_rules! team_tests {
         fn team_y_a_x_with_all_ones() {
             let s = space();
             let (rows, cols, teams) = (8192usize, 2048usize, 64usize);
-            let y = View1::<f64>::from_fn("y", rows, |_| 1.0).unwrap();
-            let x = View1::<f64>::from_fn("x", cols, |_| 1.0).unwrap();
-            let a = View2::<f64>::from_fn("A", [rows, cols], |_| 1.0).unwrap();
+            let y =
+                View1::<f64, LayoutRight, _>::full_in(s.memory_space(), "y", rows, 1.0).unwrap();
+            let x =
+                View1::<f64, LayoutRight, _>::full_in(s.memory_space(), "x", cols, 1.0).unwrap();
+            let a = View2::<f64, LayoutRight, _>::full_in(s.memory_space(), "A", [rows, cols], 1.0)
+                .unwrap();
             let per = rows / teams;
             let r: f64 = parallel_reduce(
                 "yAx",
@@ -53,8 +64,10 @@ macro_rules! team_tests {
         #[test]
         fn team_collectives_and_single() {
             let s = space();
-            let mut off = View1::<u64>::zeros("acc", 1).unwrap();
-            let mut out = View1::<u64>::zeros("out", 50).unwrap();
+            let mut off =
+                View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "acc", 1).unwrap();
+            let mut out =
+                View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "out", 50).unwrap();
             let g = off.atomic().unwrap();
             parallel_for(
                 "collectives",
@@ -62,8 +75,11 @@ macro_rules! team_tests {
                 out.chunked(MapContinuousLinear::new(1)),
                 collectives(&g),
             );
-            assert_eq!(off[0], (1..=50).sum::<u64>());
-            let mut starts = out.to_vec();
+            assert_eq!(
+                create_mirror_view_and_copy(&off).unwrap()[0],
+                (1..=50).sum::<u64>()
+            );
+            let mut starts = create_mirror_view_and_copy(&out).unwrap().to_vec();
             starts.sort();
             starts.dedup();
             assert_eq!(starts.len(), 50);
@@ -87,8 +103,13 @@ macro_rules! team_tests {
         #[test]
         fn team_nested_reducers_and_vector_scan() {
             let s = space();
-            let v = View2::<i32>::from_fn("v", [9, 50], |[l, i]| ((i * 37 + l * 11) % 50) as i32)
-                .unwrap();
+            let v = View2::<i32, LayoutRight, _>::from_fn_in(
+                s.memory_space(),
+                "v",
+                [9, 50],
+                |[l, i]| ((i * 37 + l * 11) % 50) as i32,
+            )
+            .unwrap();
             parallel_for(
                 "nested",
                 TeamPolicy::new(&s, 9, AUTO),
@@ -101,11 +122,6 @@ macro_rules! team_tests {
         fn team_limits() {
             let s = space();
             let p = TeamPolicy::new(&s, 4, AUTO);
-            assert_eq!(
-                (p.team_size_max(), p.team_size_recommended(), p.team_size()),
-                (1, 1, 1)
-            );
-            assert_eq!(p.scratch_size_max(0), 1 << 20);
             assert!(p.scratch_size_max(1) >= p.scratch_size_max(0));
             let e: usize = parallel_reduce(
                 "empty-league",
@@ -114,6 +130,24 @@ macro_rules! team_tests {
                 count_teams(),
             );
             assert_eq!(e, 0);
+        }
+    };
+}
+
+/// Host-space-only team tests (see `for_host_only_tests!`).
+macro_rules! team_host_only_tests {
+    () => {
+        // Host-only: these are the host spaces' limits (one-thread teams, a
+        // cache-sized level 0); a device has its own.
+        #[test]
+        fn team_limits_of_host_spaces() {
+            let s = space();
+            let p = TeamPolicy::new(&s, 4, AUTO);
+            assert_eq!(
+                (p.team_size_max(), p.team_size_recommended(), p.team_size()),
+                (1, 1, 1)
+            );
+            assert_eq!(p.scratch_size_max(0), 1 << 20);
         }
     };
 }
