@@ -373,17 +373,30 @@ pub fn global_thread_ids(m: &TeamMember, acc: &mut usize) {
     }
 }
 
+/// Team `l` scans row `l` of `a` with a team-thread scan into team
+/// scratch (each index's final call writes its own slot), then thread 0,
+/// which owns the team's whole row (`MapContinuousLinear` of the row's
+/// width), copies it out: correct for teams of any size.
 #[kernel]
 pub fn nested_row_scan(m: &TeamMember, n: usize, a: &View2<i64>, mut row: TeamChunk<i64>) {
     let l = m.league_rank();
-    let mut mine = row.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
+    let mut s = m.team_scratch::<i64, 1>(0, n).unwrap();
     let total = TeamThreadRange::new(m, 0..n).parallel_scan(|j, partial: &mut i64, last: bool| {
         *partial += a[[l, j]];
         if last {
-            mine[j] = *partial;
+            s[j] = *partial;
         }
     });
-    assert_eq!(total, mine[n - 1]);
+    m.team_barrier();
+    if m.team_rank() == 0 {
+        let mut mine = row
+            .chunk_mut(MapContinuousLinear::new(n), m.thread_ids())
+            .unwrap();
+        for j in 0..n {
+            mine[j] = s[j];
+        }
+        assert_eq!(total, mine[n - 1]);
+    }
 }
 
 #[kernel(reduce)]
@@ -403,7 +416,10 @@ pub fn y_a_x(
                 .parallel_reduce(Sum, |c, s: &mut f64| *s += a[[row, c]] * x[c]);
             *rs += single(PerThread(m), || y[row] * ax);
         });
-    *acc += single(PerTeam(m), || team_sum);
+    // Every team thread holds the team's sum: thread 0 contributes it.
+    if m.team_rank() == 0 {
+        *acc += team_sum;
+    }
 }
 
 #[kernel]
@@ -447,7 +463,10 @@ pub fn scratch_views(m: &TeamMember, acc: &mut i64) {
     m.team_barrier();
     TeamVectorRange::new(m, 0..16).parallel_for(|i| t[i] = (m.league_rank() + i) as i64);
     u[3] = 2;
-    w[[9, 99]] = 1;
+    // Team scratch is shared: one thread writes it.
+    if m.team_rank() == 0 {
+        w[[9, 99]] = 1;
+    }
     assert!(m.team_scratch::<u8, 1>(1, 1).is_err());
     assert!(m.thread_scratch::<i32, 1>(0, 1).is_err());
     assert!(m.team_scratch::<u8, 2>(1, [0, 5]).is_ok());
@@ -502,11 +521,17 @@ pub fn nested_reducers_and_scans(m: &TeamMember, v: &View2<i32>) {
 
 // -------------------------------------------------------- bad_input.rs
 
+/// Thread 0 takes the team's part (4 elements, `MapContinuousLinear` of
+/// width 4 within the team) and writes one past it.
 #[kernel]
 pub fn write_past_team_chunk(m: &TeamMember, mut row: TeamChunk<i32>) {
-    let mut mine = row.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
-    mine[3] = 1; // owned
-    mine[4] = 1; // the next team's element
+    if m.team_rank() == 0 {
+        let mut mine = row
+            .chunk_mut(MapContinuousLinear::new(4), m.thread_ids())
+            .unwrap();
+        mine[3] = 1; // owned
+        mine[4] = 1; // the next team's element
+    }
 }
 
 #[kernel]
@@ -548,7 +573,10 @@ pub fn fail_team_at(m: &TeamMember, at: usize, hits: &AtomicView<'_, u64, 1>) {
         "kernel failed at index {}",
         m.league_rank()
     );
-    hits.add(m.league_rank(), 1);
+    // One count per team, whatever its size.
+    if m.team_rank() == 0 {
+        hits.add(m.league_rank(), 1);
+    }
 }
 
 #[kernel(scan)]

@@ -1,9 +1,10 @@
 //! The conformance suite: written once, instantiated for every execution
-//! space (Serial and Rayon here; the CUDA emulator later), one file per
+//! space (Serial, Rayon, and Cuda with the `cuda` feature: the CPU
+//! emulator, or a GPU with `GRANULE_CUDA=gpu`), one file per
 //! concept, like Kokkos's per-backend unit tests.
 //!
 //! Run it with `cargo test --test conformance` (add
-//! `--no-default-features` for Serial only).
+//! `--no-default-features` for Serial only, `--features cuda` for Cuda).
 //!
 //! The tests are portable, so that a device space runs them unchanged:
 //! kernels are `#[kernel]`s (closures run only on host spaces); every View
@@ -103,3 +104,21 @@ conformance_suite!(rayon2, granule::Rayon, crate::rayon_space(2), host_only);
 conformance_suite!(rayon1, granule::Rayon, crate::rayon_space(1), host_only);
 #[cfg(feature = "rayon")]
 conformance_suite!(rayon3, granule::Rayon, crate::rayon_space(3), host_only);
+
+/// The Cuda space the suite runs on: the CPU emulator, or what
+/// `GRANULE_CUDA` names (a GPU run sets `GRANULE_CUDA=gpu`). One per
+/// process, so each kernel is compiled once.
+#[cfg(feature = "cuda")]
+fn cuda_space() -> granule::Cuda {
+    use std::sync::OnceLock;
+    static SPACE: OnceLock<granule::Cuda> = OnceLock::new();
+    SPACE
+        .get_or_init(|| {
+            let setting = std::env::var("GRANULE_CUDA").unwrap_or_else(|_| "emulator".into());
+            granule::Cuda::from_setting(Some(&setting)).unwrap_or_else(|e| panic!("{e}"))
+        })
+        .clone()
+}
+
+#[cfg(feature = "cuda")]
+conformance_suite!(cuda, granule::Cuda, crate::cuda_space());

@@ -28,7 +28,9 @@ macro_rules! team_tests {
                 View2::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "out", [m_, n]).unwrap();
             parallel_for(
                 "nested-scan",
-                TeamPolicy::new(&s, m_, AUTO),
+                TeamPolicy::new(&s, m_, AUTO)
+                    .set_scratch_size(0, PerTeam(n * 8))
+                    .unwrap(),
                 out.chunked(MapContinuousLinear::new(n)),
                 nested_row_scan(n, &a),
             );

@@ -206,7 +206,7 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
             syn::Item::Struct(mut s) => {
                 let t = translate_struct(&s)?;
                 add_repr_c(&mut s);
-                let impls = struct_impls(&krate, &s.ident);
+                let impls = struct_impls(&krate, &s);
                 (t, s.ident.clone(), s.vis.clone(), quote!(#s), impls)
             }
             syn::Item::Impl(imp) => {
@@ -242,11 +242,39 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
 }
 
 /// A `#[device] struct`'s impls: `DeviceStruct`, pointing at its hidden
-/// static, and `ReduceTarget`, since the struct is a reduction's value
-/// that `&mut S` may receive (`parallel_reduce_into`), as `&mut f64` does.
-fn struct_impls(krate: &syn::Path, ident: &syn::Ident) -> TokenStream {
+/// static; `DeviceValue`, its bytes as the device lays them out; and
+/// `ReduceTarget`, since the struct is a reduction's value that `&mut S`
+/// may receive (`parallel_reduce_into`), as `&mut f64` does.
+fn struct_impls(krate: &syn::Path, s: &syn::ItemStruct) -> TokenStream {
+    let ident = &s.ident;
     let stat = hidden("DEVICE", ident);
+    let members: Vec<syn::Member> = s
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(k, f)| match &f.ident {
+            Some(id) => syn::Member::Named(id.clone()),
+            None => syn::Member::Unnamed(syn::Index::from(k)),
+        })
+        .collect();
+    let tys: Vec<&syn::Type> = s.fields.iter().map(|f| &f.ty).collect();
+    let value = quote!(#krate::kernel::DeviceValue);
     quote! {
+        // SAFETY: `#[device]` made the struct `#[repr(C)]` and its fields
+        // are scalars, so its size, alignment and field offsets are those
+        // of the C++ struct of the same fields in the same order.
+        unsafe impl #value for #ident {
+            const SIZE: usize = ::core::mem::size_of::<#ident>();
+            const ALIGN: usize = ::core::mem::align_of::<#ident>();
+            fn store(&self, out: &mut [u8]) {
+                #( #value::store(&self.#members, &mut out[::core::mem::offset_of!(#ident, #members)..]); )*
+            }
+            fn load(bytes: &[u8]) -> Self {
+                #ident {
+                    #( #members: <#tys as #value>::load(&bytes[::core::mem::offset_of!(#ident, #members)..]), )*
+                }
+            }
+        }
         impl #krate::reducer::ReduceTarget<#ident> for &mut #ident {
             fn store(self, value: #ident) {
                 *self = value

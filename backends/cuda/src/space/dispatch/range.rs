@@ -106,7 +106,10 @@ where
         l.params(f.captures(), out);
         let tiles = (policy.len() as u64).div_ceil(u64::from(BLOCK));
         let Ok(grid) = u32::try_from(tiles) else {
-            l.fail(&format!("{tiles} scan tiles exceed a grid's blocks"))
+            l.fail(&format!(
+                "a scan of {} indices needs {tiles} tiles: the tile count overflows u32",
+                policy.len()
+            ))
         };
         let per_tile = |l: &Launch<'_>, bytes: usize| {
             (tiles as usize)
