@@ -6,12 +6,14 @@
 //! Entry points are plain C names, `granule_<pattern>_<kernel>[__<types>]`,
 //! so no NVRTC name expressions are needed to find template instances.
 
+mod workspace;
 mod wrapper;
 
 use crate::device::HEADER;
 use crate::kernel::{DeviceFn, DeviceKernel, KernelPattern};
 use std::fmt;
 
+pub use workspace::{reduce_workspace, scan_items, scan_workspace, ReduceWorkspace, ScanWorkspace};
 pub use wrapper::entry_name;
 
 /// A built-in reducer of `parallel_reduce`, as named in the device header.
