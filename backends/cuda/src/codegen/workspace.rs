@@ -75,7 +75,7 @@ pub fn scan_workspace(
     elem_align: usize,
     block: u32,
 ) -> Result<ScanWorkspace, String> {
-    if block == 0 || block % 32 != 0 || block > 1024 {
+    if block == 0 || !block.is_multiple_of(32) || block > 1024 {
         return Err(format!(
             "a scan block has a multiple of 32 threads up to 1024, not {block}"
         ));
@@ -83,7 +83,7 @@ pub fn scan_workspace(
     if elem_size == 0 {
         return Err("a scan of zero-sized elements".into());
     }
-    if !elem_align.is_power_of_two() || elem_size % elem_align != 0 || elem_align > 16 {
+    if !elem_align.is_power_of_two() || !elem_size.is_multiple_of(elem_align) || elem_align > 16 {
         return Err(format!(
             "a scan element of {elem_size} bytes aligned to {elem_align}: the alignment must be a power of two dividing the size, at most 16"
         ));

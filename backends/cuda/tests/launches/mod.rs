@@ -181,7 +181,7 @@ pub fn reduce_sum<D: Device + ?Sized>(dev: &D, x: &[i64], grid: u32, block: u32)
 /// The inclusive scan of `x` and its total, by the scan driver with
 /// blocks of `block` threads.
 pub fn scan<D: Device + ?Sized>(dev: &D, x: &[i32], block: u32) -> (Vec<i32>, i32) {
-    scan_of(dev, &__GRANULE_KERNEL_inclusive, x, block)
+    scan_any(dev, x, block, None)
 }
 
 /// An element type with its inclusive-scan kernel above.
@@ -199,19 +199,15 @@ macro_rules! scan_elem {
 }
 scan_elem!(u8 => inclusive_u8, i16 => inclusive_i16, i32 => inclusive, i64 => inclusive_i64, f32 => inclusive_f32, f64 => inclusive_f64);
 
-/// [`scan`] for any element type with a kernel.
-pub fn scan_any<T: ScanElem, D: Device + ?Sized>(dev: &D, x: &[T], block: u32) -> (Vec<T>, T) {
-    scan_of(dev, T::kernel(), x, block)
-}
-
-/// Runs the Sum scan entry of `kernel` (an inclusive scan of `x` into its
-/// output) with the workspace `scan_workspace` gives.
-fn scan_of<T: Elem, D: Device + ?Sized>(
+/// [`scan`] for any element type with a kernel: the Sum scan entry, with
+/// the workspace `scan_workspace` gives, on its grid or on `grid` blocks.
+pub fn scan_any<T: ScanElem, D: Device + ?Sized>(
     dev: &D,
-    kernel: &'static DeviceKernel,
     x: &[T],
     block: u32,
+    grid: Option<u32>,
 ) -> (Vec<T>, T) {
+    let kernel = T::kernel();
     let instance = Instance::new(kernel, Pattern::Scan(Reducer::Sum), &[]);
     let module = dev.compile(&unit(&[instance]), kernel.name).unwrap();
     let n = x.len();
@@ -232,12 +228,13 @@ fn scan_of<T: Elem, D: Device + ?Sized>(
     }
     // SAFETY: (begin, end, x, out, then the tail buffers status, values,
     // tiles, result) over n elements, the tail zeroed and sized by
-    // scan_workspace, launched with its geometry and shared memory.
+    // scan_workspace, launched with its block and shared memory (the
+    // driver takes any grid).
     unsafe {
         dev.launch(
             &module,
             &instance.entry(),
-            &config(ws.grid, ws.block, ws.shared_bytes),
+            &config(grid.unwrap_or(ws.grid), ws.block, ws.shared_bytes),
             &args,
         )
     }
