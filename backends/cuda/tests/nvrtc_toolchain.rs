@@ -37,12 +37,58 @@ static HIST: DeviceKernel = DeviceKernel {
     deps: &[],
 };
 
+// Scans whose values the conformance suite does not have: sub-word
+// values (packed into the tile state word), and tuples of 12 and 24 bytes
+// (the value buffer, 2 items and 1 item per thread).
+static SCAN_SCALAR: DeviceKernel = DeviceKernel {
+    name: "scan_scalar",
+    pattern: KernelPattern::Scan,
+    generics: &["T"],
+    params: &[
+        Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
+        Param { name: "x", kind: ParamKind::View { rank: 1, layout: DeviceLayout::Right }, cpp: "T" },
+        Param { name: "y", kind: ParamKind::Out, cpp: "T" },
+        Param { name: "partial", kind: ParamKind::Out, cpp: "T" },
+        Param { name: "last", kind: ParamKind::Final, cpp: "bool" },
+    ],
+    source: "template <class T>\n__device__ void scan_scalar(granule::usize i, granule::View<const T, 1, granule::LayoutRight> x, T& y, T& partial, bool last) {\n  if (last) y = partial;\n  partial = (T)(partial + x(i));\n}\n",
+    deps: &[],
+};
+
+static SCAN_TUPLE: DeviceKernel = DeviceKernel {
+    name: "scan_tuple",
+    pattern: KernelPattern::Scan,
+    generics: &["T"],
+    params: &[
+        Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
+        Param { name: "x", kind: ParamKind::View { rank: 1, layout: DeviceLayout::Right }, cpp: "T" },
+        Param { name: "y", kind: ParamKind::Out, cpp: "T" },
+        Param { name: "partial", kind: ParamKind::Out, cpp: "T" },
+        Param { name: "last", kind: ParamKind::Final, cpp: "bool" },
+    ],
+    source: "template <class T>\n__device__ void scan_tuple(granule::usize i, granule::View<const T, 1, granule::LayoutRight> x, T& y, T& partial, bool last) {\n  T v = x(i);\n  granule::get<0>(partial) += granule::get<0>(v);\n  granule::get<1>(partial) = granule::max(granule::get<1>(partial), granule::get<1>(v));\n  if (last) y = partial;\n}\n",
+    deps: &[],
+};
+
 fn instances() -> Vec<Instance> {
     vec![
         Instance::new(&SCALE, Pattern::For, &["granule::f32"]),
         Instance::new(&SCALE, Pattern::For, &["granule::f64"]),
         Instance::new(&SCALE, Pattern::Reduce(Reducer::Max), &["granule::i64"]),
         Instance::new(&HIST, Pattern::Team, &[]),
+        Instance::new(&SCAN_SCALAR, Pattern::Scan(Reducer::Sum), &["granule::u8"]),
+        Instance::new(&SCAN_SCALAR, Pattern::Scan(Reducer::Sum), &["granule::i16"]),
+        Instance::new(&SCAN_SCALAR, Pattern::Scan(Reducer::LOr), &["bool"]),
+        Instance::new(
+            &SCAN_TUPLE,
+            Pattern::Scan(Reducer::Tuple(&[Reducer::Sum, Reducer::Max])),
+            &["granule::Tuple<granule::f32, granule::i32>"],
+        ),
+        Instance::new(
+            &SCAN_TUPLE,
+            Pattern::Scan(Reducer::Tuple(&[Reducer::Sum, Reducer::Max, Reducer::Min])),
+            &["granule::Tuple<granule::f64, granule::i64, granule::i32>"],
+        ),
     ]
 }
 

@@ -6,6 +6,7 @@
 //! Entry points are plain C names, `granule_<pattern>_<kernel>[__<types>]`,
 //! so no NVRTC name expressions are needed to find template instances.
 
+mod workspace;
 mod wrapper;
 
 use crate::device::HEADER;
@@ -16,6 +17,7 @@ use crate::kernel::{DeviceFn, DeviceKernel, KernelPattern};
 pub use crate::kernel::ReducerOp as Reducer;
 use std::fmt;
 
+pub use workspace::{reduce_workspace, scan_items, scan_workspace, ReduceWorkspace, ScanWorkspace};
 pub use wrapper::entry_name;
 
 /// Which driver runs the kernel.

@@ -1,5 +1,6 @@
 //! The `extern "C"` entry point of one instance.
 
+use super::workspace::{reduce_tail, scan_tail};
 use super::{CodegenError, Instance, Pattern};
 use crate::kernel::{Param, ParamKind};
 
@@ -56,12 +57,11 @@ struct Driver {
 /// team_size)` bytes; the driver zeroes both per team.
 const TEAM_HEAD: &str = "granule::u64 league__, granule::TeamScratch scratch__";
 
+/// The tail parameters of reductions and scans are the buffers the launch
+/// provides besides the kernel's arguments. Their text comes from
+/// `workspace.rs`, next to the sizes: the tail order is the order of
+/// `ReduceWorkspace::buffers` and `ScanWorkspace::buffers`.
 fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, String> {
-    let reduce_tail = |t: &str| {
-        vec![format!(
-            "{t}* partials__, granule::u32* counter__, {t}* result__"
-        )]
-    };
     let md = |r: u8| format!("granule::MdRange<{r}> range__");
     Ok(match (inst.pattern, shape, acc) {
         (Pattern::For, Shape::Range, _) => Driver {
@@ -89,13 +89,13 @@ fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, St
                 Shape::Team => (TEAM_HEAD.to_string(), format!(
                     "granule::drive_team_reduce<{op}>(league__, scratch__, partials__, counter__, result__, [&](const granule::TeamMember& team__, {t}& acc__) {{ {{call}}; }});")),
             };
-            Driver { head: vec![head], tail: reduce_tail(t), body }
+            Driver { head: vec![head], tail: vec![reduce_tail(t)], body }
         }
         (Pattern::Scan(r), Shape::Range, Some(t)) => Driver {
             head: vec!["granule::u64 begin, granule::u64 end".into()],
-            tail: vec![format!("{t}* aggs__, {t}* incls__, granule::u32* flags__, granule::u32* tiles__, {t}* result__")],
+            tail: vec![scan_tail(t)],
             body: format!(
-                "granule::drive_scan<{}>(begin, end, aggs__, incls__, flags__, tiles__, result__, \
+                "granule::drive_scan<{}>(begin, end, status__, values__, tiles__, result__, \
                  [&](granule::u64 i__, {t}& acc__, bool final__) {{ {{call}}; }});",
                 r.op(t)?
             ),

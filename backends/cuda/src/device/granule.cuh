@@ -438,38 +438,61 @@ template <class T, int R> struct AtomicView {
 
 // ------------------------------------------------------------- reducers
 
+// Each reducer says whether its join is exactly associative: whether every
+// grouping of a sequence of joins gives the same bits. Integer wrapping
+// arithmetic, bitwise and logical joins, and min/max over a total order
+// are; float + and * round, and float comparisons are not a total order
+// once a NaN takes part, so their grouping shows in the result. The scan
+// driver uses this to pick its look-back (see drive_scan). A reducer that
+// does not say (a custom one) counts as not exactly associative.
 template <class T> struct Sum {
+  static constexpr bool exactly_associative = !Num<T>::is_float;
   static __device__ __forceinline__ T identity() { return (T)0; }
   static __device__ __forceinline__ void join(T& a, T b) { a = wadd(a, b); }
 };
 template <class T> struct Prod {
+  static constexpr bool exactly_associative = !Num<T>::is_float;
   static __device__ __forceinline__ T identity() { return (T)1; }
   static __device__ __forceinline__ void join(T& a, T b) { a = wmul(a, b); }
 };
 template <class T> struct Min {
+  static constexpr bool exactly_associative = !Num<T>::is_float;
   static __device__ __forceinline__ T identity() { return Num<T>::max_value(); }
   static __device__ __forceinline__ void join(T& a, T b) { if (b < a) a = b; }
 };
 template <class T> struct Max {
+  static constexpr bool exactly_associative = !Num<T>::is_float;
   static __device__ __forceinline__ T identity() { return Num<T>::min_value(); }
   static __device__ __forceinline__ void join(T& a, T b) { if (a < b) a = b; }
 };
 template <class T> struct LAnd {
+  static constexpr bool exactly_associative = true;
   static __device__ __forceinline__ T identity() { return (T)1; }
   static __device__ __forceinline__ void join(T& a, T b) { a = (T)(a && b); }
 };
 template <class T> struct LOr {
+  static constexpr bool exactly_associative = true;
   static __device__ __forceinline__ T identity() { return (T)0; }
   static __device__ __forceinline__ void join(T& a, T b) { a = (T)(a || b); }
 };
 template <class T> struct BAnd {
+  static constexpr bool exactly_associative = true;
   static __device__ __forceinline__ T identity() { return (T)~(T)0; }
   static __device__ __forceinline__ void join(T& a, T b) { a = a & b; }
 };
 template <class T> struct BOr {
+  static constexpr bool exactly_associative = true;
   static __device__ __forceinline__ T identity() { return (T)0; }
   static __device__ __forceinline__ void join(T& a, T b) { a = a | b; }
 };
+
+// `Op::exactly_associative` where Op declares it, false otherwise.
+template <class Op>
+__host__ __device__ constexpr auto exactly_associative_of(int) -> decltype((bool)Op::exactly_associative) {
+  return Op::exactly_associative;
+}
+template <class Op> __host__ __device__ constexpr bool exactly_associative_of(long) { return false; }
+template <class Op> __host__ __device__ constexpr bool is_exactly_associative() { return exactly_associative_of<Op>(0); }
 
 // Accumulators of the location reducers (granule_core's ValLocScalar,
 // MinMaxLocScalar, MinMaxScalar), with the host's update rules: a tie in
@@ -533,18 +556,21 @@ template <class T> struct MinMaxScalar {
 template <class A> struct MinLoc;
 template <class T, class L> struct MinLoc<ValLocScalar<T, L>> {
   typedef ValLocScalar<T, L> A;
+  static constexpr bool exactly_associative = !Num<T>::is_float;
   static __device__ __forceinline__ A identity() { return A{Num<T>::max_value(), Num<L>::max_value()}; }
   static __device__ __forceinline__ void join(A& a, A b) { take_min(a.val, a.loc, b.val, b.loc); }
 };
 template <class A> struct MaxLoc;
 template <class T, class L> struct MaxLoc<ValLocScalar<T, L>> {
   typedef ValLocScalar<T, L> A;
+  static constexpr bool exactly_associative = !Num<T>::is_float;
   static __device__ __forceinline__ A identity() { return A{Num<T>::min_value(), Num<L>::max_value()}; }
   static __device__ __forceinline__ void join(A& a, A b) { take_max(a.val, a.loc, b.val, b.loc); }
 };
 template <class A> struct MinMaxLoc;
 template <class T, class L> struct MinMaxLoc<MinMaxLocScalar<T, L>> {
   typedef MinMaxLocScalar<T, L> A;
+  static constexpr bool exactly_associative = !Num<T>::is_float;
   static __device__ __forceinline__ A identity() {
     return A{Num<T>::max_value(), Num<T>::min_value(), Num<L>::max_value(), Num<L>::max_value()};
   }
@@ -556,6 +582,7 @@ template <class T, class L> struct MinMaxLoc<MinMaxLocScalar<T, L>> {
 template <class A> struct MinMax;
 template <class T> struct MinMax<MinMaxScalar<T>> {
   typedef MinMaxScalar<T> A;
+  static constexpr bool exactly_associative = !Num<T>::is_float;
   static __device__ __forceinline__ A identity() { return A{Num<T>::max_value(), Num<T>::min_value()}; }
   static __device__ __forceinline__ void join(A& a, A b) {
     if (b.min_val < a.min_val) a.min_val = b.min_val;
@@ -588,11 +615,14 @@ template <template <class> class R, class T> struct ReducerValue<R<T>> { typedef
 template <class... Rs> struct Reducers;
 template <> struct Reducers<> {
   typedef Tuple<> A;
+  static constexpr bool exactly_associative = true;
   static __device__ __forceinline__ A identity() { return A{}; }
   static __device__ __forceinline__ void join(A&, A) {}
 };
 template <class R, class... Rs> struct Reducers<R, Rs...> {
   typedef Tuple<typename ReducerValue<R>::type, typename ReducerValue<Rs>::type...> A;
+  static constexpr bool exactly_associative =
+      is_exactly_associative<R>() && is_exactly_associative<Reducers<Rs...>>();
   static __device__ __forceinline__ A identity() {
     A a;
     a.head = R::identity();
@@ -716,85 +746,6 @@ __device__ void drive_md_reduce(const MdRange<R>& range, T* partials, u32* count
   T acc = Op::identity();
   drive_md_for(range, [&](const u64* idx) { f(idx, acc); });
   finish_reduce<Op>(acc, partials, counter, result);
-}
-
-// ---------------------------------------------------------------- scan
-
-// parallel_scan over [begin, end) in one pass with decoupled look-back
-// (Merrill & Garland 2016). Tile t (taken in launch order from `tiles`,
-// so earlier tiles never wait on later ones) is blockDim.x consecutive
-// indices, one per thread; the grid must have at least
-// ceil((end - begin) / blockDim.x) blocks. Each thread makes the Kokkos
-// non-final call f(i, v, false) from the identity for its contribution;
-// the block scans them in order, publishes its aggregate (flag 1), looks
-// back for its exclusive prefix, publishes its inclusive prefix (flag 2),
-// and makes the final calls f(i, prefix, true). `flags` and `tiles` must be
-// zero on entry; `result` gets the total. Needs one T per thread of
-// dynamic shared memory.
-template <class Op, class T, class F>
-__device__ void drive_scan(u64 begin, u64 end, T* aggs, T* incls, u32* flags, u32* tiles, T* result, F f) {
-  __shared__ u32 tile_s;
-  __shared__ T prefix_s;
-  const u32 t = threadIdx.x;
-  if (t == 0) tile_s = atomicAdd(tiles, 1u);
-  __syncthreads();
-  const u64 tile = tile_s;
-  const u64 n = end > begin ? end - begin : 0ull;
-  const u64 ntiles = (n + blockDim.x - 1) / blockDim.x;
-  if (tile >= ntiles) return;
-  const u64 i = begin + tile * blockDim.x + t;
-  T v = Op::identity();
-  if (i < end) f(i, v, false);
-  // in-order inclusive block scan (Hillis-Steele), earlier values on the left
-  T* buf = (T*)granule_dyn_smem;
-  buf[t] = v;
-  __syncthreads();
-  for (u32 off = 1; off < blockDim.x; off <<= 1) {
-    T x = t >= off ? buf[t - off] : Op::identity();
-    __syncthreads();
-    if (t >= off) { Op::join(x, buf[t]); buf[t] = x; }
-    __syncthreads();
-  }
-  const T block_total = buf[blockDim.x - 1];
-  if (t == 0) {
-    volatile u32* vflags = flags;
-    if (tile == 0) {
-      incls[0] = block_total;
-      __threadfence();
-      vflags[0] = 2u;
-      prefix_s = Op::identity();
-    } else {
-      aggs[tile] = block_total;
-      __threadfence();
-      vflags[tile] = 1u;
-      T running = Op::identity();
-      for (u64 j = tile; j-- > 0;) {
-        u32 flag;
-        while ((flag = vflags[j]) == 0u) {}
-        __threadfence();
-        T x = flag == 2u ? load_volatile(incls + j) : load_volatile(aggs + j);
-        Op::join(x, running);
-        running = x;
-        if (flag == 2u) break;
-      }
-      T incl = running;
-      Op::join(incl, block_total);
-      incls[tile] = incl;
-      __threadfence();
-      vflags[tile] = 2u;
-      prefix_s = running;
-    }
-  }
-  __syncthreads();
-  // exclusive prefix of this thread: tile prefix, then the earlier threads
-  T partial = prefix_s;
-  if (t > 0) Op::join(partial, buf[t - 1]);
-  if (i < end) f(i, partial, true);
-  if (tile == ntiles - 1 && t == blockDim.x - 1) {
-    T total = prefix_s;
-    Op::join(total, block_total);
-    *result = total;
-  }
 }
 
 // ---------------------------------------------------------- chunk maps
@@ -1323,6 +1274,327 @@ template <class Op, class T, class F> __device__ T thread_vector_scan(const Team
   const T total = shuffle_words(incl, [&](u32 word) { return __shfl_sync(group, word, width - 1, width); });
   for (u64 i = lo; i < hi; ++i) f(i, prefix, true);
   return total;
+}
+
+// ---------------------------------------------------------------- scan
+
+// parallel_scan over [begin, end) in one pass, chaining tiles with a
+// decoupled look-back (Merrill & Garland 2016).
+//
+// Tiles. A tile is blockDim.x * scan_items(sizeof(T)) consecutive indices.
+// Each thread makes the Kokkos non-final call f(i, v, false), v starting
+// at the identity, for the indices k * blockDim.x + threadIdx.x of the
+// tile (striped, so a warp's calls touch consecutive indices), then the
+// final call f(i, partial, true) for the same indices: one call of each
+// kind per index. Between the two the tile is scanned in shared memory:
+// the values are transposed so that thread t holds the run of `items`
+// consecutive values starting at t * items, each thread folds its run,
+// the block scans the folds (block_exclusive_scan), and each thread
+// writes the exclusive prefixes of its run back for the final calls.
+//
+// Tile status. Tile t publishes its aggregate (the join of its values)
+// and, when asked to, an inclusive prefix, each with its state, PENDING <
+// AGGREGATE < INCLUSIVE (TileStates). Values of up to 4 bytes share one
+// 64-bit word with their state, written and read with single 64-bit
+// accesses, so no reader sees a state without its value and no fence is
+// needed; larger values sit in `values` (aggregate and inclusive prefix
+// per tile) behind a state word, with a fence on each side.
+//
+// Look-back. Warp 0 of the block reads the states of 32 tiles at once
+// (one per lane) and spins only while one of them is still PENDING.
+// - Exactly associative Op (is_exactly_associative): any grouping gives
+//   the same bits, so the usual look-back runs: every tile publishes its
+//   inclusive prefix, and a tile joins the aggregates back to the nearest
+//   inclusive prefix, 32 tiles per step (lookback_nearest).
+// - Otherwise (float sum and product, float min/max, custom and tuple
+//   reducers over them) where the look-back stops would decide the
+//   grouping and results would depend on timing. Instead tile t's
+//   exclusive prefix is a fixed function of t. With windows of 32 tiles,
+//   w = t / 32, j = t % 32, a_t the tile aggregates, and HS(x)[l] lane l of
+//   the Hillis-Steele inclusive scan of 32 values (warp_inclusive_scan):
+//     S_w     = HS(a_32w .. a_32w+31)[31]             (window total)
+//     P_0     = S_0,  P_w = P_(w-1) + S_w             (through window w)
+//     L_j     = HS(a_32w .. a_32w+31)[j - 1]          (j > 0)
+//     excl(t) = P_(w-1) + L_j,  or the term that exists when w or j is 0
+//               (the identity for t = 0);
+//   `+` is Op::join, its left operand the earlier. Only the last tile of a
+//   window publishes an inclusive prefix, P_w. A tile reads the
+//   aggregates before it in its window, then P_(w-1): from tile 32w - 1
+//   if published, otherwise it computes the S of the windows it walks
+//   back over (up to 32) and folds them onto the first P it finds, left
+//   to right: P_w's definition is a left fold, so the bits do not depend
+//   on where the walk stopped (lookback_fixed, window_prefix).
+// The total is excl(t) + a_t of the last tile t; an empty range gives
+// the identity. Within a tile the grouping is fixed by the block size.
+//
+// Workspace (codegen::workspace::scan_workspace sizes it; the order is the
+// entry's tail): `status`, one zeroed u64 per tile; `values`, 2 T per tile
+// when sizeof(T) > 4 and unused otherwise; `tiles`, one zeroed u32 from
+// which blocks claim tiles in launch order, so a tile only ever waits on
+// tiles claimed before it, whose blocks are running; `result`, one T. The
+// block is 1-D, a multiple of 32 threads; any grid works (blocks loop
+// while tiles are left); dynamic shared memory holds
+// scan_slots(tile) values of T.
+
+// Items per thread of a scan tile, by the size of T: 32 bytes of values
+// per thread, between 1 and 8 items. codegen::workspace::scan_items
+// mirrors it; a test compares the two.
+__host__ __device__ constexpr u32 scan_items(u64 bytes) {
+  return bytes <= 4ull ? 8u : bytes >= 32ull ? 1u : (u32)(32ull / bytes);
+}
+// The shared-memory slot of tile element e: one pad slot per 32 keeps the
+// threads of a warp on distinct banks when each reads its run of `items`.
+__host__ __device__ constexpr u64 scan_slot(u64 e) { return e + e / 32ull; }
+
+enum : u32 { TILE_PENDING = 0u, TILE_AGGREGATE = 1u, TILE_INCLUSIVE = 2u };
+
+// The bytes of a value of up to 4 bytes as the low half of a status word.
+template <class T> __device__ __forceinline__ u32 low_bits(const T& v) {
+  u32 w = 0u;
+  for (u32 b = 0; b < sizeof(T); ++b) ((unsigned char*)&w)[b] = ((const unsigned char*)&v)[b];
+  return w;
+}
+template <class T> __device__ __forceinline__ T from_low_bits(u32 w) {
+  T v;
+  for (u32 b = 0; b < sizeof(T); ++b) ((unsigned char*)&v)[b] = ((const unsigned char*)&w)[b];
+  return v;
+}
+
+// The published state of the tiles: `read` returns a tile's state and,
+// unless PENDING, sets `v` to the value published with it.
+template <class T, bool Packed = (sizeof(T) <= 4)> struct TileStates;
+template <class T> struct TileStates<T, true> {
+  u64* status;
+  T* values;  // unused: the value travels in the status word
+  __device__ __forceinline__ void publish(u64 tile, u32 state, const T& v) const {
+    ((volatile u64*)status)[tile] = (u64)state << 32 | (u64)low_bits(v);
+  }
+  __device__ __forceinline__ u32 read(u64 tile, T& v) const {
+    const u64 w = ((volatile u64*)status)[tile];
+    const u32 state = (u32)(w >> 32);
+    if (state != TILE_PENDING) v = from_low_bits<T>((u32)w);
+    return state;
+  }
+};
+template <class T> struct TileStates<T, false> {
+  u64* status;
+  T* values;  // per tile: aggregate, inclusive prefix
+  __device__ __forceinline__ void publish(u64 tile, u32 state, const T& v) const {
+    values[2ull * tile + (state == TILE_INCLUSIVE ? 1ull : 0ull)] = v;
+    __threadfence();  // the value before the state that announces it
+    ((volatile u64*)status)[tile] = (u64)state;
+  }
+  __device__ __forceinline__ u32 read(u64 tile, T& v) const {
+    const u32 state = (u32)((volatile u64*)status)[tile];
+    if (state != TILE_PENDING) {
+      __threadfence();  // the state before the value it announces
+      v = load_volatile(values + 2ull * tile + (state == TILE_INCLUSIVE ? 1ull : 0ull));
+    }
+    return state;
+  }
+};
+
+// Lane l of the Hillis-Steele inclusive scan over a full warp: at step d
+// lane l >= d joins lane l - d's value on its left. Lane l's result
+// depends only on lanes 0..l, and its grouping only on l.
+template <class Op, class T> __device__ __forceinline__ T warp_inclusive_scan(T v, u32 lane) {
+  for (u32 off = 1; off < 32u; off <<= 1) {
+    T x = shuffle_words(v, [&](u32 word) { return __shfl_up_sync(0xffffffffu, word, off); });
+    if (lane >= off) {
+      Op::join(x, v);
+      v = x;
+    }
+  }
+  return v;
+}
+template <class T> __device__ __forceinline__ T lane_value(const T& v, u32 src) {
+  return shuffle_words(v, [&](u32 word) { return __shfl_sync(0xffffffffu, word, src); });
+}
+
+// Exactly associative Op: the exclusive prefix of `tile` (> 0) on every
+// lane of the first warp. Lane l reads tile end - 1 - l; the aggregates
+// back to the nearest inclusive prefix are joined, then the window moves
+// back by 32 if it held none (tile 0 always publishes one).
+template <class Op, class T> __device__ T lookback_nearest(const TileStates<T>& st, u64 tile, u32 lane) {
+  T after = Op::identity();  // the tiles between the window and `tile`
+  for (u64 end = tile;; end -= 32ull) {
+    const bool here = end > (u64)lane;
+    const u64 at = end - 1ull - lane;
+    T v = Op::identity();
+    u32 s = TILE_PENDING;
+    while (true) {
+      if (here && s == TILE_PENDING) s = st.read(at, v);
+      if (__ballot_sync(0xffffffffu, here && s == TILE_PENDING) == 0u) break;
+    }
+    const u32 incl = __ballot_sync(0xffffffffu, here && s == TILE_INCLUSIVE);
+    // The lanes up to and including the nearest inclusive one.
+    const u32 take = incl != 0u ? incl ^ (incl - 1u) : 0xffffffffu;
+    T x = here && (take >> lane & 1u) ? v : Op::identity();
+    // Ascending offsets pair neighbouring runs, so lane 0 ends with the
+    // lanes joined in tile order (higher lanes are earlier tiles).
+    for (u32 off = 1; off < 32u; off <<= 1) {
+      T y = shuffle_words(x, [&](u32 word) { return __shfl_down_sync(0xffffffffu, word, off); });
+      if (lane + off < 32u) {
+        Op::join(y, x);
+        x = y;
+      }
+    }
+    x = lane_value(x, 0u);
+    Op::join(x, after);
+    after = x;
+    if (incl != 0u) return after;
+  }
+}
+
+// P_k (see drive_scan) on every lane of the first warp: tile 32k + 31's
+// inclusive prefix if published; otherwise S_k from window k's 32
+// aggregates, and on back, lane m keeping S_(k-m), until a published P or
+// window 0 (P_0 = S_0); the S are then folded onto it oldest first. After
+// 32 windows it waits for the next P rather than keep more.
+template <class Op, class T> __device__ T window_prefix(const TileStates<T>& st, u64 k, u32 lane) {
+  T saved = Op::identity();
+  u32 taken = 0u;
+  T base = Op::identity();
+  for (;;) {
+    const u64 win = k - taken;
+    T v = Op::identity();
+    u32 s = TILE_PENDING;
+    while (true) {
+      // Lane 31 keeps watching for the window's P while others are pending.
+      if (s == TILE_PENDING || (lane == 31u && s == TILE_AGGREGATE)) s = st.read(win * 32ull + lane, v);
+      const bool has_p = __ballot_sync(0xffffffffu, lane == 31u && s == TILE_INCLUSIVE) != 0u;
+      const bool ready = __ballot_sync(0xffffffffu, s == TILE_PENDING) == 0u;
+      if (has_p || (ready && taken < 32u)) break;
+    }
+    if (__ballot_sync(0xffffffffu, lane == 31u && s == TILE_INCLUSIVE) != 0u) {
+      base = lane_value(v, 31u);
+      break;
+    }
+    const T total = lane_value(warp_inclusive_scan<Op>(v, lane), 31u);
+    if (win == 0ull) {
+      base = total;
+      break;
+    }
+    if (lane == taken) saved = total;
+    ++taken;
+  }
+  for (u32 m = taken; m-- > 0u;) Op::join(base, lane_value(saved, m));
+  return base;
+}
+
+// Any Op: tile t's exclusive prefix excl(t), a fixed function of t (see
+// drive_scan), on every lane of the first warp; `agg` is the tile's
+// aggregate, already published. The last tile of a window publishes P_w.
+template <class Op, class T> __device__ T lookback_fixed(const TileStates<T>& st, u64 tile, const T& agg, u32 lane) {
+  const u64 w = tile / 32ull;
+  const u32 j = (u32)(tile % 32ull);
+  T a = lane == j ? agg : Op::identity();
+  u32 s = TILE_PENDING;
+  const bool earlier = lane < j;
+  while (true) {
+    if (earlier && s == TILE_PENDING) s = st.read(w * 32ull + lane, a);
+    if (__ballot_sync(0xffffffffu, earlier && s == TILE_PENDING) == 0u) break;
+  }
+  const T local = warp_inclusive_scan<Op>(a, lane);
+  const T before = lane_value(local, j == 0u ? 0u : j - 1u);  // L_j
+  const T window = lane_value(local, 31u);                      // S_w when j == 31
+  T prior = Op::identity();
+  if (w > 0ull) prior = window_prefix<Op>(st, w - 1ull, lane);
+  T excl = Op::identity();
+  if (w > 0ull) excl = prior;
+  if (j > 0u) {
+    if (w > 0ull) Op::join(excl, before);
+    else excl = before;
+  }
+  if (j == 31u && lane == 0u) {
+    T through = window;
+    if (w > 0ull) {
+      through = prior;
+      Op::join(through, window);
+    }
+    st.publish(tile, TILE_INCLUSIVE, through);
+  }
+  return excl;
+}
+
+template <class Op, class T, class F>
+__device__ void drive_scan(u64 begin, u64 end, u64* status, T* values, u32* tiles, T* result, F f) {
+  constexpr u32 items = scan_items(sizeof(T));
+  const u32 block = blockDim.x, t = threadIdx.x, lane = t & 31u;
+  // The look-back's warp collectives name all 32 lanes of warp 0.
+  if (block % 32u != 0u || blockDim.y != 1u || blockDim.z != 1u) __trap();
+  const TileStates<T> st{status, values};
+  const u64 n = end > begin ? end - begin : 0ull;
+  const u64 per_tile = (u64)block * items;
+  const u64 ntiles = n / per_tile + (n % per_tile != 0ull);
+  if (ntiles == 0ull) {
+    if (blockIdx.x == 0u && t == 0u) *result = Op::identity();
+    return;
+  }
+  T* slots = (T*)granule_dyn_smem;
+  __shared__ u32 tile_s;
+  __shared__ T prefix_s;
+  for (;;) {
+    __syncthreads();  // the previous tile's readers of tile_s, prefix_s and slots are done
+    if (t == 0u) tile_s = atomicAdd(tiles, 1u);
+    __syncthreads();
+    const u64 tile = tile_s;
+    if (tile >= ntiles) return;
+    const u64 first = begin + tile * per_tile;
+    const u64 left = n - tile * per_tile;  // indices from `first` on; this tile takes per_tile of them
+    for (u32 k = 0; k < items; ++k) {
+      const u64 e = (u64)k * block + t;
+      T v = Op::identity();
+      if (e < left) f(first + e, v, false);
+      slots[scan_slot(e)] = v;
+    }
+    __syncthreads();
+    T run[items];
+    for (u32 q = 0; q < items; ++q) run[q] = slots[scan_slot((u64)t * items + q)];
+    T fold = run[0];
+    for (u32 q = 1; q < items; ++q) Op::join(fold, run[q]);
+    T agg;
+    T prefix = block_exclusive_scan<Op>(fold, agg);
+    for (u32 q = 0; q < items; ++q) {
+      slots[scan_slot((u64)t * items + q)] = prefix;
+      Op::join(prefix, run[q]);
+    }
+    if (t < 32u) {
+      T excl = Op::identity();
+      if constexpr (is_exactly_associative<Op>()) {
+        if (lane == 0u) st.publish(tile, tile == 0ull ? TILE_INCLUSIVE : TILE_AGGREGATE, agg);
+        if (tile > 0ull) {
+          excl = lookback_nearest<Op>(st, tile, lane);
+          if (lane == 0u) {
+            T incl = excl;
+            Op::join(incl, agg);
+            st.publish(tile, TILE_INCLUSIVE, incl);
+          }
+        }
+      } else {
+        if (lane == 0u) st.publish(tile, TILE_AGGREGATE, agg);
+        excl = lookback_fixed<Op>(st, tile, agg, lane);
+      }
+      if (lane == 0u) {
+        prefix_s = excl;
+        if (tile == ntiles - 1ull) {
+          T total = excl;
+          Op::join(total, agg);
+          *result = total;
+        }
+      }
+    }
+    __syncthreads();
+    for (u32 k = 0; k < items; ++k) {
+      const u64 e = (u64)k * block + t;
+      if (e < left) {
+        T p = prefix_s;
+        Op::join(p, slots[scan_slot(e)]);
+        f(first + e, p, true);
+      }
+    }
+    if ((u64)gridDim.x >= ntiles) return;  // every tile had its own block
+  }
 }
 
 }  // namespace granule

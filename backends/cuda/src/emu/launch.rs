@@ -65,6 +65,9 @@ const TRAPPED: u32 = 1;
 const RACE: u32 = 2;
 const DEADLOCK: u32 = 3;
 const TIMEOUT: u32 = 4;
+// The other statuses (5, an internal failure; 6, a dynamic shared memory
+// access past the launch's bytes) become DeviceError::Launch with the
+// runtime's message.
 
 /// Blocks are 30 bits in the shadow cells.
 const MAX_BLOCKS: u64 = 1 << 30;

@@ -56,7 +56,7 @@ struct Params {
   char message[512];
 };
 
-enum Status : uint32_t { OK = 0, TRAPPED = 1, RACE = 2, DEADLOCK = 3, TIMEOUT = 4, INTERNAL = 5 };
+enum Status : uint32_t { OK = 0, TRAPPED = 1, RACE = 2, DEADLOCK = 3, TIMEOUT = 4, INTERNAL = 5, SHARED_BOUNDS = 6 };
 enum State : uint8_t { READY, BARRIER, WARP, DONE };
 
 struct Fiber {
@@ -632,7 +632,23 @@ static void global_access(Worker* w, uintptr_t a, unsigned size, Access kind) {
   }
 }
 
+// An access past the launch's dynamic shared memory (the worker's array
+// is the H100's maximum, so it would otherwise go unnoticed, where a GPU
+// faults): the launch fails, naming the thread and the bytes.
+[[noreturn]] static void shared_out_of_bounds(Worker* w, uint64_t at, unsigned size) {
+  char msg[256];
+  snprintf(msg, sizeof msg,
+           "thread %u of block (%u, %u, %u) accessed bytes %llu..%llu of dynamic shared memory, past the "
+           "launch's %llu bytes",
+           w->cur->flat, w->bidx.x, w->bidx.y, w->bidx.z, (unsigned long long)at, (unsigned long long)(at + size),
+           (unsigned long long)w->p->smem_bytes);
+  fail_launch(w->l, SHARED_BOUNDS, msg);
+  stop(w);
+}
+
 static void check_shared(Worker* w, uintptr_t a, unsigned size, bool write) {
+  const uint64_t dyn = a - w->dyn_lo;
+  if (dyn < GRANULE_EMU_MAX_DYN_SMEM && dyn + size > w->p->smem_bytes) shared_out_of_bounds(w, dyn, size);
   const uint64_t off = a - w->tls_lo, end = off + size;
   const uint32_t me_thread = w->cur->flat;
   for (uint64_t word = off >> 2; word <= (end - 1) >> 2 && word * 4 < w->tls_n; ++word) {

@@ -6,8 +6,11 @@
 #![allow(dead_code)]
 
 use granule::prelude::*;
-use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
+use granule_cuda::codegen::{
+    reduce_workspace, scan_workspace, Instance, Pattern, Reducer, TranslationUnit,
+};
 use granule_cuda::device_api::{ArgScalar, Device, DeviceBuffer, KernelArgs, LaunchConfig};
+use granule_cuda::kernel::DeviceKernel;
 
 #[kernel]
 pub fn axpy(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
@@ -32,6 +35,49 @@ pub fn inclusive(i: usize, x: &View1<i32>, out: &mut i32, partial: &mut i32, las
     }
 }
 
+// The same inclusive scan over the other element types the scan tests
+// use: sub-word and word values travel in the tile state word, wider ones
+// in the separate value buffer.
+#[kernel(scan)]
+pub fn inclusive_u8(i: usize, x: &View1<u8>, out: &mut u8, partial: &mut u8, last: bool) {
+    *partial += x[i];
+    if last {
+        *out = *partial;
+    }
+}
+
+#[kernel(scan)]
+pub fn inclusive_i16(i: usize, x: &View1<i16>, out: &mut i16, partial: &mut i16, last: bool) {
+    *partial += x[i];
+    if last {
+        *out = *partial;
+    }
+}
+
+#[kernel(scan)]
+pub fn inclusive_i64(i: usize, x: &View1<i64>, out: &mut i64, partial: &mut i64, last: bool) {
+    *partial += x[i];
+    if last {
+        *out = *partial;
+    }
+}
+
+#[kernel(scan)]
+pub fn inclusive_f32(i: usize, x: &View1<f32>, out: &mut f32, partial: &mut f32, last: bool) {
+    *partial += x[i];
+    if last {
+        *out = *partial;
+    }
+}
+
+#[kernel(scan)]
+pub fn inclusive_f64(i: usize, x: &View1<f64>, out: &mut f64, partial: &mut f64, last: bool) {
+    *partial += x[i];
+    if last {
+        *out = *partial;
+    }
+}
+
 // ------------------------------------------------------------- helpers
 
 /// Element types moved to and from the device in these tests.
@@ -47,7 +93,7 @@ macro_rules! elem {
         }
     )* };
 }
-elem!(i32, i64, u32, f32, f64);
+elem!(u8, i16, i32, i64, u32, u64, f32, f64);
 
 pub fn upload<T: Elem, D: Device + ?Sized>(dev: &D, data: &[T]) -> DeviceBuffer {
     let mut bytes = Vec::with_capacity(data.len() * T::BYTES);
@@ -96,17 +142,20 @@ pub fn reduce_sum<D: Device + ?Sized>(dev: &D, x: &[i64], grid: u32, block: u32)
         .unwrap();
     let n = x.len();
     let xb = upload(dev, x);
-    let partials = dev.alloc_zeroed(grid as usize * 8).unwrap();
-    let counter = dev.alloc_zeroed(4).unwrap();
-    let result = dev.alloc_zeroed(8).unwrap();
+    let tail: Vec<DeviceBuffer> = reduce_workspace(grid, 8)
+        .unwrap()
+        .buffers
+        .iter()
+        .map(|&b| dev.alloc_zeroed(b).unwrap())
+        .collect();
     let mut args = KernelArgs::new();
     args.scalar(0u64).scalar(n as u64);
     view1(&mut args, &xb, n, 1);
-    args.pointer(partials.address())
-        .pointer(counter.address())
-        .pointer(result.address());
-    // SAFETY: (begin, end, x, partials, counter, result): partials holds
-    // one i64 per block, counter is zero, result one i64.
+    for b in &tail {
+        args.pointer(b.address());
+    }
+    // SAFETY: (begin, end, x, then the tail buffers partials, counter,
+    // result), zeroed and sized by reduce_workspace for this grid.
     unsafe {
         dev.launch(
             &module,
@@ -116,62 +165,85 @@ pub fn reduce_sum<D: Device + ?Sized>(dev: &D, x: &[i64], grid: u32, block: u32)
         )
     }
     .unwrap();
-    let total = download::<i64, _>(dev, &result, 1)[0];
+    let total = download::<i64, _>(dev, &tail[2], 1)[0];
     assert_eq!(
-        download::<u32, _>(dev, &counter, 1),
+        download::<u32, _>(dev, &tail[1], 1),
         [0],
         "the counter is reset"
     );
-    for b in [xb, partials, counter, result] {
+    dev.free(xb).unwrap();
+    for b in tail {
         dev.free(b).unwrap();
     }
     total
 }
 
-/// The inclusive scan of `x` and its total, by the scan driver with tiles
-/// of `block` threads.
+/// The inclusive scan of `x` and its total, by the scan driver with
+/// blocks of `block` threads.
 pub fn scan<D: Device + ?Sized>(dev: &D, x: &[i32], block: u32) -> (Vec<i32>, i32) {
-    let module = dev
-        .compile(
-            &unit(&[Instance::new(
-                <inclusive as granule::kernel::KernelSource>::KERNEL,
-                Pattern::Scan(Reducer::Sum),
-                &[],
-            )]),
-            "inclusive",
-        )
-        .unwrap();
+    scan_any(dev, x, block, None)
+}
+
+/// An element type with its inclusive-scan kernel above.
+pub trait ScanElem: Elem {
+    fn kernel() -> &'static DeviceKernel;
+}
+macro_rules! scan_elem {
+    ($($t:ty => $k:ident),*) => { $(
+        impl ScanElem for $t {
+            fn kernel() -> &'static DeviceKernel {
+                <$k as granule::kernel::KernelSource>::KERNEL
+            }
+        }
+    )* };
+}
+scan_elem!(u8 => inclusive_u8, i16 => inclusive_i16, i32 => inclusive, i64 => inclusive_i64, f32 => inclusive_f32, f64 => inclusive_f64);
+
+/// [`scan`] for any element type with a kernel: the Sum scan entry, with
+/// the workspace `scan_workspace` gives, on its grid or on `grid` blocks.
+pub fn scan_any<T: ScanElem, D: Device + ?Sized>(
+    dev: &D,
+    x: &[T],
+    block: u32,
+    grid: Option<u32>,
+) -> (Vec<T>, T) {
+    let kernel = T::kernel();
+    let instance = Instance::new(kernel, Pattern::Scan(Reducer::Sum), &[]);
+    let module = dev.compile(&unit(&[instance]), kernel.name).unwrap();
     let n = x.len();
-    let tiles = n.div_ceil(block as usize).max(1);
+    let ws = scan_workspace(n as u64, T::BYTES, T::BYTES, block).unwrap();
     let xb = upload(dev, x);
-    let outb = dev.alloc_zeroed(n * 4).unwrap();
-    let aggs = dev.alloc_zeroed(tiles * 4).unwrap();
-    let incls = dev.alloc_zeroed(tiles * 4).unwrap();
-    let flags = dev.alloc_zeroed(tiles * 4).unwrap();
-    let counter = dev.alloc_zeroed(4).unwrap();
-    let result = dev.alloc_zeroed(4).unwrap();
+    let outb = dev.alloc_zeroed(n * T::BYTES).unwrap();
+    let tail: Vec<DeviceBuffer> = ws
+        .buffers
+        .iter()
+        .map(|&b| dev.alloc_zeroed(b).unwrap())
+        .collect();
     let mut args = KernelArgs::new();
     args.scalar(0u64).scalar(n as u64);
     view1(&mut args, &xb, n, 1);
     view1(&mut args, &outb, n, 2);
-    for b in [&aggs, &incls, &flags, &counter, &result] {
+    for b in &tail {
         args.pointer(b.address());
     }
-    // SAFETY: (begin, end, x, out, aggs, incls, flags, tiles, result), one
-    // aggregate, prefix and flag per tile, flags and the tile counter zero;
-    // one i32 per thread of dynamic shared memory.
+    // SAFETY: (begin, end, x, out, then the tail buffers status, values,
+    // tiles, result) over n elements, the tail zeroed and sized by
+    // scan_workspace, launched with its block and shared memory (the
+    // driver takes any grid).
     unsafe {
         dev.launch(
             &module,
-            "granule_scan_sum_inclusive",
-            &config(tiles as u32, block, block * 4),
+            &instance.entry(),
+            &config(grid.unwrap_or(ws.grid), ws.block, ws.shared_bytes),
             &args,
         )
     }
     .unwrap_or_else(|e| panic!("{e}"));
-    let out = download::<i32, _>(dev, &outb, n);
-    let total = download::<i32, _>(dev, &result, 1)[0];
-    for b in [xb, outb, aggs, incls, flags, counter, result] {
+    let out = download::<T, _>(dev, &outb, n);
+    let total = download::<T, _>(dev, &tail[3], 1)[0];
+    dev.free(xb).unwrap();
+    dev.free(outb).unwrap();
+    for b in tail {
         dev.free(b).unwrap();
     }
     (out, total)
