@@ -99,7 +99,7 @@ pub fn scan_workspace(
         .is_none_or(|top| top > u64::from(u32::MAX))
     {
         return Err(format!(
-            "a scan of {n} elements needs {tiles} tiles, more than its u32 tile counter can hand out"
+            "a scan of {n} elements needs {tiles} tiles, which overflows its u32 tile counter"
         ));
     }
     let tiles_usize = usize::try_from(tiles).map_err(|_| overflow("tile count"))?;

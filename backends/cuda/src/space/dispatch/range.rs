@@ -3,7 +3,7 @@
 //! partials) and `parallel_scan` (one pass, decoupled look-back).
 
 use super::{config, grid_for, written, Launch, BLOCK};
-use crate::codegen::Pattern;
+use crate::codegen::{reduce_workspace, scan_workspace, Pattern};
 use crate::kernel::{DeviceFunctor, DeviceReduction, DeviceValue, DeviceWrites, KernelSource};
 use crate::space::{Cuda, CudaSpace};
 use granule_core::pattern::{ParallelForImpl, ParallelReduceImpl, ParallelScanImpl};
@@ -71,15 +71,16 @@ where
     }
 }
 
-/// The reduce drivers' tail: one partial per block, the zero counter of
-/// finished blocks, and the result. Returns the result's address.
+/// The reduce drivers' tail ([`reduce_workspace`]: one partial per block,
+/// the zero counter of finished blocks, the result, whose address it
+/// returns), sized by the device's `sizeof(T)`.
 pub(super) fn reduce_tail<T: DeviceValue>(l: &mut Launch<'_>, grid: u32) -> u64 {
-    let Some(partials) = (grid as usize).checked_mul(T::SIZE) else {
-        l.fail("the block partials overflow usize")
-    };
-    l.workspace(partials);
-    l.workspace(4);
-    l.workspace(T::SIZE)
+    let ws = reduce_workspace(grid, T::SIZE).unwrap_or_else(|e| l.fail(&e));
+    let mut result = 0;
+    for bytes in &ws.buffers {
+        result = l.workspace(*bytes);
+    }
+    result
 }
 
 impl<W, T, R, F> ParallelScanImpl<W, T, R, F> for Cuda
@@ -104,35 +105,16 @@ where
         let mut l = Launch::new(self, label, F::KERNEL, Pattern::Scan(R::DEVICE), F::TYPES);
         range_head(&mut l, policy);
         l.params(f.captures(), out);
-        let tiles = (policy.len() as u64).div_ceil(u64::from(BLOCK));
-        let Ok(grid) = u32::try_from(tiles) else {
-            l.fail(&format!(
-                "a scan of {} indices needs {tiles} tiles: the tile count overflows u32",
-                policy.len()
-            ))
-        };
-        let per_tile = |l: &Launch<'_>, bytes: usize| {
-            (tiles as usize)
-                .checked_mul(bytes)
-                .unwrap_or_else(|| l.fail("the scan's look-back state overflows usize"))
-        };
-        let (values, flags) = (per_tile(&l, T::SIZE), per_tile(&l, 4));
-        l.workspace(values);
-        l.workspace(values);
-        l.workspace(flags);
-        l.workspace(4);
-        let result = l.workspace(T::SIZE);
-        let Some(shared) = (BLOCK as usize)
-            .checked_mul(T::SIZE)
-            .and_then(|b| u32::try_from(b).ok())
-        else {
-            l.fail("the scan's shared memory overflows u32")
-        };
-        // SAFETY: (begin, end, kernel parameters, aggregates, inclusive
-        // prefixes, flags, tile counter, result): one T and one flag per
-        // tile, zeroed, one block per tile and one T of dynamic shared
-        // memory per thread, as drive_scan requires.
-        unsafe { l.run(&config(grid, BLOCK, shared)) };
+        let ws = scan_workspace(policy.len() as u64, T::SIZE, T::ALIGN, BLOCK)
+            .unwrap_or_else(|e| l.fail(&format!("the scan's workspace: {e}")));
+        let mut result = 0;
+        for bytes in &ws.buffers {
+            result = l.workspace(*bytes);
+        }
+        // SAFETY: (begin, end, kernel parameters, then the tail buffers of
+        // `scan_workspace`, zeroed, the last being the result) and its
+        // grid, block and dynamic shared memory, as drive_scan requires.
+        unsafe { l.run(&config(ws.grid, ws.block, ws.shared_bytes)) };
         l.read(result)
     }
 }
