@@ -322,3 +322,47 @@ fn teams_write_their_rows_through_chunk_maps() {
         }
     }
 }
+
+/// Global-memory words per element and launches of one dispatch, counted
+/// by an emulator of its own (whatever `GRANULE_CUDA` says: counting is
+/// the emulator's).
+fn counted<R>(f: impl FnOnce(&Cuda) -> R) -> (R, granule_cuda::emu::EmuStats) {
+    let emu = std::sync::Arc::new(granule_cuda::emu::EmuDevice::new().unwrap());
+    let s = Cuda::with_device(emu.clone());
+    let r = f(&s);
+    (r, emu.take_stats())
+}
+
+#[test]
+fn a_scan_and_a_reduce_dispatch_move_the_fewest_words() {
+    let n = 1usize << 20;
+    let ((), scan) = counted(|s| {
+        let x = upload(s, "x", (0..n as i32).map(|i| i % 5).collect());
+        let mut out = DView1::<i32>::zeros_in(s.memory_space(), "out", n).unwrap();
+        // The upload above is a copy: it counts no launch and no access.
+        let total = parallel_scan("scan", RangePolicy::new(s, 0..n), &mut out, inclusive(&x));
+        assert_eq!(total, (0..n as i32).map(|i| i % 5).sum::<i32>());
+    });
+    let words = scan.words_per_element(4, n as u64);
+    println!(
+        "scan of 2^20 i32 through Cuda dispatch: {} launch(es), {words:.4} words/element \
+         ({} loads, {} stores, {} atomics)",
+        scan.launches, scan.global_loads, scan.global_stores, scan.global_atomics
+    );
+    assert_eq!(scan.launches, 1);
+    assert!(words <= 2.1, "{words} words per element");
+
+    let (total, reduce) = counted(|s| {
+        let x = upload(s, "x", (0..n as i64).collect());
+        let r: i64 = parallel_reduce("sum", RangePolicy::new(s, 0..n), Sum, sum_i64(&x));
+        r
+    });
+    assert_eq!(total, (n as i64) * (n as i64 - 1) / 2);
+    let words = reduce.words_per_element(8, n as u64);
+    println!(
+        "reduce of 2^20 i64 through Cuda dispatch: {} launch(es), {words:.4} words/element",
+        reduce.launches
+    );
+    assert_eq!(reduce.launches, 1);
+    assert!(words <= 1.05, "{words} words per element");
+}
