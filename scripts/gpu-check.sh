@@ -11,4 +11,4 @@
 # failure, so a GPU run cannot pass without touching the GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-../shared/tools/gpu-pack granule_cuda nvrtc_toolchain translated emu gpu dispatch conformance "$@"
+../shared/tools/gpu-pack granule_cuda nvrtc_toolchain translated emu gpu dispatch chunk_maps conformance --bench cuda_patterns "$@"

@@ -1,0 +1,106 @@
+//! Scan and reduce of i32 on the Cuda space, beside a device-to-device
+//! copy of the same bytes measured in the same run (the bandwidth a
+//! memory-bound pattern can reach on that device).
+//!
+//! `GRANULE_CUDA=gpu cargo bench --features cuda --bench cuda_patterns`
+//! on a GPU (2^24 and 2^28 elements); on the emulator
+//! (`GRANULE_CUDA=emulator`, the default here) it runs 2^20 and first
+//! prints the emulator's counts per dispatch: launches and global-memory
+//! words per element, the figures the CUDA issue sets (scan at most 2.1,
+//! reduce at most 1.05, one launch each). Emulator times are not GPU
+//! times; only the counts mean anything there.
+
+// criterion_group! generates undocumented items.
+#![allow(missing_docs)]
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use granule::prelude::*;
+use granule::{Cuda, CudaSpace};
+use granule_cuda::emu::EmuDevice;
+use std::sync::Arc;
+
+#[kernel(scan)]
+fn prefix_i32(i: usize, x: &View1<i32>, out: &mut i32, p: &mut i32, last: bool) {
+    *p += x[i];
+    if last {
+        *out = *p;
+    }
+}
+
+#[kernel(reduce)]
+fn sum_i32(i: usize, x: &View1<i32>, acc: &mut i32) {
+    *acc += x[i];
+}
+
+type DView = View1<i32, LayoutRight, CudaSpace>;
+
+/// The space, and the emulator behind it when it is one (for counts).
+fn space() -> (Cuda, Option<Arc<EmuDevice>>) {
+    match std::env::var("GRANULE_CUDA").as_deref() {
+        Ok("emulator") | Err(_) => {
+            let emu = Arc::new(EmuDevice::new().expect("the emulator needs g++"));
+            (Cuda::with_device(emu.clone()), Some(emu))
+        }
+        Ok(s) => (Cuda::from_setting(Some(s)).expect("a Cuda space"), None),
+    }
+}
+
+fn input(s: &Cuda, n: usize) -> (DView, DView) {
+    let x = DView::from_fn_in(s.memory_space(), "x", n, |i| (i % 7) as i32 - 3).expect("x");
+    let out = DView::zeros_in(s.memory_space(), "out", n).expect("out");
+    (x, out)
+}
+
+fn print_counts(s: &Cuda, emu: &EmuDevice, n: usize) {
+    let (x, mut out) = input(s, n);
+    emu.take_stats();
+    let _: i32 = parallel_scan("scan", RangePolicy::new(s, 0..n), &mut out, prefix_i32(&x));
+    let scan = emu.take_stats();
+    let _: i32 = parallel_reduce("reduce", RangePolicy::new(s, 0..n), Sum, sum_i32(&x));
+    let reduce = emu.take_stats();
+    for (what, st) in [("scan", scan), ("reduce", reduce)] {
+        println!(
+            "emulator counts, {what} of 2^{} i32: {} launch(es), {:.4} global words per element",
+            n.trailing_zeros(),
+            st.launches,
+            st.words_per_element(4, n as u64)
+        );
+    }
+}
+
+fn patterns(c: &mut Criterion) {
+    let (s, emu) = space();
+    let sizes: &[usize] = match emu {
+        Some(_) => &[1 << 20],
+        None => &[1 << 24, 1 << 28],
+    };
+    for &n in sizes {
+        if let Some(emu) = &emu {
+            print_counts(&s, emu, n);
+        }
+        let (x, mut out) = input(&s, n);
+        let mut g = c.benchmark_group(format!("cuda_i32_2^{}", n.trailing_zeros()));
+        g.sample_size(10);
+        g.throughput(Throughput::Bytes((n * 4) as u64));
+        g.bench_function("copy_d2d", |b| {
+            b.iter(|| {
+                deep_copy(&mut out, &x).expect("copy");
+                s.fence();
+            })
+        });
+        g.bench_function("scan", |b| {
+            b.iter(|| parallel_scan("scan", RangePolicy::new(&s, 0..n), &mut out, prefix_i32(&x)))
+        });
+        g.bench_function("reduce", |b| {
+            b.iter(|| {
+                let r: i32 =
+                    parallel_reduce("reduce", RangePolicy::new(&s, 0..n), Sum, sum_i32(&x));
+                r
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, patterns);
+criterion_main!(benches);
