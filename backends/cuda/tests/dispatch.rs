@@ -8,7 +8,7 @@ use granule_core::kernel::kernel;
 use granule_core::prelude::*;
 use granule_core::reducer::Prod;
 use granule_cuda::{Cuda, CudaSpace};
-use granule_views::{create_mirror_view_and_copy, deep_copy, LayoutRight};
+use granule_views::{create_mirror_view_and_copy, deep_copy, LayoutLeft, LayoutRight};
 use std::sync::OnceLock;
 
 /// The space under test: the emulator, or what `GRANULE_CUDA` names (a
@@ -365,4 +365,52 @@ fn a_scan_and_a_reduce_dispatch_move_the_fewest_words() {
     );
     assert_eq!(reduce.launches, 1);
     assert!(words <= 1.05, "{words} words per element");
+}
+
+#[kernel(crate = granule_core)]
+fn visit3([i, j, k]: [usize; 3], hits: &AtomicView<'_, u32, 3>, x: &mut u64) {
+    hits.add([i, j, k], 1);
+    *x = (i * 10_000 + j * 100 + k) as u64;
+}
+
+#[test]
+fn mdrange_tiles_become_blocks_in_either_order() {
+    let s = cuda();
+    let (lo, hi) = ([1usize, 0, 2], [9usize, 37, 41]);
+    for (tiles, order) in [
+        ([3usize, 5, 7], Iterate::Right),
+        ([1, 1, 1], Iterate::Right),
+        ([8, 64, 2], Iterate::Left),
+        ([100, 100, 100], Iterate::Left),
+    ] {
+        let mut hits =
+            View3::<u32, LayoutRight, CudaSpace>::zeros_in(s.memory_space(), "hits", hi).unwrap();
+        let mut x =
+            View3::<u64, LayoutLeft, CudaSpace>::zeros_in(s.memory_space(), "x", hi).unwrap();
+        let h = hits.atomic().unwrap();
+        let p = MDRangePolicy::new(&s, lo, hi)
+            .tiles(tiles)
+            .iterate(order, order);
+        parallel_for("visit", p, &mut x, visit3(&h));
+        let hits = create_mirror_view_and_copy(&hits).unwrap();
+        let x = create_mirror_view_and_copy(&x).unwrap();
+        for i in 0..hi[0] {
+            for j in 0..hi[1] {
+                for k in 0..hi[2] {
+                    let inside = i >= lo[0] && j >= lo[1] && k >= lo[2];
+                    assert_eq!(
+                        hits[[i, j, k]],
+                        u32::from(inside),
+                        "hits({i}, {j}, {k}), tiles {tiles:?}"
+                    );
+                    let expect = if inside {
+                        (i * 10_000 + j * 100 + k) as u64
+                    } else {
+                        0
+                    };
+                    assert_eq!(x[[i, j, k]], expect, "x({i}, {j}, {k}), tiles {tiles:?}");
+                }
+            }
+        }
+    }
 }

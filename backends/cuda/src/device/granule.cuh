@@ -712,33 +712,64 @@ __device__ void drive_reduce(u64 begin, u64 end, T* partials, u32* counter, T* r
 
 // ------------------------------------------------------------- MDRange
 
-// The box [lo, hi) of a rank-R MDRange policy.
+// The box [lo, hi) of a rank-R MDRange policy, cut into tiles of
+// `tile` indices per dimension (the last tile of a dimension may be cut
+// short by the box). `order` bit 0: tiles are numbered with the first
+// dimension fastest (Iterate::Left), else the last; bit 1: the same for
+// the indices within a tile. The host checked that the box's size fits
+// in u64 (MDRangePolicy refuses larger boxes).
 template <int R> struct MdRange {
   u64 lo[R];
   u64 hi[R];
-  __device__ __forceinline__ u64 size() const {
+  u64 tile[R];
+  u64 order;
+  __device__ __forceinline__ u64 tiles_along(int r) const {
+    const u64 e = hi[r] > lo[r] ? hi[r] - lo[r] : 0ull;
+    return (e + tile[r] - 1) / tile[r];
+  }
+  __device__ __forceinline__ u64 num_tiles() const {
     u64 n = 1;
-    for (int r = 0; r < R; ++r) n *= hi[r] > lo[r] ? hi[r] - lo[r] : 0ull;
+    for (int r = 0; r < R; ++r) n *= tiles_along(r);
     return n;
   }
-  // The multi-index of linear position k, the last dimension fastest (so
-  // consecutive threads touch consecutive elements of LayoutRight Views).
-  __device__ __forceinline__ void at(u64 k, u64* idx) const {
-    for (int r = R - 1; r >= 0; --r) {
-      const u64 e = hi[r] - lo[r];
-      idx[r] = lo[r] + k % e;
-      k /= e;
+  __device__ __forceinline__ u64 tile_size() const {
+    u64 n = 1;
+    for (int r = 0; r < R; ++r) n *= tile[r];
+    return n;
+  }
+  // Splits k into digits of the given radices, the first dimension
+  // fastest when `left`, else the last.
+  static __device__ __forceinline__ void digits(u64 k, const u64* radix, bool left, u64* out) {
+    for (int s = 0; s < R; ++s) {
+      const int r = left ? s : R - 1 - s;
+      out[r] = k % radix[r];
+      k /= radix[r];
     }
   }
 };
 
-// parallel_for over an MDRange: a grid-stride loop over the linearized box.
+// parallel_for over an MDRange: tiles become blocks (grid-stride over the
+// tiles), and a block's threads stride over its tile's indices in the
+// inner order, so consecutive threads touch consecutive elements of a
+// View laid out in that order.
 template <int R, class F> __device__ __forceinline__ void drive_md_for(const MdRange<R>& range, F f) {
-  drive_for(0ull, range.size(), [&](u64 k) {
-    u64 idx[R];
-    range.at(k, idx);
-    f(idx);
-  });
+  u64 counts[R];
+  for (int r = 0; r < R; ++r) counts[r] = range.tiles_along(r);
+  const u64 tiles = range.num_tiles(), per_tile = range.tile_size();
+  for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {
+    u64 at[R];
+    MdRange<R>::digits(t, counts, (range.order & 1ull) != 0ull, at);
+    for (u64 k = threadIdx.x; k < per_tile; k += blockDim.x) {
+      u64 idx[R];
+      MdRange<R>::digits(k, range.tile, (range.order & 2ull) != 0ull, idx);
+      bool inside = true;
+      for (int r = 0; r < R; ++r) {
+        idx[r] += range.lo[r] + at[r] * range.tile[r];
+        inside = inside && idx[r] < range.hi[r];
+      }
+      if (inside) f(idx);
+    }
+  }
 }
 
 template <class Op, int R, class T, class F>

@@ -142,14 +142,29 @@ impl KernelArgs {
         self.raw(&b)
     }
 
-    /// A `granule::MdRange<R>`: the box's lower and upper corners.
+    /// A `granule::MdRange<R>`: the box's lower and upper corners, the
+    /// tile extents, and the iteration order (`outer_left`: tiles are
+    /// numbered with the first dimension fastest; `inner_left`: likewise
+    /// for the indices within a tile).
     ///
     /// # Panics
-    /// If the corners differ in rank.
-    pub fn md_range(&mut self, lo: &[u64], hi: &[u64]) -> &mut Self {
-        assert_eq!(lo.len(), hi.len(), "an MdRange's corners have one rank");
-        let mut b = Vec::with_capacity(16 * lo.len());
-        for w in lo.iter().chain(hi) {
+    /// If the corners and tiles differ in rank: the entry's type fixes
+    /// the rank, so this is a bug in the caller.
+    pub fn md_range(
+        &mut self,
+        lo: &[u64],
+        hi: &[u64],
+        tile: &[u64],
+        outer_left: bool,
+        inner_left: bool,
+    ) -> &mut Self {
+        assert!(
+            lo.len() == hi.len() && hi.len() == tile.len(),
+            "an MdRange's corners and tiles have one rank"
+        );
+        let order = u64::from(outer_left) | u64::from(inner_left) << 1;
+        let mut b = Vec::with_capacity(24 * lo.len() + 8);
+        for w in lo.iter().chain(hi).chain(tile).chain([&order]) {
             b.extend_from_slice(&w.to_ne_bytes());
         }
         self.raw(&b)
@@ -209,8 +224,9 @@ mod tests {
             .chunked(0x20, 9, 4, &[])
             .chunked(0x20, 9, 4, &[2])
             .team_scratch([1, 2], [3, 4], 0x30)
-            .md_range(&[0, 0, 0], &[1, 2, 3]);
-        assert_eq!(a.sizes(), [32, 24, 32, 40, 48]);
+            .md_range(&[0, 0, 0], &[1, 2, 3], &[1, 1, 3], false, true);
+        assert_eq!(a.sizes(), [32, 24, 32, 40, 80]);
+        assert_eq!(&a.bytes(4)[72..80], &2u64.to_ne_bytes());
         let v = a.bytes(0);
         assert_eq!(&v[24..28], &3u32.to_ne_bytes());
         assert_eq!(&a.bytes(2)[24..32], &2u64.to_ne_bytes());

@@ -1,20 +1,48 @@
-//! MDRangePolicy on Cuda: the box is linearized (last index fastest) and
-//! walked by a grid-stride loop, for `parallel_for` and `parallel_reduce`.
+//! MDRangePolicy on Cuda: tiles become blocks, for `parallel_for` and
+//! `parallel_reduce`.
 
 use super::range::reduce_tail;
 use super::{config, grid_for, written, Launch, BLOCK};
 use crate::codegen::Pattern;
+use crate::device_api::LaunchConfig;
 use crate::kernel::{DeviceFunctor, DeviceReduction, DeviceValue, DeviceWrites, KernelSource};
 use crate::space::{Cuda, CudaSpace};
 use granule_core::pattern::{ParallelForImpl, ParallelReduceImpl};
+use granule_core::policy::Iterate;
 use granule_core::reducer::Reducer;
 use granule_core::{MDRangePolicy, Policy};
 
-/// The `MdRange<R>` head.
-fn md_head<const R: usize>(l: &mut Launch<'_>, policy: &MDRangePolicy<'_, Cuda, R>) {
-    let lo: Vec<u64> = policy.lower().iter().map(|&x| x as u64).collect();
-    let hi: Vec<u64> = policy.upper().iter().map(|&x| x as u64).collect();
-    l.head().md_range(&lo, &hi);
+/// The `MdRange<R>` head, and the launch: one block per tile (grid-stride
+/// past what the device holds at once), threads striding over the tile.
+fn md_head<const R: usize>(
+    l: &mut Launch<'_>,
+    cuda: &Cuda,
+    policy: &MDRangePolicy<'_, Cuda, R>,
+) -> LaunchConfig {
+    let words = |a: [usize; R]| a.iter().map(|&x| x as u64).collect::<Vec<u64>>();
+    let left = |i: Iterate| i == Iterate::Left;
+    l.head().md_range(
+        &words(policy.lower()),
+        &words(policy.upper()),
+        &words(policy.tile_extents()),
+        left(policy.outer()),
+        left(policy.inner()),
+    );
+    let per_tile = policy
+        .tile_extents()
+        .iter()
+        .try_fold(1u64, |a, &t| a.checked_mul(t as u64))
+        .unwrap_or_else(|| {
+            l.fail(&format!(
+                "tiles of {:?} indices overflow u64",
+                policy.tile_extents()
+            ))
+        });
+    // A multiple of the warp, at most BLOCK: small tiles get small blocks.
+    let block = per_tile.div_ceil(32).clamp(1, u64::from(BLOCK / 32)) as u32 * 32;
+    let threads = (policy.num_tiles() as u64).saturating_mul(u64::from(block));
+    let grid = grid_for(cuda, threads, block);
+    config(grid, block, 0)
 }
 
 impl<W, F, const R: usize> ParallelForImpl<MDRangePolicy<'_, Cuda, R>, W, F> for Cuda
@@ -34,12 +62,11 @@ where
             return;
         }
         let mut l = Launch::new(self, label, F::KERNEL, Pattern::For, F::TYPES);
-        md_head(&mut l, policy);
+        let geometry = md_head(&mut l, self, policy);
         l.params(f.captures(), out);
-        let grid = grid_for(self, policy.size() as u64, BLOCK);
         // SAFETY: (range, kernel parameters) is an MDRange for-entry's
-        // argument list; its grid-stride driver runs any geometry.
-        unsafe { l.run(&config(grid, BLOCK, 0)) }
+        // argument list; its tile-stride driver runs any geometry.
+        unsafe { l.run(&geometry) }
     }
 }
 
@@ -66,13 +93,12 @@ where
             Pattern::Reduce(Rd::DEVICE),
             F::TYPES,
         );
-        md_head(&mut l, policy);
+        let geometry = md_head(&mut l, self, policy);
         l.params(f.captures(), Vec::new());
-        let grid = grid_for(self, policy.size() as u64, BLOCK);
-        let result = reduce_tail::<T>(&mut l, grid);
+        let result = reduce_tail::<T>(&mut l, geometry.grid_dim.0);
         // SAFETY: (range, kernel parameters, partials, counter, result),
         // as for the range reduce.
-        unsafe { l.run(&config(grid, BLOCK, 0)) };
+        unsafe { l.run(&geometry) };
         l.read(result)
     }
 }
