@@ -36,7 +36,7 @@ pub enum ReducerOp {
     /// host's tuples of reducers do. Its reducers are scalar ones.
     Tuple(&'static [ReducerOp]),
     /// A custom reducer, `#[device] impl Reducer<T> for R`
-    /// ([`crate::kernel::DeviceReducerOp::DEVICE`]): its C++ struct is
+    /// ([`DeviceReducer::DEVICE`](super::DeviceReducer::DEVICE)): its C++ struct is
     /// emitted with the translation unit's helpers.
     Custom(&'static DeviceFn),
 }

@@ -32,7 +32,7 @@ fn packs_status(elem_size: usize) -> bool {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScanWorkspace {
     /// Byte size of each zeroed tail buffer, in the entry point's
-    /// tail-parameter order ([`scan_tail`]): the tile states (a u64 per
+    /// tail-parameter order (`scan_tail`): the tile states (a u64 per
     /// tile), the tile values (two elements per tile, or 0 bytes when
     /// elements of up to 4 bytes travel in the state word: the driver does
     /// not touch it then, so any pointer, null included, will do), the tile
@@ -138,7 +138,7 @@ pub(super) fn scan_tail(t: &str) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReduceWorkspace {
     /// Byte size of each zeroed tail buffer, in the entry point's
-    /// tail-parameter order ([`reduce_tail`]): one partial per block, the
+    /// tail-parameter order (`reduce_tail`): one partial per block, the
     /// counter of finished blocks (one u32, back to 0 after the launch)
     /// and the result (one element).
     pub buffers: Vec<usize>,
