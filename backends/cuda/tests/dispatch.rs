@@ -39,7 +39,7 @@ fn download<T: granule_views::Pod>(v: &DView1<T>) -> Vec<T> {
 
 #[kernel(crate = granule_core)]
 fn axpy(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
-    *y = a * x[i] + *y;
+    *y += a * x[i];
 }
 
 #[kernel(crate = granule_core, reduce)]
