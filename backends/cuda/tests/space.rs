@@ -10,7 +10,7 @@ use granule_cuda::emu::EmuDevice;
 use granule_cuda::{Cuda, CudaSelection, CudaSpace};
 use granule_views::{
     create_mirror, create_mirror_view, create_mirror_view_and_copy, deep_copy, LayoutLeft,
-    LayoutRight, View, View1, View2, ViewError, ALL,
+    LayoutRight, Pod, View, View1, View2, ViewError, ALL,
 };
 
 fn emulated() -> Cuda {
@@ -155,6 +155,67 @@ fn limits_and_fence(cuda: &Cuda) {
     cuda.fence();
 }
 
+/// Padding after `tag` (3 bytes) and after `flag` (7 bytes): 24 bytes in all.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+struct Padded {
+    tag: u8,
+    count: u32,
+    flag: bool,
+    value: f64,
+}
+
+// SAFETY: Pod fields: all-zero bytes are a valid `Padded`, and nothing
+// points anywhere.
+unsafe impl Pod for Padded {}
+
+fn padded(i: usize) -> Padded {
+    Padded {
+        tag: (i % 251) as u8,
+        count: 1000 * i as u32 + 7,
+        flag: i.is_multiple_of(3),
+        value: i as f64 * -0.5,
+    }
+}
+
+/// Elements with padding cross every copy path. `from_fn` writes into
+/// memory it did not zero, so the host padding is never initialized; the
+/// copies must carry it as `MaybeUninit<u8>`, never as `u8`.
+fn padded_elements_round_trip(cuda: &Cuda) {
+    assert_eq!(std::mem::size_of::<(u8, u32)>(), 8);
+    assert_eq!(std::mem::size_of::<Padded>(), 24);
+    let space = cuda.memory_space();
+    // Tuples, contiguous both ways and device to device.
+    let pairs = View1::<(u8, u32)>::from_fn("pairs", 37, |i| (i as u8, 3 * i as u32)).unwrap();
+    let mut d1 =
+        View1::<(u8, u32), LayoutRight, CudaSpace>::zeros_in(space.clone(), "d1", 37).unwrap();
+    deep_copy(&mut d1, &pairs).unwrap();
+    let mut d2 =
+        View1::<(u8, u32), LayoutRight, CudaSpace>::zeros_in(space.clone(), "d2", 37).unwrap();
+    deep_copy(&mut d2, &d1).unwrap();
+    let mut back = View1::<(u8, u32)>::from_fn("back", 37, |_| (0, 0)).unwrap();
+    deep_copy(&mut back, &d2).unwrap();
+    assert_eq!(back.to_vec(), pairs.to_vec());
+    // Structs, through the mapped (staged) paths: host Right -> device
+    // Left -> device Right -> host Left, and a strided device column.
+    let host = View2::<Padded>::from_fn("h", [5, 7], |[i, j]| padded(10 * i + j)).unwrap();
+    let mut left =
+        View2::<Padded, LayoutLeft, CudaSpace>::zeros_in(space.clone(), "l", [5, 7]).unwrap();
+    deep_copy(&mut left, &host).unwrap();
+    let mut right = View2::<Padded, LayoutRight, CudaSpace>::zeros_in(space, "r", [5, 7]).unwrap();
+    deep_copy(&mut right, &left).unwrap();
+    let mut host_left = View2::<Padded, LayoutLeft>::from_fn("hl", [5, 7], |_| padded(0)).unwrap();
+    deep_copy(&mut host_left, &right).unwrap();
+    assert_eq!(host_left.to_vec(), host.to_vec());
+    assert_eq!(host_values(&left), host.to_vec());
+    let mut column = View1::<Padded>::from_fn("c", 5, |_| padded(0)).unwrap();
+    deep_copy(&mut column, &right.subview((ALL, 3)).unwrap()).unwrap();
+    assert_eq!(
+        column.to_vec(),
+        (0..5).map(|i| padded(10 * i + 3)).collect::<Vec<_>>()
+    );
+}
+
 /// Every check above, on one space.
 fn all_checks(cuda: &Cuda) {
     zeroed_views_of_rank_1_and_2(cuda);
@@ -163,6 +224,7 @@ fn all_checks(cuda: &Cuda) {
     strided_device_subviews_copy_only_their_elements(cuda);
     shape_mismatch_writes_nothing(cuda);
     mirrors_of_device_views(cuda);
+    padded_elements_round_trip(cuda);
     limits_and_fence(cuda);
 }
 
@@ -194,6 +256,11 @@ fn shape_mismatch_is_typed_and_writes_nothing() {
 #[test]
 fn mirrors() {
     mirrors_of_device_views(&emulated());
+}
+
+#[test]
+fn padded_elements() {
+    padded_elements_round_trip(&emulated());
 }
 
 #[test]

@@ -42,7 +42,8 @@
 //! // and `y` holds the 10 elements the View describes.
 //! unsafe { dev.launch(&module, "granule_for_fill", &config, &args) }.unwrap();
 //! let mut out = [0u8; 40];
-//! dev.copy_to_host(&mut out, &y, 0).unwrap();
+//! // SAFETY (of the example): `y` was zeroed, then written only by the kernel.
+//! unsafe { dev.read_bytes(&mut out, &y, 0) }.unwrap();
 //! assert_eq!(u32::from_ne_bytes(out[36..40].try_into().unwrap()), 27);
 //! dev.free(y).unwrap();
 //! ```
@@ -56,6 +57,7 @@ pub use error::{DeviceError, Fault, MemoryKind, Race, RaceKind, ThreadId};
 use crate::codegen::TranslationUnit;
 use std::any::Any;
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 /// A launch's geometry and dynamic shared memory, as cudarc's
@@ -254,20 +256,68 @@ pub trait Device: Send + Sync + fmt::Debug {
     fn free(&self, buffer: DeviceBuffer) -> Result<(), DeviceError>;
 
     /// Copies `src` into `dst` at byte `offset`.
+    ///
+    /// The bytes may be uninitialized (the padding of a struct), which is
+    /// why they are `MaybeUninit<u8>`: a `&[u8]` over a padded value would
+    /// read its padding as initialized. [`as_uninit`] views plain bytes so.
     fn copy_to_device(
         &self,
         dst: &mut DeviceBuffer,
         offset: usize,
-        src: &[u8],
+        src: &[MaybeUninit<u8>],
     ) -> Result<(), DeviceError>;
 
     /// Copies `dst.len()` bytes of `src` from byte `offset` into `dst`.
+    ///
+    /// The device may hold uninitialized bytes (copied from the padding of
+    /// host values), so the destination is `MaybeUninit<u8>`;
+    /// [`Device::read_bytes`] reads into plain bytes where the range is
+    /// known to be initialized.
     fn copy_to_host(
+        &self,
+        dst: &mut [MaybeUninit<u8>],
+        src: &DeviceBuffer,
+        offset: usize,
+    ) -> Result<(), DeviceError>;
+
+    /// [`Device::copy_to_host`] into plain bytes.
+    ///
+    /// ```
+    /// use granule_cuda::device_api::{as_uninit, Device};
+    /// let dev = granule_cuda::emu::EmuDevice::new().unwrap();
+    /// let mut b = dev.alloc_zeroed(4).unwrap();
+    /// dev.copy_to_device(&mut b, 1, as_uninit(&[7, 8])).unwrap();
+    /// let mut out = [9u8; 4];
+    /// // SAFETY (of the example): zeroed, then written from initialized bytes.
+    /// unsafe { dev.read_bytes(&mut out, &b, 0) }.unwrap();
+    /// assert_eq!(out, [0, 7, 8, 0]);
+    /// dev.free(b).unwrap();
+    /// ```
+    ///
+    /// # Safety
+    /// Every byte of `src[offset..offset + dst.len()]` must be initialized:
+    /// zeroed by [`Device::alloc_zeroed`], or last written by
+    /// [`Device::copy_to_device`] from initialized bytes (such as
+    /// [`as_uninit`] of a `&[u8]`), by [`Device::copy_on_device`] from bytes
+    /// that were, or by a kernel (device code is foreign to Rust, and what
+    /// it stores are the machine's bytes). Bytes copied from the padding of
+    /// host values are not: reading them as `u8` is undefined behaviour.
+    unsafe fn read_bytes(
         &self,
         dst: &mut [u8],
         src: &DeviceBuffer,
         offset: usize,
-    ) -> Result<(), DeviceError>;
+    ) -> Result<(), DeviceError> {
+        // SAFETY: `MaybeUninit<u8>` has the layout of `u8` and the view is
+        // unique for the call. Through it the copy may store only bytes of
+        // the device range, which the caller promises are initialized, so
+        // `dst` holds initialized bytes afterwards (on an error too: then
+        // it holds a part of them, or its old bytes).
+        let dst = unsafe {
+            std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<MaybeUninit<u8>>(), dst.len())
+        };
+        self.copy_to_host(dst, src, offset)
+    }
 
     /// Copies `bytes` bytes of `src` from `src_offset` into `dst` at
     /// `dst_offset`.
@@ -302,6 +352,20 @@ pub trait Device: Send + Sync + fmt::Debug {
 
     /// Waits until every operation issued so far has completed.
     fn synchronize(&self) -> Result<(), DeviceError>;
+}
+
+/// Plain bytes as the possibly-uninitialized bytes that
+/// [`Device::copy_to_device`] takes.
+///
+/// ```
+/// # use granule_cuda::device_api::as_uninit;
+/// assert_eq!(as_uninit(&[1, 2, 3]).len(), 3);
+/// ```
+pub fn as_uninit(bytes: &[u8]) -> &[MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the size and alignment of `u8` and
+    // every initialized byte is a valid one. The view is shared, so it
+    // cannot be used to write an uninitialized byte into `bytes`.
+    unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), bytes.len()) }
 }
 
 /// Checks that `[offset, offset + bytes)` lies within `buffer_bytes`.

@@ -15,12 +15,13 @@
 //! block wrote since the last barrier.
 //!
 //! ```
-//! use granule_cuda::device_api::Device;
+//! use granule_cuda::device_api::{as_uninit, Device};
 //! let dev = granule_cuda::emu::EmuDevice::new().unwrap();
 //! let mut b = dev.alloc_zeroed(8).unwrap();
-//! dev.copy_to_device(&mut b, 4, &[1, 2, 3, 4]).unwrap();
+//! dev.copy_to_device(&mut b, 4, as_uninit(&[1, 2, 3, 4])).unwrap();
 //! let mut out = [9u8; 8];
-//! dev.copy_to_host(&mut out, &b, 0).unwrap();
+//! // SAFETY (of the example): zeroed, then written from initialized bytes.
+//! unsafe { dev.read_bytes(&mut out, &b, 0) }.unwrap();
 //! assert_eq!(out, [0, 0, 0, 0, 1, 2, 3, 4]);
 //! dev.free(b).unwrap();
 //! ```
@@ -34,6 +35,7 @@ use crate::codegen::TranslationUnit;
 use crate::device_api::{
     Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, Module,
 };
+use std::mem::MaybeUninit;
 use std::ops::AddAssign;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -241,7 +243,7 @@ impl Device for EmuDevice {
         &self,
         dst: &mut DeviceBuffer,
         offset: usize,
-        src: &[u8],
+        src: &[MaybeUninit<u8>],
     ) -> Result<(), DeviceError> {
         let to = self.arena().range(
             "copy to device (destination)",
@@ -254,14 +256,15 @@ impl Device for EmuDevice {
         // live, writable allocation; `dst` is borrowed mutably, so no other
         // copy uses the buffer, and kernels do not run concurrently with
         // host access (Device::launch's contract); host memory never
-        // overlaps the arena.
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), to, src.len()) };
+        // overlaps the arena. The arena is untyped memory, so it may take
+        // uninitialized bytes (padding) as they are.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), to.cast(), src.len()) };
         Ok(())
     }
 
     fn copy_to_host(
         &self,
-        dst: &mut [u8],
+        dst: &mut [MaybeUninit<u8>],
         src: &DeviceBuffer,
         offset: usize,
     ) -> Result<(), DeviceError> {
@@ -274,8 +277,10 @@ impl Device for EmuDevice {
         )?;
         // SAFETY: `from` starts a checked range of dst.len() bytes inside a
         // live allocation that no one writes meanwhile (no `&mut` to `src`
-        // exists, and launches do not overlap host access).
-        unsafe { std::ptr::copy_nonoverlapping(from, dst.as_mut_ptr(), dst.len()) };
+        // exists, and launches do not overlap host access). `dst` is
+        // `MaybeUninit<u8>`, so the range's uninitialized bytes, if any,
+        // stay uninitialized rather than become `u8`s.
+        unsafe { std::ptr::copy_nonoverlapping(from.cast(), dst.as_mut_ptr(), dst.len()) };
         Ok(())
     }
 

@@ -22,11 +22,12 @@ use crate::device_api::{
     check_range, Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, Module,
 };
 use crate::nvrtc::{self, NvrtcError, Target};
-use cudarc::driver::sys::{CUdevice_attribute, CUfunction, CUmodule};
+use cudarc::driver::sys::{self, CUdevice_attribute, CUfunction, CUmodule};
 use cudarc::driver::{result, CudaContext, DriverError};
 use std::collections::HashMap;
-use std::ffi::CString;
+use std::ffi::{c_void, CString};
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A CUDA GPU, driven through cudarc.
@@ -314,7 +315,7 @@ impl Device for GpuDevice {
         &self,
         dst: &mut DeviceBuffer,
         offset: usize,
-        src: &[u8],
+        src: &[MaybeUninit<u8>],
     ) -> Result<(), DeviceError> {
         check_range(
             "copy to device (destination)",
@@ -328,14 +329,23 @@ impl Device for GpuDevice {
         self.bind("copy to device")?;
         // SAFETY: the destination range lies in a live buffer (checked
         // above) that `&mut` keeps from any other use; the copy is
-        // synchronous, so `src` outlives it.
-        unsafe { result::memcpy_htod_sync(dst.address() + offset as u64, src) }
-            .map_err(|e| copy_err("copy to device", e))
+        // synchronous, so `src` outlives it. The driver reads `src` as raw
+        // memory (a `*const c_void`), so uninitialized bytes in it are
+        // never read as Rust values.
+        unsafe {
+            sys::cuMemcpyHtoD_v2(
+                dst.address() + offset as u64,
+                src.as_ptr().cast::<c_void>(),
+                src.len(),
+            )
+        }
+        .result()
+        .map_err(|e| copy_err("copy to device", e))
     }
 
     fn copy_to_host(
         &self,
-        dst: &mut [u8],
+        dst: &mut [MaybeUninit<u8>],
         src: &DeviceBuffer,
         offset: usize,
     ) -> Result<(), DeviceError> {
@@ -350,9 +360,17 @@ impl Device for GpuDevice {
         }
         self.bind("copy to host")?;
         // SAFETY: the source range lies in a live buffer (checked above);
-        // the copy is synchronous and `dst` is a unique borrow.
-        unsafe { result::memcpy_dtoh_sync(dst, src.address() + offset as u64) }
-            .map_err(|e| copy_err("copy to host", e))
+        // the copy is synchronous and `dst` is a unique borrow of
+        // `dst.len()` writable bytes, which may take any bytes.
+        unsafe {
+            sys::cuMemcpyDtoH_v2(
+                dst.as_mut_ptr().cast::<c_void>(),
+                src.address() + offset as u64,
+                dst.len(),
+            )
+        }
+        .result()
+        .map_err(|e| copy_err("copy to host", e))
     }
 
     fn copy_on_device(

@@ -11,22 +11,33 @@
 
 use super::memory::{address, CudaSpace};
 use granule_views::{HostSpace, Mapping, Pod, SpaceCopy};
+use std::mem::MaybeUninit;
 
 fn byte_len<T>(count: usize) -> usize {
     // Views bound their spans' byte sizes below isize::MAX at allocation.
     count * std::mem::size_of::<T>()
 }
 
-fn as_bytes<T: Pod>(s: &[T]) -> &[u8] {
+/// The bytes of `s`, padding included, as the device copies take them.
+fn as_bytes<T: Pod>(s: &[T]) -> &[MaybeUninit<u8>] {
     // SAFETY: the bytes of `s` are readable for its whole length, and the
-    // borrow ties their lifetime to `s`.
+    // borrow ties their lifetime to `s`. Every byte of any `T`, padding
+    // too, is a valid `MaybeUninit<u8>`, and the view is shared, so
+    // nothing can be written through it.
     unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), std::mem::size_of_val(s)) }
 }
 
-fn as_bytes_mut<T: Pod>(s: &mut [T]) -> &mut [u8] {
-    // SAFETY: as in `as_bytes`, uniquely borrowed. The bytes written here
-    // come from device memory of a View of `T`, which holds only zeros
-    // (valid for Pod) or bytes copied from values of `T`.
+/// The bytes of `s` for the device to write into.
+///
+/// # Safety
+/// Whatever is written through the result must leave every element of `s`
+/// a valid `T`: the bytes of one value of `T` per element, at the
+/// element's place.
+unsafe fn as_bytes_mut<T: Pod>(s: &mut [T]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: the bytes of `s` are writable for its whole length and
+    // uniquely borrowed for the result's lifetime; `MaybeUninit<u8>` has
+    // no validity requirement, so the view itself breaks nothing, and the
+    // caller keeps the elements valid.
     unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), std::mem::size_of_val(s)) }
 }
 
@@ -52,8 +63,30 @@ fn upload<T: Pod>(space: &CudaSpace, addr: u64, src: &[T]) -> Result<(), String>
 }
 
 /// Device memory at `addr` into host memory.
+///
+/// `addr` must be the address of `dst.len()` elements of a View of `T` in
+/// `space` (the `src` of the `SpaceCopy` calls that use it).
 fn download<T: Pod>(space: &CudaSpace, addr: u64, dst: &mut [T]) -> Result<(), String> {
-    let bytes = as_bytes_mut(dst);
+    // SAFETY: the device writes into `dst` only the bytes of the range at
+    // `addr`, which is `dst.len()` whole elements of a View of `T` at an
+    // element's address, so each element of `dst` receives the bytes of
+    // one device element. Each device element holds the bytes of a valid
+    // `T`: a device View starts from `alloc_zeroed`, and the all-zero bit
+    // pattern is a valid `T` (Pod's contract); after that its bytes change
+    // only by uploads of host `T`s (valid, as values of a live slice), by
+    // device copies between Views of `T` (this module, element for
+    // element), and by kernel stores, which the generated C++ makes as
+    // whole values of the element's device type, each the image of a
+    // valid `T` (C++ `bool` is 0 or 1). Pod does not promise that every bit
+    // pattern is valid (`bool` and `char` are Pod), so it is this
+    // provenance, not the type, that makes the bytes valid; Pod's promise
+    // that `T` holds no pointers or handles makes the copy a faithful
+    // value. Padding may arrive uninitialized, as it left the host, and a
+    // `T`'s padding may hold any byte. A failed copy writes nothing: both
+    // devices check the range before copying, and the driver fails a
+    // copy before it starts (short of a hardware fault, which no host
+    // code can guard against).
+    let bytes = unsafe { as_bytes_mut(dst) };
     let at = space.locate(addr, bytes.len())?;
     let len = bytes.len();
     space

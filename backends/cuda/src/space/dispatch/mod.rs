@@ -247,7 +247,12 @@ impl<'a> Launch<'a> {
             .find(|b| b.address() == address)
             .expect("a workspace buffer of this launch");
         let mut bytes = vec![0u8; T::SIZE];
-        if let Err(e) = self.cuda.device().copy_to_host(&mut bytes, buffer, 0) {
+        // SAFETY: workspace buffers are made by `alloc_zeroed` and written
+        // only by this launch's kernels, so every byte is initialized (see
+        // `Device::read_bytes`); the padding of a `T` the kernel stored is
+        // the machine's bytes, not uninitialized host padding.
+        let read = unsafe { self.cuda.device().read_bytes(&mut bytes, buffer, 0) };
+        if let Err(e) = read {
             self.fail(&format!("reading the result back: {e}"));
         }
         T::load(&bytes)
