@@ -127,6 +127,14 @@ pub type DefaultExecutionSpace = granule_core::Serial;
 
 /// The memory space of [`DefaultExecutionSpace`]: where its Views live
 /// (device memory with the `cuda` feature, the host's otherwise).
+///
+/// ```
+/// use granule::prelude::*;
+/// let space = DefaultExecutionSpace::default();
+/// let x: View1<f32, LayoutRight, DefaultMemorySpace> = View1::zeros_in(space.memory_space(), "x", 8)?;
+/// assert_eq!(create_mirror_view_and_copy(&x)?.to_vec(), [0.0; 8]);
+/// # Ok::<(), ViewError>(())
+/// ```
 pub type DefaultMemorySpace = <DefaultExecutionSpace as granule_core::ExecutionSpace>::MemorySpace;
 
 /// Chunk maps: which thread of a scope owns which elements (see

@@ -15,6 +15,13 @@ use granule_views::{Atomic, AtomicView, Layout, MemorySpace, ViewBase};
 
 /// A View as an entry point takes it: data address, extents and strides
 /// (in elements), and the label errors name it by.
+///
+/// ```
+/// use granule_core::kernel::{view_arg_of, DeviceArg};
+/// let v = granule_views::View2::<f32>::zeros("a", [2, 3]).unwrap();
+/// let DeviceArg::View(a) = view_arg_of(&v) else { unreachable!() };
+/// assert_eq!((a.label, a.elem_size, a.extents, a.strides), ("a", 4, vec![2, 3], vec![3, 1]));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ViewArg<'a> {
     /// The View's label.
@@ -51,7 +58,22 @@ impl ViewArg<'_> {
     }
 }
 
-/// A View divided among teams by a chunk map (`granule::Chunked`).
+/// A View divided among teams by a chunk map (`granule::Chunked`), as
+/// the team chunks of a dispatch describe it.
+///
+/// ```
+/// use granule_core::kernel::{DeviceArg, DeviceChunkMap, DeviceWrites};
+/// use granule_core::team::LeagueIndex;
+/// use granule_views::chunk::{GridToBlock, MapContinuousLinear};
+/// use granule_views::HostSpace;
+/// let mut y = granule_views::View1::<u32>::zeros("y", 12).unwrap();
+/// let parts = y.chunked(MapContinuousLinear::new(4)).share::<GridToBlock>([3, 1, 1]).unwrap();
+/// assert!(DeviceWrites::<LeagueIndex, HostSpace>::covers(&parts, &LeagueIndex { rank: 3, size: 3 }));
+/// let mut args = Vec::new();
+/// DeviceWrites::<LeagueIndex, HostSpace>::device_args(&parts, &mut args);
+/// let DeviceArg::Chunked(c) = &args[0] else { unreachable!() };
+/// assert_eq!((c.len, c.contiguous, c.map, c.map_words.clone()), (12, true, DeviceChunkMap::ContinuousLinear, vec![4]));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChunkedArg<'a> {
     /// The View's label.
@@ -71,7 +93,14 @@ pub struct ChunkedArg<'a> {
     pub map_words: Vec<u64>,
 }
 
-/// One argument of a kernel, in the kernel's parameter order.
+/// One argument of a kernel, in the kernel's parameter order: what
+/// [`DeviceFunctor::captures`] and [`DeviceWrites::device_args`] give.
+///
+/// ```
+/// use granule_core::kernel::{scalar_arg_of, DeviceArg};
+/// assert_eq!(scalar_arg_of(&7u16), DeviceArg::Scalar(7u16.to_ne_bytes().to_vec()));
+/// assert_eq!(scalar_arg_of(&true), DeviceArg::Scalar(vec![1]));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DeviceArg<'a> {
     /// A value parameter: its bytes in the device's layout.
@@ -320,6 +349,13 @@ pub trait DeviceFunctor<M: MemorySpace>: KernelSource {
 /// of the execution space it runs on: implemented only for `M: SameMemorySpace<M>`,
 /// so a kernel given host Views and dispatched on a device space is a
 /// compile error that names both spaces.
+///
+/// ```
+/// use granule_core::kernel::SameMemorySpace;
+/// use granule_views::HostSpace;
+/// fn same<A: SameMemorySpace<B>, B>() {}
+/// same::<HostSpace, HostSpace>();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "the kernel's Views are in memory space `{Self}`, but this execution space runs kernels on Views in `{M}`",
     label = "the Views given to the kernel are in `{Self}`",
@@ -333,6 +369,19 @@ impl<M: MemorySpace> SameMemorySpace<M> for M {}
 /// drivers: `()`, the parts of written Views of `M` and team chunks, and
 /// tuples of those. Written Views of another memory space do not compile
 /// (see [`SameMemorySpace`]).
+///
+/// ```
+/// use granule_core::kernel::{DeviceArg, DeviceWrites};
+/// use granule_core::write::Writes;
+/// use granule_views::HostSpace;
+/// let (mut y, mut z) = (granule_views::View1::<f64>::zeros("y", 8).unwrap(), granule_views::View1::<i32>::zeros("z", 8).unwrap());
+/// let parts = (&mut y, &mut z).into_parts("two", 8);
+/// assert!(DeviceWrites::<usize, HostSpace>::covers(&parts, &8));
+/// assert!(!DeviceWrites::<usize, HostSpace>::covers(&parts, &9));
+/// let mut args = Vec::new();
+/// DeviceWrites::<usize, HostSpace>::device_args(&parts, &mut args);
+/// assert!(matches!(&args[1], DeviceArg::Written(v) if v.label == "z" && v.elem_size == 4));
+/// ```
 ///
 /// # Safety
 /// Every [`DeviceArg::Written`] or [`DeviceArg::Chunked`] that
@@ -407,15 +456,17 @@ device_writes_tuple!((W0, 0), (W1, 1), (W2, 2), (W3, 3));
 device_writes_tuple!((W0, 0), (W1, 1), (W2, 2), (W3, 3), (W4, 4));
 device_writes_tuple!((W0, 0), (W1, 1), (W2, 2), (W3, 3), (W4, 4), (W5, 5));
 
-/// A captured value's argument (`#[kernel]` glue).
-pub fn scalar_arg<T: DeviceValue>(v: &T) -> DeviceArg<'static> {
+/// A captured value's argument (what `#[kernel]`'s glue passes for a
+/// scalar parameter).
+pub fn scalar_arg_of<T: DeviceValue>(v: &T) -> DeviceArg<'static> {
     let mut b = vec![0; T::SIZE];
     v.store(&mut b);
     DeviceArg::Scalar(b)
 }
 
-/// A captured View's argument (`#[kernel]` glue).
-pub fn view_arg<S: Storage, const R: usize, L: Layout>(v: &ViewBase<S, R, L>) -> DeviceArg<'_> {
+/// A captured View's argument (what `#[kernel]`'s glue passes for a
+/// read View).
+pub fn view_arg_of<S: Storage, const R: usize, L: Layout>(v: &ViewBase<S, R, L>) -> DeviceArg<'_> {
     DeviceArg::View(ViewArg {
         label: v.label(),
         address: v.as_ptr() as usize,
@@ -425,8 +476,16 @@ pub fn view_arg<S: Storage, const R: usize, L: Layout>(v: &ViewBase<S, R, L>) ->
     })
 }
 
-/// A captured atomic View's argument (`#[kernel]` glue).
-pub fn atomic_arg<'a, T: Atomic, const R: usize, M: MemorySpace>(
+/// A captured atomic View's argument (what `#[kernel]`'s glue passes for
+/// an atomic View).
+///
+/// ```
+/// use granule_core::kernel::{atomic_arg_of, DeviceArg};
+/// let mut h = granule_views::View1::<u32>::zeros("h", 4).unwrap();
+/// let a = h.atomic().unwrap();
+/// assert!(matches!(atomic_arg_of(&a), DeviceArg::Atomic(v) if v.label == "h" && v.extents == [4]));
+/// ```
+pub fn atomic_arg_of<'a, T: Atomic, const R: usize, M: MemorySpace>(
     v: &'a AtomicView<'_, T, R, M>,
 ) -> DeviceArg<'a> {
     DeviceArg::Atomic(ViewArg {

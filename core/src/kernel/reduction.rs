@@ -4,7 +4,15 @@
 
 use super::DeviceFn;
 
-/// A built-in reducer of `parallel_reduce`, as named in the device header.
+/// A reducer as the device drivers name it: a built-in one, a tuple of
+/// them, or a custom `#[device]` reducer.
+///
+/// ```
+/// use granule_core::kernel::ReducerOp;
+/// let pair = ReducerOp::Tuple(&[ReducerOp::Sum, ReducerOp::MaxLoc]);
+/// assert_eq!(pair.entry_part(), "tuple_sum_maxloc");
+/// assert_eq!(ReducerOp::Min.cpp(), "Min");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReducerOp {
     /// Sum, identity 0.
@@ -106,6 +114,15 @@ impl ReducerOp {
 
     /// The device reducer over accumulator C++ type `t`:
     /// `granule::Sum<t>`, or for a tuple `granule::Reducers<granule::Sum<T0>, ..>`.
+    ///
+    /// ```
+    /// use granule_core::kernel::ReducerOp;
+    /// assert_eq!(ReducerOp::Sum.op("granule::f64").unwrap(), "granule::Sum<granule::f64>");
+    /// let t = ReducerOp::Tuple(&[ReducerOp::Sum, ReducerOp::Max]);
+    /// assert_eq!(t.op("granule::Tuple<granule::i32, granule::f32>").unwrap(),
+    ///     "granule::Reducers<granule::Sum<granule::i32>, granule::Max<granule::f32>>");
+    /// assert!(t.op("granule::f64").is_err());
+    /// ```
     pub fn op(self, t: &str) -> Result<String, String> {
         let rs = match self {
             ReducerOp::Tuple(rs) => rs,
