@@ -141,15 +141,7 @@ impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + HostAccessible + Defaul
     /// assert!(View2::<i32>::from_vec("b", [2, 2], vec![1, 2, 3]).is_err());
     /// ```
     pub fn from_vec(label: &str, extents: impl IntoIndex<R>, data: Vec<T>) -> Result<Self> {
-        let map = Mapping::compact::<L>(label, extents.into_index())?;
-        if data.len() != map.size() {
-            return Err(ViewError::LengthMismatch {
-                label: label.into(),
-                extents: map.extents().to_vec(),
-                needed: map.size(),
-                got: data.len(),
-            });
-        }
+        let map = mapping_for_len::<L, R>(label, extents.into_index(), data.len())?;
         let mut view = Self::alloc(M::default(), label, map, false)?;
         let mut items = data.into_iter();
         // Every element is written here, in the order `to_vec` reads them.
@@ -267,15 +259,7 @@ impl<T: Pod, const R: usize, L: Layout, M: SpaceCopy<HostSpace>> View<T, R, L, M
         extents: impl IntoIndex<R>,
         data: Vec<T>,
     ) -> Result<Self> {
-        let map = Mapping::compact::<L>(label, extents.into_index())?;
-        if data.len() != map.size() {
-            return Err(ViewError::LengthMismatch {
-                label: label.into(),
-                extents: map.extents().to_vec(),
-                needed: map.size(),
-                got: data.len(),
-            });
-        }
+        let map = mapping_for_len::<L, R>(label, extents.into_index(), data.len())?;
         let src =
             ViewRef::<T, R, LayoutRight, HostSpace>::from_slice(label, &data, *map.extents())?;
         let mut view = Self::alloc(space, label, map, false)?;
@@ -394,4 +378,23 @@ impl<'a, T: Pod, const R: usize> ViewRef<'a, T, R, LayoutStride, HostSpace> {
         let storage = unsafe { Borrowed::new(ptr_of(data), HostSpace, label) };
         Ok(ViewBase::from_raw(storage, map))
     }
+}
+
+/// The compact mapping of `extents`, checked to hold exactly `len`
+/// elements (what `from_vec` and `from_vec_in` are given).
+fn mapping_for_len<L: Layout, const R: usize>(
+    label: &str,
+    extents: [usize; R],
+    len: usize,
+) -> Result<Mapping<R>> {
+    let map = Mapping::compact::<L>(label, extents)?;
+    if len != map.size() {
+        return Err(ViewError::LengthMismatch {
+            label: label.into(),
+            extents: map.extents().to_vec(),
+            needed: map.size(),
+            got: len,
+        });
+    }
+    Ok(map)
 }
