@@ -182,3 +182,57 @@ fn unsupported_constructs_name_themselves() {
         assert!(e.contains(what), "{src}: `{e}` does not mention `{what}`");
     }
 }
+
+#[test]
+fn assertion_messages_record_scalar_arguments() {
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut i64, x: &View1<f32>, n: usize) { \
+         assert!(i < n, \"{{i}} {i} of {:?} x={x:?} {:>4} {w} {} {} {}\", n, i, 1, 2.5, 3, w = x[i] > 0.0); \
+         assert_eq!(i, n, \"at {}\", i); }",
+    );
+    // Values are evaluated only once the condition fails; literal braces
+    // and the placeholders the device leaves alone (a View, a width, the
+    // values past four) are doubled in the template.
+    assert!(
+        s.contains(
+            "(!((i < n)) ? granule::assert_fail(\"<parsed string 1>:1:57: kernel `k`: \
+             {{i}} {} of {:\\?} x={{x:\\?}} {{:>4}} {} {} {{}} {{}}\", 1u, 4u, \
+             granule::assert_arg(i), granule::assert_arg(n), granule::assert_arg((x(i) > 0.0f)), \
+             granule::assert_arg(1)) : (void)0)"
+        ),
+        "{s}"
+    );
+    // assert_eq! keeps the condition, appends the message and records both
+    // operands, bound once.
+    assert!(
+        s.contains(
+            "const auto left_g1 = i; const auto right_g2 = n; if (!(left_g1 == right_g2)) \
+             granule::assert_fail(\"<parsed string 1>:1:"
+        ),
+        "{s}"
+    );
+    assert!(
+        s.contains(
+            "assertion failed: i == n: at {}\\n  left: {:\\?}\\n right: {:\\?}\", 1u, 3u, \
+             granule::assert_arg(i), granule::assert_arg(left_g1), granule::assert_arg(right_g2)); }()"
+        ),
+        "{s}"
+    );
+}
+
+#[test]
+fn assertions_without_values_keep_the_message_as_text() {
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut i64, n: usize) { assert!(i < n); assert!(i < n, \"{{literal}} {:x}\", i); }",
+    );
+    assert!(
+        s.contains("granule::check((i < n), \"<parsed string 1>:1:41: kernel `k`: assertion failed: i < n\", 1u)"),
+        "{s}"
+    );
+    assert!(
+        s.contains(
+            "granule::check((i < n), \"<parsed string 1>:1:57: kernel `k`: {literal} {:x}\", 1u)"
+        ),
+        "{s}"
+    );
+}

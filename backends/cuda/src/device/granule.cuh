@@ -105,9 +105,20 @@ struct ErrorRecord {
   u64 index;  // the offending index for code 1
   u64 extent; // the extent for code 1
   // Code 5: device address of the NUL-terminated message
-  // "<file>:<line>:<column>: kernel `<name>`: assertion failed: <condition>".
+  // "<file>:<line>:<column>: kernel `<name>`: assertion failed: <condition>",
+  // or "<file>:<line>:<column>: kernel `<name>`: <custom message>".
   const char* message;
+  // Code 5 with nargs > 0: the message is a template whose `{}`/`{:?}`
+  // take these values in order and whose literal braces are doubled (the
+  // host formats it); up to 4 message arguments, then assert_eq!/assert_ne!'s
+  // left and right. kinds: see AssertArg.
+  u64 args[6];
+  u32 kinds[6];
+  u32 nargs;
 };
+// The host mirrors this layout (emu/launch.rs); the older fields keep
+// their offsets.
+static_assert(sizeof(ErrorRecord) == 120, "ErrorRecord layout");
 
 }  // namespace granule
 
@@ -142,6 +153,49 @@ __device__ __noinline__ void assert_fail(const char* message, u32 line) {
 }
 __device__ __forceinline__ void check(bool ok, const char* message, u32 line) {
   if (!ok) assert_fail(message, line);
+}
+
+// One recorded assertion message argument: its bits and how to show them
+// (1 unsigned, 2 signed (sign-extended), 3 f32 and 4 f64 (both as f64
+// bits), 5 bool).
+struct AssertArg {
+  u64 bits;
+  u32 kind;
+};
+__device__ __forceinline__ AssertArg assert_arg(bool v) { return AssertArg{v ? 1ull : 0ull, 5u}; }
+__device__ __forceinline__ AssertArg assert_arg(f32 v) {
+  return AssertArg{(u64)__double_as_longlong((f64)v), 3u};
+}
+__device__ __forceinline__ AssertArg assert_arg(f64 v) {
+  return AssertArg{(u64)__double_as_longlong(v), 4u};
+}
+template <class T> __device__ __forceinline__ AssertArg assert_arg(T v) {
+  if constexpr (Num<T>::is_signed) {
+    return AssertArg{(u64)(i64)v, 2u};
+  } else {
+    return AssertArg{(u64)v, 1u};
+  }
+}
+
+// A failed assertion whose message has values: as above, and the first
+// failure also records `n` values. The translator calls it only once the
+// condition has failed, so the values are evaluated then, as Rust does.
+__device__ __noinline__ void assert_fail(const char* message, u32 line, u32 n, AssertArg a0,
+                                         AssertArg a1 = AssertArg{0, 0}, AssertArg a2 = AssertArg{0, 0},
+                                         AssertArg a3 = AssertArg{0, 0}, AssertArg a4 = AssertArg{0, 0},
+                                         AssertArg a5 = AssertArg{0, 0}) {
+  if (atomicCAS(&granule_error.code, 0u, 5u) == 0u) {
+    const AssertArg all[6] = {a0, a1, a2, a3, a4, a5};
+    for (u32 k = 0; k < 6; ++k) {
+      granule_error.args[k] = all[k].bits;
+      granule_error.kinds[k] = all[k].kind;
+    }
+    granule_error.nargs = n < 6u ? n : 6u;
+    granule_error.rank = line;
+    granule_error.message = message;
+    __threadfence_system();
+  }
+  __trap();
 }
 
 // ---------------------------------------------------------- integer ops

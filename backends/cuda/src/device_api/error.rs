@@ -114,7 +114,8 @@ pub enum Fault {
     DivisionOverflow,
     /// `clamp` with `lo > hi`.
     ClampBounds,
-    /// A failed `assert!` (the message names file, line and condition).
+    /// A failed `assert!` (the message names file, line and kernel, then
+    /// the condition or the custom message with its scalar arguments).
     Assertion {
         /// The source line.
         line: u64,

@@ -58,7 +58,13 @@ pub(crate) struct ErrorRecord {
     index: u64,
     extent: u64,
     message: *const c_char,
+    args: [u64; 6],
+    kinds: [u32; 6],
+    nargs: u32,
 }
+
+// The header static_asserts the same size.
+const _: () = assert!(std::mem::size_of::<ErrorRecord>() == 120);
 
 const OK: u32 = 0;
 const TRAPPED: u32 = 1;
@@ -279,9 +285,13 @@ unsafe fn take_fault(rec: *mut ErrorRecord) -> Fault {
             } else {
                 // SAFETY: code 5 records the address of a NUL-terminated
                 // string literal of the library, which is still loaded.
-                unsafe { CStr::from_ptr(r.message) }
-                    .to_string_lossy()
-                    .into_owned()
+                let text = unsafe { CStr::from_ptr(r.message) }.to_string_lossy();
+                let n = (r.nargs as usize).min(r.args.len());
+                if n == 0 {
+                    text.into_owned()
+                } else {
+                    format_message(&text, &r.args[..n], &r.kinds[..n])
+                }
             },
         },
         6 => Fault::ChunkPrecondition {
@@ -290,5 +300,70 @@ unsafe fn take_fault(rec: *mut ErrorRecord) -> Fault {
             count: r.extent,
         },
         c => Fault::Unknown(c),
+    }
+}
+
+/// A message template recorded with values (see the header's
+/// `ErrorRecord`): `{}` and `{:?}` take the values in order, `{{` and `}}`
+/// are braces, anything else is text; a placeholder without a value stays.
+fn format_message(template: &str, args: &[u64], kinds: &[u32]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut values = args.iter().zip(kinds);
+    let mut rest = template;
+    while let Some(c) = rest.chars().next() {
+        let (debug, len) = if rest.starts_with("{}") {
+            (false, 2)
+        } else if rest.starts_with("{:?}") {
+            (true, 4)
+        } else if rest.starts_with("{{") || rest.starts_with("}}") {
+            out.push(c);
+            rest = &rest[2..];
+            continue;
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        };
+        match values.next() {
+            Some((&bits, &kind)) => out.push_str(&format_value(bits, kind, debug)),
+            None => out.push_str(&rest[..len]),
+        }
+        rest = &rest[len..];
+    }
+    out
+}
+
+/// One recorded value as Rust's `{}` (or `{:?}`) would show it.
+fn format_value(bits: u64, kind: u32, debug: bool) -> String {
+    let float = f64::from_bits(bits);
+    match (kind, debug) {
+        (1, _) => bits.to_string(),
+        (2, _) => (bits as i64).to_string(),
+        // An f32 widened to f64 exactly; narrowing gives it back.
+        (3, false) => (float as f32).to_string(),
+        (3, true) => format!("{:?}", float as f32),
+        (4, false) => float.to_string(),
+        (4, true) => format!("{float:?}"),
+        (5, _) => (bits != 0).to_string(),
+        _ => format!("<value {bits:#x} of kind {kind}>"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_message;
+
+    #[test]
+    fn templates_take_values_in_order() {
+        let args = [(-3i64) as u64, 0.5f64.to_bits(), 1, 7];
+        let kinds = [2, 4, 5, 1];
+        assert_eq!(
+            format_message("a {} b {:?} {{c}} {} {:x} {} {}", &args, &kinds),
+            "a -3 b 0.5 {c} true {:x} 7 {}"
+        );
+        assert_eq!(format_message("{}", &[1.0f64.to_bits()], &[4]), "1");
+        assert_eq!(format_message("{:?}", &[1.0f64.to_bits()], &[4]), "1.0");
+        let tenth = f64::from(0.1f32).to_bits();
+        assert_eq!(format_message("{}", &[tenth], &[3]), "0.1");
     }
 }
