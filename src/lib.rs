@@ -89,7 +89,7 @@ pub use granule_rayon::{Rayon, RayonError};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[cfg(feature = "cuda")]
-pub use granule_cuda::{Cuda, CudaSpace};
+pub use granule_cuda::{Cuda, CudaSelection, CudaSpace};
 
 /// The execution space a program gets unless it picks one: `Cuda` with
 /// the `cuda` feature (a GPU, or the CPU emulator when

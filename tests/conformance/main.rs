@@ -114,8 +114,8 @@ fn cuda_space() -> granule::Cuda {
     static SPACE: OnceLock<granule::Cuda> = OnceLock::new();
     SPACE
         .get_or_init(|| {
-            let setting = std::env::var("GRANULE_CUDA").unwrap_or_else(|_| "emulator".into());
-            granule::Cuda::from_setting(Some(&setting)).unwrap_or_else(|e| panic!("{e}"))
+            granule::Cuda::from_env_or(granule::CudaSelection::Emulator)
+                .unwrap_or_else(|e| panic!("{e}"))
         })
         .clone()
 }

@@ -7,7 +7,7 @@
 use granule_core::kernel::kernel;
 use granule_core::prelude::*;
 use granule_core::reducer::Prod;
-use granule_cuda::{Cuda, CudaSpace};
+use granule_cuda::{Cuda, CudaSelection, CudaSpace};
 use granule_views::{create_mirror_view_and_copy, deep_copy, LayoutLeft, LayoutRight};
 use std::sync::OnceLock;
 
@@ -17,8 +17,7 @@ fn cuda() -> Cuda {
     static SPACE: OnceLock<Cuda> = OnceLock::new();
     SPACE
         .get_or_init(|| {
-            let setting = std::env::var("GRANULE_CUDA").unwrap_or_else(|_| "emulator".into());
-            Cuda::from_setting(Some(&setting)).unwrap_or_else(|e| panic!("{e}"))
+            Cuda::from_env_or(CudaSelection::Emulator).unwrap_or_else(|e| panic!("{e}"))
         })
         .clone()
 }
@@ -249,8 +248,7 @@ fn a_view_of_another_device_is_refused_before_launch() {
     let s = cuda();
     // A second instance of the same kind of device: a separate allocation
     // registry, so its Views are not this space's.
-    let setting = std::env::var("GRANULE_CUDA").unwrap_or_else(|_| "emulator".into());
-    let other = Cuda::from_setting(Some(&setting)).unwrap();
+    let other = Cuda::from_env_or(CudaSelection::Emulator).unwrap();
     let x = upload(&other, "elsewhere", vec![1.0; 8]);
     let mut y = upload(&s, "y", vec![0.0; 8]);
     let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -37,7 +37,25 @@ pub struct ViewArg<'a> {
     pub strides: Vec<usize>,
 }
 
-impl ViewArg<'_> {
+impl<'a> ViewArg<'a> {
+    /// The argument of a View of `T`s at `address` with these extents and
+    /// strides (in elements).
+    ///
+    /// ```
+    /// use granule_core::kernel::ViewArg;
+    /// let v = ViewArg::of::<u16>("v", 0x40, &[3], &[2]);
+    /// assert_eq!((v.elem_size, v.span_bytes()), (2, Some(10)));
+    /// ```
+    pub fn of<T>(label: &'a str, address: usize, extents: &[usize], strides: &[usize]) -> Self {
+        ViewArg {
+            label,
+            address,
+            elem_size: std::mem::size_of::<T>(),
+            extents: extents.to_vec(),
+            strides: strides.to_vec(),
+        }
+    }
+
     /// The bytes from element 0 to one past the farthest element (0 for
     /// an empty View), or `None` if that overflows.
     ///
@@ -218,13 +236,13 @@ macro_rules! device_value_struct {
             const SIZE: usize = c_struct([$(($ft::SIZE, $ft::ALIGN)),+]).1;
             const ALIGN: usize = c_struct([$(($ft::SIZE, $ft::ALIGN)),+]).2;
             fn store(&self, out: &mut [u8]) {
-                let (offs, _, _) = c_struct([$(($ft::SIZE, $ft::ALIGN)),+]);
+                let offs = const { c_struct([$(($ft::SIZE, $ft::ALIGN)),+]).0 };
                 let mut k = 0;
                 $( self.$f.store(&mut out[offs[k]..]); k += 1; )+
                 let _ = k;
             }
             fn load(bytes: &[u8]) -> Self {
-                let (offs, _, _) = c_struct([$(($ft::SIZE, $ft::ALIGN)),+]);
+                let offs = const { c_struct([$(($ft::SIZE, $ft::ALIGN)),+]).0 };
                 let mut k = 0;
                 $( let $f = $ft::load(&bytes[offs[k]..]); k += 1; )+
                 let _ = k;
@@ -251,16 +269,16 @@ const fn tuple_layout(fields: &[(usize, usize)], k: usize) -> (usize, usize) {
     ((tail_at + tail_size).div_ceil(align) * align, align)
 }
 
-/// The offset of field `k` in `granule::Tuple<F_0, ..>`.
-const fn tuple_offset(fields: &[(usize, usize)], k: usize) -> usize {
-    let mut off = 0;
+/// The offset of every field in `granule::Tuple<F_0, ..>`.
+const fn tuple_offsets<const N: usize>(fields: [(usize, usize); N]) -> [usize; N] {
+    let mut offs = [0; N];
     let mut j = 0;
-    while j < k {
-        let tail_align = tuple_layout(fields, j + 1).1;
-        off += fields[j].0.div_ceil(tail_align) * tail_align;
+    while j + 1 < N {
+        let tail_align = tuple_layout(&fields, j + 1).1;
+        offs[j + 1] = offs[j] + fields[j].0.div_ceil(tail_align) * tail_align;
         j += 1;
     }
-    off
+    offs
 }
 
 macro_rules! device_value_tuple {
@@ -271,12 +289,12 @@ macro_rules! device_value_tuple {
             const SIZE: usize = tuple_layout(&[$(($t::SIZE, $t::ALIGN)),+], 0).0;
             const ALIGN: usize = tuple_layout(&[$(($t::SIZE, $t::ALIGN)),+], 0).1;
             fn store(&self, out: &mut [u8]) {
-                let f = [$(($t::SIZE, $t::ALIGN)),+];
-                $( self.$i.store(&mut out[tuple_offset(&f, $i)..]); )+
+                let offs = const { tuple_offsets([$(($t::SIZE, $t::ALIGN)),+]) };
+                $( self.$i.store(&mut out[offs[$i]..]); )+
             }
             fn load(bytes: &[u8]) -> Self {
-                let f = [$(($t::SIZE, $t::ALIGN)),+];
-                ($($t::load(&bytes[tuple_offset(&f, $i)..]),)+)
+                let offs = const { tuple_offsets([$(($t::SIZE, $t::ALIGN)),+]) };
+                ($($t::load(&bytes[offs[$i]..]),)+)
             }
         }
     };
@@ -467,13 +485,12 @@ pub fn scalar_arg_of<T: DeviceValue>(v: &T) -> DeviceArg<'static> {
 /// A captured View's argument (what `#[kernel]`'s glue passes for a
 /// read View).
 pub fn view_arg_of<S: Storage, const R: usize, L: Layout>(v: &ViewBase<S, R, L>) -> DeviceArg<'_> {
-    DeviceArg::View(ViewArg {
-        label: v.label(),
-        address: v.as_ptr() as usize,
-        elem_size: std::mem::size_of::<S::Elem>(),
-        extents: v.extents().to_vec(),
-        strides: v.strides().to_vec(),
-    })
+    DeviceArg::View(ViewArg::of::<S::Elem>(
+        v.label(),
+        v.as_ptr() as usize,
+        &v.extents(),
+        &v.strides(),
+    ))
 }
 
 /// A captured atomic View's argument (what `#[kernel]`'s glue passes for
@@ -488,13 +505,13 @@ pub fn view_arg_of<S: Storage, const R: usize, L: Layout>(v: &ViewBase<S, R, L>)
 pub fn atomic_arg_of<'a, T: Atomic, const R: usize, M: MemorySpace>(
     v: &'a AtomicView<'_, T, R, M>,
 ) -> DeviceArg<'a> {
-    DeviceArg::Atomic(ViewArg {
-        label: v.label(),
-        address: v.data_address(),
-        elem_size: std::mem::size_of::<T>(),
-        extents: v.mapping().extents().to_vec(),
-        strides: v.mapping().strides().to_vec(),
-    })
+    let map = v.mapping();
+    DeviceArg::Atomic(ViewArg::of::<T>(
+        v.label(),
+        v.data_address(),
+        map.extents(),
+        map.strides(),
+    ))
 }
 
 #[cfg(test)]

@@ -158,6 +158,28 @@ pub fn assert_covers<I: std::fmt::Debug, W: WriteParts<I>>(label: &str, writes: 
     }
 }
 
+/// [`assert_covers`] for the description a device space launches with:
+/// the same check, the same panic.
+///
+/// ```should_panic
+/// use granule_core::write::{assert_device_covers, Writes};
+/// let mut y = granule_views::View1::<f64>::zeros("y", 4).unwrap();
+/// let parts = (&mut y).into_parts("short", 4);
+/// assert_device_covers::<_, granule_views::HostSpace, _>("short", &parts, &8);
+/// ```
+#[inline]
+#[track_caller]
+pub fn assert_device_covers<I, M, W>(label: &str, writes: &W, reach: &I)
+where
+    I: std::fmt::Debug,
+    M: MemorySpace,
+    W: crate::kernel::DeviceWrites<I, M>,
+{
+    if !writes.covers(reach) {
+        uncovered(label, reach)
+    }
+}
+
 #[cold]
 #[inline(never)]
 #[track_caller]
@@ -221,13 +243,7 @@ impl<T, const R: usize, M> ViewParts<'_, T, R, M> {
 
     /// The View as a device entry point takes it.
     pub(crate) fn view_arg(&self) -> crate::kernel::ViewArg<'_> {
-        crate::kernel::ViewArg {
-            label: self.label,
-            address: self.ptr as usize,
-            elem_size: std::mem::size_of::<T>(),
-            extents: self.extents.to_vec(),
-            strides: self.strides.to_vec(),
-        }
+        crate::kernel::ViewArg::of::<T>(self.label, self.ptr as usize, &self.extents, &self.strides)
     }
 }
 

@@ -6,8 +6,8 @@
 //! element, and the device side moves in one bulk copy per contiguous run
 //! of its mapping (one copy in all when the device View is contiguous).
 //! Device-to-device copies between different mappings stage the same way,
-//! down and up again; a packing kernel would avoid the round trip, and
-//! belongs with the kernel dispatch, which this crate does not have yet.
+//! down and up again; a packing kernel launched through the dispatch would
+//! avoid the round trip (not written yet).
 
 use super::memory::{address, CudaSpace};
 use granule_views::{HostSpace, Mapping, Pod, SpaceCopy};

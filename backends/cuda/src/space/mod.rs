@@ -70,8 +70,9 @@ impl CudaSelection {
 
 /// The CUDA execution space: a device and the memory space of its Views.
 ///
-/// Clones share the device. Kernel dispatch on `Cuda` is not available
-/// yet; the space allocates, copies, reports its limits and fences.
+/// Clones share the device (and its cache of compiled kernels). The space
+/// allocates, copies, reports its limits, fences, and runs `#[kernel]`s
+/// for every policy and pattern (see `dispatch/`).
 ///
 /// ```
 /// use granule_core::ExecutionSpace;
@@ -168,7 +169,32 @@ impl Cuda {
     /// # Ok::<(), granule_cuda::device_api::DeviceError>(())
     /// ```
     pub fn from_setting(setting: Option<&str>) -> Result<Self, DeviceError> {
-        match CudaSelection::parse(setting)? {
+        Cuda::from_selection(CudaSelection::parse(setting)?)
+    }
+
+    /// The space `GRANULE_CUDA` selects, or `fallback` when it is unset:
+    /// for programs that name their own choice for machines without a GPU
+    /// (the test suites and benches pick the emulator, and a GPU run sets
+    /// `GRANULE_CUDA=gpu`). `Cuda::default()` has no fallback: it never
+    /// picks the emulator unasked.
+    ///
+    /// ```
+    /// use granule_cuda::{Cuda, CudaSelection};
+    /// let cuda = Cuda::from_env_or(CudaSelection::Emulator)?;
+    /// if std::env::var_os("GRANULE_CUDA").is_none() {
+    ///     assert_eq!(cuda.device().name(), "emulator");
+    /// }
+    /// # Ok::<(), granule_cuda::device_api::DeviceError>(())
+    /// ```
+    pub fn from_env_or(fallback: CudaSelection) -> Result<Self, DeviceError> {
+        match std::env::var_os(GRANULE_CUDA) {
+            Some(v) => Cuda::from_setting(Some(&v.to_string_lossy())),
+            None => Cuda::from_selection(fallback),
+        }
+    }
+
+    fn from_selection(selection: CudaSelection) -> Result<Self, DeviceError> {
+        match selection {
             CudaSelection::Gpu(ordinal) => Cuda::new(ordinal),
             CudaSelection::Emulator => Cuda::emulated(),
         }
@@ -178,7 +204,7 @@ impl Cuda {
     pub fn with_device(device: Arc<dyn Device>) -> Self {
         Cuda {
             space: CudaSpace::new(device),
-            modules: dispatch::modules(),
+            modules: Arc::default(),
         }
     }
 

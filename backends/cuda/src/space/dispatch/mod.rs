@@ -25,7 +25,7 @@ use crate::codegen::{Instance, Pattern, TranslationUnit};
 use crate::device_api::{DeviceBuffer, DeviceError, KernelArgs, LaunchConfig, Module};
 use crate::kernel::{DeviceArg, DeviceKernel, DeviceValue, KernelPattern, ParamKind, ViewArg};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// Threads per block of the range and MDRange drivers.
 const BLOCK: u32 = 256;
@@ -202,6 +202,13 @@ impl<'a> Launch<'a> {
         addr
     }
 
+    /// One zeroed workspace buffer per size, in order, each the next
+    /// argument (a driver's tail); returns the last one's address, which
+    /// the drivers use for the result.
+    pub fn workspaces(&mut self, sizes: &[usize]) -> u64 {
+        sizes.iter().map(|&b| self.workspace(b)).last().unwrap_or(0)
+    }
+
     /// A zeroed workspace buffer of `bytes` (at least one byte), freed
     /// with the launch.
     pub fn alloc_work(&mut self, bytes: usize) -> u64 {
@@ -312,11 +319,6 @@ impl Cuda {
     }
 }
 
-/// A shared handle to the module cache, for `Cuda`'s fields.
-pub(super) fn modules() -> Arc<Modules> {
-    Arc::new(Modules::default())
-}
-
 /// Blocks for `n` indices of a grid-stride driver: enough to fill the
 /// device a few times over, at least 1.
 fn grid_for(cuda: &Cuda, n: u64, block: u32) -> u32 {
@@ -342,12 +344,7 @@ fn written<'w, I: std::fmt::Debug, W: crate::kernel::DeviceWrites<I, super::Cuda
     writes: &'w W,
     reach: &I,
 ) -> Vec<DeviceArg<'w>> {
-    if !writes.covers(reach) {
-        panic!(
-            "parallel dispatch \"{label}\": the written parts do not cover the policy's indices \
-             (up to, excluding, {reach:?}); they were checked for a smaller bound"
-        );
-    }
+    granule_core::write::assert_device_covers(label, writes, reach);
     let mut out = Vec::new();
     writes.device_args(&mut out);
     out

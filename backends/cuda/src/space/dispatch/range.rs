@@ -76,11 +76,7 @@ where
 /// returns), sized by the device's `sizeof(T)`.
 pub(super) fn reduce_tail<T: DeviceValue>(l: &mut Launch<'_>, grid: u32) -> u64 {
     let ws = reduce_workspace(grid, T::SIZE).unwrap_or_else(|e| l.fail(&e));
-    let mut result = 0;
-    for bytes in &ws.buffers {
-        result = l.workspace(*bytes);
-    }
-    result
+    l.workspaces(&ws.buffers)
 }
 
 impl<W, T, R, F> ParallelScanImpl<W, T, R, F> for Cuda
@@ -107,10 +103,7 @@ where
         l.params(f.captures(), out);
         let ws = scan_workspace(policy.len() as u64, T::SIZE, T::ALIGN, BLOCK)
             .unwrap_or_else(|e| l.fail(&format!("the scan's workspace: {e}")));
-        let mut result = 0;
-        for bytes in &ws.buffers {
-            result = l.workspace(*bytes);
-        }
+        let result = l.workspaces(&ws.buffers);
         // SAFETY: (begin, end, kernel parameters, then the tail buffers of
         // `scan_workspace`, zeroed, the last being the result) and its
         // grid, block and dynamic shared memory, as drive_scan requires.

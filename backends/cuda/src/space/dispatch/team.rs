@@ -4,7 +4,7 @@
 //! memory, level 1 global memory, both zeroed per team by the driver.
 
 use super::range::reduce_tail;
-use super::{written, Launch};
+use super::{grid_for, written, Launch};
 use crate::codegen::Pattern;
 use crate::device::reserved_smem;
 use crate::device_api::LaunchConfig;
@@ -59,12 +59,12 @@ fn team_head(l: &mut Launch<'_>, cuda: &Cuda, policy: &TeamPolicy<'_, Cuda>) -> 
         ));
     }
     let league = policy.league_size() as u64;
-    let resident = u64::from(limits.multiprocessor_count)
-        * (u64::from(limits.max_threads_per_multiprocessor) / threads).max(1);
-    let grid = league
-        .min(2 * resident)
-        .min(u64::from(limits.max_grid_dim.0))
-        .max(1);
+    // One block per team, as a grid-stride driver over the league sees it.
+    let grid = u64::from(grid_for(
+        cuda,
+        league.saturating_mul(threads),
+        threads as u32,
+    ));
     let level1_addr = if level1 == 0 {
         0
     } else {
