@@ -14,16 +14,20 @@
 //! use granule_cuda::kernel::{DeviceKernel, Param, ParamKind};
 //!
 //! // What `#[kernel] fn twice(i: usize, y: &mut f64)` generates, by hand.
-//! static TWICE: DeviceKernel = DeviceKernel {
-//!     name: "twice",
-//!     pattern: granule_cuda::kernel::KernelPattern::For,
-//!     generics: &[],
-//!     params: &[
-//!         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
-//!         Param { name: "y", kind: ParamKind::Out, cpp: "granule::f64" },
-//!     ],
-//!     source: "__device__ void twice(granule::usize i, granule::f64& y) { y = 2.0 * (granule::f64)i; }\n",
-//!     deps: &[],
+//! // SAFETY: the source defines `twice` with the parameters listed, and
+//! // it writes only its output.
+//! static TWICE: DeviceKernel = unsafe {
+//!     DeviceKernel::new(
+//!         "twice",
+//!         granule_cuda::kernel::KernelPattern::For,
+//!         &[],
+//!         &[
+//!             Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
+//!             Param { name: "y", kind: ParamKind::Out, cpp: "granule::f64" },
+//!         ],
+//!         "__device__ void twice(granule::usize i, granule::f64& y) { y = 2.0 * (granule::f64)i; }\n",
+//!         &[],
+//!     )
 //! };
 //! let unit = TranslationUnit::new(&[Instance::new(&TWICE, Pattern::For, &[])]).unwrap();
 //! assert!(unit.source().contains("extern \"C\" __global__ void granule_for_twice("));

@@ -45,12 +45,15 @@ static PARAMS: [Param; 6] = [
 /// Thread `t` of `threads` maps each local index with the device map
 /// (`width` 0: MapIdentity, else MapContinuousLinear{width}) and records
 /// itself as the owner of every element it reaches.
-static OWNERS: DeviceKernel = DeviceKernel {
-    name: "owners",
-    pattern: KernelPattern::For,
-    generics: &[],
-    params: &PARAMS,
-    source: r#"
+// SAFETY: a hand-written test kernel: its source defines the function its
+// parameters describe, and it writes only what they give it.
+static OWNERS: DeviceKernel = unsafe {
+    DeviceKernel::new(
+        "owners",
+        KernelPattern::For,
+        &[],
+        &PARAMS,
+        r#"
 __device__ void owners(granule::usize t, granule::u64 threads, granule::u64 locals, granule::u64 width,
                        granule::AtomicView<granule::u32, 1> count, granule::AtomicView<granule::u32, 1> owner) {
   const granule::ThreadIds ids{t, threads};
@@ -65,7 +68,8 @@ __device__ void owners(granule::usize t, granule::u64 threads, granule::u64 loca
   }
 }
 "#,
-    deps: &[],
+        &[],
+    )
 };
 
 /// The device's owner table: `None` where no thread reaches the element.

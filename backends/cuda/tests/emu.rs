@@ -33,13 +33,10 @@ fn hand_kernel(
     params: &'static [Param],
     source: &'static str,
 ) -> &'static DeviceKernel {
-    Box::leak(Box::new(DeviceKernel {
-        name,
-        pattern: KernelPattern::For,
-        generics: &[],
-        params,
-        source,
-        deps: &[],
+    // SAFETY: every caller in this file passes a source that defines the
+    // function `params` describe and writes only what they give it.
+    Box::leak(Box::new(unsafe {
+        DeviceKernel::new(name, KernelPattern::For, &[], params, source, &[])
     }))
 }
 
@@ -489,12 +486,15 @@ static PROBE_PARAMS: [Param; 5] = [
 
 /// Warp i / 32 computes the fixed-order exclusive prefix of tile
 /// probes[i / 32] from tile states prepared by the host.
-static PROBE: DeviceKernel = DeviceKernel {
-    name: "probe_lookback",
-    pattern: KernelPattern::For,
-    generics: &["T"],
-    params: &PROBE_PARAMS,
-    source: "template <class T>\n\
+// SAFETY: a hand-written test kernel: its source defines the function its
+// parameters describe, and it writes only what they give it.
+static PROBE: DeviceKernel = unsafe {
+    DeviceKernel::new(
+        "probe_lookback",
+        KernelPattern::For,
+        &["T"],
+        &PROBE_PARAMS,
+        "template <class T>\n\
         __device__ void probe_lookback(granule::usize i, T& out, \
         granule::View<const granule::u64, 1, granule::LayoutRight> status, \
         granule::View<const T, 1, granule::LayoutRight> values, \
@@ -505,7 +505,8 @@ static PROBE: DeviceKernel = DeviceKernel {
           st.read(tile, agg);\n\
           out = granule::lookback_fixed<granule::Sum<T>>(st, tile, agg, (granule::u32)(i % 32));\n\
         }\n",
-    deps: &[],
+        &[],
+    )
 };
 
 fn probe_fixed_lookback<T: Float>(dev: &EmuDevice, cpp: &'static [&'static str]) {
@@ -638,12 +639,15 @@ static PAIR_PARAMS: [Param; 6] = [
 /// more than 4 bytes, so tile values go through the value buffer,
 /// combined by a tuple of reducers that is not exactly associative (f32
 /// sum).
-static PAIR: DeviceKernel = DeviceKernel {
-    name: "pair_scan",
-    pattern: KernelPattern::Scan,
-    generics: &[],
-    params: &PAIR_PARAMS,
-    source: "__device__ void pair_scan(granule::usize i, \
+// SAFETY: a hand-written test kernel: its source defines the function its
+// parameters describe, and it writes only what they give it.
+static PAIR: DeviceKernel = unsafe {
+    DeviceKernel::new(
+        "pair_scan",
+        KernelPattern::Scan,
+        &[],
+        &PAIR_PARAMS,
+        "__device__ void pair_scan(granule::usize i, \
         granule::View<const granule::f32, 1, granule::LayoutRight> a, \
         granule::View<const granule::i32, 1, granule::LayoutRight> b, \
         granule::Tuple<granule::f32, granule::i32>& y, \
@@ -652,7 +656,8 @@ static PAIR: DeviceKernel = DeviceKernel {
           granule::get<1>(partial) = granule::max(granule::get<1>(partial), b(i));\n\
           if (last) y = partial;\n\
         }\n",
-    deps: &[],
+        &[],
+    )
 };
 
 #[test]

@@ -10,64 +10,52 @@ use granule_cuda::kernel::{DeviceKernel, DeviceLayout, KernelPattern, Param, Par
 use granule_cuda::nvrtc::available_or_skip as nvrtc_or_skip;
 use granule_cuda::nvrtc::{self, NvrtcError, Target};
 
-static SCALE: DeviceKernel = DeviceKernel {
-    name: "scale",
-    pattern: KernelPattern::For,
-    generics: &["T"],
-    params: &[
+// SAFETY: a hand-written test kernel: its source defines the function its
+// parameters describe, and it writes only what they give it.
+static SCALE: DeviceKernel = unsafe {
+    DeviceKernel::new("scale", KernelPattern::For, &["T"], &[
         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
         Param { name: "y", kind: ParamKind::Out, cpp: "T" },
         Param { name: "a", kind: ParamKind::Scalar, cpp: "T" },
         Param { name: "x", kind: ParamKind::View { rank: 2, layout: DeviceLayout::Left }, cpp: "T" },
-    ],
-    source: "template <class T>\n__device__ void scale(granule::usize i, T& y, T a, granule::View<const T, 2, granule::LayoutLeft> x) {\n  y = a * x(i, 0);\n}\n",
-    deps: &[],
+    ], "template <class T>\n__device__ void scale(granule::usize i, T& y, T a, granule::View<const T, 2, granule::LayoutLeft> x) {\n  y = a * x(i, 0);\n}\n", &[])
 };
 
-static HIST: DeviceKernel = DeviceKernel {
-    name: "hist",
-    pattern: KernelPattern::For,
-    generics: &[],
-    params: &[
+// SAFETY: a hand-written test kernel: its source defines the function its
+// parameters describe, and it writes only what they give it.
+static HIST: DeviceKernel = unsafe {
+    DeviceKernel::new("hist", KernelPattern::For, &[], &[
         Param { name: "team", kind: ParamKind::Team, cpp: "granule::TeamMember" },
         Param { name: "x", kind: ParamKind::View { rank: 1, layout: DeviceLayout::Right }, cpp: "granule::f32" },
         Param { name: "h", kind: ParamKind::Atomic { rank: 1 }, cpp: "granule::f32" },
-    ],
-    source: "__device__ void hist(const granule::TeamMember& team, granule::View<const granule::f32, 1, granule::LayoutRight> x, granule::AtomicView<granule::f32, 1> h) {\n  granule::f32 s = granule::team_thread_reduce<granule::Sum<granule::f32>, granule::f32>(team, 0, x.extent(0), [&](granule::usize j, granule::f32& acc) { acc += x(j); });\n  granule::atomic_fetch_max(h.at(team.league_rank() % h.extent(0)), s);\n}\n",
-    deps: &[],
+    ], "__device__ void hist(const granule::TeamMember& team, granule::View<const granule::f32, 1, granule::LayoutRight> x, granule::AtomicView<granule::f32, 1> h) {\n  granule::f32 s = granule::team_thread_reduce<granule::Sum<granule::f32>, granule::f32>(team, 0, x.extent(0), [&](granule::usize j, granule::f32& acc) { acc += x(j); });\n  granule::atomic_fetch_max(h.at(team.league_rank() % h.extent(0)), s);\n}\n", &[])
 };
 
 // Scans whose values the conformance suite does not have: sub-word
 // values (packed into the tile state word), and tuples of 12 and 24 bytes
 // (the value buffer, 2 items and 1 item per thread).
-static SCAN_SCALAR: DeviceKernel = DeviceKernel {
-    name: "scan_scalar",
-    pattern: KernelPattern::Scan,
-    generics: &["T"],
-    params: &[
+// SAFETY: a hand-written test kernel: its source defines the function its
+// parameters describe, and it writes only what they give it.
+static SCAN_SCALAR: DeviceKernel = unsafe {
+    DeviceKernel::new("scan_scalar", KernelPattern::Scan, &["T"], &[
         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
         Param { name: "x", kind: ParamKind::View { rank: 1, layout: DeviceLayout::Right }, cpp: "T" },
         Param { name: "y", kind: ParamKind::Out, cpp: "T" },
         Param { name: "partial", kind: ParamKind::Out, cpp: "T" },
         Param { name: "last", kind: ParamKind::Final, cpp: "bool" },
-    ],
-    source: "template <class T>\n__device__ void scan_scalar(granule::usize i, granule::View<const T, 1, granule::LayoutRight> x, T& y, T& partial, bool last) {\n  if (last) y = partial;\n  partial = (T)(partial + x(i));\n}\n",
-    deps: &[],
+    ], "template <class T>\n__device__ void scan_scalar(granule::usize i, granule::View<const T, 1, granule::LayoutRight> x, T& y, T& partial, bool last) {\n  if (last) y = partial;\n  partial = (T)(partial + x(i));\n}\n", &[])
 };
 
-static SCAN_TUPLE: DeviceKernel = DeviceKernel {
-    name: "scan_tuple",
-    pattern: KernelPattern::Scan,
-    generics: &["T"],
-    params: &[
+// SAFETY: a hand-written test kernel: its source defines the function its
+// parameters describe, and it writes only what they give it.
+static SCAN_TUPLE: DeviceKernel = unsafe {
+    DeviceKernel::new("scan_tuple", KernelPattern::Scan, &["T"], &[
         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
         Param { name: "x", kind: ParamKind::View { rank: 1, layout: DeviceLayout::Right }, cpp: "T" },
         Param { name: "y", kind: ParamKind::Out, cpp: "T" },
         Param { name: "partial", kind: ParamKind::Out, cpp: "T" },
         Param { name: "last", kind: ParamKind::Final, cpp: "bool" },
-    ],
-    source: "template <class T>\n__device__ void scan_tuple(granule::usize i, granule::View<const T, 1, granule::LayoutRight> x, T& y, T& partial, bool last) {\n  T v = x(i);\n  granule::get<0>(partial) += granule::get<0>(v);\n  granule::get<1>(partial) = granule::max(granule::get<1>(partial), granule::get<1>(v));\n  if (last) y = partial;\n}\n",
-    deps: &[],
+    ], "template <class T>\n__device__ void scan_tuple(granule::usize i, granule::View<const T, 1, granule::LayoutRight> x, T& y, T& partial, bool last) {\n  T v = x(i);\n  granule::get<0>(partial) += granule::get<0>(v);\n  granule::get<1>(partial) = granule::max(granule::get<1>(partial), granule::get<1>(v));\n  if (last) y = partial;\n}\n", &[])
 };
 
 fn instances() -> Vec<Instance> {

@@ -347,12 +347,40 @@ device_value_tuple!((A, 0), (B, 1), (C, 2), (D, 3), (E, 4), (F, 5));
 /// let x = View1::<f64>::zeros("x", 3).unwrap();
 /// on_device(&copy(&x));
 /// ```
+///
+/// # Safety
+/// - `captures` describes exactly the values and Views the functor holds
+///   for the kernel's captured parameters, in the order of
+///   `KERNEL.params`: each View argument names memory the functor borrows
+///   (shared for read Views, through an [`AtomicView`] for atomic ones)
+///   for as long as the functor lives, with its true element size,
+///   extents and strides;
+/// - `TYPES` are the [`DeviceScalar::CPP`](super::DeviceScalar::CPP)
+///   spellings of the kernel's generic arguments, in order;
+/// - `Index` is the kernel's work index as the host functor traits take
+///   it (`usize`, `[usize; R]`, [`TeamMember`](crate::team::TeamMember)),
+///   `Outputs` what its `&mut` and `TeamChunk` parameters take, as
+///   [`DeviceWrites::Outputs`] says it, and `Value` the accumulator (a
+///   reduction's) or partial (a scan's) type, `()` for a for kernel.
+///
+/// `#[kernel]` implements it; the dispatch of a device space trusts it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot run on a device execution space: it is not a `#[kernel]` functor",
     label = "not a `#[kernel]` functor",
     note = "plain closures run only on host spaces (Serial, Rayon); write the kernel as a #[kernel] fn to run it on Cuda"
 )]
-pub trait DeviceFunctor<M: MemorySpace>: KernelSource {
+pub unsafe trait DeviceFunctor<M: MemorySpace>: KernelSource {
+    /// The work index: `usize` for a range kernel, `[usize; R]` for an
+    /// MDRange kernel, [`TeamMember`](crate::team::TeamMember) for a team
+    /// kernel. A device space dispatches a kernel only with its policy.
+    type Index;
+    /// What one work item writes: `()`, `&'static mut T` per `&mut T`
+    /// element, `TeamChunk<'static, T, M>` per team chunk, a tuple when
+    /// there are several (as the host functor traits receive them). A
+    /// device space dispatches the kernel only over written objects with
+    /// the same [`DeviceWrites::Outputs`], so a kernel for `&mut f64`
+    /// never writes a View of `u8`.
+    type Outputs;
     /// The accumulator of a reduce kernel, the partial of a scan kernel,
     /// `()` for a for kernel.
     type Value;
@@ -404,10 +432,16 @@ impl<M: MemorySpace> SameMemorySpace<M> for M {}
 /// # Safety
 /// Every [`DeviceArg::Written`] or [`DeviceArg::Chunked`] that
 /// [`device_args`](Self::device_args) describes is memory the parts hold a
-/// unique borrow of, for as long as they live, and `covers` never
-/// answers true for a reach beyond what the parts hold (as for
+/// unique borrow of, for as long as they live, with its true element
+/// type (`Outputs` names it), and `covers` never answers true for a reach
+/// beyond what the parts hold (as for
 /// [`WriteParts`](crate::write::WriteParts)).
 pub unsafe trait DeviceWrites<I, M: MemorySpace> {
+    /// What a work item receives of these parts, with `'static` for the
+    /// borrow: `()`, `&'static mut T` for a View of `T`, `TeamChunk<'static,
+    /// T, M>` for team chunks, tuples of those. A kernel's
+    /// [`DeviceFunctor::Outputs`] must be the same type.
+    type Outputs;
     /// Whether every write index below `reach` has elements.
     fn covers(&self, reach: &I) -> bool;
     /// The written arguments, in order.
@@ -416,6 +450,7 @@ pub unsafe trait DeviceWrites<I, M: MemorySpace> {
 
 // SAFETY: describes nothing.
 unsafe impl<I, M: MemorySpace> DeviceWrites<I, M> for () {
+    type Outputs = ();
     fn covers(&self, _reach: &I) -> bool {
         true
     }
@@ -430,6 +465,7 @@ where
     V: MemorySpace + SameMemorySpace<M>,
     M: MemorySpace,
 {
+    type Outputs = &'static mut T;
     fn covers(&self, reach: &[usize; R]) -> bool {
         self.holds(reach)
     }
@@ -445,6 +481,7 @@ where
     V: MemorySpace + SameMemorySpace<M>,
     M: MemorySpace,
 {
+    type Outputs = &'static mut T;
     fn covers(&self, reach: &usize) -> bool {
         self.holds(&[*reach])
     }
@@ -458,6 +495,7 @@ macro_rules! device_writes_tuple {
         // SAFETY: each component keeps the promise for its own, disjoint,
         // borrow.
         unsafe impl<I, M: MemorySpace, $($w: DeviceWrites<I, M>),+> DeviceWrites<I, M> for ($($w,)+) {
+            type Outputs = ($($w::Outputs,)+);
             fn covers(&self, reach: &I) -> bool {
                 $(self.$i.covers(reach))&&+
             }
@@ -502,7 +540,7 @@ pub fn view_arg_of<S: Storage, const R: usize, L: Layout>(v: &ViewBase<S, R, L>)
 /// let a = h.atomic().unwrap();
 /// assert!(matches!(atomic_arg_of(&a), DeviceArg::Atomic(v) if v.label == "h" && v.extents == [4]));
 /// ```
-pub fn atomic_arg_of<'a, T: Atomic, const R: usize, M: MemorySpace>(
+pub fn atomic_arg_of<'a, T: Atomic + super::DeviceAtomic, const R: usize, M: MemorySpace>(
     v: &'a AtomicView<'_, T, R, M>,
 ) -> DeviceArg<'a> {
     let map = v.mapping();

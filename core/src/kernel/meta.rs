@@ -117,6 +117,11 @@ pub enum KernelPattern {
 
 /// A `#[device]` item (helper function, constant, struct or custom
 /// reducer): C++ source plus the items it uses.
+///
+/// Its C++ text is pasted into every translation unit that uses it, so
+/// only `#[device]` (and granule's own tests, through the `unsafe`
+/// [`DeviceFn::new`]) make one: the fields are readable, but a private
+/// field keeps safe code from building the struct.
 #[derive(Debug, PartialEq, Eq)]
 pub struct DeviceFn {
     /// The function's name.
@@ -125,17 +130,64 @@ pub struct DeviceFn {
     pub source: &'static str,
     /// Helpers it calls, emitted before it.
     pub deps: &'static [&'static DeviceFn],
+    _trusted: Trusted,
 }
+
+impl DeviceFn {
+    /// A device item from its parts.
+    ///
+    /// # Safety
+    /// `source` is trusted device code: it is compiled into translation
+    /// units that run with the process's (or the GPU's) full access. It
+    /// must be the translation of a Rust item that safe Rust could run on
+    /// the host with the same effects (as `#[device]` makes it): it
+    /// defines `name` (and nothing another item defines), reads and
+    /// writes only through its parameters as the subset allows, and every
+    /// type it names is the one the Rust item has. `deps` are the items it
+    /// uses.
+    ///
+    /// ```
+    /// use granule_core::kernel::DeviceFn;
+    /// // SAFETY: a pure function of its argument, defining only `twice`.
+    /// static TWICE: DeviceFn = unsafe {
+    ///     DeviceFn::new("twice", "__device__ granule::f64 twice(granule::f64 x) { return 2.0 * x; }\n", &[])
+    /// };
+    /// assert_eq!(TWICE.name, "twice");
+    /// ```
+    pub const unsafe fn new(
+        name: &'static str,
+        source: &'static str,
+        deps: &'static [&'static DeviceFn],
+    ) -> Self {
+        DeviceFn {
+            name,
+            source,
+            deps,
+            _trusted: Trusted(()),
+        }
+    }
+}
+
+/// What a team kernel's writes need of its launch on a device, decided by
+/// the translator (`#[kernel]`'s team write model): `None` when the
+/// kernel is race-free for every team size and vector length.
+pub type LaneNeed = Option<&'static str>;
 
 /// A `#[kernel]` function as the device sees it.
 ///
+/// Only `#[kernel]` (and granule's own tests, through the `unsafe`
+/// [`DeviceKernel::new`]) make one: its `source` is pasted into a
+/// translation unit and run, so a private field keeps safe code from
+/// building the struct or changing a copy.
+///
 /// ```
 /// use granule_core::kernel::{DeviceKernel, KernelPattern};
-/// static NOP: DeviceKernel = DeviceKernel {
-///     name: "nop", pattern: KernelPattern::For, generics: &[], params: &[],
-///     source: "__device__ void nop() {}\n", deps: &[],
+/// // SAFETY: an empty function that touches nothing.
+/// static NOP: DeviceKernel = unsafe {
+///     DeviceKernel::new("nop", KernelPattern::For, &[], &[], "__device__ void nop() {}\n", &[])
 /// };
 /// assert_eq!(NOP.name, "nop");
+/// assert_eq!(NOP.one_lane, None);
 /// ```
 #[derive(Debug)]
 pub struct DeviceKernel {
@@ -151,4 +203,69 @@ pub struct DeviceKernel {
     pub source: &'static str,
     /// `#[device]` helpers it calls.
     pub deps: &'static [&'static DeviceFn],
+    /// For a team kernel that writes memory its thread's vector lanes
+    /// share outside a construct that divides it among them: why (the
+    /// first such write, with its line), so that a device runs it only
+    /// with `vector_length == 1`.
+    pub one_lane: LaneNeed,
+    _trusted: Trusted,
 }
+
+impl DeviceKernel {
+    /// A kernel description with no launch need (see
+    /// [`DeviceKernel::with_one_lane`]).
+    ///
+    /// # Safety
+    /// `source` is trusted device code (see [`DeviceFn::new`]): the
+    /// translation of a Rust kernel that safe Rust could run on the host,
+    /// defining the `__device__` function `name` whose parameters are
+    /// exactly `params` (roles, C++ types, order) and which writes only
+    /// what the write model gives it (its `&mut` elements, the parts its
+    /// chunk maps give its thread, scratch in the ways the translator
+    /// checks, atomic Views). Every type the text names is the Rust type
+    /// the kernel's signature has. `generics` are its template parameters
+    /// and `deps` the items it uses.
+    pub const unsafe fn new(
+        name: &'static str,
+        pattern: KernelPattern,
+        generics: &'static [&'static str],
+        params: &'static [Param],
+        source: &'static str,
+        deps: &'static [&'static DeviceFn],
+    ) -> Self {
+        DeviceKernel {
+            name,
+            pattern,
+            generics,
+            params,
+            source,
+            deps,
+            one_lane: None,
+            _trusted: Trusted(()),
+        }
+    }
+
+    /// The same kernel, whose writes are race-free only with one vector
+    /// lane per team thread, for `reason`.
+    ///
+    /// ```
+    /// use granule_core::kernel::{DeviceKernel, KernelPattern};
+    /// // SAFETY: an empty function that touches nothing.
+    /// static K: DeviceKernel = unsafe {
+    ///     DeviceKernel::new("k", KernelPattern::For, &[], &[], "__device__ void k() {}\n", &[])
+    /// }
+    /// .with_one_lane("line 3 writes thread scratch");
+    /// assert_eq!(K.one_lane, Some("line 3 writes thread scratch"));
+    /// ```
+    pub const fn with_one_lane(self, reason: &'static str) -> Self {
+        DeviceKernel {
+            one_lane: Some(reason),
+            ..self
+        }
+    }
+}
+
+/// The private field of trusted descriptions: it makes their struct
+/// literals (and functional updates) impossible outside this module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Trusted(());

@@ -191,31 +191,43 @@ fn tuple_fields(t: &str) -> Option<Vec<&str>> {
 /// use granule_core::reducer::{Max, Sum};
 /// assert_eq!(<(Sum, Max)>::DEVICE, ReducerOp::Tuple(&[ReducerOp::Sum, ReducerOp::Max]));
 /// ```
+///
+/// # Safety
+/// `DEVICE` reduces values of the same type, with the same identity and
+/// join, as the host reducer: a device's drivers size their buffers and
+/// combine partial results by it, and the host reads the result as the
+/// host reducer's value.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no device counterpart, so a device space cannot reduce with it",
     note = "use a built-in reducer, a tuple of them, or a custom reducer written as `#[device] impl Reducer<T> for R`"
 )]
-pub trait DeviceReduction {
+pub unsafe trait DeviceReduction {
     /// The reducer the device drivers run.
     const DEVICE: ReducerOp;
 }
 
 macro_rules! builtin_reduction {
     ($($r:ident),*) => { $(
-        impl DeviceReduction for crate::reducer::$r {
+        // SAFETY: the header's reducer of the same name has the host
+        // reducer's identity and join (granule.cuh, "reducers").
+        unsafe impl DeviceReduction for crate::reducer::$r {
             const DEVICE: ReducerOp = ReducerOp::$r;
         }
     )* };
 }
 builtin_reduction!(Sum, Prod, Min, Max, LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, MinMaxLoc, MinMax);
 
-impl<R: super::DeviceReducer> DeviceReduction for R {
+// SAFETY: `DeviceReducer`'s contract: its struct is the translation of
+// the host reducer's own methods.
+unsafe impl<R: super::DeviceReducer> DeviceReduction for R {
     const DEVICE: ReducerOp = ReducerOp::Custom(R::DEVICE);
 }
 
 macro_rules! tuple_reduction {
     ($($r:ident),+) => {
-        impl<$($r: DeviceReduction),+> DeviceReduction for ($($r,)+) {
+        // SAFETY: the header's `Reducers<..>` reduces field k with
+        // reducer k, as the host's tuple of reducers does.
+        unsafe impl<$($r: DeviceReduction),+> DeviceReduction for ($($r,)+) {
             const DEVICE: ReducerOp = ReducerOp::Tuple(&[$($r::DEVICE),+]);
         }
     };

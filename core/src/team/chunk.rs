@@ -123,21 +123,32 @@ unsafe impl<'w, T: Pod, M: ChunkMap, Sp: MemorySpace> Writes<LeagueIndex>
 /// use granule_views::chunk::MapContinuousLinear;
 /// assert_eq!(MapContinuousLinear::new(8).device_words(), [8]);
 /// ```
-pub trait DeviceMap: ChunkMap {
+///
+/// # Safety
+/// The device's map `DEVICE`, built from `device_words`, gives every
+/// (local index, thread) exactly the global index this map gives on the
+/// host (`backends/cuda/tests/chunk_maps.rs` checks the provided maps
+/// element by element), so the device's parts are the host's disjoint
+/// parts.
+pub unsafe trait DeviceMap: ChunkMap + 'static {
     /// Which device map it is.
     const DEVICE: DeviceChunkMap;
     /// The device struct's fields, in order.
     fn device_words(&self) -> Vec<u64>;
 }
 
-impl DeviceMap for MapContinuousLinear {
+// SAFETY: the header's MapContinuousLinear computes `t.id * width + k`
+// for `k < width`, with the host's overflow checks.
+unsafe impl DeviceMap for MapContinuousLinear {
     const DEVICE: DeviceChunkMap = DeviceChunkMap::ContinuousLinear;
     fn device_words(&self) -> Vec<u64> {
         vec![self.width() as u64]
     }
 }
 
-impl DeviceMap for MapIdentity {
+// SAFETY: the header's MapIdentity gives `k` in a scope of one thread
+// and nothing otherwise, as `map` above does.
+unsafe impl DeviceMap for MapIdentity {
     const DEVICE: DeviceChunkMap = DeviceChunkMap::Identity;
     fn device_words(&self) -> Vec<u64> {
         Vec::new()
@@ -155,6 +166,7 @@ where
     Sp: MemorySpace + SameMemorySpace<Run>,
     Run: MemorySpace,
 {
+    type Outputs = TeamChunk<'static, T, M>;
     fn covers(&self, reach: &LeagueIndex) -> bool {
         reach.size <= self.threads()
     }

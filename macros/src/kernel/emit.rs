@@ -166,18 +166,23 @@ fn kernel_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     let vis = &f.vis;
     let glue = host::glue(&f, &t.params, pattern, &krate, &stat);
     let pat = format_ident!("{}", pattern.rust_variant());
+    let one_lane = t.one_lane.as_ref().map(|why| quote!(.with_one_lane(#why)));
     Ok(quote! {
         #glue
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
-        #vis static #stat: #krate::kernel::DeviceKernel = #krate::kernel::DeviceKernel {
-            name: #name,
-            pattern: #krate::kernel::KernelPattern::#pat,
-            generics: &[#(#generics),*],
-            params: &[#(#params),*],
-            source: #source,
-            deps: &[#(#deps),*],
-        };
+        // SAFETY: `#[kernel]` translated `source` from the function above
+        // and described its parameters; `deps` are its `#[device]` items.
+        #vis static #stat: #krate::kernel::DeviceKernel = unsafe {
+            #krate::kernel::DeviceKernel::new(
+                #name,
+                #krate::kernel::KernelPattern::#pat,
+                &[#(#generics),*],
+                &[#(#params),*],
+                #source,
+                &[#(#deps),*],
+            )
+        } #one_lane;
     })
 }
 
@@ -214,7 +219,9 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
                 let ident = format_ident!("{}", t.name, span = imp.self_ty.span());
                 let (self_ty, stat) = (&imp.self_ty, hidden("DEVICE", &ident));
                 let impls = quote! {
-                    impl #krate::kernel::DeviceReducer for #self_ty {
+                    // SAFETY: the static is the translation of this impl's
+                    // methods, made by `#[device]`.
+                    unsafe impl #krate::kernel::DeviceReducer for #self_ty {
                         const DEVICE: &'static #krate::kernel::DeviceFn = &#stat;
                     }
                 };
@@ -233,10 +240,10 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
         #impls
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
-        #vis static #stat: #krate::kernel::DeviceFn = #krate::kernel::DeviceFn {
-            name: #name,
-            source: #source,
-            deps: &[#(#deps),*],
+        // SAFETY: `#[device]` translated `source` from the item above;
+        // `deps` are the `#[device]` items it uses.
+        #vis static #stat: #krate::kernel::DeviceFn = unsafe {
+            #krate::kernel::DeviceFn::new(#name, #source, &[#(#deps),*])
         };
     })
 }
@@ -280,7 +287,9 @@ fn struct_impls(krate: &syn::Path, s: &syn::ItemStruct) -> TokenStream {
                 *self = value
             }
         }
-        impl #krate::kernel::DeviceStruct for #ident {
+        // SAFETY: `#[device]` made the struct `#[repr(C)]` and its static
+        // is the C++ struct of the same fields in the same order.
+        unsafe impl #krate::kernel::DeviceStruct for #ident {
             const DEVICE: &'static #krate::kernel::DeviceFn = &#stat;
         }
     }

@@ -273,6 +273,57 @@ fn capture_arg(rt: &TokenStream, a: &Arg) -> TokenStream {
     }
 }
 
+/// The work index as `DeviceFunctor::Index` names it.
+fn device_index(rt: &TokenStream, first: &Arg) -> TokenStream {
+    match first.kind {
+        Kind::Team => quote!(#rt::TeamMember),
+        Kind::MdIndex { rank } => {
+            let r = usize::from(*rank);
+            quote!([::core::primitive::usize; #r])
+        }
+        _ => quote!(::core::primitive::usize),
+    }
+}
+
+/// What one work item writes, as `DeviceFunctor::Outputs` names it: the
+/// `&mut` elements and team chunks with `'static` borrows (a scan's
+/// partial and a reduction's accumulator are bound by the driver, not
+/// written through the call's Views).
+fn device_outputs(pattern: Pattern, outs: &[&Arg]) -> TokenStream {
+    let written = match pattern {
+        Pattern::For => outs,
+        Pattern::Scan => &outs[..outs.len().saturating_sub(1)],
+        Pattern::Reduce => &[],
+    };
+    let st = syn::Lifetime::new("'static", Span::call_site());
+    let tys: Vec<syn::Type> = written.iter().map(|a| named(a.ty, st.clone())).collect();
+    match tys.as_slice() {
+        [one] => quote!(#one),
+        many => quote!((#(#many,)*)),
+    }
+}
+
+/// The generic parameters that are the elements of atomic Views: the
+/// device has atomics of 32 and 64 bits only, so they must be
+/// `DeviceAtomic`.
+fn atomic_generics<'a>(args: &'a [Arg], params: &'a [Param]) -> Vec<syn::Ident> {
+    let mut out: Vec<syn::Ident> = Vec::new();
+    for (a, p) in args.iter().zip(params) {
+        if matches!(a.kind, Kind::Atomic { .. }) && !out.iter().any(|g| g == p.elem.as_str()) {
+            if let Some(g) = generic_elem(&p.elem) {
+                out.push(g);
+            }
+        }
+    }
+    out
+}
+
+/// A parameter's element type if it is a generic parameter (its C++
+/// spelling is the parameter's name, not a `granule::` scalar).
+fn generic_elem(cpp: &str) -> Option<syn::Ident> {
+    (!cpp.contains(':') && cpp != "bool").then(|| syn::Ident::new(cpp, Span::call_site()))
+}
+
 /// The accumulator (reduce) or partial (scan) type, `()` for a for kernel.
 fn value_type(pattern: Pattern, outs: &[&Arg]) -> TokenStream {
     match (pattern, outs.last()) {
@@ -373,6 +424,11 @@ pub fn glue(
     });
     let capture_args = caps.iter().map(|a| capture_arg(&rt, a));
     let value = value_type(pattern, &outs);
+    let dev_index = device_index(&rt, &args[0]);
+    let dev_outputs = device_outputs(pattern, &outs);
+    let atomic_bounds = atomic_generics(&args, params)
+        .into_iter()
+        .map(|g| quote!(#g: #kapi::DeviceAtomic,));
 
     // The body, unchanged, as `name::body`: user attributes (docs, lints)
     // stay with it and with the constructor.
@@ -423,13 +479,20 @@ pub fn glue(
             }
         }
 
-        impl #s_impl #kapi::KernelSource for #s_name #s_where {
+        // SAFETY: the static is this kernel's translation, made by
+        // `#[kernel]` from the body above.
+        unsafe impl #s_impl #kapi::KernelSource for #s_name #s_where {
             const KERNEL: &'static #kapi::DeviceKernel = &#stat;
         }
 
-        impl #d_impl #kapi::DeviceFunctor<#run> for #s_name
-        where #where_preds #same_space #(#tparams: #kapi::DeviceScalar + #kapi::DeviceValue,)*
+        // SAFETY: `captures` lists the captured fields in the kernel's
+        // parameter order, the types are the generic arguments' device
+        // spellings, and Index/Outputs/Value are the signature's.
+        unsafe impl #d_impl #kapi::DeviceFunctor<#run> for #s_name
+        where #where_preds #same_space #(#tparams: #kapi::DeviceScalar + #kapi::DeviceValue,)* #(#atomic_bounds)*
         {
+            type Index = #dev_index;
+            type Outputs = #dev_outputs;
             type Value = #value;
             const TYPES: &'static [&'static str] = &[#(<#tparams as #kapi::DeviceScalar>::CPP),*];
             fn captures(&self) -> ::std::vec::Vec<#kapi::DeviceArg<'_>> {

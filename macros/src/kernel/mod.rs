@@ -53,6 +53,8 @@ pub struct Translated {
     pub deps: Vec<syn::Path>,
     /// `#[device] struct`s used, as written at the use.
     pub struct_deps: Vec<syn::Path>,
+    /// For a team kernel: why its writes need one vector lane per thread.
+    pub one_lane: Option<String>,
 }
 
 fn template_line(generics: &[String]) -> String {
@@ -232,5 +234,6 @@ fn finish(
         source,
         deps: cx.deps,
         struct_deps: cx.struct_deps,
+        one_lane: None,
     }
 }

@@ -84,7 +84,8 @@ impl Instance {
     /// ```
     /// # use granule_cuda::codegen::{Instance, Pattern};
     /// # use granule_cuda::kernel::DeviceKernel;
-    /// static K: DeviceKernel = DeviceKernel { name: "k", pattern: granule_cuda::kernel::KernelPattern::For, generics: &[], params: &[], source: "", deps: &[] };
+    /// // SAFETY: a kernel with no parameters and no code.
+    /// static K: DeviceKernel = unsafe { DeviceKernel::new("k", granule_cuda::kernel::KernelPattern::For, &[], &[], "", &[]) };
     /// assert_eq!(Instance::new(&K, Pattern::Team, &[]).entry(), "granule_team_k");
     /// ```
     pub fn new(

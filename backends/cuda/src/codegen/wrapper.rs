@@ -2,7 +2,7 @@
 
 use super::workspace::{reduce_tail, scan_tail};
 use super::{CodegenError, Instance, Pattern};
-use crate::kernel::{Param, ParamKind};
+use crate::kernel::{Param, ParamKind, DEVICE_SCALARS};
 
 /// The policy a kernel runs under, from its first parameter.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -104,6 +104,19 @@ fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, St
     })
 }
 
+/// A device scalar's spelling, or `granule::Tuple<..>` of them.
+fn is_device_type(t: &str) -> bool {
+    let tuple = t
+        .strip_prefix("granule::Tuple<")
+        .and_then(|r| r.strip_suffix('>'));
+    match tuple {
+        Some(fields) => fields
+            .split(',')
+            .all(|f| DEVICE_SCALARS.contains(&f.trim())),
+        None => DEVICE_SCALARS.contains(&t),
+    }
+}
+
 /// `(entry name, C++ text)`.
 pub(super) fn entry_point(inst: &Instance) -> Result<(String, String), CodegenError> {
     let k = inst.kernel;
@@ -116,6 +129,15 @@ pub(super) fn entry_point(inst: &Instance) -> Result<(String, String), CodegenEr
             "{} template arguments given, {} expected",
             inst.types.len(),
             k.generics.len()
+        )));
+    }
+    // Template arguments are pasted into the entry point: only the
+    // device header's scalar types (and its tuples of them) may stand there.
+    if let Some(bad) = inst.types.iter().find(|t| !is_device_type(t)) {
+        return Err(err(format!(
+            "template argument `{bad}` is not a device scalar type (one of {}) or a \
+             `granule::Tuple` of them",
+            DEVICE_SCALARS.join(", ")
         )));
     }
     let subst = |cpp: &str| -> String {
@@ -238,4 +260,51 @@ fn bind_params(
         }
     }
     (decl, args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::{DeviceKernel, KernelPattern};
+
+    // SAFETY: the source defines the generic `k` its parameters describe
+    // and writes only its output.
+    static K: DeviceKernel = unsafe {
+        DeviceKernel::new(
+            "k",
+            KernelPattern::For,
+            &["T"],
+            &[
+                Param {
+                    name: "i",
+                    kind: ParamKind::Index,
+                    cpp: "granule::usize",
+                },
+                Param {
+                    name: "y",
+                    kind: ParamKind::Out,
+                    cpp: "T",
+                },
+            ],
+            "template <class T> __device__ void k(granule::usize i, T& y) { y = (T)i; }\n",
+            &[],
+        )
+    };
+
+    #[test]
+    fn template_arguments_are_device_scalars_only() {
+        let ok = Instance::new(&K, Pattern::For, &["granule::u16"]);
+        assert!(entry_point(&ok).is_ok());
+        let pair = Instance::new(&K, Pattern::For, &["granule::Tuple<granule::f32, bool>"]);
+        assert!(entry_point(&pair).is_ok());
+        let nested = Instance::new(&K, Pattern::For, &["granule::Tuple<granule::f32, X>"]);
+        assert!(entry_point(&nested).is_err());
+        let forged = Instance::new(
+            &K,
+            Pattern::For,
+            &["int>(granule::usize, int&); } void evil() { /* */ } template <class X"],
+        );
+        let e = entry_point(&forged).unwrap_err();
+        assert!(e.message.contains("is not a device scalar type"), "{e}");
+    }
 }

@@ -18,17 +18,18 @@
 //! use granule_cuda::emu::EmuDevice;
 //! # use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
 //! # use granule_cuda::kernel::{DeviceKernel, KernelPattern, Param, ParamKind};
-//! # static FILL: DeviceKernel = DeviceKernel {
-//! #     name: "fill",
-//! #     pattern: KernelPattern::For,
-//! #     generics: &[],
-//! #     params: &[
+//! # // SAFETY: the source defines `fill` with the parameters listed.
+//! # static FILL: DeviceKernel = unsafe { DeviceKernel::new(
+//! #     "fill",
+//! #     KernelPattern::For,
+//! #     &[],
+//! #     &[
 //! #         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
 //! #         Param { name: "y", kind: ParamKind::Out, cpp: "granule::u32" },
 //! #     ],
-//! #     source: "__device__ void fill(granule::usize i, granule::u32& y) { y = (granule::u32)i * 3u; }\n",
-//! #     deps: &[],
-//! # };
+//! #     "__device__ void fill(granule::usize i, granule::u32& y) { y = (granule::u32)i * 3u; }\n",
+//! #     &[],
+//! # ) };
 //! // `fill` is the `#[kernel] fn fill(i: usize, y: &mut u32)` of lib.rs's example.
 //! let unit = TranslationUnit::new(&[Instance::new(&FILL, Pattern::For, &[])]).unwrap();
 //! let dev = EmuDevice::new().unwrap();

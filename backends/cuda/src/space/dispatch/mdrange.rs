@@ -48,7 +48,8 @@ fn md_head<const R: usize>(
 impl<W, F, const R: usize> ParallelForImpl<MDRangePolicy<'_, Cuda, R>, W, F> for Cuda
 where
     W: DeviceWrites<[usize; R], CudaSpace>,
-    F: KernelSource + DeviceFunctor<CudaSpace>,
+    F: KernelSource
+        + DeviceFunctor<CudaSpace, Index = [usize; R], Outputs = W::Outputs, Value = ()>,
 {
     unsafe fn parallel_for_impl(
         &self,
@@ -74,7 +75,7 @@ impl<T, Rd, F, const R: usize> ParallelReduceImpl<MDRangePolicy<'_, Cuda, R>, T,
 where
     T: DeviceValue,
     Rd: Reducer<T> + DeviceReduction,
-    F: KernelSource + DeviceFunctor<CudaSpace, Value = T>,
+    F: KernelSource + DeviceFunctor<CudaSpace, Index = [usize; R], Outputs = (), Value = T>,
 {
     fn parallel_reduce_impl(
         &self,

@@ -20,7 +20,7 @@ fn range_head(l: &mut Launch<'_>, policy: &RangePolicy<'_, Cuda>) {
 impl<W, F> ParallelForImpl<RangePolicy<'_, Cuda>, W, F> for Cuda
 where
     W: DeviceWrites<usize, CudaSpace>,
-    F: KernelSource + DeviceFunctor<CudaSpace>,
+    F: KernelSource + DeviceFunctor<CudaSpace, Index = usize, Outputs = W::Outputs, Value = ()>,
 {
     unsafe fn parallel_for_impl(
         &self,
@@ -47,7 +47,7 @@ impl<T, R, F> ParallelReduceImpl<RangePolicy<'_, Cuda>, T, R, F> for Cuda
 where
     T: DeviceValue,
     R: Reducer<T> + DeviceReduction,
-    F: KernelSource + DeviceFunctor<CudaSpace, Value = T>,
+    F: KernelSource + DeviceFunctor<CudaSpace, Index = usize, Outputs = (), Value = T>,
 {
     fn parallel_reduce_impl(
         &self,
@@ -84,7 +84,7 @@ where
     W: DeviceWrites<usize, CudaSpace>,
     T: DeviceValue,
     R: Reducer<T> + DeviceReduction,
-    F: KernelSource + DeviceFunctor<CudaSpace, Value = T>,
+    F: KernelSource + DeviceFunctor<CudaSpace, Index = usize, Outputs = W::Outputs, Value = T>,
 {
     unsafe fn parallel_scan_impl(
         &self,

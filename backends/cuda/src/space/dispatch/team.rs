@@ -12,7 +12,7 @@ use crate::kernel::{DeviceFunctor, DeviceReduction, DeviceValue, DeviceWrites, K
 use crate::space::{Cuda, CudaSpace};
 use granule_core::pattern::{ParallelForImpl, ParallelReduceImpl};
 use granule_core::reducer::Reducer;
-use granule_core::team::LeagueIndex;
+use granule_core::team::{LeagueIndex, TeamMember};
 use granule_core::{Policy, TeamPolicy};
 
 /// `x` rounded up to 16 bytes, as the device header's `round16`.
@@ -97,7 +97,8 @@ fn team_head(l: &mut Launch<'_>, cuda: &Cuda, policy: &TeamPolicy<'_, Cuda>) -> 
 impl<W, F> ParallelForImpl<TeamPolicy<'_, Cuda>, W, F> for Cuda
 where
     W: DeviceWrites<LeagueIndex, CudaSpace>,
-    F: KernelSource + DeviceFunctor<CudaSpace>,
+    F: KernelSource
+        + DeviceFunctor<CudaSpace, Index = TeamMember, Outputs = W::Outputs, Value = ()>,
 {
     unsafe fn parallel_for_impl(
         &self,
@@ -124,7 +125,7 @@ impl<T, R, F> ParallelReduceImpl<TeamPolicy<'_, Cuda>, T, R, F> for Cuda
 where
     T: DeviceValue,
     R: Reducer<T> + DeviceReduction,
-    F: KernelSource + DeviceFunctor<CudaSpace, Value = T>,
+    F: KernelSource + DeviceFunctor<CudaSpace, Index = TeamMember, Outputs = (), Value = T>,
 {
     fn parallel_reduce_impl(
         &self,
