@@ -2,6 +2,7 @@
 //! itself, unchanged (for the host), and a hidden static describing it for
 //! the device (see README.md).
 
+use super::canon::Checks;
 use super::reducer::translate_reducer;
 use super::sig::Kind;
 use super::structs::{add_repr_c, translate_struct};
@@ -167,8 +168,10 @@ fn kernel_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     let glue = host::glue(&f, &t.params, pattern, &krate, &stat);
     let pat = format_ident!("{}", pattern.rust_variant());
     let one_lane = t.one_lane.as_ref().map(|why| quote!(.with_one_lane(#why)));
+    let types = fn_type_checks(&f, &krate, generics);
     Ok(quote! {
         #glue
+        #types
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         // SAFETY: `#[kernel]` translated `source` from the function above
@@ -201,24 +204,41 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
         match parsed {
             syn::Item::Fn(mut f) => {
                 let t = translate_device(&f)?;
+                let types = fn_type_checks(&f, &krate, &t.generics);
                 f.attrs.push(syn::parse_quote!(#[inline(always)]));
-                (t, f.sig.ident.clone(), f.vis.clone(), quote!(#f), quote!())
+                (t, f.sig.ident.clone(), f.vis.clone(), quote!(#f), types)
             }
             syn::Item::Const(c) => {
                 let t = translate_const(&c)?;
-                (t, c.ident.clone(), c.vis.clone(), quote!(#c), quote!())
+                let mut checks = Checks::new(&krate, &[]);
+                checks.element(&c.ty);
+                let types = check_fn(&syn::Generics::default(), checks);
+                (t, c.ident.clone(), c.vis.clone(), quote!(#c), types)
             }
             syn::Item::Struct(mut s) => {
                 let t = translate_struct(&s)?;
                 add_repr_c(&mut s);
+                let mut checks = Checks::new(&krate, &[]);
+                for field in &s.fields {
+                    checks.element(&field.ty);
+                }
+                let types = check_fn(&syn::Generics::default(), checks);
                 let impls = struct_impls(&krate, &s);
-                (t, s.ident.clone(), s.vis.clone(), quote!(#s), impls)
+                (
+                    t,
+                    s.ident.clone(),
+                    s.vis.clone(),
+                    quote!(#s),
+                    quote!(#impls #types),
+                )
             }
             syn::Item::Impl(imp) => {
                 let t = translate_reducer(&imp)?;
                 let ident = format_ident!("{}", t.name, span = imp.self_ty.span());
                 let (self_ty, stat) = (&imp.self_ty, hidden("DEVICE", &ident));
+                let types = reducer_type_checks(&imp, &krate);
                 let impls = quote! {
+                    #types
                     // SAFETY: the static is the translation of this impl's
                     // methods, made by `#[device]`.
                     unsafe impl #krate::kernel::DeviceReducer for #self_ty {
@@ -246,6 +266,64 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
             #krate::kernel::DeviceFn::new(#name, #source, &[#(#deps),*])
         };
     })
+}
+
+/// The type checks (see `canon.rs`) of a kernel or `#[device]` function:
+/// its parameters, its result and every type its body names.
+fn fn_type_checks(f: &syn::ItemFn, krate: &syn::Path, generics: &[String]) -> TokenStream {
+    let mut checks = Checks::new(krate, generics);
+    for arg in &f.sig.inputs {
+        if let syn::FnArg::Typed(pt) = arg {
+            checks.ty(&pt.ty);
+        }
+    }
+    if let syn::ReturnType::Type(_, t) = &f.sig.output {
+        checks.ty(t);
+    }
+    checks.body(&f.block);
+    check_fn(&f.sig.generics, checks)
+}
+
+/// The type checks of `#[device] impl Reducer<T> for R`: `T` and the
+/// types its methods name.
+fn reducer_type_checks(imp: &syn::ItemImpl, krate: &syn::Path) -> TokenStream {
+    let mut checks = Checks::new(krate, &[]);
+    if let Some((_, path, _)) = &imp.trait_ {
+        if let Some(syn::PathArguments::AngleBracketed(a)) =
+            path.segments.last().map(|s| &s.arguments)
+        {
+            for arg in &a.args {
+                if let syn::GenericArgument::Type(t) = arg {
+                    checks.ty(t);
+                }
+            }
+        }
+    }
+    for item in &imp.items {
+        if let syn::ImplItem::Fn(f) = item {
+            checks.body(&f.block);
+        }
+    }
+    check_fn(&syn::Generics::default(), checks)
+}
+
+/// The checks as a function that is never called, in an anonymous
+/// `const` beside the item, so that names resolve as in the item.
+fn check_fn(generics: &syn::Generics, checks: Checks) -> TokenStream {
+    let stmts = checks.finish();
+    if stmts.is_empty() {
+        return quote!();
+    }
+    let (g, _, w) = generics.split_for_impl();
+    quote! {
+        #[allow(non_snake_case, clippy::extra_unused_type_parameters)]
+        const _: () = {
+            #[allow(dead_code)]
+            fn __granule_types #g () #w {
+                #(#stmts)*
+            }
+        };
+    }
 }
 
 /// A `#[device] struct`'s impls: `DeviceStruct`, pointing at its hidden

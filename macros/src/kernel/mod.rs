@@ -3,6 +3,7 @@
 
 mod assert;
 mod call;
+mod canon;
 mod cx;
 mod emit;
 mod errors;
