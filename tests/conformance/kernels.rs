@@ -463,10 +463,8 @@ pub fn scratch_views(m: &TeamMember, acc: &mut i64) {
     m.team_barrier();
     TeamVectorRange::new(m, 0..16).parallel_for(|i| t[i] = (m.league_rank() + i) as i64);
     u[3] = 2;
-    // Team scratch is shared: one thread writes it.
-    if m.team_rank() == 0 {
-        w[[9, 99]] = 1;
-    }
+    // Team scratch is shared: one executor of the team writes it.
+    single(PerTeam(m), || w[[9, 99]] = 1);
     assert!(m.team_scratch::<u8, 1>(1, 1).is_err());
     assert!(m.thread_scratch::<i32, 1>(0, 1).is_err());
     assert!(m.team_scratch::<u8, 2>(1, [0, 5]).is_ok());

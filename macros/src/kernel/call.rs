@@ -536,11 +536,28 @@ impl Cx {
             _ => return Err(unsupported(scope, "this `single` scope")),
         };
         let (lambda, ty) = self.lambda_value(&f.body)?;
-        let lambda = lambda
-            .strip_suffix("()")
-            .expect("lambda_value ends with its call")
-            .to_string();
-        Ok((format!("granule::single_per_{which}({team}, {lambda})"), ty))
+        let text = if ty == Ty::Unit {
+            // No value to hand out: the body runs as statements on the
+            // one executor.
+            let saved = self.frame;
+            self.frame = super::cx::Frame {
+                loops: 0,
+                in_value_block: true,
+            };
+            let body = self.closure_statements(&f.body);
+            self.frame = saved;
+            format!(
+                "granule::single_per_{which}_do({team}, [&]() {{\n{}}})",
+                body?
+            )
+        } else {
+            let lambda = lambda
+                .strip_suffix("()")
+                .expect("lambda_value ends with its call")
+                .to_string();
+            format!("granule::single_per_{which}({team}, {lambda})")
+        };
+        Ok((self.phase(c.func.span(), &team, text), ty))
     }
 
     pub fn call(&mut self, c: &syn::ExprCall) -> Result<(String, Ty)> {

@@ -2,6 +2,7 @@
 //! `#[device]` items a body refers to.
 
 use super::errors::{error_at, Result};
+use super::team_rules::TeamRules;
 use super::types::{Elem, Infer, Ty};
 use proc_macro2::Span;
 
@@ -35,6 +36,8 @@ pub struct Cx {
     pub frame: Frame,
     /// The kernel's or `#[device]` function's name, for assertion messages.
     pub fn_name: String,
+    /// A team kernel's write model: which constructs are phases.
+    pub team_rules: Option<TeamRules>,
     tmp: usize,
 }
 
@@ -49,6 +52,7 @@ impl Cx {
             ret: None,
             frame: Frame::default(),
             fn_name: String::new(),
+            team_rules: None,
             tmp: 0,
         }
     }
@@ -74,6 +78,24 @@ impl Cx {
             .flat_map(|s| s.iter().rev())
             .find(|(n, _)| n == name)
             .map(|(_, v)| v)
+    }
+
+    /// The C++ of a nested pattern or `single` at `at`, wrapped in the
+    /// synchronization its writes need (see `team_rules`): team barriers
+    /// around a construct that writes team scratch, a lane barrier around
+    /// one that writes a thread's memory.
+    pub fn phase(&self, at: Span, team: &str, text: String) -> String {
+        let Some(rules) = &self.team_rules else {
+            return text;
+        };
+        let k = super::team_rules::key(at);
+        if rules.team_phases.contains(&k) {
+            format!("granule::team_phase({team}, [&]() {{ return {text}; }})")
+        } else if rules.lane_phases.contains(&k) {
+            format!("granule::lane_phase([&]() {{ return {text}; }})")
+        } else {
+            text
+        }
     }
 
     /// A fresh C++ name for a hidden temporary.

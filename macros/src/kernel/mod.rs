@@ -14,6 +14,7 @@ mod reducer;
 mod sig;
 mod stmt;
 mod structs;
+mod team_rules;
 #[cfg(test)]
 mod tests;
 mod types;
@@ -101,7 +102,19 @@ pub fn translate_kernel(f: &syn::ItemFn, pattern: Pattern) -> Result<Translated>
         ));
     }
     check_shape(&mut params, pattern).map_err(|m| errors::error_at(f.sig.ident.span(), m))?;
+    // The write model's errors come after the translator's own, which
+    // say what is outside the subset (the model reads only the subset).
+    let rules = (params[0].kind == Kind::Team).then(|| team_rules::check(f));
+    let rules = match rules {
+        Some(Err(e)) => Err(e),
+        Some(Ok(r)) => {
+            cx.team_rules = Some(r);
+            Ok(())
+        }
+        None => Ok(()),
+    };
     let body = cx.block_stmts(&f.block, 1)?;
+    rules?;
     let decls: Vec<&str> = params.iter().map(|p| p.decl.as_str()).collect();
     let name = f.sig.ident.to_string();
     let text = format!(
@@ -228,6 +241,7 @@ fn finish(
     text: &str,
 ) -> Translated {
     let source = cx.infer.finish(text);
+    let one_lane = cx.team_rules.and_then(|r| r.one_lane);
     Translated {
         name,
         generics,
@@ -235,6 +249,6 @@ fn finish(
         source,
         deps: cx.deps,
         struct_deps: cx.struct_deps,
-        one_lane: None,
+        one_lane,
     }
 }

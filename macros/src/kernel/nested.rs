@@ -101,6 +101,7 @@ impl Cx {
         };
         let args: Vec<&Expr> = m.args.iter().collect();
         let at = m.method.span();
+        let team = range.team.clone();
         let r = match (method.as_str(), args.as_slice()) {
             ("parallel_for", [Expr::Closure(f)]) => {
                 let lambda = self.closure(f, &[None])?;
@@ -135,7 +136,8 @@ impl Cx {
                 ));
             }
         };
-        Ok(Some(r))
+        let (text, ty) = r;
+        Ok(Some((self.phase(at, &team, text), ty)))
     }
 
     /// A nested reduction or scan: the accumulator type from the closure's
@@ -285,6 +287,11 @@ impl Cx {
         self.frame = saved;
         self.pop();
         Ok(format!("[&]({}) {{\n{}}}", params.join(", "), body?))
+    }
+
+    /// A closure's body as statements (its value, if any, dropped).
+    pub(super) fn closure_statements(&mut self, body: &Expr) -> Result<String> {
+        self.closure_body(body)
     }
 
     fn closure_body(&mut self, body: &Expr) -> Result<String> {

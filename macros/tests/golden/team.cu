@@ -3,9 +3,9 @@ __device__ void rows(const granule::TeamMember& team, granule::View<const granul
   const granule::usize row = team.league_rank();
   const granule::usize n = x.extent(0ull);
   const auto cache = team.team_scratch<granule::f64, 1>(0ull, n);
-  granule::team_thread_for(team, 0ull, n, [&](granule::usize j) {
+  granule::team_phase(team, [&]() { return granule::team_thread_for(team, 0ull, n, [&](granule::usize j) {
   cache(j) = x(j);
-});
+}); });
   team.team_barrier();
   const granule::f64 sum = granule::team_thread_reduce<granule::Sum<granule::f64>, granule::f64>(team, 0ull, a.extent(1ull), [&](granule::usize j, granule::f64& acc) {
   const granule::f64 inner = granule::thread_vector_reduce<granule::Sum<granule::f64>, granule::f64>(team, 0ull, 4ull, [&](granule::usize v, granule::f64& part) {

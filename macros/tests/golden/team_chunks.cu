@@ -1,7 +1,17 @@
+// read_rows
+__device__ void read_rows(const granule::TeamMember& m, granule::AtomicView<granule::u64, 1> g, granule::TeamChunk<granule::u64, granule::MapContinuousLinear> row) {
+  const granule::u64 first = granule::single_per_team(m, [&]() {
+  return (row(0ull) + 1ull);
+});
+  granule::single_per_team_do(m, [&]() {
+  granule::atomic_fetch_add(g.at(0ull), first);
+});
+}
+
 // chunk_rows
 __device__ void chunk_rows(const granule::TeamMember& m, granule::usize n, granule::AtomicView<granule::u64, 1> g, granule::TeamChunk<granule::u64, granule::MapContinuousLinear> row) {
   const granule::u64 first = granule::single_per_team(m, [&]() {
-  return (row(0ull) + 1ull);
+  return (((granule::u64)(m.league_rank())) + 1ull);
 });
   const auto mine = row.chunk_mut(granule::MapIdentity{}, m.thread_ids());
   const granule::u64 lane = granule::single_per_thread(m, [&]() {

@@ -1,9 +1,16 @@
 // Team chunk outputs: the team's part of a chunked View (read-only), the
 // thread's part from `chunk_mut(..).unwrap()` (writable); `single`,
-// `team_scan` and `team_scan_global`.
+// `team_scan` and `team_scan_global`. A team reads its part or divides it
+// among its threads, not both.
+#[kernel]
+fn read_rows(m: &TeamMember, g: &AtomicView<'_, u64, 1>, row: TeamChunk<u64>) {
+    let first = single(PerTeam(m), || row[0] + 1);
+    single(PerTeam(m), || g.add(0, first));
+}
+
 #[kernel]
 fn chunk_rows(m: &TeamMember, n: usize, g: &AtomicView<'_, u64, 1>, mut row: TeamChunk<u64>) {
-    let first = single(PerTeam(m), || row[0] + 1);
+    let first = single(PerTeam(m), || m.league_rank() as u64 + 1);
     let mut mine = row.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
     let lane = single(PerThread(m), || {
         let t = m.team_rank() as u64;

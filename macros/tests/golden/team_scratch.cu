@@ -10,12 +10,12 @@ __device__ void staged(const granule::TeamMember& team, granule::View<const gran
     flags(7ull) = 1u;
   }
   const bool spills = !team.team_scratch_fits<granule::f64, 2>(0ull, rows, cols);
-  granule::team_thread_for(team, 0ull, rows, [&](granule::usize r) {
-  granule::thread_vector_for(team, 0ull, cols, [&](granule::usize c) {
+  granule::team_phase(team, [&]() { return granule::team_thread_for(team, 0ull, rows, [&](granule::usize r) {
+  granule::lane_phase([&]() { return granule::thread_vector_for(team, 0ull, cols, [&](granule::usize c) {
   tile(r, c) = x(r, c);
   mine(c) += x(r, c);
-});
-});
+}); });
+}); });
   team.team_barrier();
   if (spills) {
     granule::atomic_fetch_add(out.at(team.league_rank()), (tile((rows - 1ull), (cols - 1ull)) + mine(0ull)));

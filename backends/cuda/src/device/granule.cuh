@@ -1199,6 +1199,42 @@ template <class F> __device__ auto single_per_thread(const TeamMember&, F f) -> 
   return shuffle_words(v, [&](u32 word) { return __shfl_sync(group, word, 0, width); });
 }
 
+// `single(PerTeam(m), || { .. })` and `single(PerThread(m), || { .. })`
+// with no value: the body runs on team thread 0's lane 0, or on lane 0 of
+// each team thread. When the body writes shared memory, the translator
+// wraps the call in a phase (below), which orders it with the rest.
+template <class F> __device__ __forceinline__ void single_per_team_do(const TeamMember&, F f) {
+  if (flat_thread() == 0) f();
+}
+template <class F> __device__ __forceinline__ void single_per_thread_do(const TeamMember&, F f) {
+  if (threadIdx.x == 0) f();
+}
+
+// Phases of the team write model (macros/src/kernel/team_rules.rs): a
+// nested pattern or `single` that writes team scratch runs between two
+// team barriers, so its writes meet no other thread's accesses of the
+// phases before and after it; one that writes a thread's memory runs
+// between two barriers of the thread's vector lanes. Every thread (or
+// lane) reaches them: the translator admits these constructs only in
+// control flow that is the same on all of them. The closing barrier is a
+// destructor, so that it runs after `f`'s value is computed, void or not.
+struct TeamPhaseEnd {
+  __device__ __forceinline__ ~TeamPhaseEnd() { __syncthreads(); }
+};
+template <class F> __device__ __forceinline__ auto team_phase(const TeamMember&, F f) -> decltype(f()) {
+  __syncthreads();
+  const TeamPhaseEnd end;
+  return f();
+}
+struct LanePhaseEnd {
+  __device__ __forceinline__ ~LanePhaseEnd() { __syncwarp(vector_group()); }
+};
+template <class F> __device__ __forceinline__ auto lane_phase(F f) -> decltype(f()) {
+  __syncwarp(vector_group());
+  const LanePhaseEnd end;
+  return f();
+}
+
 // The part of `c` that team `m` writes (the driver binds it per team).
 template <class T, class M> __device__ __forceinline__ TeamChunk<T, M> team_part(const Chunked<T, M>& c, const TeamMember& m) {
   return TeamChunk<T, M>{c.data, c.size, c.id, c.map, ThreadIds{m.league_rank(), m.league_size()}};

@@ -84,6 +84,11 @@ impl<'a> Launch<'a> {
         launch
     }
 
+    /// The kernel being launched.
+    pub fn kernel(&self) -> &'static DeviceKernel {
+        self.inst.kernel
+    }
+
     /// The policy's arguments (`begin, end`, an `MdRange`, ..).
     pub fn head(&mut self) -> &mut KernelArgs {
         &mut self.args

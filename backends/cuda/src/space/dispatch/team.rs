@@ -34,6 +34,14 @@ fn block_scratch(policy: &TeamPolicy<'_, Cuda>, level: usize) -> Option<u64> {
 fn team_head(l: &mut Launch<'_>, cuda: &Cuda, policy: &TeamPolicy<'_, Cuda>) -> LaunchConfig {
     let limits = cuda.device().limits();
     let (team, lanes) = (policy.team_size() as u64, policy.vector_length() as u64);
+    if let (Some(why), 2..) = (l.kernel().one_lane, lanes) {
+        l.fail(&format!(
+            "the kernel's writes are race-free only with one vector lane per team thread \
+             ({why}), but the policy has vector_length {lanes}: use vector_length 1, or \
+             write that memory inside `single(PerThread(team), ..)` or a ThreadVectorRange \
+             at its index"
+        ));
+    }
     let threads = team * lanes;
     if threads > u64::from(limits.max_threads_per_block) {
         l.fail(&format!(

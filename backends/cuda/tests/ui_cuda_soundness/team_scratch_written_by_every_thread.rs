@@ -1,0 +1,19 @@
+// Hole 6: two team threads both held team scratch writable and wrote
+// element 0. Team scratch is written by one executor per element: in
+// `single(PerTeam(..))`, or in a nested range at its index.
+use granule_core::kernel::kernel;
+use granule_core::prelude::*;
+
+#[kernel(crate = granule_core)]
+fn everyone(m: &TeamMember) {
+    let mut s = m.team_scratch::<i32, 1>(0, 4).unwrap();
+    s[0] = m.team_rank() as i32;
+}
+
+#[kernel(crate = granule_core)]
+fn shifted(m: &TeamMember, n: usize) {
+    let mut s = m.team_scratch::<i32, 1>(0, n).unwrap();
+    TeamVectorRange::new(m, 0..n - 1).parallel_for(|i| s[i + 1] = 1);
+}
+
+fn main() {}
