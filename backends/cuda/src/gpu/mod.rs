@@ -270,7 +270,12 @@ impl GpuDevice {
     }
 }
 
-impl Device for GpuDevice {
+// SAFETY: memory, copies and launches are the CUDA driver's (cuMemAlloc,
+// cuMemsetD8 zeroing, cuMemcpy*, cuLaunchKernel of the module loaded from
+// the unit's CUBIN), whose contracts are the trait's; every copy and free
+// is checked against this device's registry of live buffers and their
+// sizes first, and limits are the device's own attributes.
+unsafe impl Device for GpuDevice {
     fn name(&self) -> String {
         format!("{} (sm_{})", self.name, self.arch)
     }
