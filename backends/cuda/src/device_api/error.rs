@@ -270,7 +270,10 @@ pub enum DeviceError {
         race: Box<Race>,
     },
     /// Threads of a block wait for each other forever (a barrier or warp
-    /// collective that some threads never reach).
+    /// collective that some threads never reach), or a divergent barrier
+    /// or collective, undefined on a GPU: threads of one block waiting at
+    /// different `__syncthreads` calls, or at one that others exited
+    /// without reaching, or lanes meeting at different warp collectives.
     Deadlock {
         /// The module's label.
         label: String,

@@ -90,7 +90,7 @@ fn toolchain() -> Result<&'static Toolchain, DeviceError> {
                     ))
                 })?;
             let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            let dir = crate::cache::dir("granule-emu");
+            let dir = crate::cache::dir("granule-emu").map_err(unavailable)?;
             std::fs::create_dir_all(&dir).map_err(|e| {
                 unavailable(format!(
                     "cannot create the cache directory {}: {e}",

@@ -12,7 +12,11 @@
 //! checked mode (the default), stops a launch with
 //! [`DeviceError::Race`] when two threads write the same bytes with no
 //! barrier between them, or a thread reads what another thread of its
-//! block wrote since the last barrier.
+//! block wrote since the last barrier, or writes what another thread of
+//! its block read since then. A barrier that not every thread of the block
+//! reaches at the same `__syncthreads` is [`DeviceError::Deadlock`], and a
+//! launch past the time limit [`DeviceError::Timeout`], even in a loop of
+//! arithmetic alone.
 //!
 //! ```
 //! use granule_cuda::device_api::{as_uninit, Device};

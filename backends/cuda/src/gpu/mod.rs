@@ -205,7 +205,9 @@ impl GpuDevice {
             &format!("sm_{}", self.arch),
             &format!("nvrtc {major}.{minor}"),
         ]);
-        let path = cache::dir("granule-cuda").join(format!("{key}.cubin"));
+        let path = cache::dir("granule-cuda")
+            .map_err(|e| unavailable(self.ctx.ordinal(), e))?
+            .join(format!("{key}.cubin"));
         if let Ok(bytes) = std::fs::read(&path) {
             return Ok(bytes);
         }
