@@ -55,7 +55,7 @@ fn md_sizes<const R: usize>(policy: &MDRangePolicy<'_, Cuda, R>) -> Result<(u64,
         if t == 0 {
             return Err(fail(&format!("rank {r} has a tile of extent 0")));
         }
-        let count = e / t + u64::from(e % t != 0);
+        let count = e.div_ceil(t);
         tiles = tiles
             .checked_mul(count)
             .ok_or_else(|| overflow("number of tiles"))?;
