@@ -412,3 +412,226 @@ fn mdrange_tiles_become_blocks_in_either_order() {
         }
     }
 }
+
+// --------------------------------------------- index spaces near usize::MAX
+
+#[kernel(crate = granule_core, reduce)]
+fn offsets(i: usize, base: usize, acc: &mut u64) {
+    *acc += (i - base) as u64 * 1000 + 1;
+}
+
+#[kernel(crate = granule_core)]
+fn hit_offset(i: usize, base: usize, hits: &AtomicView<'_, u32, 1>) {
+    hits.add(i - base, 1);
+}
+
+#[kernel(crate = granule_core, reduce)]
+fn nested_offsets(m: &TeamMember, base: usize, end: usize, acc: &mut u64) {
+    let by_thread = TeamThreadRange::new(m, base..end)
+        .parallel_reduce(Sum, |i, a: &mut u64| *a += (i - base) as u64 * 1000 + 1);
+    let by_lane = TeamVectorRange::new(m, base..end)
+        .parallel_reduce(Sum, |i, a: &mut u64| *a += (i - base) as u64 * 1000 + 1);
+    if m.team_rank() == 0 {
+        *acc += by_thread + by_lane;
+    }
+}
+
+/// Each index of [usize::MAX - 5, usize::MAX) once: offset k adds
+/// 1000 k + 1, so the sum counts the calls and checks their indices.
+const TOP: u64 = 5 + 1000 * (1 + 2 + 3 + 4);
+
+#[test]
+fn a_range_ending_at_usize_max_calls_the_kernel_with_exactly_its_indices() {
+    let s = cuda();
+    let base = usize::MAX - 5;
+    let got: u64 = parallel_reduce(
+        "top",
+        RangePolicy::new(&s, base..usize::MAX),
+        Sum,
+        offsets(base),
+    );
+    assert_eq!(got, TOP);
+    let mut hits = DView1::<u32>::zeros_in(s.memory_space(), "hits", 5).unwrap();
+    let h = hits.atomic().unwrap();
+    parallel_for(
+        "top-for",
+        RangePolicy::new(&s, base..usize::MAX),
+        (),
+        hit_offset(base, &h),
+    );
+    assert_eq!(download(&hits), [1; 5]);
+    // Nested ranges in teams of many threads and lanes.
+    let p = TeamPolicy::new(&s, 3, 8).with_vector_length(4).unwrap();
+    let got: u64 = parallel_reduce("top-team", p, Sum, nested_offsets(base, usize::MAX));
+    assert_eq!(got, 3 * 2 * TOP);
+}
+
+#[kernel(crate = granule_core)]
+fn mark2([i, j]: [usize; 2], hits: &AtomicView<'_, u32, 2>, x: &mut u64) {
+    hits.add([i, j], 1);
+    *x = (i * 100 + j) as u64;
+}
+
+#[kernel(crate = granule_core, reduce)]
+fn weigh2([i, j]: [usize; 2], acc: &mut u64) {
+    *acc += (i * 100 + j) as u64 * 1000 + 1;
+}
+
+#[test]
+fn mdrange_tiles_up_to_usize_max_cover_the_box_as_serial_does() {
+    let s = cuda();
+    let (lo, hi) = ([1usize, 2], [4usize, 7]);
+    let expect: u64 = (lo[0]..hi[0])
+        .flat_map(|i| (lo[1]..hi[1]).map(move |j| (i * 100 + j) as u64 * 1000 + 1))
+        .sum();
+    for tiles in [
+        [1, usize::MAX],
+        [1, 1 << 63],
+        [usize::MAX, usize::MAX],
+        [2, usize::MAX - 1],
+    ] {
+        let mut hits =
+            View2::<u32, LayoutRight, CudaSpace>::zeros_in(s.memory_space(), "hits", hi).unwrap();
+        let mut x =
+            View2::<u64, LayoutRight, CudaSpace>::zeros_in(s.memory_space(), "x", hi).unwrap();
+        let h = hits.atomic().unwrap();
+        let p = MDRangePolicy::new(&s, lo, hi).tiles(tiles);
+        parallel_for("huge-tiles", p, &mut x, mark2(&h));
+        let mut serial_hits = View2::<u32>::zeros("hits", hi).unwrap();
+        let mut serial_x = View2::<u64>::zeros("x", hi).unwrap();
+        let sh = serial_hits.atomic().unwrap();
+        let q = MDRangePolicy::new(&Serial, lo, hi).tiles(tiles);
+        parallel_for("huge-tiles", q, &mut serial_x, mark2(&sh));
+        let hits = create_mirror_view_and_copy(&hits).unwrap();
+        let x = create_mirror_view_and_copy(&x).unwrap();
+        assert_eq!(hits.to_vec(), serial_hits.to_vec(), "tiles {tiles:?}");
+        assert_eq!(x.to_vec(), serial_x.to_vec(), "tiles {tiles:?}");
+        assert_eq!(hits.to_vec().iter().sum::<u32>(), 15, "tiles {tiles:?}");
+        let got: u64 = parallel_reduce("huge-tiles-sum", p, Sum, weigh2());
+        assert_eq!(got, expect, "tiles {tiles:?}");
+    }
+}
+
+// ------------------------------------------------------- team broadcast
+
+/// A broadcast value of 32 bytes: four times a thread's 8 reserved bytes
+/// of shared memory, and twice a 1-thread team's 16.
+#[granule::kernel::device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Wide {
+    /// The league rank.
+    pub a: u64,
+    /// It plus 1.
+    pub b: u64,
+    /// It plus 2.
+    pub c: u64,
+    /// It plus 3.
+    pub d: u64,
+}
+
+/// Team scratch holds sentinels while thread 0 broadcasts a [`Wide`];
+/// counts the team threads that got the value with the sentinels intact.
+#[kernel(crate = granule_core, reduce)]
+fn broadcast_wide(m: &TeamMember, acc: &mut u64) {
+    let mut t = m.team_scratch::<u64, 1>(0, 4).unwrap();
+    if m.team_rank() == 0 {
+        for k in 0..4 {
+            t[k] = 0xdead_0000 + k as u64;
+        }
+    }
+    m.team_barrier();
+    let l = m.league_rank() as u64;
+    let w = m.team_broadcast(
+        Wide {
+            a: l,
+            b: l + 1,
+            c: l + 2,
+            d: l + 3,
+        },
+        0,
+    );
+    let mut ok = w.a == l && w.b == l + 1 && w.c == l + 2 && w.d == l + 3;
+    for k in 0..4 {
+        ok = ok && t[k] == 0xdead_0000 + k as u64;
+    }
+    if ok {
+        *acc += 1;
+    }
+}
+
+#[test]
+fn a_broadcast_of_a_wide_value_leaves_team_scratch_alone() {
+    let s = cuda();
+    for team in [1usize, 3] {
+        let p = TeamPolicy::new(&s, 4, team)
+            .set_scratch_size(0, PerTeam(32))
+            .unwrap();
+        let got: u64 = parallel_reduce("broadcast", p, Sum, broadcast_wide());
+        assert_eq!(got, 4 * team as u64, "teams of {team}");
+    }
+}
+
+// --------------------------------------------- custom reducers by name
+
+/// Two custom reducers of one name, in two modules: their device entry
+/// points share a name, so only the reducer tells the modules apart.
+mod sum_reducer {
+    use granule::prelude::*;
+
+    #[derive(Clone, Copy)]
+    pub struct Same;
+
+    #[device]
+    impl Reducer<f64> for Same {
+        fn init(&self) -> f64 {
+            0.0
+        }
+        fn join(&self, dst: &mut f64, src: &f64) {
+            *dst += *src;
+        }
+    }
+}
+
+mod max_reducer {
+    use granule::prelude::*;
+
+    #[derive(Clone, Copy)]
+    pub struct Same;
+
+    #[device]
+    impl Reducer<f64> for Same {
+        fn init(&self) -> f64 {
+            -1.0
+        }
+        fn join(&self, dst: &mut f64, src: &f64) {
+            if *src > *dst {
+                *dst = *src;
+            }
+        }
+    }
+}
+
+/// Adds 5 at index `at` only, so an accumulator is its reducer's `init`,
+/// or that plus 5 for the one that saw `at`: the sum reducer gives 5, the
+/// max reducer (init -1) gives 4, on every space and any launch geometry.
+#[kernel(crate = granule_core, reduce)]
+fn one_hot(i: usize, at: usize, acc: &mut f64) {
+    if i == at {
+        *acc += 5.0;
+    }
+}
+
+#[test]
+fn custom_reducers_of_one_name_in_two_modules_do_not_share_a_module() {
+    let s = cuda();
+    let p = RangePolicy::new(&s, 0..1000);
+    let sum: f64 = parallel_reduce("same-sum", p, sum_reducer::Same, one_hot(700));
+    let max: f64 = parallel_reduce("same-max", p, max_reducer::Same, one_hot(700));
+    assert_eq!((sum, max), (5.0, 4.0));
+    let q = RangePolicy::new(&Serial, 0..1000);
+    let on_serial: (f64, f64) = (
+        parallel_reduce("same-sum", q, sum_reducer::Same, one_hot(700)),
+        parallel_reduce("same-max", q, max_reducer::Same, one_hot(700)),
+    );
+    assert_eq!(on_serial, (sum, max));
+}

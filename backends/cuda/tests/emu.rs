@@ -1449,3 +1449,321 @@ fn a_thread_that_never_yields_still_stops_at_the_time_limit() {
     assert_eq!(label, "forever");
     assert!(detail.contains("block (0, 0, 0) thread 0"), "{detail}");
 }
+
+// ------------------------------------------------ reads before writes
+
+static WORD: [Param; 3] = [INDEX, out("y"), atomic("h")];
+
+/// A kernel `name(i, y, h)` whose `body` sees `t` (threadIdx.x), `y` (its
+/// own u32 output) and `w` (plain access to word 0 of the 4-word `h`).
+fn word_kernel(name: &'static str, body: &str) -> &'static DeviceKernel {
+    let source = format!(
+        "__device__ void {name}(granule::usize i, granule::u32& y, \
+         granule::AtomicView<granule::u32, 1> h) {{\n\
+           const granule::u32 t = threadIdx.x;\n\
+           granule::u32* w = h.at(0ull);\n\
+           {body}\n\
+         }}\n"
+    );
+    hand_kernel(name, &WORD, Box::leak(source.into_boxed_str()))
+}
+
+/// Runs `k` with one index per thread of `cfg`; returns `h`'s 4 words.
+fn run_word(
+    dev: &EmuDevice,
+    k: &'static DeviceKernel,
+    cfg: LaunchConfig,
+) -> Result<Vec<u32>, DeviceError> {
+    let module = dev.compile(&unit(&[Instance::new(k, Pattern::For, &[])]), k.name)?;
+    let n = (cfg.blocks() * cfg.block_threads()) as usize;
+    let (y, h) = (
+        dev.alloc_zeroed(n * 4).unwrap(),
+        dev.alloc_zeroed(16).unwrap(),
+    );
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(n as u64);
+    view1(&mut args, &y, n, 1);
+    view1(&mut args, &h, 4, 2);
+    let entry = format!("granule_for_{}", k.name);
+    // SAFETY: (begin, end, an output View of n u32 over y, an atomic View
+    // of 4 u32 over h).
+    let r = unsafe { dev.launch(&module, &entry, &cfg, &args) };
+    let words = download::<u32, _>(dev, &h, 4);
+    dev.free(y).unwrap();
+    dev.free(h).unwrap();
+    r.map(|()| words)
+}
+
+fn thread(t: u32) -> ThreadId {
+    ThreadId {
+        block: (0, 0, 0),
+        thread: (t, 0, 0),
+    }
+}
+
+/// The race `r` must be, with its first and second threads.
+fn expect_race(
+    r: Result<Vec<u32>, DeviceError>,
+    kind: RaceKind,
+    first: u32,
+    second: u32,
+) -> MemoryKind {
+    let err = r.expect_err("a race");
+    let DeviceError::Race { race, .. } = &err else {
+        panic!("expected a race, got {err}");
+    };
+    assert_eq!(race.kind, kind, "{err}");
+    assert_eq!(
+        (race.first, race.second),
+        (thread(first), thread(second)),
+        "{err}"
+    );
+    race.memory
+}
+
+#[test]
+fn a_write_after_another_threads_read_is_a_race_in_every_memory() {
+    let dev = device();
+    // Thread 0 runs first (fibers run in order), so its read precedes
+    // thread 1's write: a GPU could run them in either order.
+    let cases = [
+        ("war_global", "if (t == 0u) y = *w;\nif (t == 1u) *w = 5u;"),
+        (
+            "war_dynamic",
+            "granule::u32* s = (granule::u32*)granule::granule_dyn_smem;\n\
+             if (t == 0u) y = s[1];\nif (t == 1u) s[1] = 5u;",
+        ),
+        (
+            "war_static",
+            "__shared__ granule::u32 s;\nif (t == 0u) y = s;\nif (t == 1u) s = 5u;",
+        ),
+    ];
+    for (name, body) in cases {
+        let r = run_word(&dev, word_kernel(name, body), config(1, 32, 16));
+        let memory = expect_race(r, RaceKind::WriteAfterRead, 0, 1);
+        match name {
+            "war_global" => assert!(
+                matches!(memory, MemoryKind::Global { offset: 0, .. }),
+                "{memory:?}"
+            ),
+            "war_dynamic" => assert_eq!(memory, MemoryKind::DynamicShared { offset: 4 }),
+            _ => assert_eq!(memory, MemoryKind::StaticShared),
+        }
+    }
+    let err = run_word(&dev, word_kernel("war_text", cases[0].1), config(1, 32, 0)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("a write of bytes another thread read"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_read_after_another_threads_write_is_a_race_in_global_and_static_shared_memory() {
+    let dev = device();
+    let global = word_kernel("raw_global", "if (t == 0u) *w = 5u;\nif (t == 1u) y = *w;");
+    let memory = expect_race(
+        run_word(&dev, global, config(1, 32, 0)),
+        RaceKind::ReadAfterWrite,
+        0,
+        1,
+    );
+    assert!(
+        matches!(memory, MemoryKind::Global { offset: 0, .. }),
+        "{memory:?}"
+    );
+    let shared = word_kernel(
+        "raw_static",
+        "__shared__ granule::u32 s;\nif (t == 0u) s = 5u;\nif (t == 1u) y = s;",
+    );
+    let memory = expect_race(
+        run_word(&dev, shared, config(1, 32, 0)),
+        RaceKind::ReadAfterWrite,
+        0,
+        1,
+    );
+    assert_eq!(memory, MemoryKind::StaticShared);
+}
+
+#[test]
+fn a_word_read_by_several_threads_then_written_by_one_of_them_is_a_race() {
+    let dev = device();
+    // Every lane reads, then (after a warp collective, so every read came
+    // first) lane 0, the first reader, writes: lane 1 read it too.
+    let k = word_kernel(
+        "several_readers",
+        "y = *w;\n__syncwarp();\nif (t == 0u) *w = y + 1u;",
+    );
+    expect_race(
+        run_word(&dev, k, config(1, 32, 0)),
+        RaceKind::WriteAfterRead,
+        1,
+        0,
+    );
+    // A later reader writes: the first reader names the race.
+    let k = word_kernel(
+        "later_reader",
+        "y = *w;\n__syncwarp();\nif (t == 7u) *w = y + 1u;",
+    );
+    expect_race(
+        run_word(&dev, k, config(1, 32, 0)),
+        RaceKind::WriteAfterRead,
+        0,
+        7,
+    );
+    let k = word_kernel(
+        "several_shared",
+        "__shared__ granule::u32 s;\ny = s;\n__syncwarp();\nif (t == 0u) s = y + 1u;",
+    );
+    expect_race(
+        run_word(&dev, k, config(1, 32, 0)),
+        RaceKind::WriteAfterRead,
+        1,
+        0,
+    );
+}
+
+#[test]
+fn reads_and_writes_that_do_not_conflict_are_not_races() {
+    let dev = device();
+    // Each thread reads and writes its own word, or its own byte of one
+    // word (byte masks keep sub-word neighbours apart).
+    let own = word_kernel("own_word", "y = y + t;\nif (t < 4u) { w[t] = w[t] + 1u; }");
+    assert_eq!(run_word(&dev, own, config(1, 32, 0)).unwrap(), [1, 1, 1, 1]);
+    let bytes = word_kernel(
+        "own_byte",
+        "unsigned char* b = (unsigned char*)w;\nif (t < 4u) b[t] = (unsigned char)(b[t] + t + 1u);",
+    );
+    assert_eq!(
+        run_word(&dev, bytes, config(1, 32, 0)).unwrap()[0],
+        0x0403_0201
+    );
+    // A barrier between the read and the other thread's write, in global
+    // and shared memory.
+    let synced = word_kernel(
+        "synced_war",
+        "__shared__ granule::u32 s;\nif (t == 0u) { y = *w + s; }\n__syncthreads();\n\
+         if (t == 1u) { *w = 5u; s = 5u; }",
+    );
+    assert_eq!(run_word(&dev, synced, config(1, 32, 0)).unwrap()[0], 5);
+    // Reads and writes of the same shared address by different blocks are
+    // different memory: one worker runs both blocks on one thread-local
+    // copy.
+    let one = EmuDevice::with_options(EmuOptions {
+        workers: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let blocks = word_kernel(
+        "blocks_war",
+        "__shared__ granule::u32 s;\nif (blockIdx.x == 0u && t == 0u) y = s;\n\
+         if (blockIdx.x == 1u && t == 1u) s = 5u;",
+    );
+    run_word(&one, blocks, config(2, 32, 0)).unwrap();
+    // Atomics and volatile accesses never race.
+    let atomics = word_kernel(
+        "atomic_war",
+        "if (t == 0u) y = *(volatile granule::u32*)w;\nif (t == 1u) granule::atomic_fetch_add(w, 2u);",
+    );
+    assert_eq!(run_word(&dev, atomics, config(1, 32, 0)).unwrap()[0], 2);
+}
+
+// ------------------------------------------------------------ time limit
+
+#[test]
+fn loops_of_arithmetic_or_atomics_alone_stop_at_the_time_limit() {
+    let dev = EmuDevice::with_options(EmuOptions {
+        timeout: Some(Duration::from_millis(200)),
+        ..Default::default()
+    })
+    .unwrap();
+    // The translator starts every loop body with GRANULE_LOOP_TICK().
+    let arithmetic = word_kernel(
+        "spin_arith",
+        "granule::u64 x = i;\nfor (;;) {\n  GRANULE_LOOP_TICK();\n  x = x * 6364136223846793005ull + 1ull;\n}",
+    );
+    let atomics = word_kernel("spin_atomic", "for (;;) granule::atomic_fetch_add(w, 1u);");
+    for k in [arithmetic, atomics] {
+        let err = run_word(&dev, k, config(2, 32, 0)).unwrap_err();
+        let DeviceError::Timeout { label, detail, .. } = &err else {
+            panic!("expected a timeout, got {err}");
+        };
+        assert_eq!(label, k.name);
+        assert!(
+            detail.contains("still running at the time limit"),
+            "{detail}"
+        );
+    }
+}
+
+// ------------------------------------------------------ divergent barriers
+
+/// The detail of the deadlock `r` must be.
+fn deadlock(r: Result<Vec<u32>, DeviceError>) -> String {
+    match r {
+        Err(DeviceError::Deadlock { detail, .. }) => detail,
+        Err(e) => panic!("expected a deadlock, got {e}"),
+        Ok(_) => panic!("expected a deadlock, the launch succeeded"),
+    }
+}
+
+#[test]
+fn a_barrier_after_a_thread_exited_is_divergent() {
+    let dev = device();
+    let k = word_kernel(
+        "exit_early",
+        "if (t == 0u) return;\n__syncthreads();\ny = 1u;",
+    );
+    let detail = deadlock(run_word(&dev, k, config(1, 32, 0)));
+    assert!(
+        detail.starts_with(
+            "divergent barrier: in block (0, 0, 0) threads 1-31 wait at the __syncthreads in "
+        ) && detail.ends_with("but threads 0 exited before reaching it"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn halves_of_a_block_at_different_barriers_are_divergent() {
+    let dev = device();
+    let k = word_kernel(
+        "two_barriers",
+        "if (t < 16u) {\n  __syncthreads();\n  y = 1u;\n} else {\n  y = 2u;\n  __syncthreads();\n  y += 1u;\n}",
+    );
+    let detail = deadlock(run_word(&dev, k, config(1, 32, 0)));
+    assert!(
+        detail.starts_with(
+            "divergent barrier: in block (0, 0, 0) threads 0-15 wait at the __syncthreads in `"
+        ) && detail.contains(", threads 16-31 at the one in `"),
+        "{detail}"
+    );
+    // Every thread at one barrier, in a branch they all take, is fine.
+    let k = word_kernel(
+        "uniform_barrier",
+        "if (blockIdx.x == 0u) {\n  __syncthreads();\n  y = 1u;\n}",
+    );
+    run_word(&dev, k, config(2, 32, 0)).unwrap();
+}
+
+#[test]
+fn lanes_at_different_warp_collectives_are_divergent() {
+    let dev = device();
+    let k = word_kernel(
+        "two_collectives",
+        "if (t < 16u) y = __shfl_sync(0xffffffffu, t, 0);\nelse y = __ballot_sync(0xffffffffu, 1);",
+    );
+    let detail = deadlock(run_word(&dev, k, config(1, 32, 0)));
+    assert!(
+        detail.starts_with(
+            "divergent warp collective: in block (0, 0, 0) thread 0 waits at __shfl_sync"
+        ) && detail.contains("thread 16 at __ballot_sync"),
+        "{detail}"
+    );
+    // A mask may name lanes that have exited (CUDA allows it): they take
+    // no part.
+    let k = word_kernel(
+        "exited_lanes",
+        "if (t >= 16u) return;\ny = __shfl_sync(0xffffffffu, t + 100u, 3);",
+    );
+    run_word(&dev, k, config(1, 32, 0)).unwrap();
+}

@@ -58,7 +58,7 @@ impl Pattern {
 
 impl Pattern {
     /// The custom reducer's definition, if the pattern uses one.
-    fn custom_reducer(self) -> Option<&'static DeviceFn> {
+    pub(crate) fn custom_reducer(self) -> Option<&'static DeviceFn> {
         match self {
             Pattern::Reduce(Reducer::Custom(f)) | Pattern::Scan(Reducer::Custom(f)) => Some(f),
             _ => None,

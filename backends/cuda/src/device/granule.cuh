@@ -18,6 +18,17 @@
 // - View indexing is bounds-checked: the first failure is recorded in
 //   `granule_error` and the thread traps; so are failed assertions.
 
+// GRANULE_LOOP_TICK(): the first statement of the body of every loop whose
+// trip count is not a compile-time constant, in this header and in every
+// translated `#[kernel]`/`#[device]` loop (the translator inserts it). On
+// a GPU it is nothing; the emulator (shim.h) defines it to count the
+// iteration and, every so many, check the launch's time limit, so that a
+// loop of arithmetic or atomics alone cannot run forever there. Loops
+// bounded by a constant (a rank, sizeof(T), the lanes of a warp) need none.
+#ifndef GRANULE_LOOP_TICK
+#define GRANULE_LOOP_TICK() ((void)0)
+#endif
+
 namespace granule {
 
 typedef signed char i8;
@@ -424,6 +435,7 @@ template <class T, class F> __device__ __forceinline__ T cas_loop(T* p, F f) {
   W* w = (W*)p;
   W cur = *(volatile W*)w;
   while (true) {
+    GRANULE_LOOP_TICK();
     T next;
     if (!f(from_word<T>(cur), next)) return from_word<T>(cur);
     W seen = cas_word(w, cur, to_word(next));
@@ -698,11 +710,27 @@ __device__ __forceinline__ u32 block_threads() { return blockDim.x * blockDim.y;
 // reductions and broadcasts), then the user's team scratch.
 extern __shared__ unsigned long long granule_dyn_smem[];
 
-// parallel_for over [begin, end): a grid-stride loop, so any grid covers
-// any range and consecutive threads touch consecutive indices.
+// Calls f(k) for k = first, first + stride, ... below n (stride > 0). The
+// loop stops before computing a k + stride that would reach n, so it never
+// wraps, whatever n (a range ending at u64's maximum, say): every index
+// loop of the drivers is a loop over offsets from a base, through this.
+template <class F> __device__ __forceinline__ void stride_loop(u64 first, u64 n, u64 stride, F f) {
+  for (u64 k = first; k < n; k += stride) {
+    GRANULE_LOOP_TICK();
+    f(k);
+    if (n - k <= stride) break;
+  }
+}
+
+// The length of [b, e): 0 when e <= b.
+__device__ __forceinline__ u64 span(u64 b, u64 e) { return e > b ? e - b : 0ull; }
+
+// parallel_for over [begin, end): a grid-stride loop over the offsets
+// from `begin`, so any grid covers any range (up to u64's maximum) and
+// consecutive threads touch consecutive indices.
 template <class F> __device__ __forceinline__ void drive_for(u64 begin, u64 end, F f) {
-  const u64 stride = (u64)gridDim.x * blockDim.x;
-  for (u64 i = begin + (u64)blockIdx.x * blockDim.x + threadIdx.x; i < end; i += stride) f(i);
+  const u64 first = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+  stride_loop(first, span(begin, end), (u64)gridDim.x * blockDim.x, [&](u64 k) { f(begin + k); });
 }
 
 // A copy of *p read through volatile words (also for the reducers' struct
@@ -747,7 +775,7 @@ __device__ void finish_reduce(T acc, T* partials, u32* counter, T* result) {
   __syncthreads();
   if (!last) return;
   T total = Op::identity();
-  for (u32 b = flat_thread(); b < gridDim.x; b += block_threads()) Op::join(total, load_volatile(partials + b));
+  stride_loop(flat_thread(), gridDim.x, block_threads(), [&](u64 b) { Op::join(total, load_volatile(partials + b)); });
   total = block_reduce<Op>(total);
   if (flat_thread() == 0) {
     *result = total;
@@ -771,24 +799,22 @@ __device__ void drive_reduce(u64 begin, u64 end, T* partials, u32* counter, T* r
 // short by the box). `order` bit 0: tiles are numbered with the first
 // dimension fastest (Iterate::Left), else the last; bit 1: the same for
 // the indices within a tile. The host checked that the box's size fits
-// in u64 (MDRangePolicy refuses larger boxes).
+// in u64 (MDRangePolicy refuses larger boxes) and that every tile extent
+// is at least 1; every count below is at most the box's size, so none
+// wraps, whatever the tile extents (up to u64's maximum).
 template <int R> struct MdRange {
   u64 lo[R];
   u64 hi[R];
   u64 tile[R];
   u64 order;
+  // ceil(e / tile) without computing e + tile - 1.
   __device__ __forceinline__ u64 tiles_along(int r) const {
-    const u64 e = hi[r] > lo[r] ? hi[r] - lo[r] : 0ull;
-    return (e + tile[r] - 1) / tile[r];
+    const u64 e = span(lo[r], hi[r]);
+    return e / tile[r] + (e % tile[r] != 0ull);
   }
   __device__ __forceinline__ u64 num_tiles() const {
     u64 n = 1;
     for (int r = 0; r < R; ++r) n *= tiles_along(r);
-    return n;
-  }
-  __device__ __forceinline__ u64 tile_size() const {
-    u64 n = 1;
-    for (int r = 0; r < R; ++r) n *= tile[r];
     return n;
   }
   // Splits k into digits of the given radices, the first dimension
@@ -805,25 +831,29 @@ template <int R> struct MdRange {
 // parallel_for over an MDRange: tiles become blocks (grid-stride over the
 // tiles), and a block's threads stride over its tile's indices in the
 // inner order, so consecutive threads touch consecutive elements of a
-// View laid out in that order.
+// View laid out in that order. A tile is walked over its extents clipped
+// to the box, never over the nominal tile: the clipped tile holds at most
+// the box's indices, however large the tile extents are.
 template <int R, class F> __device__ __forceinline__ void drive_md_for(const MdRange<R>& range, F f) {
   u64 counts[R];
   for (int r = 0; r < R; ++r) counts[r] = range.tiles_along(r);
-  const u64 tiles = range.num_tiles(), per_tile = range.tile_size();
-  for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {
-    u64 at[R];
+  stride_loop(blockIdx.x, range.num_tiles(), gridDim.x, [&](u64 t) {
+    u64 at[R], lo[R], ext[R];
     MdRange<R>::digits(t, counts, (range.order & 1ull) != 0ull, at);
-    for (u64 k = threadIdx.x; k < per_tile; k += blockDim.x) {
-      u64 idx[R];
-      MdRange<R>::digits(k, range.tile, (range.order & 2ull) != 0ull, idx);
-      bool inside = true;
-      for (int r = 0; r < R; ++r) {
-        idx[r] += range.lo[r] + at[r] * range.tile[r];
-        inside = inside && idx[r] < range.hi[r];
-      }
-      if (inside) f(idx);
+    u64 cells = 1;
+    for (int r = 0; r < R; ++r) {
+      // at[r] < ceil(e / tile), so at[r] * tile < e: lo[r] < hi[r].
+      lo[r] = range.lo[r] + at[r] * range.tile[r];
+      ext[r] = min(range.tile[r], range.hi[r] - lo[r]);
+      cells *= ext[r];
     }
-  }
+    stride_loop(threadIdx.x, cells, blockDim.x, [&](u64 k) {
+      u64 idx[R];
+      MdRange<R>::digits(k, ext, (range.order & 2ull) != 0ull, idx);
+      for (int r = 0; r < R; ++r) idx[r] += lo[r];
+      f(idx);
+    });
+  });
 }
 
 template <class Op, int R, class T, class F>
@@ -1042,13 +1072,18 @@ struct TeamMember {
     return v;
   }
 
-  // The value of team thread `src` (vector lane 0), on every thread.
+  // The value of team thread `src` (vector lane 0), on every thread. The
+  // slot is static shared memory of T's size, one per instantiation (as
+  // team_join's), not the reserved words, which hold only 8 bytes per
+  // thread: a larger T would spill into the team's scratch. Only
+  // team_broadcast<T> uses the slot, and every call ends with a barrier
+  // after its reads, so the next call's write cannot overtake them.
   template <class T> __device__ T team_broadcast(T v, usize src) const {
-    T* slot = (T*)granule_dyn_smem;
+    static_assert(alignof(T) <= 8, "broadcast values are at most 8-aligned");
+    __shared__ unsigned long long slot[(sizeof(T) + 7) / 8];
+    if (threadIdx.y == src && threadIdx.x == 0) *(T*)slot = v;
     __syncthreads();
-    if (threadIdx.y == src && threadIdx.x == 0) *slot = v;
-    __syncthreads();
-    T r = *slot;
+    T r = *(T*)slot;
     __syncthreads();
     return r;
   }
@@ -1062,13 +1097,17 @@ struct TeamMember {
   __device__ __forceinline__ ThreadIds thread_ids() const { return ThreadIds{threadIdx.y, blockDim.y}; }
   // Exclusive prefix sum of `v` (vector lane 0's) over the team threads in
   // rank order, on every thread; `total` gets the team's sum.
+  // The buffer is the reserved words: 8 bytes per thread of the block, so
+  // one T per team thread fits when T has at most 8 bytes.
   template <class T> __device__ T team_scan(T v, T* total = nullptr) const {
+    static_assert(sizeof(T) <= 8, "team_scan's buffer holds values of up to 8 bytes per team thread");
     T* buf = (T*)granule_dyn_smem;
     __syncthreads();
     if (threadIdx.x == 0) buf[threadIdx.y] = v;
     __syncthreads();
     T prefix = (T)0, sum = (T)0;
     for (u32 k = 0; k < blockDim.y; ++k) {
+      GRANULE_LOOP_TICK();
       if (k < threadIdx.y) prefix = wadd(prefix, buf[k]);
       sum = wadd(sum, buf[k]);
     }
@@ -1140,7 +1179,10 @@ template <class Op, class T> __device__ T team_join(T v) {
   if (w.lane == 0) parts[w.warp] = v;
   __syncthreads();
   T r = Op::identity();
-  for (u32 k = 0; k < w.warps; ++k) Op::join(r, parts[k]);
+  for (u32 k = 0; k < w.warps; ++k) {
+    GRANULE_LOOP_TICK();
+    Op::join(r, parts[k]);
+  }
   __syncthreads();  // before a later call overwrites the slots
   return r;
 }
@@ -1168,6 +1210,7 @@ template <class Op, class T> __device__ T block_exclusive_scan(T v, T& total) {
   T prefix = Op::identity();
   total = Op::identity();
   for (u32 k = 0; k < w.warps; ++k) {
+    GRANULE_LOOP_TICK();
     if (k == w.warp) prefix = total;
     Op::join(total, sums[k]);
   }
@@ -1247,7 +1290,7 @@ __host__ __device__ constexpr u64 reserved_smem(u64 threads) { return ((threads 
 // the block together.
 __device__ __forceinline__ void zero_block_bytes(unsigned char* p, u64 bytes) {
   u64* words = (u64*)p;
-  for (u64 k = flat_thread(); k < bytes / 8; k += block_threads()) words[k] = 0ull;
+  stride_loop(flat_thread(), bytes / 8, block_threads(), [&](u64 k) { words[k] = 0ull; });
 }
 
 // The member of team `l`, with its regions carved from this block's
@@ -1278,14 +1321,16 @@ template <class F> __device__ void drive_team(u64 league_size, const TeamScratch
   unsigned char* const block[2] = {
       (unsigned char*)granule_dyn_smem + reserved_smem(block_threads()),
       bytes[1] == 0ull ? nullptr : s.level1 + blockIdx.x * bytes[1]};
-  for (u64 l = blockIdx.x; l < league_size; l += gridDim.x) {
+  // The trip count is the same on every thread of the block, so the
+  // barriers inside are reached by all of them.
+  stride_loop(blockIdx.x, league_size, gridDim.x, [&](u64 l) {
     zero_block_bytes(block[0], bytes[0]);
     zero_block_bytes(block[1], bytes[1]);
     __syncthreads();
     const TeamMember team = team_member(l, league_size, s, block);
     f(team);
     __syncthreads();
-  }
+  });
 }
 
 // parallel_reduce over a team policy: each team thread folds its teams'
@@ -1302,15 +1347,16 @@ __device__ void drive_team_reduce(u64 league_size, const TeamScratch& s, T* part
   finish_reduce<Op>(acc, partials, counter, result);
 }
 
-// Nested ranges: the index is the range begin plus the thread's offset.
+// Nested ranges: the index is the range begin plus the thread's offset,
+// offsets striding over [0, e - b) (stride_loop: no wrap near u64's end).
 template <class F> __device__ __forceinline__ void team_thread_for(const TeamMember&, u64 b, u64 e, F f) {
-  for (u64 i = b + threadIdx.y; i < e; i += blockDim.y) f(i);
+  stride_loop(threadIdx.y, span(b, e), blockDim.y, [&](u64 k) { f(b + k); });
 }
 template <class F> __device__ __forceinline__ void thread_vector_for(const TeamMember&, u64 b, u64 e, F f) {
-  for (u64 i = b + threadIdx.x; i < e; i += blockDim.x) f(i);
+  stride_loop(threadIdx.x, span(b, e), blockDim.x, [&](u64 k) { f(b + k); });
 }
 template <class F> __device__ __forceinline__ void team_vector_for(const TeamMember&, u64 b, u64 e, F f) {
-  for (u64 i = b + flat_thread(); i < e; i += block_threads()) f(i);
+  stride_loop(flat_thread(), span(b, e), block_threads(), [&](u64 k) { f(b + k); });
 }
 
 // Nested reductions, with any reducer of the header (scalar, location,
@@ -1334,6 +1380,7 @@ template <class Op, class T, class F> __device__ T thread_vector_reduce(const Te
   const u32 width = blockDim.x;
   const u32 group = vector_group();
   for (u32 off = width / 2; off > 0; off >>= 1) {
+    GRANULE_LOOP_TICK();
     Op::join(acc, shuffle_words(acc, [&](u32 word) { return __shfl_xor_sync(group, word, off, width); }));
   }
   return acc;
@@ -1347,33 +1394,44 @@ template <class Op, class T, class F> __device__ T thread_vector_reduce(const Te
 // total. Team-thread: the participants are the team threads (vector lanes
 // replicate the body, as in team_thread_for); team-vector: every thread of
 // the team; thread-vector: the lanes of one team thread.
+// Participant k's slice [lo, hi) of [b, e): offsets are clamped to the
+// length before they are added to b, and per * k and start + per are
+// never formed where they would wrap.
 __device__ __forceinline__ void scan_slice(u64 b, u64 e, u64 k, u64 n, u64& lo, u64& hi) {
-  const u64 len = e > b ? e - b : 0ull;
+  const u64 len = span(b, e);
   const u64 per = len / n + (len % n != 0ull);
-  const u64 start = per * k;
-  lo = b + (start < len ? start : len);
-  hi = b + (start + per < len ? start + per : len);
+  const u64 start = k != 0ull && per > len / k ? len : per * k;  // per * k > len: the slice is empty
+  const u64 at = start < len ? start : len;
+  lo = b + at;
+  hi = b + (per < len - at ? at + per : len);
+}
+// f(i) for i in [lo, hi), in order.
+template <class F> __device__ __forceinline__ void for_each_in(u64 lo, u64 hi, F f) {
+  for (u64 i = lo; i < hi; ++i) {
+    GRANULE_LOOP_TICK();
+    f(i);
+  }
 }
 template <class Op, class T, class F> __device__ T team_thread_scan(const TeamMember&, u64 b, u64 e, F f) {
   u64 lo, hi;
   scan_slice(b, e, threadIdx.y, blockDim.y, lo, hi);
   T local = Op::identity();
-  for (u64 i = lo; i < hi; ++i) f(i, local, false);
+  for_each_in(lo, hi, [&](u64 i) { f(i, local, false); });
   // The last lane stands for its team thread: the flat-order exclusive
   // prefix of every lane of thread y then covers the threads before y.
   T total;
   T prefix = block_exclusive_scan<Op>(threadIdx.x == blockDim.x - 1 ? local : Op::identity(), total);
-  for (u64 i = lo; i < hi; ++i) f(i, prefix, true);
+  for_each_in(lo, hi, [&](u64 i) { f(i, prefix, true); });
   return total;
 }
 template <class Op, class T, class F> __device__ T team_vector_scan(const TeamMember&, u64 b, u64 e, F f) {
   u64 lo, hi;
   scan_slice(b, e, flat_thread(), block_threads(), lo, hi);
   T local = Op::identity();
-  for (u64 i = lo; i < hi; ++i) f(i, local, false);
+  for_each_in(lo, hi, [&](u64 i) { f(i, local, false); });
   T total;
   T prefix = block_exclusive_scan<Op>(local, total);
-  for (u64 i = lo; i < hi; ++i) f(i, prefix, true);
+  for_each_in(lo, hi, [&](u64 i) { f(i, prefix, true); });
   return total;
 }
 template <class Op, class T, class F> __device__ T thread_vector_scan(const TeamMember&, u64 b, u64 e, F f) {
@@ -1381,9 +1439,10 @@ template <class Op, class T, class F> __device__ T thread_vector_scan(const Team
   u64 lo, hi;
   scan_slice(b, e, lane, width, lo, hi);
   T local = Op::identity();
-  for (u64 i = lo; i < hi; ++i) f(i, local, false);
+  for_each_in(lo, hi, [&](u64 i) { f(i, local, false); });
   T incl = local;
   for (u32 off = 1; off < width; off <<= 1) {
+    GRANULE_LOOP_TICK();
     T x = shuffle_words(incl, [&](u32 word) { return __shfl_up_sync(group, word, off, width); });
     if (lane >= off) {
       Op::join(x, incl);
@@ -1393,7 +1452,7 @@ template <class Op, class T, class F> __device__ T thread_vector_scan(const Team
   T prefix = shuffle_words(incl, [&](u32 word) { return __shfl_up_sync(group, word, 1u, width); });
   if (lane == 0) prefix = Op::identity();
   const T total = shuffle_words(incl, [&](u32 word) { return __shfl_sync(group, word, width - 1, width); });
-  for (u64 i = lo; i < hi; ++i) f(i, prefix, true);
+  for_each_in(lo, hi, [&](u64 i) { f(i, prefix, true); });
   return total;
 }
 
@@ -1539,11 +1598,13 @@ template <class T> __device__ __forceinline__ T lane_value(const T& v, u32 src) 
 template <class Op, class T> __device__ T lookback_nearest(const TileStates<T>& st, u64 tile, u32 lane) {
   T after = Op::identity();  // the tiles between the window and `tile`
   for (u64 end = tile;; end -= 32ull) {
+    GRANULE_LOOP_TICK();
     const bool here = end > (u64)lane;
     const u64 at = end - 1ull - lane;
     T v = Op::identity();
     u32 s = TILE_PENDING;
     while (true) {
+      GRANULE_LOOP_TICK();
       if (here && s == TILE_PENDING) s = st.read(at, v);
       if (__ballot_sync(0xffffffffu, here && s == TILE_PENDING) == 0u) break;
     }
@@ -1577,10 +1638,12 @@ template <class Op, class T> __device__ T window_prefix(const TileStates<T>& st,
   u32 taken = 0u;
   T base = Op::identity();
   for (;;) {
+    GRANULE_LOOP_TICK();
     const u64 win = k - taken;
     T v = Op::identity();
     u32 s = TILE_PENDING;
     while (true) {
+      GRANULE_LOOP_TICK();
       // Lane 31 keeps watching for the window's P while others are pending.
       if (s == TILE_PENDING || (lane == 31u && s == TILE_AGGREGATE)) s = st.read(win * 32ull + lane, v);
       const bool has_p = __ballot_sync(0xffffffffu, lane == 31u && s == TILE_INCLUSIVE) != 0u;
@@ -1599,7 +1662,10 @@ template <class Op, class T> __device__ T window_prefix(const TileStates<T>& st,
     if (lane == taken) saved = total;
     ++taken;
   }
-  for (u32 m = taken; m-- > 0u;) Op::join(base, lane_value(saved, m));
+  for (u32 m = taken; m-- > 0u;) {
+    GRANULE_LOOP_TICK();
+    Op::join(base, lane_value(saved, m));
+  }
   return base;
 }
 
@@ -1613,6 +1679,7 @@ template <class Op, class T> __device__ T lookback_fixed(const TileStates<T>& st
   u32 s = TILE_PENDING;
   const bool earlier = lane < j;
   while (true) {
+    GRANULE_LOOP_TICK();
     if (earlier && s == TILE_PENDING) s = st.read(w * 32ull + lane, a);
     if (__ballot_sync(0xffffffffu, earlier && s == TILE_PENDING) == 0u) break;
   }
@@ -1656,6 +1723,7 @@ __device__ void drive_scan(u64 begin, u64 end, u64* status, T* values, u32* tile
   __shared__ u32 tile_s;
   __shared__ T prefix_s;
   for (;;) {
+    GRANULE_LOOP_TICK();
     __syncthreads();  // the previous tile's readers of tile_s, prefix_s and slots are done
     if (t == 0u) tile_s = atomicAdd(tiles, 1u);
     __syncthreads();

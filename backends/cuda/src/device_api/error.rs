@@ -50,6 +50,10 @@ pub enum RaceKind {
     /// A plain read of bytes another thread of the block wrote since the
     /// last barrier.
     ReadAfterWrite,
+    /// A plain write of bytes another thread of the block read since the
+    /// last barrier (`first` is that reader): the reader may see either
+    /// value on a GPU.
+    WriteAfterRead,
 }
 
 /// A data race found by the emulator's checked mode.
@@ -63,7 +67,8 @@ pub struct Race {
     pub address: u64,
     /// Its size in bytes.
     pub bytes: u32,
-    /// The thread whose write came first.
+    /// The thread whose access came first: the earlier writer, or for
+    /// [`RaceKind::WriteAfterRead`] a thread that read the bytes.
     pub first: ThreadId,
     /// The thread whose access conflicted with it.
     pub second: ThreadId,
@@ -74,6 +79,9 @@ impl fmt::Display for Race {
         let what = match self.kind {
             RaceKind::WriteWrite => "two unsynchronized writes",
             RaceKind::ReadAfterWrite => "a read of another thread's write with no barrier between",
+            RaceKind::WriteAfterRead => {
+                "a write of bytes another thread read with no barrier between"
+            }
         };
         write!(f, "{what} of {} bytes at {:#x} (", self.bytes, self.address)?;
         match self.memory {
@@ -262,7 +270,10 @@ pub enum DeviceError {
         race: Box<Race>,
     },
     /// Threads of a block wait for each other forever (a barrier or warp
-    /// collective that some threads never reach).
+    /// collective that some threads never reach), or a divergent barrier
+    /// or collective, undefined on a GPU: threads of one block waiting at
+    /// different `__syncthreads` calls, or at one that others exited
+    /// without reaching, or lanes meeting at different warp collectives.
     Deadlock {
         /// The module's label.
         label: String,

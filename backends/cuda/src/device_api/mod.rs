@@ -11,7 +11,10 @@
 //! of `cuLaunchKernel`.
 //!
 //! The trait is object safe: a space holds an `Arc<dyn Device>` and does
-//! not care which implementation it drives.
+//! not care which implementation it drives. It is `unsafe` to implement:
+//! Views, copies and mirrors build Rust values from the bytes a device
+//! returns, so a device must keep the promises of [`Device`]'s `# Safety`
+//! section.
 //!
 //! ```
 //! use granule_cuda::device_api::{Device, KernelArgs, LaunchConfig};
@@ -243,7 +246,36 @@ impl fmt::Debug for Module {
 /// A CUDA device: memory, compilation and launches. Operations are in
 /// stream order and [`Device::synchronize`] waits for all of them (the
 /// emulator runs each one to completion before it returns).
-pub trait Device: Send + Sync + fmt::Debug {
+///
+/// # Safety
+/// Safe code trusts what a device says about its memory: `CudaSpace`
+/// hands its buffers out as View allocations, and the copies and mirrors
+/// turn the bytes a device returns into values of any `Pod` type (a
+/// `bool` must be 0 or 1). So an implementation promises, for every
+/// method, even when it returns `Err`:
+/// - [`Device::alloc_zeroed`] returns a buffer of exactly `bytes` bytes,
+///   zeroed, at least 256-byte aligned, that does not overlap any other
+///   live buffer of the device or any host memory, and stays allocated
+///   until [`Device::free`] of it (which releases nothing else);
+/// - [`Device::copy_to_device`] writes exactly `src.len()` bytes of `src`
+///   at `offset` of `dst` and nothing else; [`Device::copy_on_device`]
+///   copies exactly `bytes` bytes from `src_offset` of `src` to
+///   `dst_offset` of `dst` and nothing else; a copy whose range does not
+///   fit its buffer, or a buffer that is not a live one of this device,
+///   is refused (`Err`) before anything is touched;
+/// - [`Device::copy_to_host`] writes into `dst` only the bytes of
+///   `src[offset..offset + dst.len()]`, each as the device holds it
+///   (a byte it never had initialized stays uninitialized), and touches no
+///   other host memory; [`Device::read_bytes`], if overridden, keeps the
+///   same promise, so that a range of initialized device bytes gives
+///   initialized host bytes;
+/// - device bytes change only through these copies and through the
+///   kernels of [`Device::launch`], which runs exactly the entry `entry` of
+///   `module` (compiled by this device from the [`TranslationUnit`] given to
+///   [`Device::compile`], unchanged) on `config`'s geometry with exactly
+///   `args`, and returns only when it has finished or can no longer run;
+/// - [`Device::limits`] is true: a launch within it runs as configured.
+pub unsafe trait Device: Send + Sync + fmt::Debug {
     /// A name for messages (`"emulator"`, or the GPU's name).
     fn name(&self) -> String;
 

@@ -3,7 +3,7 @@
 //!
 //! One contiguous range makes "is this address global memory?" a single
 //! comparison in the runtime's memory hooks, and gives checked mode a
-//! shadow range beside it (16 bytes of shadow per 4-byte word) at a fixed
+//! shadow range beside it (32 bytes of shadow per 4-byte word) at a fixed
 //! offset. Both are reserved `PROT_NONE` and made accessible per
 //! allocation, so freed memory faults instead of being silently reused,
 //! and untouched memory costs nothing.
@@ -17,8 +17,9 @@ use std::sync::{Mutex, OnceLock};
 
 /// Allocation granularity: whole pages, so that protection is per buffer.
 const PAGE: usize = 4096;
-/// Shadow bytes per byte of global memory (a 16-byte cell per word).
-pub(crate) const SHADOW_RATIO: usize = 4;
+/// Shadow bytes per byte of global memory (runtime.cpp's 32-byte
+/// `GlobalCell` per word: last writer, the phase's readers, footprint).
+pub(crate) const SHADOW_RATIO: usize = 8;
 /// Launch ids are 20 bits in the shadow cells; 0 means "never written".
 const LAUNCH_IDS: u64 = (1 << 20) - 1;
 
@@ -42,6 +43,9 @@ pub(crate) struct Arena {
     shadow: usize,
     state: Mutex<State>,
     launches: AtomicU64,
+    /// The barrier phases handed out so far (runtime.cpp's `next_phase`
+    /// counts them, from every module, through [`Arena::phase_counter`]).
+    phases: AtomicU64,
 }
 
 static ARENA: OnceLock<Result<Arena, String>> = OnceLock::new();
@@ -94,6 +98,7 @@ impl Arena {
                     live: BTreeMap::new(),
                 }),
                 launches: AtomicU64::new(0),
+                phases: AtomicU64::new(0),
             });
         }
         Err("could not reserve address space for the emulator's global memory".into())
@@ -107,6 +112,14 @@ impl Arena {
     /// The size of global memory.
     pub(crate) fn bytes(&self) -> usize {
         self.bytes
+    }
+
+    /// The address of the process's barrier-phase counter, which the
+    /// runtime increments atomically (a phase names a block between two
+    /// barriers in the shadow's reader records, so it is unique across
+    /// launches and modules).
+    pub(crate) fn phase_counter(&self) -> u64 {
+        self.phases.as_ptr().expose_provenance() as u64
     }
 
     /// The first address of the shadow.

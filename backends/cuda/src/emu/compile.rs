@@ -36,10 +36,15 @@ const RUNTIME: &str = include_str!("runtime.cpp");
 
 /// Flags of the instrumented translation unit. `-fno-strict-aliasing`
 /// because CUDA code reinterprets shared memory freely; `-w` because the
-/// header is written for NVRTC and only errors matter here.
+/// header is written for NVRTC and only errors matter here;
+/// `-fno-thread-jumps` because jump threading copies a `__syncthreads`
+/// call into the paths of a thread-dependent branch (`if (t == 0) ..;
+/// __syncthreads(); if (t == 0) ..`), and the runtime tells barriers apart
+/// by call site, so the copies would read as a divergent barrier.
 const UNIT_FLAGS: &[&str] = &[
     "-std=c++20",
     "-O1",
+    "-fno-thread-jumps",
     "-fPIC",
     "-pthread",
     "-fno-strict-aliasing",
@@ -85,7 +90,7 @@ fn toolchain() -> Result<&'static Toolchain, DeviceError> {
                     ))
                 })?;
             let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            let dir = crate::cache::dir("granule-emu");
+            let dir = crate::cache::dir("granule-emu").map_err(unavailable)?;
             std::fs::create_dir_all(&dir).map_err(|e| {
                 unavailable(format!(
                     "cannot create the cache directory {}: {e}",

@@ -26,6 +26,7 @@ pub(crate) struct Params {
     shadow_base: u64,
     launch_id: u64,
     timeout_ns: u64,
+    phase_counter: u64,
     workers: u32,
     checked: u32,
     loads: u64,
@@ -144,6 +145,7 @@ pub(crate) unsafe fn launch(
         shadow_base: arena.shadow() as u64,
         launch_id: arena.next_launch(),
         timeout_ns,
+        phase_counter: arena.phase_counter(),
         workers,
         checked: u32::from(options.checked),
         loads: 0,
@@ -224,10 +226,10 @@ pub(crate) unsafe fn launch(
                 label,
                 entry,
                 race: Box::new(Race {
-                    kind: if p.race_kind == 1 {
-                        RaceKind::WriteWrite
-                    } else {
-                        RaceKind::ReadAfterWrite
+                    kind: match p.race_kind {
+                        1 => RaceKind::WriteWrite,
+                        3 => RaceKind::WriteAfterRead,
+                        _ => RaceKind::ReadAfterWrite,
                     },
                     memory,
                     address: p.race_addr,

@@ -12,7 +12,11 @@
 //! checked mode (the default), stops a launch with
 //! [`DeviceError::Race`] when two threads write the same bytes with no
 //! barrier between them, or a thread reads what another thread of its
-//! block wrote since the last barrier.
+//! block wrote since the last barrier, or writes what another thread of
+//! its block read since then. A barrier that not every thread of the block
+//! reaches at the same `__syncthreads` is [`DeviceError::Deadlock`], and a
+//! launch past the time limit [`DeviceError::Timeout`], even in a loop of
+//! arithmetic alone.
 //!
 //! ```
 //! use granule_cuda::device_api::{as_uninit, Device};
@@ -218,7 +222,17 @@ impl EmuDevice {
     }
 }
 
-impl Device for EmuDevice {
+// SAFETY: buffers are whole pages of the arena, made accessible (and so
+// zeroed, as fresh anonymous memory or pages dropped with MADV_DONTNEED)
+// per allocation and owned by this device's id; the arena hands each page
+// to one allocation at a time and lies outside any host allocation. Every
+// copy checks its range against the live allocation's requested size
+// (`Arena::range`) before touching memory and copies exactly that range.
+// `launch` runs the named entry of a library compiled from the unit's
+// source with exactly the given arguments, checked against the entry's
+// parameter sizes, and returns once every block has finished or the launch
+// has stopped. `limits` are the ones `launch` checks and runs.
+unsafe impl Device for EmuDevice {
     fn name(&self) -> String {
         "emulator".into()
     }

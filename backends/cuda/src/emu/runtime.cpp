@@ -7,6 +7,8 @@
 #include "shim.h"
 
 #include <atomic>
+#include <cxxabi.h>
+#include <dlfcn.h>
 #include <link.h>
 #include <mutex>
 #include <sched.h>
@@ -40,6 +42,7 @@ struct Params {
   uint64_t shadow_base;
   uint64_t launch_id;  // 1..2^20, names this launch in the global shadow
   uint64_t timeout_ns;
+  uint64_t phase_counter;  // address of the process's u64 counter of barrier phases
   uint32_t workers;
   uint32_t checked;
   // outputs: counts
@@ -47,7 +50,8 @@ struct Params {
   uint64_t read_bytes, written_bytes;  // distinct words touched, in bytes
   // outputs: the first failure
   uint32_t status;
-  uint32_t race_kind;   // 1 two plain writes, 2 a read of another thread's write
+  uint32_t race_kind;   // 1 two plain writes, 2 a read of another thread's write,
+                        // 3 a write of bytes another thread read
   uint32_t race_space;  // 1 global, 2 dynamic shared, 3 static shared
   uint32_t race_size;
   uint64_t race_addr;
@@ -75,27 +79,98 @@ struct Fiber {
   uint64_t value;
   uint64_t result;
   uintptr_t last_volatile;  // a spin's repeated loads are counted once
+  const void* site;         // the __syncthreads call it waits at
 };
 
 // Shadow of one 4-byte word of global memory: the last writer, packed so
 // that one exchange publishes it to other blocks (launch 20 bits | block
 // 30 | thread 10 | byte mask 4; the mask is 0 for writes that are not
 // plain, checked writes), the barrier epoch of that write (read only by
-// the writer's own block, whose fibers share one OS thread), and the last
-// launch that read the word. The launch ids also give each launch's
-// footprint: a word counts once for reading and once for writing.
+// the writer's own block, whose fibers share one OS thread), the readers
+// of the current barrier phase (see Readers), and the last launch that
+// read the word. The launch ids also give each launch's footprint: a word
+// counts once for reading and once for writing.
 struct GlobalCell {
   std::atomic<uint64_t> who;
+  std::atomic<uint64_t> reader;
   uint32_t epoch;
   std::atomic<uint32_t> read;
+  std::atomic<uint32_t> partner;  // see Readers
+  uint32_t unused;
 };
+static_assert(sizeof(GlobalCell) == 32, "arena.rs sizes the shadow at 32 bytes per word");
 // Shadow of one 4-byte word of shared memory, private to a worker: `seq`
-// names the block (per worker), `who` is thread << 4 | byte mask.
+// names the block (per worker), `who` is thread << 4 | byte mask; `reader`
+// and `partner` as in GlobalCell.
 struct SharedCell {
   uint64_t seq;
   uint32_t who;
   uint32_t epoch;
+  uint64_t reader;
+  uint32_t partner;
+  uint32_t unused;
 };
+
+// The plain reads of a word in one barrier phase of one block, packed in a
+// 64-bit word so that blocks on other workers update it atomically:
+// phase 46 bits | thread 10 | single 4 | multi 4. A phase is one block
+// between two barriers, numbered across the process (Worker::phase), so a
+// word read in an earlier phase, launch or block reads as unread. Per
+// byte: `multi` holds the bytes at least two threads read, `single` those
+// only `thread` read. A write of bytes in `multi` always conflicts (at
+// most one of their readers is the writer), and one of bytes in `single`
+// does unless the writer is `thread`; so the answer is exact for
+// whole-word and same-bytes reads. Only when threads read different bytes
+// of one word can a reader go unrecorded (a race missed, never invented).
+// `partner` is another thread that read the word in the phase, only to
+// name one in the report when the writer is `thread` itself.
+namespace readers {
+constexpr int PHASE_SHIFT = 18;
+constexpr uint64_t MAX_PHASE = (1ull << 46) - 1;
+constexpr uint32_t NONE = 0xffffffffu;
+
+inline uint64_t pack(uint64_t phase, uint64_t thread, uint32_t single, uint32_t multi) {
+  return phase << PHASE_SHIFT | thread << 8 | (uint64_t)single << 4 | multi;
+}
+inline uint64_t thread_of(uint64_t r) { return r >> 8 & 0x3ffull; }
+inline uint32_t single_of(uint64_t r) { return (uint32_t)(r >> 4 & 0xfu); }
+inline uint32_t multi_of(uint64_t r) { return (uint32_t)(r & 0xfu); }
+
+// `old` after thread `t` of `phase` read the bytes `m`; `partner` gets a
+// reader other than the result's `thread`, or NONE.
+inline uint64_t after_read(uint64_t old, uint64_t phase, uint64_t t, uint32_t m, uint32_t& partner) {
+  partner = NONE;
+  if (old >> PHASE_SHIFT != phase) return pack(phase, t, m, 0);
+  const uint64_t ot = thread_of(old);
+  uint32_t single = single_of(old), multi = multi_of(old);
+  if (ot == t) return pack(phase, t, single | (m & ~multi), multi);
+  multi |= single & m;
+  single &= ~multi;
+  const uint32_t fresh = m & ~multi & ~single;
+  if (fresh != 0 && single == 0) {
+    // `ot` holds no byte alone any more: `t` takes the slot.
+    partner = (uint32_t)ot;
+    return pack(phase, t, fresh, multi);
+  }
+  // Bytes only `t` read go unrecorded when `ot` still holds some alone.
+  partner = (uint32_t)t;
+  return pack(phase, ot, single, multi);
+}
+
+// Whether a write of the bytes `m` by thread `w` of `phase` conflicts with
+// the reads `r`; `other` gets a thread that read them.
+inline bool conflict(uint64_t r, uint32_t partner, uint64_t phase, uint64_t w, uint32_t m, uint64_t& other) {
+  if (phase == 0 || r >> PHASE_SHIFT != phase) return false;
+  const uint64_t ot = thread_of(r);
+  if (ot != w && (single_of(r) & m) != 0) {
+    other = ot;
+    return true;
+  }
+  if ((multi_of(r) & m) == 0) return false;
+  other = ot != w ? ot : partner;
+  return true;
+}
+}  // namespace readers
 
 struct Launch {
   Params* p;
@@ -122,6 +197,7 @@ struct Worker {
   uint3 bidx;
   uint64_t block;
   uint32_t epoch;
+  uint64_t phase;  // this block's barrier phase (see readers); 0: reads untracked
   uint64_t seq;
   uint64_t launch;
   uintptr_t arena_lo, arena_n;
@@ -130,7 +206,7 @@ struct Worker {
   SharedCell* sshadow;
   bool checked;
   bool progress;
-  uint32_t ticks;  // memory accesses since the last poll
+  uint32_t ticks;  // memory accesses, loop iterations and atomics since the last poll
   uint64_t loads, stores, load_bytes, store_bytes, atomics, atomic_bytes;
   uint64_t read_bytes, written_bytes;
 };
@@ -152,6 +228,15 @@ static bool fail_launch(Launch* l, uint32_t status, const char* message) {
   snprintf(l->p->message, sizeof l->p->message, "%s", message);
   l->abort.store(true);
   return true;
+}
+
+// A fresh barrier phase, unique in the process (the counter is the
+// arena's, shared by every module); 0 once the 46 bits run out, which
+// turns read tracking off (races missed, never invented).
+static uint64_t next_phase(Worker* w) {
+  uint64_t* counter = (uint64_t*)w->p->phase_counter;
+  const uint64_t p = __atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
+  return p <= readers::MAX_PHASE ? p : 0;
 }
 
 // ------------------------------------------------------------- fibers
@@ -329,8 +414,108 @@ static uint64_t warp_result(Fiber* lanes, uint32_t group, uint32_t k) {
   return src < 32 && (group >> src & 1u) ? lanes[src].value : g->value;
 }
 
+// Appends the flat ids of the block's threads for which `pick` holds, as
+// ranges ("0-15, 17"), at most 6 of them.
+template <class P> static void thread_list(Worker* w, char* out, size_t cap, P pick) {
+  size_t len = 0;
+  int ranges = 0;
+  const uint32_t n = w->l->nthreads;
+  for (uint32_t k = 0; k < n && len < cap; ++k) {
+    if (!pick(k) || (k > 0 && pick(k - 1))) continue;
+    uint32_t e = k;
+    while (e + 1 < n && pick(e + 1)) ++e;
+    const char* sep = ranges == 0 ? "" : ", ";
+    int m = ranges == 6 ? snprintf(out + len, cap - len, ", ...")
+            : e == k    ? snprintf(out + len, cap - len, "%s%u", sep, k)
+                        : snprintf(out + len, cap - len, "%s%u-%u", sep, k, e);
+    if (m < 0) break;
+    len += (size_t)m;
+    if (++ranges > 6) break;
+  }
+  if (len == 0 && cap > 0) out[0] = '\0';
+}
+
+// Names a call site: the function of the module around it (the nearest
+// exported symbol) and the offset.
+static void site_name(const void* site, char* out, size_t cap) {
+  Dl_info info;
+  if (site != nullptr && dladdr(site, &info) != 0 && info.dli_sname != nullptr) {
+    int status = -1;
+    char* plain = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+    const char* name = status == 0 && plain != nullptr ? plain : info.dli_sname;
+    snprintf(out, cap, "`%.100s%s`+0x%lx", name, strlen(name) > 100 ? "..." : "",
+             (unsigned long)((const char*)site - (const char*)info.dli_saddr));
+    free(plain);
+  } else {
+    snprintf(out, cap, "%p", site);
+  }
+}
+
+// A barrier that does not hold every thread of the block at one
+// __syncthreads: undefined behaviour on a GPU (a hang, or threads released
+// at different points), so the launch fails as a deadlock, naming who waits
+// where. Returns whether the barrier is whole and may complete.
+static bool barrier_is_whole(Worker* w, uint32_t done) {
+  Fiber* fs = w->fibers;
+  const uint32_t n = w->l->nthreads;
+  const void* first = nullptr;
+  const void* other = nullptr;
+  for (uint32_t k = 0; k < n; ++k) {
+    if (fs[k].state != BARRIER) continue;
+    if (first == nullptr) first = fs[k].site;
+    else if (fs[k].site != first && other == nullptr) other = fs[k].site;
+  }
+  if (done == 0 && other == nullptr) return true;
+  char a[160], b[160], at_a[200], at_b[200], msg[512];
+  site_name(first, at_a, sizeof at_a);
+  thread_list(w, a, sizeof a, [&](uint32_t k) { return fs[k].state == BARRIER && fs[k].site == first; });
+  if (other != nullptr) {
+    site_name(other, at_b, sizeof at_b);
+    thread_list(w, b, sizeof b, [&](uint32_t k) { return fs[k].state == BARRIER && fs[k].site == other; });
+    snprintf(msg, sizeof msg,
+             "divergent barrier: in block (%u, %u, %u) threads %s wait at the __syncthreads in %s, threads %s at "
+             "the one in %s",
+             w->bidx.x, w->bidx.y, w->bidx.z, a, at_a, b, at_b);
+  } else {
+    thread_list(w, b, sizeof b, [&](uint32_t k) { return fs[k].state == DONE; });
+    snprintf(msg, sizeof msg,
+             "divergent barrier: in block (%u, %u, %u) threads %s wait at the __syncthreads in %s, but threads %s "
+             "exited before reaching it",
+             w->bidx.x, w->bidx.y, w->bidx.z, a, at_a, b);
+  }
+  fail_launch(w->l, DEADLOCK, msg);
+  return false;
+}
+
+static const char* warp_op_name(int op) {
+  static const char* const names[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
+                                      "__shfl_xor_sync", "__ballot_sync", "__syncwarp"};
+  return op >= 0 && op <= SYNC ? names[op] : "a warp collective";
+}
+
+// Whether every lane of `group` waits at the same collective with the same
+// mask (less exited lanes), as CUDA requires; otherwise the launch fails.
+static bool warp_group_agrees(Worker* w, Fiber* lanes, uint32_t base, uint32_t group, uint32_t alive, uint32_t k) {
+  for (uint32_t j = 0; j < 32; ++j) {
+    if (!(group >> j & 1u)) continue;
+    const uint32_t mine = (lanes[j].mask & alive) | (1u << j);
+    if (lanes[j].op == lanes[k].op && mine == group) continue;
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "divergent warp collective: in block (%u, %u, %u) thread %u waits at %s with mask 0x%08x, thread %u "
+             "at %s with mask 0x%08x",
+             w->bidx.x, w->bidx.y, w->bidx.z, base + k, warp_op_name(lanes[k].op), lanes[k].mask, base + j,
+             warp_op_name(lanes[j].op), lanes[j].mask);
+    fail_launch(w->l, DEADLOCK, msg);
+    return false;
+  }
+  return true;
+}
+
 // Completes every warp collective whose lanes (its mask, less exited
-// lanes) have all arrived; returns whether one completed.
+// lanes: CUDA lets a mask name lanes that have exited) have all arrived;
+// returns whether one completed. Lanes that disagree on the collective or
+// its mask fail the launch.
 static bool resolve_warps(Worker* w) {
   bool any = false;
   const uint32_t n = w->l->nthreads;
@@ -348,6 +533,7 @@ static bool resolve_warps(Worker* w) {
       const uint32_t group = (lanes[k].mask & alive) | (1u << k);
       todo &= ~(1u << k);
       if ((group & waiting) != group) continue;
+      if (!warp_group_agrees(w, lanes, base, group, alive, k)) return false;
       for (uint32_t j = 0; j < 32; ++j)
         if (group >> j & 1u) lanes[j].result = warp_result(lanes, group, j);
       for (uint32_t j = 0; j < 32; ++j)
@@ -385,6 +571,7 @@ static void run_block(Worker* w, uint64_t b) {
   w->block = b;
   w->bidx = unflatten(b, w->p->grid);
   w->epoch = 0;
+  w->phase = next_phase(w);
   w->seq += 1;
   for (uint32_t k = 0; k < n; ++k) {
     Fiber* f = &w->fibers[k];
@@ -392,6 +579,7 @@ static void run_block(Worker* w, uint64_t b) {
     f->tid = unflatten(k, w->p->block);
     f->state = READY;
     f->last_volatile = 0;
+    f->site = nullptr;
     fiber_init(w, f, k);
   }
   uint64_t passes = 0, idle = 0;
@@ -412,10 +600,13 @@ static void run_block(Worker* w, uint64_t b) {
       }
     }
     if (warp != 0 && resolve_warps(w)) continue;
+    if (l->abort.load(std::memory_order_relaxed)) return;
     if (done == n) return;
     if (ready == 0) {
       if (warp == 0 && barrier != 0) {
+        if (!barrier_is_whole(w, done)) return;
         w->epoch += 1;
+        w->phase = next_phase(w);
         for (uint32_t k = 0; k < n; ++k)
           if (w->fibers[k].state == BARRIER) w->fibers[k].state = READY;
         continue;
@@ -499,9 +690,13 @@ uint3 block_idx() { return tw->bidx; }
 uint3 block_dim() { return uint3{tw->p->block[0], tw->p->block[1], tw->p->block[2]}; }
 uint3 grid_dim() { return uint3{tw->p->grid[0], tw->p->grid[1], tw->p->grid[2]}; }
 
+// Never inlined (runtime.cpp is a separate object), so the return address
+// is the call site in the translation unit: shim.h's __syncthreads is
+// always inlined into its caller, and the barrier check compares sites.
 void sync_threads() {
   Worker* w = tw;
   Fiber* f = w->cur;
+  f->site = __builtin_return_address(0);
   f->state = BARRIER;
   w->progress = true;
   to_scheduler(w, f);
@@ -577,6 +772,22 @@ static inline uint32_t byte_mask(uint64_t lo, uint64_t hi, uint64_t word) {
   stop(w);
 }
 
+// Records a plain read of the bytes `m` in the phase's readers of a word
+// (a CAS only when the record changes, so re-reads cost a load).
+static inline void note_read(Worker* w, std::atomic<uint64_t>& reader, std::atomic<uint32_t>& partner, uint32_t m) {
+  if (w->phase == 0) return;
+  uint64_t old = reader.load(std::memory_order_relaxed);
+  for (;;) {
+    uint32_t other;
+    const uint64_t next = readers::after_read(old, w->phase, w->cur->flat, m, other);
+    if (next == old) return;
+    if (reader.compare_exchange_weak(old, next, std::memory_order_relaxed)) {
+      if (other != readers::NONE) partner.store(other, std::memory_order_relaxed);
+      return;
+    }
+  }
+}
+
 static inline GlobalCell* cell(Worker* w, uint64_t word) {
   return (GlobalCell*)(w->shadow + word * sizeof(GlobalCell));
 }
@@ -614,6 +825,14 @@ static void global_access(Worker* w, uintptr_t a, unsigned size, Access kind) {
     const uint64_t hi = word * 4 + 4 < end ? word * 4 + 4 : end;
     const uint32_t mask = byte_mask(lo, hi, word);
     const bool write = kind == STORE;
+    if (write) {
+      uint64_t reader = 0;
+      if (readers::conflict(c->reader.load(std::memory_order_relaxed), c->partner.load(std::memory_order_relaxed),
+                            w->phase, me_thread, mask, reader))
+        race(w, 3, 1, a, size, w->block, reader);
+    } else {
+      note_read(w, c->reader, c->partner, mask);
+    }
     const uint64_t me = w->launch << 44 | (w->block & 0x3fffffffull) << 14 | me_thread << 4 | mask;
     const uint64_t old = write ? c->who.exchange(me, std::memory_order_relaxed) : c->who.load(std::memory_order_relaxed);
     const uint32_t old_epoch = c->epoch;
@@ -657,17 +876,31 @@ static void check_shared(Worker* w, uintptr_t a, unsigned size, bool write) {
     const uint32_t mask = byte_mask(lo, hi, word);
     SharedCell* c = &w->sshadow[word];
     const SharedCell old = *c;
-    if (write) *c = SharedCell{w->seq, me_thread << 4 | mask, w->epoch};
+    const bool dynamic = a - w->dyn_lo < GRANULE_EMU_MAX_DYN_SMEM;
+    uint64_t reader = 0;
+    if (write && readers::conflict(old.reader, old.partner, w->phase, me_thread, mask, reader))
+      race(w, 3, dynamic ? 2 : 3, a, size, w->block, reader);
+    if (write) {
+      c->seq = w->seq;
+      c->who = me_thread << 4 | mask;
+      c->epoch = w->epoch;
+    } else if (w->phase != 0) {
+      // As note_read: the partner changes only with the record.
+      uint32_t other;
+      const uint64_t next = readers::after_read(old.reader, w->phase, me_thread, mask, other);
+      if (next != old.reader && other != readers::NONE) c->partner = other;
+      c->reader = next;
+    }
     if (old.seq != w->seq || (old.who & mask & 0xfu) == 0) continue;
     if (old.who >> 4 == me_thread || old.epoch != w->epoch) continue;
-    const bool dynamic = a - w->dyn_lo < GRANULE_EMU_MAX_DYN_SMEM;
     race(w, write ? 1 : 2, dynamic ? 2 : 3, a, size, w->block, old.who >> 4);
   }
 }
 
-// A thread that never reaches a yield point (a loop over plain memory)
-// still notices, every 65536 accesses, that the launch failed elsewhere
-// or ran out of time, and ends.
+// A thread that never reaches a yield point (a loop over plain memory,
+// arithmetic or atomics) still notices, every 65536 ticks (accesses, loop
+// iterations, atomics), that the launch failed elsewhere or ran out of
+// time, and ends.
 static void poll(Worker* w) {
   Launch* l = w->l;
   if (l->deadline_ns != 0 && now_ns() > l->deadline_ns) {
@@ -679,15 +912,25 @@ static void poll(Worker* w) {
   if (l->abort.load(std::memory_order_relaxed)) stop(w);
 }
 
+static inline void tick(Worker* w) {
+  if (++w->ticks == 0x10000) {
+    w->ticks = 0;
+    poll(w);
+  }
+}
+
+// GRANULE_LOOP_TICK() (shim.h): one iteration of a device loop.
+void loop_tick() {
+  Worker* w = tw;
+  if (w && w->cur) tick(w);
+}
+
 // One hook for loads and stores: inlined at each call site with `store`
 // constant, so the branch on it costs nothing.
 static inline void on_access(const void* p, unsigned size, bool store) {
   Worker* w = tw;
   if (!w || !w->cur) return;
-  if (++w->ticks == 0x10000) {
-    w->ticks = 0;
-    poll(w);
-  }
+  tick(w);
   const uintptr_t a = (uintptr_t)p;
   if (in_arena(w, a)) {
     if (store) {
@@ -733,9 +976,12 @@ static inline void on_volatile_write(void* p, unsigned size) {
   }
 }
 
+// Every atomic ticks, so a loop of atomics alone still stops.
 template <class T> static inline void count_atomic(T* p) {
   Worker* w = tw;
-  if (w && w->cur && in_arena(w, (uintptr_t)p)) {
+  if (!w || !w->cur) return;
+  tick(w);
+  if (in_arena(w, (uintptr_t)p)) {
     w->atomics += 1;
     w->atomic_bytes += sizeof(T);
     global_access(w, (uintptr_t)p, sizeof(T), ATOMIC);

@@ -48,6 +48,10 @@ void sync_threads();
 void fence();
 void yield();
 [[noreturn]] void trap();
+// One iteration of a device loop: every 65536 ticks (loop iterations,
+// memory accesses and atomics together) the thread checks the launch's
+// time limit and whether the launch failed elsewhere, and ends if so.
+void loop_tick();
 
 // Warp collectives: every lane of `mask` that has not exited arrives, then
 // each gets its result. Values travel as 64-bit patterns.
@@ -68,12 +72,20 @@ template <class T> inline T from_bits(uint64_t b) {
 
 }  // namespace granule_emu
 
+// granule.cuh puts this at the top of every loop body it and the
+// translator write (on a GPU it is nothing), so that a loop of arithmetic
+// alone still stops at the time limit.
+#define GRANULE_LOOP_TICK() ::granule_emu::loop_tick()
+
 #define threadIdx (::granule_emu::thread_idx())
 #define blockIdx (::granule_emu::block_idx())
 #define blockDim (::granule_emu::block_dim())
 #define gridDim (::granule_emu::grid_dim())
 
-inline void __syncthreads() { ::granule_emu::sync_threads(); }
+// Always inlined, so that sync_threads's return address is the call site
+// in the caller: the emulator fails a barrier whose threads wait at
+// different __syncthreads (a divergent barrier).
+__attribute__((always_inline)) inline void __syncthreads() { ::granule_emu::sync_threads(); }
 inline void __syncwarp(unsigned mask = 0xffffffffu) { ::granule_emu::warp_op(::granule_emu::SYNC, mask, 0, 0, 32); }
 inline void __threadfence() { ::granule_emu::fence(); }
 inline void __threadfence_block() { ::granule_emu::fence(); }

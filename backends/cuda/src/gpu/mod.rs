@@ -205,7 +205,9 @@ impl GpuDevice {
             &format!("sm_{}", self.arch),
             &format!("nvrtc {major}.{minor}"),
         ]);
-        let path = cache::dir("granule-cuda").join(format!("{key}.cubin"));
+        let path = cache::dir("granule-cuda")
+            .map_err(|e| unavailable(self.ctx.ordinal(), e))?
+            .join(format!("{key}.cubin"));
         if let Ok(bytes) = std::fs::read(&path) {
             return Ok(bytes);
         }
@@ -270,7 +272,12 @@ impl GpuDevice {
     }
 }
 
-impl Device for GpuDevice {
+// SAFETY: memory, copies and launches are the CUDA driver's (cuMemAlloc,
+// cuMemsetD8 zeroing, cuMemcpy*, cuLaunchKernel of the module loaded from
+// the unit's CUBIN), whose contracts are the trait's; every copy and free
+// is checked against this device's registry of live buffers and their
+// sizes first, and limits are the device's own attributes.
+unsafe impl Device for GpuDevice {
     fn name(&self) -> String {
         format!("{} (sm_{})", self.name, self.arch)
     }

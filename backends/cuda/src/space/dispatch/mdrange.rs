@@ -28,21 +28,42 @@ fn md_head<const R: usize>(
         left(policy.outer()),
         left(policy.inner()),
     );
-    let per_tile = policy
-        .tile_extents()
-        .iter()
-        .try_fold(1u64, |a, &t| a.checked_mul(t as u64))
-        .unwrap_or_else(|| {
-            l.fail(&format!(
-                "tiles of {:?} indices overflow u64",
-                policy.tile_extents()
-            ))
-        });
+    let (tiles, per_tile) = md_sizes(policy).unwrap_or_else(|what| l.fail(&what));
     // A multiple of the warp, at most BLOCK: small tiles get small blocks.
     let block = per_tile.div_ceil(32).clamp(1, u64::from(BLOCK / 32)) as u32 * 32;
-    let threads = (policy.num_tiles() as u64).saturating_mul(u64::from(block));
-    let grid = grid_for(cuda, threads, block);
+    let grid = grid_for(cuda, tiles.saturating_mul(u64::from(block)), block);
     config(grid, block, 0)
+}
+
+/// The sizes `drive_md_for` computes on the device, checked here first:
+/// the number of tiles and the indices of the largest tile clipped to the
+/// box (the device walks clipped tiles, so a tile extent up to
+/// `usize::MAX` costs nothing). Both are at most the box's size, which
+/// `MDRangePolicy` checked fits; an overflow names the policy.
+fn md_sizes<const R: usize>(policy: &MDRangePolicy<'_, Cuda, R>) -> Result<(u64, u64), String> {
+    let (lo, hi, tile) = (policy.lower(), policy.upper(), policy.tile_extents());
+    let fail = |what: &str| format!("MDRangePolicy {lo:?}..{hi:?} with tiles {tile:?}: {what}");
+    let overflow = |what: &str| fail(&format!("the {what} overflows u64"));
+    let (mut tiles, mut per_tile) = (1u64, 1u64);
+    for r in 0..R {
+        let e = hi[r].checked_sub(lo[r]).ok_or_else(|| {
+            fail(&format!(
+                "rank {r} has its lower bound above its upper bound"
+            ))
+        })? as u64;
+        let t = tile[r] as u64;
+        if t == 0 {
+            return Err(fail(&format!("rank {r} has a tile of extent 0")));
+        }
+        let count = e.div_ceil(t);
+        tiles = tiles
+            .checked_mul(count)
+            .ok_or_else(|| overflow("number of tiles"))?;
+        per_tile = per_tile
+            .checked_mul(t.min(e))
+            .ok_or_else(|| overflow("size of a tile clipped to the box"))?;
+    }
+    Ok((tiles, per_tile))
 }
 
 impl<W, F, const R: usize> ParallelForImpl<MDRangePolicy<'_, Cuda, R>, W, F> for Cuda

@@ -23,17 +23,44 @@ mod team;
 use super::Cuda;
 use crate::codegen::{Instance, Pattern, TranslationUnit};
 use crate::device_api::{DeviceBuffer, DeviceError, KernelArgs, LaunchConfig, Module};
-use crate::kernel::{DeviceArg, DeviceKernel, DeviceValue, KernelPattern, ParamKind, ViewArg};
+use crate::kernel::{
+    DeviceArg, DeviceFn, DeviceKernel, DeviceValue, KernelPattern, ParamKind, ViewArg,
+};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// Threads per block of the range and MDRange drivers.
 const BLOCK: u32 = 256;
 
-/// Compiled entry points of one space, by (kernel, entry name): two
-/// kernels may share a name (in different Rust modules), never an address.
+/// Compiled entry points of one space, by [`ModuleKey`].
 #[derive(Debug, Default)]
-pub(super) struct Modules(Mutex<HashMap<(usize, String), Module>>);
+pub(super) struct Modules(Mutex<HashMap<ModuleKey, Module>>);
+
+/// What decides an instance's translation unit: the kernel (its source and
+/// `#[device]` dependencies), the entry name (driver, reducer name and
+/// template arguments, which are scalar C++ names) and a custom reducer's
+/// definition. Definitions are told apart by address, not by name: two
+/// kernels, or two `#[device] impl Reducer<T> for R` with the same `R`, may
+/// share a name in different Rust modules, never an address.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ModuleKey {
+    kernel: usize,
+    entry: String,
+    reducer: Option<usize>,
+}
+
+impl ModuleKey {
+    fn of(inst: &Instance) -> Self {
+        ModuleKey {
+            kernel: inst.kernel as *const DeviceKernel as usize,
+            entry: inst.entry(),
+            reducer: inst
+                .pattern
+                .custom_reducer()
+                .map(|f| f as *const DeviceFn as usize),
+        }
+    }
+}
 
 /// One launch being assembled.
 pub(super) struct Launch<'a> {
@@ -307,7 +334,7 @@ impl Drop for Launch<'_> {
 impl Cuda {
     /// The instance's compiled module, compiling it on first use.
     fn module(&self, inst: &Instance, label: &str) -> Result<Module, DeviceError> {
-        let key = (inst.kernel as *const DeviceKernel as usize, inst.entry());
+        let key = ModuleKey::of(inst);
         let mut cache = self.modules.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = cache.get(&key) {
             return Ok(m.clone());

@@ -10,7 +10,10 @@ use granule_core::pattern::{ParallelForImpl, ParallelReduceImpl, ParallelScanImp
 use granule_core::reducer::Reducer;
 use granule_core::{Policy, RangePolicy};
 
-/// `begin, end`: the head of every range entry point.
+/// `begin, end`: the head of every range entry point. The drivers use
+/// no other size of the range than `end - begin` (the policy has
+/// `begin <= end`), and iterate offsets below it without wrapping, so a
+/// range may end at `usize::MAX`.
 fn range_head(l: &mut Launch<'_>, policy: &RangePolicy<'_, Cuda>) {
     l.head()
         .scalar(policy.begin() as u64)
