@@ -534,12 +534,7 @@ pub struct Wide {
 #[kernel(crate = granule_core, reduce)]
 fn broadcast_wide(m: &TeamMember, acc: &mut u64) {
     let mut t = m.team_scratch::<u64, 1>(0, 4).unwrap();
-    if m.team_rank() == 0 {
-        for k in 0..4 {
-            t[k] = 0xdead_0000 + k as u64;
-        }
-    }
-    m.team_barrier();
+    TeamVectorRange::new(m, 0..4).parallel_for(|k| t[k] = 0xdead_0000 + k as u64);
     let l = m.league_rank() as u64;
     let w = m.team_broadcast(
         Wide {

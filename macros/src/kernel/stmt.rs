@@ -142,11 +142,14 @@ impl Cx {
         }))
     }
 
+    /// A loop's body; it starts with `GRANULE_LOOP_TICK();`, which lets the
+    /// emulator stop a loop that runs past the launch's time limit even
+    /// when it touches no memory (nothing on a GPU).
     fn loop_body(&mut self, b: &syn::Block, depth: usize) -> Result<String> {
         self.frame.loops += 1;
         let r = self.block_stmts(b, depth);
         self.frame.loops -= 1;
-        r
+        Ok(format!("{}GRANULE_LOOP_TICK();\n{}", pad(depth), r?))
     }
 
     fn if_stmt(&mut self, i: &syn::ExprIf, depth: usize) -> Result<String> {

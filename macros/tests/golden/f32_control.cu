@@ -4,14 +4,17 @@ __device__ void control(granule::usize i, granule::f32& y, granule::View<const g
   granule::f32 acc = 0.0f;
   for (granule::usize it_g1 = 0ull, end_g2 = x.extent(1ull); it_g1 < end_g2; ++it_g1) {
     const granule::usize j = it_g1;
+    GRANULE_LOOP_TICK();
     acc += x(i, j);
   }
   for (granule::u64 it_g3 = 0, n_g4 = granule::div_ceil(granule::range_len(0ull, n), 2ull); it_g3 < n_g4; ++it_g3) {
     const granule::usize j = granule::range_at(0ull, it_g3 * 2ull);
+    GRANULE_LOOP_TICK();
     acc -= ((((granule::f32)(j))) * SCALE);
   }
   for (granule::u64 it_g5 = 0, n_g6 = granule::div_ceil(granule::range_len_incl(1ull, n), 1ull); it_g5 < n_g6; ++it_g5) {
     const granule::usize j = granule::range_at(n, (granule::u64)0 - it_g5 * 1ull);
+    GRANULE_LOOP_TICK();
     if ((granule::rem(j, 3ull) == 0ull)) {
       continue;
     }
@@ -19,13 +22,16 @@ __device__ void control(granule::usize i, granule::f32& y, granule::View<const g
   }
   for (granule::u64 it_g7 = 0, n_g8 = granule::div_ceil(granule::range_len(0ull, n), 3ull); it_g7 < n_g8; ++it_g7) {
     const granule::usize j = granule::range_at(granule::range_at(n, ~0ull), (granule::u64)0 - it_g7 * 3ull);
+    GRANULE_LOOP_TICK();
     acc += ((granule::f32)(j));
   }
   granule::u32 k = 0u;
   while ((k < 4u)) {
+    GRANULE_LOOP_TICK();
     k += 1u;
   }
   while (true) {
+    GRANULE_LOOP_TICK();
     if ((acc > 100.0f)) {
       break;
     }

@@ -134,3 +134,33 @@ fn generic_atomics_of_device_width_count() {
     );
     assert_eq!(download(&h), vec![250; 4]);
 }
+
+/// Issue 14, the emulator's time limit: a translated loop that touches no
+/// memory (here it never ends: `k` stays even) is stopped at the limit,
+/// and the dispatch fails naming itself, where it used to spin forever.
+#[kernel(crate = granule_core, reduce)]
+fn never_ends(_i: usize, odd: u64, acc: &mut u64) {
+    let mut k = 0u64;
+    while k != odd {
+        k += 2;
+    }
+    *acc += k;
+}
+
+#[test]
+fn a_translated_loop_without_memory_accesses_stops_at_the_time_limit() {
+    use granule_cuda::emu::{EmuDevice, EmuOptions};
+    let options = EmuOptions {
+        timeout: Some(std::time::Duration::from_millis(300)),
+        ..EmuOptions::default()
+    };
+    let dev = EmuDevice::with_options(options).unwrap();
+    let s = Cuda::with_device(std::sync::Arc::new(dev));
+    let msg = panic_message(|| {
+        let _: u64 = parallel_reduce("spin", RangePolicy::new(&s, 0..4), Sum, never_ends(7));
+    });
+    assert!(
+        msg.contains("\"spin\"") && msg.contains("time limit"),
+        "{msg}"
+    );
+}
