@@ -272,12 +272,7 @@ impl GpuDevice {
     fn cubin(&self, source: &str, mode: FloatMode, label: &str) -> Result<Vec<u8>, DeviceError> {
         let (major, minor) =
             nvrtc::version().map_err(|e| unavailable(self.ctx.ordinal(), e.to_string()))?;
-        let key = cache::key(&[
-            source,
-            &format!("sm_{}", self.arch),
-            &format!("nvrtc {major}.{minor}"),
-            &mode.options().join(" "),
-        ]);
+        let key = cubin_key(source, self.arch, mode, (major, minor));
         let path = cache::dir("granule-cuda").join(format!("{key}.cubin"));
         if let Ok(bytes) = std::fs::read(&path) {
             return Ok(bytes);
@@ -322,6 +317,22 @@ impl GpuDevice {
             reason,
         }
     }
+}
+
+/// The key of a loaded module in the device's cache: what NVRTC was given.
+fn module_key(source: &str, arch: u32, mode: FloatMode) -> String {
+    cache::key(&[source, &format!("sm_{arch}"), &mode.options().join(" ")])
+}
+
+/// The name of a CUBIN in the disk cache: what NVRTC was given, and
+/// which NVRTC.
+fn cubin_key(source: &str, arch: u32, mode: FloatMode, (major, minor): (i32, i32)) -> String {
+    cache::key(&[
+        source,
+        &format!("sm_{arch}"),
+        &format!("nvrtc {major}.{minor}"),
+        &mode.options().join(" "),
+    ])
 }
 
 /// NVRTC's failure to compile `label`, as a device error.
@@ -496,7 +507,7 @@ impl Device for GpuDevice {
     fn compile(&self, unit: &TranslationUnit, label: &str) -> Result<Module, DeviceError> {
         self.alive()?;
         let (source, mode) = (unit.source(), unit.float_mode());
-        let key = cache::key(&[source, &self.arch.to_string(), &mode.options().join(" ")]);
+        let key = module_key(source, self.arch, mode);
         if let Some(m) = lock(&self.modules).get(&key) {
             return Ok(m.clone());
         }
@@ -612,6 +623,28 @@ pub fn device_or_skip(ordinal: usize, test: &str) -> Option<GpuDevice> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn caches_keep_float_modes_apart() {
+        let modes = [FloatMode::Exact, FloatMode::Contract, FloatMode::Fast];
+        for (k, a) in modes.iter().enumerate() {
+            for b in &modes[k + 1..] {
+                assert_ne!(module_key("s", 90, *a), module_key("s", 90, *b));
+                assert_ne!(
+                    cubin_key("s", 90, *a, (12, 9)),
+                    cubin_key("s", 90, *b, (12, 9))
+                );
+            }
+        }
+        assert_ne!(
+            module_key("s", 80, FloatMode::Exact),
+            module_key("s", 90, FloatMode::Exact)
+        );
+        assert_ne!(
+            cubin_key("s", 90, FloatMode::Exact, (12, 9)),
+            cubin_key("s", 90, FloatMode::Exact, (13, 0))
+        );
+    }
 
     #[test]
     fn no_driver_is_a_typed_error_not_a_panic() {
