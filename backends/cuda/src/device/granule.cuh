@@ -155,10 +155,14 @@ __device__ granule::ErrorRecord* granule_error_at = &granule_error;
 
 namespace granule {
 
-// The first failing thread of the launch claims the record (true) and
-// must fill it, then call publish_and_trap. Every later one waits, for a
-// bounded time, until the record is complete: on a GPU, its trap would
-// otherwise end the kernel while the first thread is still writing.
+// The first failing thread of the launch claims the record (it gets the
+// record, with the code set) and must fill it, then call publish_and_trap.
+// Every later one gets null after waiting, for a bounded time (about 0.1 s
+// on a GPU), until the record is complete: on a GPU its trap would
+// otherwise end the kernel while the first thread is still writing. The
+// claim is this module's own word, in device memory, so no atomic goes
+// to host memory; a trap ends the module's context, so it is never
+// claimed twice there (the emulator clears it with the record).
 __device__ __noinline__ ErrorRecord* claim_record(u32 code) {
   ErrorRecord* r = granule_error_at;
   if (atomicCAS(&granule_error.code, 0u, code) == 0u) {

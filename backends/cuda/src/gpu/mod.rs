@@ -177,6 +177,7 @@ impl GpuDevice {
             .map_err(driver)?;
         let (major, minor) = ctx.compute_capability().map_err(driver)?;
         let limits = read_limits(&ctx).map_err(driver)?;
+        let name = ctx.name().map_err(driver)?;
         let record = HostRecord::new().map_err(|e| {
             unavailable(
                 ordinal,
@@ -188,7 +189,7 @@ impl GpuDevice {
             )
         })?;
         Ok(GpuDevice {
-            name: ctx.name().map_err(driver)?,
+            name,
             arch: (major * 10 + minor) as u32,
             limits,
             ctx,
