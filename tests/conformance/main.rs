@@ -113,7 +113,6 @@ conformance_suite!(rayon3, granule::Rayon, crate::rayon_space(3), host_only);
 /// panic therefore run apart from the others (`scripts/gpu-smoke.sh`).
 #[cfg(feature = "cuda")]
 fn cuda_space() -> granule::Cuda {
-    use granule_cuda::device_api::Device as _;
     use std::sync::Mutex;
     static SPACE: Mutex<Option<granule::Cuda>> = Mutex::new(None);
     let mut space = SPACE.lock().unwrap_or_else(|e| e.into_inner());

@@ -190,6 +190,11 @@ impl TranslationUnit {
     }
 
     /// The floating-point mode (see [`FloatMode`]).
+    ///
+    /// ```
+    /// let unit = granule_cuda::codegen::TranslationUnit::new(&[]).unwrap();
+    /// assert_eq!(unit.float_mode(), granule_cuda::nvrtc::FloatMode::Exact);
+    /// ```
     pub fn float_mode(&self) -> FloatMode {
         self.float_mode
     }

@@ -8,7 +8,7 @@
 //!
 //! Kernels are compiled by NVRTC to a CUBIN for the device's own
 //! architecture (`sm_XY` from its compute capability), in the unit's
-//! [`FloatMode`](crate::nvrtc::FloatMode). Modules are cached for the
+//! [`FloatMode`]. Modules are cached for the
 //! process by source, architecture and options, and CUBINs on disk by the
 //! same and the NVRTC version (under the target folder), so a second run
 //! of the same program compiles nothing.
@@ -209,6 +209,16 @@ impl GpuDevice {
     /// The parameter sizes `module`'s parameter table gives for `entry`,
     /// which every launch's arguments must match; `None` for another
     /// device's module or an unknown entry.
+    ///
+    /// ```
+    /// use granule_cuda::device_api::Device;
+    /// let emu = granule_cuda::emu::EmuDevice::new().unwrap();
+    /// let module = emu.compile(&granule_cuda::codegen::TranslationUnit::new(&[]).unwrap(), "none").unwrap();
+    /// if let Some(gpu) = granule_cuda::gpu::device_or_skip(0, "doc example") {
+    ///     // Another device's module has no table here.
+    ///     assert_eq!(gpu.entry_params(&module, "granule_for_fill"), None);
+    /// }
+    /// ```
     pub fn entry_params<'m>(&self, module: &'m Module, entry: &str) -> Option<&'m [usize]> {
         let m = module.inner::<GpuModule>()?;
         m.functions.get(entry).map(|f| f.params.as_slice())

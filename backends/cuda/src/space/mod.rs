@@ -238,6 +238,12 @@ impl Cuda {
     }
 
     /// How kernels are compiled for a GPU (see [`Cuda::with_float_mode`]).
+    ///
+    /// ```
+    /// let cuda = granule_cuda::Cuda::emulated()?;
+    /// assert_eq!(cuda.float_mode(), granule_cuda::nvrtc::FloatMode::Exact);
+    /// # Ok::<(), granule_cuda::device_api::DeviceError>(())
+    /// ```
     pub fn float_mode(&self) -> FloatMode {
         self.float_mode
     }
