@@ -9,6 +9,8 @@
 # suite's Cuda instance on the GPU instead of the emulator.
 # GRANULE_REQUIRE_GPU=1 turns the cudarc tests' skip (no driver) into a
 # failure, so a GPU run cannot pass without touching the GPU.
+# For a run under 5 minutes with a result file to commit, see
+# scripts/gpu-smoke.sh (and benches/results/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-../shared/tools/gpu-pack granule_cuda nvrtc_toolchain translated emu gpu dispatch chunk_maps conformance --bench cuda_patterns "$@"
+../shared/tools/gpu-pack granule_cuda nvrtc_toolchain translated emu gpu dispatch chunk_maps fidelity conformance --bench cuda_patterns "$@"

@@ -107,17 +107,25 @@ conformance_suite!(rayon3, granule::Rayon, crate::rayon_space(3), host_only);
 
 /// The Cuda space the suite runs on: the CPU emulator, or what
 /// `GRANULE_CUDA` names (a GPU run sets `GRANULE_CUDA=gpu`). One per
-/// process, so each kernel is compiled once.
+/// process, so each kernel is compiled once, until a device panic loses a
+/// GPU space's context (the emulator's survives): then the suite takes a
+/// fresh space, as a program would. On a GPU the tests whose kernels
+/// panic therefore run apart from the others (`scripts/gpu-smoke.sh`).
 #[cfg(feature = "cuda")]
 fn cuda_space() -> granule::Cuda {
-    use std::sync::OnceLock;
-    static SPACE: OnceLock<granule::Cuda> = OnceLock::new();
-    SPACE
-        .get_or_init(|| {
-            granule::Cuda::from_env_or(granule::CudaSelection::Emulator)
-                .unwrap_or_else(|e| panic!("{e}"))
-        })
-        .clone()
+    use std::sync::Mutex;
+    static SPACE: Mutex<Option<granule::Cuda>> = Mutex::new(None);
+    let mut space = SPACE.lock().unwrap_or_else(|e| e.into_inner());
+    let lost = |s: &granule::Cuda| s.device().synchronize().is_err();
+    match &*space {
+        Some(s) if !lost(s) => s.clone(),
+        _ => {
+            let s = granule::Cuda::from_env_or(granule::CudaSelection::Emulator)
+                .unwrap_or_else(|e| panic!("{e}"));
+            *space = Some(s.clone());
+            s
+        }
+    }
 }
 
 #[cfg(feature = "cuda")]

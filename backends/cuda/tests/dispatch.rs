@@ -7,6 +7,7 @@
 use granule_core::kernel::kernel;
 use granule_core::prelude::*;
 use granule_core::reducer::Prod;
+use granule_cuda::device::{reserved_smem, STATIC_SMEM_ALLOWANCE};
 use granule_cuda::{Cuda, CudaSelection, CudaSpace};
 use granule_views::{create_mirror_view_and_copy, deep_copy, LayoutLeft, LayoutRight};
 use std::sync::OnceLock;
@@ -213,21 +214,35 @@ fn fill_scratch(m: &TeamMember, n: usize, acc: &mut u64) {
     }
 }
 
+/// `scratch_size_max(0)` is the device's shared memory per block less
+/// the drivers' words of the largest block and an allowance for their
+/// static shared variables: it fits a team of that size, and only the
+/// rounding of per-thread regions can pass the policy's check yet not
+/// fit, which the dispatch refuses. On a GPU the launch needs the
+/// function's opt-in to more than 48 KiB.
 #[test]
 fn team_scratch_at_the_device_limit() {
     let s = cuda();
-    let team = 32;
-    let reserved = granule_cuda::device::reserved_smem(team as u64) as usize;
-    let max = s.device().limits().max_shared_mem_bytes as usize;
-    let n = (max - reserved) / 16 * 16;
+    let limits = s.device().limits();
+    let team = limits.max_threads_per_block as usize;
+    let reserved = reserved_smem(team as u64) + STATIC_SMEM_ALLOWANCE;
+    let max = s.scratch_size_max(0);
+    assert_eq!(
+        max as u64,
+        u64::from(limits.max_shared_mem_bytes) - reserved
+    );
+    let n = max / 16 * 16;
     let p = TeamPolicy::new(&s, 2, team)
         .set_scratch_size(0, PerTeam(n))
         .unwrap();
     let got: u64 = parallel_reduce("at-limit", p, Sum, fill_scratch(n));
     assert_eq!(got, 2 * n as u64);
 
+    // n bytes asked (within the maximum), n + 15 * team once each
+    // thread's byte is rounded to its 16-byte region.
     let over = TeamPolicy::new(&s, 2, team)
-        .set_scratch_size(0, PerTeam(n + 16))
+        .set_scratch_size(0, PerTeam(n - team))
+        .and_then(|p| p.set_scratch_size(0, PerThread(1)))
         .unwrap();
     let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let _: u64 = parallel_reduce("over", over, Sum, fill_scratch(n));
@@ -241,6 +256,34 @@ fn team_scratch_at_the_device_limit() {
         msg.contains("\"over\"") && msg.contains("shared memory per block"),
         "{msg}"
     );
+}
+
+/// Dynamic shared memory of exactly the device's maximum passes the
+/// dispatch's check; the kernel's team reductions keep static shared
+/// memory too, which the emulator does not model and a GPU counts: there
+/// the launch is refused with both sizes instead of failing in the driver.
+#[test]
+fn static_shared_memory_counts_against_the_maximum_on_a_gpu() {
+    let s = cuda();
+    let limits = s.device().limits();
+    let team = limits.max_threads_per_block as usize;
+    // reserved + round16(per_team) + 16 * team == the maximum.
+    let per_team =
+        limits.max_shared_mem_bytes as usize - reserved_smem(team as u64) as usize - 16 * team;
+    let p = TeamPolicy::new(&s, 1, team)
+        .set_scratch_size(0, PerTeam(per_team))
+        .and_then(|p| p.set_scratch_size(0, PerThread(1)))
+        .unwrap();
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _: u64 = parallel_reduce("full", p, Sum, fill_scratch(per_team));
+    }));
+    if s.device().name() == "emulator" {
+        assert!(run.is_ok(), "the emulator keeps static shared memory apart");
+    } else {
+        let err = run.expect_err("static + dynamic exceed the maximum");
+        let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(msg.contains("bytes of static shared memory"), "{msg}");
+    }
 }
 
 #[test]
@@ -273,7 +316,9 @@ fn past_the_end(i: usize, y: &mut f64, x: &View1<f64>) {
 
 #[test]
 fn a_device_fault_names_the_dispatch_and_the_view() {
-    let s = cuda();
+    // A space of its own: on a GPU the fault loses the space's context,
+    // which the other tests' shared space must keep.
+    let s = Cuda::from_env_or(CudaSelection::Emulator).unwrap();
     let x = upload(&s, "short", vec![1.0; 4]);
     let mut y = upload(&s, "y", vec![0.0; 4]);
     let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

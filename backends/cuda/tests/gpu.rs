@@ -7,7 +7,8 @@
 mod launches;
 use launches::*;
 
-use granule_cuda::device_api::{as_uninit, Device, DeviceError};
+use granule_cuda::codegen::{Instance, Pattern};
+use granule_cuda::device_api::{as_uninit, Device, DeviceError, KernelArgs};
 use granule_cuda::gpu::GpuDevice;
 
 /// GPU 0, or `None` (with the reason printed) when there is none.
@@ -77,4 +78,49 @@ fn copies_and_buffers_are_checked() {
     dev.free(b).unwrap();
     dev.free(a).unwrap();
     dev.free(c).unwrap();
+}
+
+#[test]
+fn entry_tables_and_argument_checks_match_the_emulator() {
+    let Some(dev) = gpu("entry_tables_and_argument_checks_match_the_emulator") else {
+        return;
+    };
+    let emu = granule_cuda::emu::EmuDevice::new().unwrap();
+    let kernel = <axpy as granule::kernel::KernelSource>::KERNEL;
+    let unit = unit(&[Instance::new(kernel, Pattern::For, &[])]);
+    let on_gpu = dev.compile(&unit, "axpy").unwrap();
+    let on_emu = emu.compile(&unit, "axpy").unwrap();
+    let entry = "granule_for_axpy";
+    let table = dev.entry_params(&on_gpu, entry);
+    assert_eq!(table, emu.entry_params(&on_emu, entry));
+    assert_eq!(table, Some(&[8, 8, 32, 8, 32][..]));
+    // `a` as an f32 where the entry takes an f64: both devices refuse it,
+    // with the same reason.
+    let y = dev.alloc_zeroed(32).unwrap();
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(4u64);
+    view1(&mut args, &y, 4, 1);
+    args.scalar(2.0f32);
+    view1(&mut args, &y, 4, 2);
+    // SAFETY: refused before anything runs; `y` holds the 4 f64s the
+    // Views describe.
+    let e = unsafe { dev.launch(&on_gpu, entry, &config(1, 32, 0), &args) }.unwrap_err();
+    assert!(matches!(e, DeviceError::InvalidLaunch { .. }), "{e}");
+    let reason = args.check_params(table.unwrap()).unwrap_err();
+    assert!(e.to_string().contains(&reason), "{e}");
+    dev.free(y).unwrap();
+}
+
+#[test]
+fn shared_memory_is_the_opt_in_maximum() {
+    let Some(dev) = gpu("shared_memory_is_the_opt_in_maximum") else {
+        return;
+    };
+    // Every GPU granule compiles for (sm_70 and later) opts in above the
+    // 48 KiB a function starts with.
+    assert!(
+        dev.limits().max_shared_mem_bytes > 48 * 1024,
+        "{:?}",
+        dev.limits()
+    );
 }

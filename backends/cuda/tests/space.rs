@@ -145,7 +145,12 @@ fn limits_and_fence(cuda: &Cuda) {
     assert!(cuda.team_size_recommended() <= cuda.team_size_max());
     assert_eq!(cuda.team_size_recommended() % l.warp_size as usize, 0);
     assert_eq!(cuda.vector_length_max(), l.warp_size as usize);
-    assert_eq!(cuda.scratch_size_max(0), l.max_shared_mem_bytes as usize);
+    // The drivers reserve one word per thread of the largest block, and
+    // room for their static shared variables.
+    assert_eq!(
+        cuda.scratch_size_max(0),
+        (l.max_shared_mem_bytes - 8 * l.max_threads_per_block) as usize - 4096
+    );
     assert_eq!(cuda.scratch_size_max(1) as u64, l.global_mem_bytes);
     assert_eq!(cuda.scratch_size_max(2), 0);
     assert_eq!(
@@ -269,10 +274,10 @@ fn emulator_limits_and_fence() {
     limits_and_fence(&cuda);
     assert_eq!(cuda.team_size_max(), 1024);
     assert_eq!(cuda.vector_length_max(), 32);
-    assert_eq!(
-        cuda.scratch_size_max(0),
-        EmuDevice::LIMITS.max_shared_mem_bytes as usize
-    );
+    // An H100's 227 KiB opt-in maximum less 8 KiB for a block of 1024
+    // and 4 KiB for static shared variables.
+    assert_eq!(EmuDevice::LIMITS.max_shared_mem_bytes, 227 * 1024);
+    assert_eq!(cuda.scratch_size_max(0), 215 * 1024);
     assert_eq!(cuda.concurrency(), 132 * 2048);
 }
 

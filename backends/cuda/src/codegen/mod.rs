@@ -11,6 +11,7 @@ mod wrapper;
 
 use crate::device::HEADER;
 use crate::kernel::{DeviceFn, DeviceKernel, KernelPattern};
+use crate::nvrtc::FloatMode;
 
 /// A built-in, tuple or custom reducer as a driver names it (defined in
 /// granule-core, beside the other device descriptions).
@@ -18,7 +19,7 @@ pub use crate::kernel::ReducerOp as Reducer;
 use std::fmt;
 
 pub use workspace::{reduce_workspace, scan_items, scan_workspace, ReduceWorkspace, ScanWorkspace};
-pub use wrapper::entry_name;
+pub use wrapper::{entry_name, params_symbol};
 
 /// Which driver runs the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,11 +124,13 @@ impl fmt::Display for CodegenError {
 
 impl std::error::Error for CodegenError {}
 
-/// A complete CUDA C++ source with its entry points.
+/// A complete CUDA C++ source with its entry points, and the
+/// floating-point mode a GPU compiles it in.
 #[derive(Clone, Debug)]
 pub struct TranslationUnit {
     source: String,
     entries: Vec<String>,
+    float_mode: FloatMode,
 }
 
 impl TranslationUnit {
@@ -164,7 +167,37 @@ impl TranslationUnit {
                 entries.push(name);
             }
         }
-        Ok(TranslationUnit { source, entries })
+        Ok(TranslationUnit {
+            source,
+            entries,
+            float_mode: FloatMode::Exact,
+        })
+    }
+
+    /// The same unit, compiled for a GPU in `mode` (the emulator computes
+    /// exactly in every mode). Devices key their compiled-module caches on
+    /// it.
+    ///
+    /// ```
+    /// use granule_cuda::codegen::TranslationUnit;
+    /// use granule_cuda::nvrtc::FloatMode;
+    /// let unit = TranslationUnit::new(&[]).unwrap();
+    /// assert_eq!(unit.float_mode(), FloatMode::Exact);
+    /// assert_eq!(unit.with_float_mode(FloatMode::Fast).float_mode(), FloatMode::Fast);
+    /// ```
+    pub fn with_float_mode(mut self, mode: FloatMode) -> Self {
+        self.float_mode = mode;
+        self
+    }
+
+    /// The floating-point mode (see [`FloatMode`]).
+    ///
+    /// ```
+    /// let unit = granule_cuda::codegen::TranslationUnit::new(&[]).unwrap();
+    /// assert_eq!(unit.float_mode(), granule_cuda::nvrtc::FloatMode::Exact);
+    /// ```
+    pub fn float_mode(&self) -> FloatMode {
+        self.float_mode
     }
 
     /// The full CUDA C++ text.

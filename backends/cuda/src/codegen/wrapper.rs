@@ -40,6 +40,20 @@ pub fn entry_name(kernel: &str, pattern: Pattern, types: &[&str]) -> String {
     name
 }
 
+/// The name of `entry`'s parameter table, a `__device__` variable the
+/// unit defines next to the entry: `granule::ParamTable` (granule.cuh),
+/// the parameter count then `sizeof` of each parameter, as the compiler
+/// sees the entry's own type. Devices read it when they load a module and
+/// refuse a launch whose arguments do not match it. The `granule_params_`
+/// prefix cannot start an entry name (those are `granule_<pattern>_..`).
+///
+/// ```
+/// assert_eq!(granule_cuda::codegen::params_symbol("granule_for_axpy"), "granule_params_granule_for_axpy");
+/// ```
+pub fn params_symbol(entry: &str) -> String {
+    format!("granule_params_{entry}")
+}
+
 /// What the instance binds: the entry's leading parameters, the lambda's
 /// parameters, and the driver call around `{call}`.
 struct Driver {
@@ -193,8 +207,10 @@ pub(super) fn entry_point(inst: &Instance) -> Result<(String, String), CodegenEr
     let name = inst.entry();
     let body = drv.body.replace("{call}", &call);
     let text = format!(
-        "extern \"C\" __global__ void {name}({}) {{\n  {body}\n}}\n",
-        decl.join(", ")
+        "extern \"C\" __global__ void {name}({}) {{\n  {body}\n}}\n\
+         extern \"C\" {{ __device__ granule::ParamTable<decltype({name})> {}; }}\n",
+        decl.join(", "),
+        params_symbol(&name)
     );
     Ok((name, text))
 }

@@ -15,8 +15,9 @@
 // - 8- and 16-bit integers are promoted to int by C++ arithmetic: the
 //   translator casts results back (and the helpers below return T), so
 //   they wrap at their own width like Rust's;
-// - View indexing is bounds-checked: the first failure is recorded in
-//   `granule_error` and the thread traps; so are failed assertions.
+// - View indexing is bounds-checked: the first failure is recorded in the
+//   ErrorRecord `granule_error_at` points to and the thread traps; so are
+//   failed assertions.
 
 // GRANULE_LOOP_TICK(): the first statement of the body of every loop whose
 // trip count is not a compile-time constant, in this header and in every
@@ -126,27 +127,87 @@ struct ErrorRecord {
   u64 args[6];
   u32 kinds[6];
   u32 nargs;
+  // RECORD_COMPLETE once the first failing thread has written and fenced
+  // the record; RECORD_TRUNCATED when `text` holds only the message's start.
+  u32 flags;
+  // Code 5: a copy of `message`, NUL-terminated, cut at 511 bytes. On a GPU
+  // the context is unusable after the trap that follows, so the host can
+  // read neither the module's string nor device memory: it reads this.
+  char text[512];
 };
-// The host mirrors this layout (emu/launch.rs); the older fields keep
-// their offsets.
-static_assert(sizeof(ErrorRecord) == 120, "ErrorRecord layout");
+constexpr u32 RECORD_COMPLETE = 1u;
+constexpr u32 RECORD_TRUNCATED = 2u;
+// The host mirrors this layout (device/record.rs, whose tests check every
+// offset with the host compiler's offsetof; NVRTC has no offsetof). The
+// older fields keep their offsets, and `flags` took the tail padding.
+static_assert(sizeof(ErrorRecord) == 632, "ErrorRecord layout");
+
+// An entry point's parameters as its caller must pass them: the count,
+// then `sizeof` of each (codegen defines one per entry, from the entry's
+// own type, and the host checks a launch's arguments against it).
+template <class F> struct ParamTable;
+template <class... P> struct ParamTable<void(P...)> {
+  u64 count = sizeof...(P);
+  u64 sizes[sizeof...(P) > 0 ? sizeof...(P) : 1] = {(u64)sizeof(P)...};
+};
 
 }  // namespace granule
 
-// Named without mangling so the host can find it with cuModuleGetGlobal.
+// Named without mangling so the host can find them (cuModuleGetGlobal,
+// dlsym). `granule_error` is this module's record and its claim word;
+// failures are written where `granule_error_at` points: to `granule_error`
+// on the emulator, to a record in mapped pinned host memory on a GPU (the
+// device sets the pointer when it loads the module), which the host can
+// read after the trap has made the context unusable.
 extern "C" {
 __device__ granule::ErrorRecord granule_error;
+__device__ granule::ErrorRecord* granule_error_at = &granule_error;
 }
 
 namespace granule {
 
-__device__ __noinline__ void fail(u32 code, u32 view, u64 rank, u64 index, u64 extent) {
+// The first failing thread of the launch claims the record (it gets the
+// record, with the code set) and must fill it, then call publish_and_trap.
+// Every later one gets null after waiting, for a bounded time (about 0.1 s
+// on a GPU), until the record is complete: on a GPU its trap would
+// otherwise end the kernel while the first thread is still writing. The
+// claim is this module's own word, in device memory, so no atomic goes
+// to host memory; a trap ends the module's context, so it is never
+// claimed twice there (the emulator clears it with the record).
+__device__ __noinline__ ErrorRecord* claim_record(u32 code) {
+  ErrorRecord* r = granule_error_at;
   if (atomicCAS(&granule_error.code, 0u, code) == 0u) {
-    granule_error.view = view;
-    granule_error.rank = rank;
-    granule_error.index = index;
-    granule_error.extent = extent;
-    __threadfence_system();
+    r->code = code;
+    return r;
+  }
+  const volatile u32* flags = &r->flags;
+  for (u32 k = 0; k < (1u << 16) && (*flags & RECORD_COMPLETE) == 0u; ++k) __nanosleep(1024);
+  return nullptr;
+}
+__device__ __noinline__ void publish_and_trap(ErrorRecord* r) {
+  __threadfence_system();
+  *(volatile u32*)&r->flags |= RECORD_COMPLETE;
+  __threadfence_system();
+  __trap();
+}
+// Copies `message` into the record's text, cut (and marked) at its size.
+__device__ __noinline__ void record_text(ErrorRecord* r, const char* message) {
+  r->message = message;
+  u32 k = 0;
+  if (message != nullptr) {
+    for (; k + 1 < sizeof(r->text) && message[k] != 0; ++k) r->text[k] = message[k];
+    if (message[k] != 0) r->flags |= RECORD_TRUNCATED;
+  }
+  r->text[k] = 0;
+}
+
+__device__ __noinline__ void fail(u32 code, u32 view, u64 rank, u64 index, u64 extent) {
+  if (ErrorRecord* r = claim_record(code)) {
+    r->view = view;
+    r->rank = rank;
+    r->index = index;
+    r->extent = extent;
+    publish_and_trap(r);
   }
   __trap();
 }
@@ -155,10 +216,10 @@ __device__ __noinline__ void fail(u32 code, u32 view, u64 rank, u64 index, u64 e
 // launch is recorded (code 5, the source line and the message), then the
 // thread traps, as a Rust panic ends the kernel.
 __device__ __noinline__ void assert_fail(const char* message, u32 line) {
-  if (atomicCAS(&granule_error.code, 0u, 5u) == 0u) {
-    granule_error.rank = line;
-    granule_error.message = message;
-    __threadfence_system();
+  if (ErrorRecord* r = claim_record(5u)) {
+    r->rank = line;
+    record_text(r, message);
+    publish_and_trap(r);
   }
   __trap();
 }
@@ -195,16 +256,16 @@ __device__ __noinline__ void assert_fail(const char* message, u32 line, u32 n, A
                                          AssertArg a1 = AssertArg{0, 0}, AssertArg a2 = AssertArg{0, 0},
                                          AssertArg a3 = AssertArg{0, 0}, AssertArg a4 = AssertArg{0, 0},
                                          AssertArg a5 = AssertArg{0, 0}) {
-  if (atomicCAS(&granule_error.code, 0u, 5u) == 0u) {
+  if (ErrorRecord* r = claim_record(5u)) {
     const AssertArg all[6] = {a0, a1, a2, a3, a4, a5};
     for (u32 k = 0; k < 6; ++k) {
-      granule_error.args[k] = all[k].bits;
-      granule_error.kinds[k] = all[k].kind;
+      r->args[k] = all[k].bits;
+      r->kinds[k] = all[k].kind;
     }
-    granule_error.nargs = n < 6u ? n : 6u;
-    granule_error.rank = line;
-    granule_error.message = message;
-    __threadfence_system();
+    r->nargs = n < 6u ? n : 6u;
+    r->rank = line;
+    record_text(r, message);
+    publish_and_trap(r);
   }
   __trap();
 }

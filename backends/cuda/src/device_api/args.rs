@@ -192,6 +192,30 @@ impl KernelArgs {
         b
     }
 
+    /// `Ok` when the arguments are exactly `params`, an entry's parameter
+    /// sizes (its `granule::ParamTable`, which both devices read at load
+    /// and check before every launch); otherwise the reason, naming both.
+    ///
+    /// ```
+    /// use granule_cuda::device_api::KernelArgs;
+    /// let mut args = KernelArgs::new();
+    /// args.scalar(0u64).scalar(1.0f32);
+    /// assert!(args.check_params(&[8, 4]).is_ok());
+    /// assert!(args.check_params(&[8, 8]).unwrap_err().contains("[8, 8]"));
+    /// ```
+    pub fn check_params(&self, params: &[usize]) -> Result<(), String> {
+        if self.sizes == params {
+            return Ok(());
+        }
+        Err(format!(
+            "the entry takes {} parameters of {:?} bytes, the arguments are {} of {:?} bytes",
+            params.len(),
+            params,
+            self.len(),
+            self.sizes
+        ))
+    }
+
     /// One pointer per argument to its (8-byte aligned) bytes: the
     /// `void** kernelParams` of `cuLaunchKernel`, valid while `self` is
     /// neither moved nor changed.

@@ -105,7 +105,9 @@ pub struct DeviceLimits {
     pub max_block_dim: (u32, u32, u32),
     /// Grid extents in x, y, z.
     pub max_grid_dim: (u32, u32, u32),
-    /// Dynamic shared memory per block, in bytes.
+    /// Dynamic shared memory per block, in bytes: the most a launch may
+    /// ask for (a GPU's opt-in maximum; an entry's static `__shared__`
+    /// variables count against it too, which the device checks at launch).
     pub max_shared_mem_bytes: u32,
     /// Threads per warp.
     pub warp_size: u32,

@@ -13,9 +13,10 @@
 //! compile the same unit share one result and never see a partial file.
 
 use super::ffi;
-use super::launch::{ErrorRecord, LaunchFn, Params, ThunkFn};
+use super::launch::{LaunchFn, Params, ThunkFn};
 use crate::cache::{key as hash, publish, temp_name};
-use crate::codegen::TranslationUnit;
+use crate::codegen::{params_symbol, TranslationUnit};
+use crate::device::ErrorRecord;
 use crate::device_api::DeviceError;
 use crate::nvrtc::Excerpt;
 use std::collections::HashMap;
@@ -40,11 +41,15 @@ const RUNTIME: &str = include_str!("runtime.cpp");
 /// `-fno-thread-jumps` because jump threading copies a `__syncthreads`
 /// call into the paths of a thread-dependent branch (`if (t == 0) ..;
 /// __syncthreads(); if (t == 0) ..`), and the runtime tells barriers apart
-/// by call site, so the copies would read as a divergent barrier.
+/// by call site, so the copies would read as a divergent barrier;
+/// `-ffp-contract=off` (GCC's default for ISO C++, stated so that no
+/// target or mode changes it) because a kernel computes exactly on the
+/// emulator in every `FloatMode`.
 const UNIT_FLAGS: &[&str] = &[
     "-std=c++20",
     "-O1",
     "-fno-thread-jumps",
+    "-ffp-contract=off",
     "-fPIC",
     "-pthread",
     "-fno-strict-aliasing",
@@ -224,7 +229,8 @@ fn truncate_log(mut log: String) -> String {
 /// One entry point of a loaded module.
 pub(crate) struct Entry {
     pub(crate) thunk: ThunkFn,
-    /// `sizeof` of each parameter.
+    /// `sizeof` of each parameter: the entry's parameter table, checked
+    /// at load against the thunk's own signature.
     pub(crate) sizes: Vec<usize>,
 }
 
@@ -232,6 +238,8 @@ pub(crate) struct Entry {
 pub(crate) struct Library {
     handle: *mut c_void,
     pub(crate) launch: LaunchFn,
+    /// Where the library's `granule_error_at` points (its own
+    /// `granule_error`).
     pub(crate) error: *mut ErrorRecord,
     pub(crate) entries: HashMap<String, Entry>,
     /// Launches of one library take turns: `granule_error` is one per
@@ -355,24 +363,18 @@ fn load(path: &Path, label: &str, entries: &[String]) -> Result<Arc<Library>, De
         }
         // SAFETY: the runtime defines `void granule_emu_launch(Params*)`.
         let launch: LaunchFn = unsafe { std::mem::transmute(sym("granule_emu_launch")?) };
-        let error = sym("granule_error")?.cast::<ErrorRecord>();
+        let at = sym("granule_error_at")?.cast::<*mut ErrorRecord>();
+        // SAFETY: the header defines `ErrorRecord* granule_error_at`,
+        // statically initialized to the library's own record; nothing
+        // runs in the library yet.
+        let error = unsafe { at.read() };
         let mut table = HashMap::new();
         for e in entries {
             // SAFETY: the thunk section defines
             // `void granule_emu_thunk_<e>(void**)` for every entry.
             let thunk: ThunkFn =
                 unsafe { std::mem::transmute(sym(&format!("granule_emu_thunk_{e}"))?) };
-            // SAFETY: and `uint64_t granule_emu_sig_<e>(uint64_t*, uint64_t)`.
-            let sig: extern "C" fn(*mut u64, u64) -> u64 =
-                unsafe { std::mem::transmute(sym(&format!("granule_emu_sig_{e}"))?) };
-            let mut sizes = [0u64; 64];
-            let n = sig(sizes.as_mut_ptr(), sizes.len() as u64) as usize;
-            if n > sizes.len() {
-                return Err(load_err(format!(
-                    "entry {e} has {n} parameters, more than 64"
-                )));
-            }
-            let sizes = sizes[..n].iter().map(|&s| s as usize).collect();
+            let sizes = entry_sizes(e, &sym, &load_err)?;
             table.insert(e.clone(), Entry { thunk, sizes });
         }
         Ok(Library {
@@ -396,6 +398,48 @@ fn load(path: &Path, label: &str, entries: &[String]) -> Result<Arc<Library>, De
             Err(e)
         }
     }
+}
+
+/// Entry `e`'s parameter sizes from its table (codegen's
+/// `params_symbol`), which must agree with the thunk's signature: the
+/// table is what a GPU checks launches against, so the emulator proves it
+/// on every module it loads.
+fn entry_sizes(
+    e: &str,
+    sym: &dyn Fn(&str) -> Result<*mut c_void, DeviceError>,
+    bad: &dyn Fn(String) -> DeviceError,
+) -> Result<Vec<usize>, DeviceError> {
+    const MAX: usize = 64;
+    // SAFETY: the thunk section defines
+    // `uint64_t granule_emu_sig_<e>(uint64_t*, uint64_t)` for every entry.
+    let sig: extern "C" fn(*mut u64, u64) -> u64 =
+        unsafe { std::mem::transmute(sym(&format!("granule_emu_sig_{e}"))?) };
+    let mut sizes = [0u64; MAX];
+    let n = sig(sizes.as_mut_ptr(), MAX as u64) as usize;
+    if n > MAX {
+        return Err(bad(format!(
+            "entry {e} has {n} parameters, more than {MAX}"
+        )));
+    }
+    let table = sym(&params_symbol(e))?.cast::<u64>();
+    // SAFETY: codegen defines `granule::ParamTable<decltype(e)>` under
+    // this name: the count, then at least max(count, 1) sizes; the count
+    // is the entry's n (checked before reading further).
+    let count = unsafe { table.read() } as usize;
+    if count != n {
+        return Err(bad(format!(
+            "the parameter table of {e} has {count} parameters, its signature {n}"
+        )));
+    }
+    // SAFETY: as above, `n` sizes follow the count.
+    let listed = unsafe { std::slice::from_raw_parts(table.add(1), n) };
+    if listed != &sizes[..n] {
+        return Err(bad(format!(
+            "the parameter table of {e} gives sizes {listed:?}, its signature {:?}",
+            &sizes[..n]
+        )));
+    }
+    Ok(listed.iter().map(|&s| s as usize).collect())
 }
 
 #[cfg(test)]

@@ -3,10 +3,11 @@
 
 use super::compile::Library;
 use super::{EmuDevice, EmuStats};
+use crate::device::ErrorRecord;
 use crate::device_api::{
     DeviceError, Fault, KernelArgs, LaunchConfig, MemoryKind, Race, RaceKind, ThreadId,
 };
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_void, CStr};
 
 /// `void granule_emu_thunk_<entry>(void** args)`.
 pub(crate) type ThunkFn = unsafe extern "C" fn(*mut *mut c_void);
@@ -49,23 +50,6 @@ pub(crate) struct Params {
     second_thread: u64,
     message: [u8; 512],
 }
-
-/// The device header's `ErrorRecord` (granule.cuh), field for field.
-#[repr(C)]
-pub(crate) struct ErrorRecord {
-    code: u32,
-    view: u32,
-    rank: u64,
-    index: u64,
-    extent: u64,
-    message: *const c_char,
-    args: [u64; 6],
-    kinds: [u32; 6],
-    nargs: u32,
-}
-
-// The header static_asserts the same size.
-const _: () = assert!(std::mem::size_of::<ErrorRecord>() == 120);
 
 const OK: u32 = 0;
 const TRAPPED: u32 = 1;
@@ -120,15 +104,7 @@ pub(crate) unsafe fn launch(
             config.blocks()
         )));
     }
-    if args.sizes() != e.sizes.as_slice() {
-        return Err(invalid(format!(
-            "the entry takes {} parameters of {:?} bytes, the arguments are {} of {:?} bytes",
-            e.sizes.len(),
-            e.sizes,
-            args.len(),
-            args.sizes()
-        )));
-    }
+    args.check_params(&e.sizes).map_err(invalid)?;
     let mut pointers = args.pointers();
     let workers = u32::try_from(options.workers.max(1)).unwrap_or(u32::MAX);
     let timeout_ns = options
@@ -174,13 +150,16 @@ pub(crate) unsafe fn launch(
     // arguments through `pointers`, alive until after the call; what the
     // kernel does with the addresses in them is the caller's contract.
     unsafe { (lib.launch)(&mut p) };
-    let fault = if p.status == TRAPPED {
-        // SAFETY: `error` is the library's `granule_error`, written only
-        // by kernels of this library, none of which is running (launches
-        // hold `lock`).
-        Some(unsafe { take_fault(lib.error) })
-    } else {
+    // Cleared after every failed launch, not only a trap: a record claimed
+    // by a launch that a race or a timeout stopped would otherwise block
+    // the next launch's first failure.
+    let fault = if p.status == OK {
         None
+    } else {
+        // SAFETY: `error` is the record the library's `granule_error_at`
+        // points to, written only by kernels of this library, none of
+        // which is running (launches hold `lock`).
+        Some(unsafe { ErrorRecord::take(lib.error) }.fault())
     };
     drop(guard);
     let stats = EmuStats {
@@ -255,117 +234,5 @@ pub(crate) unsafe fn launch(
             entry,
             reason: message,
         }),
-    }
-}
-
-/// Reads and clears the library's error record.
-///
-/// # Safety
-/// `rec` is the library's `granule_error` and no kernel runs.
-unsafe fn take_fault(rec: *mut ErrorRecord) -> Fault {
-    // SAFETY: per the contract, `rec` is valid and not written concurrently;
-    // volatile because kernels wrote it behind the compiler's back.
-    let r = unsafe { std::ptr::read_volatile(rec) };
-    // SAFETY: as above; zeroes the record for the next launch (all-zero is
-    // a valid ErrorRecord: code 0 and a null message).
-    unsafe { std::ptr::write_bytes(rec, 0, 1) };
-    match r.code {
-        0 => Fault::Trap,
-        1 => Fault::OutOfBounds {
-            view: r.view,
-            dim: r.rank,
-            index: r.index,
-            extent: r.extent,
-        },
-        2 => Fault::DivisionByZero,
-        3 => Fault::DivisionOverflow,
-        4 => Fault::ClampBounds,
-        5 => Fault::Assertion {
-            line: r.rank,
-            message: if r.message.is_null() {
-                "assertion failed".to_string()
-            } else {
-                // SAFETY: code 5 records the address of a NUL-terminated
-                // string literal of the library, which is still loaded.
-                let text = unsafe { CStr::from_ptr(r.message) }.to_string_lossy();
-                let n = (r.nargs as usize).min(r.args.len());
-                if n == 0 {
-                    text.into_owned()
-                } else {
-                    format_message(&text, &r.args[..n], &r.kinds[..n])
-                }
-            },
-        },
-        6 => Fault::ChunkPrecondition {
-            view: r.view,
-            id: r.index,
-            count: r.extent,
-        },
-        c => Fault::Unknown(c),
-    }
-}
-
-/// A message template recorded with values (see the header's
-/// `ErrorRecord`): `{}` and `{:?}` take the values in order, `{{` and `}}`
-/// are braces, anything else is text; a placeholder without a value stays.
-fn format_message(template: &str, args: &[u64], kinds: &[u32]) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut values = args.iter().zip(kinds);
-    let mut rest = template;
-    while let Some(c) = rest.chars().next() {
-        let (debug, len) = if rest.starts_with("{}") {
-            (false, 2)
-        } else if rest.starts_with("{:?}") {
-            (true, 4)
-        } else if rest.starts_with("{{") || rest.starts_with("}}") {
-            out.push(c);
-            rest = &rest[2..];
-            continue;
-        } else {
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
-            continue;
-        };
-        match values.next() {
-            Some((&bits, &kind)) => out.push_str(&format_value(bits, kind, debug)),
-            None => out.push_str(&rest[..len]),
-        }
-        rest = &rest[len..];
-    }
-    out
-}
-
-/// One recorded value as Rust's `{}` (or `{:?}`) would show it.
-fn format_value(bits: u64, kind: u32, debug: bool) -> String {
-    let float = f64::from_bits(bits);
-    match (kind, debug) {
-        (1, _) => bits.to_string(),
-        (2, _) => (bits as i64).to_string(),
-        // An f32 widened to f64 exactly; narrowing gives it back.
-        (3, false) => (float as f32).to_string(),
-        (3, true) => format!("{:?}", float as f32),
-        (4, false) => float.to_string(),
-        (4, true) => format!("{float:?}"),
-        (5, _) => (bits != 0).to_string(),
-        _ => format!("<value {bits:#x} of kind {kind}>"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::format_message;
-
-    #[test]
-    fn templates_take_values_in_order() {
-        let args = [(-3i64) as u64, 0.5f64.to_bits(), 1, 7];
-        let kinds = [2, 4, 5, 1];
-        assert_eq!(
-            format_message("a {} b {:?} {{c}} {} {:x} {} {}", &args, &kinds),
-            "a -3 b 0.5 {c} true {:x} 7 {}"
-        );
-        assert_eq!(format_message("{}", &[1.0f64.to_bits()], &[4]), "1");
-        assert_eq!(format_message("{:?}", &[1.0f64.to_bits()], &[4]), "1.0");
-        let tenth = f64::from(0.1f32).to_bits();
-        assert_eq!(format_message("{}", &[tenth], &[3]), "0.1");
     }
 }

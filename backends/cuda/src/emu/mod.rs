@@ -217,6 +217,36 @@ impl EmuDevice {
         std::mem::take(&mut *self.stats.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
+    /// The parameter sizes `module`'s parameter table gives for `entry`
+    /// (checked at load against the entry's own signature), which every
+    /// launch's arguments must match; `None` for another device's module
+    /// or an unknown entry.
+    ///
+    /// ```
+    /// # use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
+    /// # use granule_cuda::kernel::{DeviceKernel, KernelPattern, Param, ParamKind};
+    /// # // SAFETY: the source defines `fill` with the parameters listed.
+    /// # static FILL: DeviceKernel = unsafe { DeviceKernel::new(
+    /// #     "fill", KernelPattern::For, &[],
+    /// #     &[
+    /// #         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
+    /// #         Param { name: "y", kind: ParamKind::Out, cpp: "granule::u32" },
+    /// #     ],
+    /// #     "__device__ void fill(granule::usize i, granule::u32& y) { y = 1u; }\n",
+    /// #     &[],
+    /// # ) };
+    /// use granule_cuda::device_api::Device;
+    /// let dev = granule_cuda::emu::EmuDevice::new().unwrap();
+    /// let unit = TranslationUnit::new(&[Instance::new(&FILL, Pattern::For, &[])]).unwrap();
+    /// let module = dev.compile(&unit, "fill").unwrap();
+    /// // begin, end, and the written View of rank 1 (data, extent, stride, id).
+    /// assert_eq!(dev.entry_params(&module, "granule_for_fill"), Some(&[8, 8, 32][..]));
+    /// ```
+    pub fn entry_params<'m>(&self, module: &'m Module, entry: &str) -> Option<&'m [usize]> {
+        let lib = module.inner::<compile::Library>()?;
+        lib.entries.get(entry).map(|e| e.sizes.as_slice())
+    }
+
     fn arena(&self) -> &'static arena::Arena {
         arena::arena().expect("the arena was reserved when the device was made")
     }

@@ -7,30 +7,46 @@
 //! missing library or device into [`DeviceError::Unavailable`].
 //!
 //! Kernels are compiled by NVRTC to a CUBIN for the device's own
-//! architecture (`sm_XY` from its compute capability). Modules are cached
-//! for the process by the hash of their source, and CUBINs on disk by
-//! source hash, architecture and NVRTC version (under the target folder), so a
-//! second run of the same program compiles nothing.
+//! architecture (`sm_XY` from its compute capability), in the unit's
+//! [`FloatMode`]. Modules are cached for the
+//! process by source, architecture and options, and CUBINs on disk by the
+//! same and the NVRTC version (under the target folder), so a second run
+//! of the same program compiles nothing.
 //!
 //! Operations are synchronous: each returns once the device has finished
 //! it, as the emulator's do, so a launch's arguments and buffers are free
-//! again when `launch` returns.
+//! again when `launch` returns. Before a launch the device checks what
+//! the emulator checks: the arguments against the entry's parameter table
+//! (`codegen::params_symbol`), the geometry against the limits, and the
+//! shared memory against the opt-in maximum with the entry's static
+//! shared memory counted (raising the entry's dynamic limit past the
+//! default 48 KiB once, when a launch needs it).
+//!
+//! A failing kernel's record is read from mapped pinned host memory, so a
+//! device assertion gives the emulator's message; the trap that follows
+//! loses the device's context for good (see `record.rs`), which every
+//! later operation reports.
+
+mod module;
+mod record;
 
 use crate::cache;
 use crate::codegen::TranslationUnit;
 use crate::device_api::{
     check_range, Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, Module,
 };
-use crate::nvrtc::{self, NvrtcError, Target};
-use cudarc::driver::sys::{self, CUdevice_attribute, CUfunction, CUmodule};
+use crate::nvrtc::{self, FloatMode, NvrtcError, Target};
+use cudarc::driver::sys::{self, CUctx_flags, CUdevice_attribute};
 use cudarc::driver::{result, CudaContext, DriverError};
+use module::GpuModule;
+use record::{is_sticky, lost_reason, HostRecord};
 use std::collections::HashMap;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::fmt;
 use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// A CUDA GPU, driven through cudarc.
+/// A CUDA GPU, driven through cudarc, in a CUDA context of its own.
 ///
 /// ```
 /// use granule_cuda::gpu::GpuDevice;
@@ -49,6 +65,12 @@ pub struct GpuDevice {
     buffers: Mutex<HashMap<u64, usize>>,
     /// Loaded modules by source key, for the process.
     modules: Mutex<HashMap<String, Module>>,
+    /// The error record every module of this device writes.
+    record: HostRecord,
+    /// Launches take turns, so that a failed one reads its own record.
+    launches: Mutex<()>,
+    /// Why the context was lost, once it was.
+    lost: Mutex<Option<String>>,
 }
 
 impl fmt::Debug for GpuDevice {
@@ -61,27 +83,11 @@ impl fmt::Debug for GpuDevice {
     }
 }
 
-/// A loaded module and its entry points.
-struct GpuModule {
-    ctx: Arc<CudaContext>,
-    module: CUmodule,
-    functions: HashMap<String, CUfunction>,
-}
-
-// SAFETY: CUmodule and CUfunction are driver handles, valid from any
-// thread once the owning context is made current there (every use below
-// binds `ctx` first); the driver API is thread-safe.
-unsafe impl Send for GpuModule {}
-// SAFETY: as above; the handles are only read.
-unsafe impl Sync for GpuModule {}
-
-impl Drop for GpuModule {
+impl Drop for GpuDevice {
     fn drop(&mut self) {
+        // The record belongs to the context, which the last module drops.
         if self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: the module was loaded by `load_data` in this context
-            // and is unloaded once, here; its functions die with it, and
-            // nothing holds them (Module owns this value through an Arc).
-            let _ = unsafe { result::module::unload(self.module) };
+            self.record.free();
         }
     }
 }
@@ -107,8 +113,36 @@ fn describe(e: DriverError) -> String {
     }
 }
 
+/// The device's launch limits. Dynamic shared memory is the opt-in
+/// maximum (227 KiB on an H100, not the 48 KiB a function gets without
+/// opting in): launches above 48 KiB raise the entry's limit first.
+fn read_limits(ctx: &CudaContext) -> Result<DeviceLimits, DriverError> {
+    let attr = |a| ctx.attribute(a).map(|v| v.max(0) as u32);
+    use CUdevice_attribute::*;
+    Ok(DeviceLimits {
+        max_threads_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        max_block_dim: (
+            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+        ),
+        max_grid_dim: (
+            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+        ),
+        max_shared_mem_bytes: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+        warp_size: attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+        multiprocessor_count: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        max_threads_per_multiprocessor: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
+        global_mem_bytes: ctx.total_mem()? as u64,
+    })
+}
+
 impl GpuDevice {
-    /// The GPU with this ordinal.
+    /// The GPU with this ordinal, in a new CUDA context (not the device's
+    /// primary context: a kernel fault loses only this device's context,
+    /// and a new `GpuDevice` gets a working one).
     ///
     /// # Errors
     /// [`DeviceError::Unavailable`] when the NVIDIA driver (libcuda) or
@@ -137,39 +171,33 @@ impl GpuDevice {
                 format!("there is no device {ordinal}: the driver reports {count} CUDA devices"),
             ));
         }
-        let ctx = CudaContext::new(ordinal).map_err(driver)?;
+        // MAP_HOST: the error record is mapped pinned memory, which a
+        // context made through the driver API supports only when asked.
+        let ctx = CudaContext::new_non_primary(ordinal, CUctx_flags::CU_CTX_MAP_HOST as u32)
+            .map_err(driver)?;
         let (major, minor) = ctx.compute_capability().map_err(driver)?;
-        let attr = |a| ctx.attribute(a).map(|v| v.max(0) as u32).map_err(driver);
-        use CUdevice_attribute::*;
-        let limits = DeviceLimits {
-            max_threads_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-            max_block_dim: (
-                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
-                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
-                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
-            ),
-            max_grid_dim: (
-                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
-                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
-                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
-            ),
-            // Without opting in per function, a block gets the classic
-            // 48 KiB of dynamic shared memory.
-            max_shared_mem_bytes: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
-            warp_size: attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
-            multiprocessor_count: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
-            max_threads_per_multiprocessor: attr(
-                CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
-            )?,
-            global_mem_bytes: ctx.total_mem().map_err(driver)? as u64,
-        };
+        let limits = read_limits(&ctx).map_err(driver)?;
+        let name = ctx.name().map_err(driver)?;
+        let record = HostRecord::new().map_err(|e| {
+            unavailable(
+                ordinal,
+                format!(
+                    "cannot map the error record into the GPU's address space \
+                     (cuMemHostAlloc with CU_MEMHOSTALLOC_DEVICEMAP): {}",
+                    describe(e)
+                ),
+            )
+        })?;
         Ok(GpuDevice {
-            name: ctx.name().map_err(driver)?,
+            name,
             arch: (major * 10 + minor) as u32,
             limits,
             ctx,
             buffers: Mutex::new(HashMap::new()),
             modules: Mutex::new(HashMap::new()),
+            record,
+            launches: Mutex::new(()),
+            lost: Mutex::new(None),
         })
     }
 
@@ -178,12 +206,67 @@ impl GpuDevice {
         self.arch
     }
 
-    /// Makes the context current on the calling thread.
+    /// The parameter sizes `module`'s parameter table gives for `entry`,
+    /// which every launch's arguments must match; `None` for another
+    /// device's module or an unknown entry.
+    ///
+    /// ```
+    /// use granule_cuda::device_api::Device;
+    /// let emu = granule_cuda::emu::EmuDevice::new().unwrap();
+    /// let module = emu.compile(&granule_cuda::codegen::TranslationUnit::new(&[]).unwrap(), "none").unwrap();
+    /// if let Some(gpu) = granule_cuda::gpu::device_or_skip(0, "doc example") {
+    ///     // Another device's module has no table here.
+    ///     assert_eq!(gpu.entry_params(&module, "granule_for_fill"), None);
+    /// }
+    /// ```
+    pub fn entry_params<'m>(&self, module: &'m Module, entry: &str) -> Option<&'m [usize]> {
+        let m = module.inner::<GpuModule>()?;
+        m.functions.get(entry).map(|f| f.params.as_slice())
+    }
+
+    /// `Err` with the cause once the context was lost.
+    fn alive(&self) -> Result<(), DeviceError> {
+        match &*lock(&self.lost) {
+            Some(cause) => Err(self.lost_error(cause)),
+            None => Ok(()),
+        }
+    }
+
+    fn lost_error(&self, cause: &str) -> DeviceError {
+        unavailable(self.ctx.ordinal(), lost_reason(cause))
+    }
+
+    /// Records that the context was lost (the first cause stays).
+    fn lose(&self, cause: String) -> String {
+        lock(&self.lost).get_or_insert(cause).clone()
+    }
+
+    /// The error for the driver's failure `e` of `what`: the context's loss
+    /// when `e` is sticky, otherwise `other` of the driver's description.
+    fn failure(
+        &self,
+        what: &str,
+        e: DriverError,
+        other: impl FnOnce(String) -> DeviceError,
+    ) -> DeviceError {
+        if is_sticky(e) {
+            let cause = self.lose(format!("{what} failed with {}", describe(e)));
+            self.lost_error(&cause)
+        } else {
+            other(describe(e))
+        }
+    }
+
+    /// Makes the context current on the calling thread, once it is known
+    /// to be alive.
     fn bind(&self, what: &str) -> Result<(), DeviceError> {
-        self.ctx.bind_to_thread().map_err(|e| DeviceError::Launch {
-            label: what.into(),
-            entry: String::new(),
-            reason: format!("cannot make the CUDA context current: {}", describe(e)),
+        self.alive()?;
+        self.ctx.bind_to_thread().map_err(|e| {
+            self.failure(what, e, |r| DeviceError::Launch {
+                label: what.into(),
+                entry: String::new(),
+                reason: format!("cannot make the CUDA context current: {r}"),
+            })
         })
     }
 
@@ -197,14 +280,10 @@ impl GpuDevice {
 
     /// A CUBIN of `source` for this device: from the disk cache, or from
     /// NVRTC (and then stored there).
-    fn cubin(&self, source: &str, label: &str) -> Result<Vec<u8>, DeviceError> {
+    fn cubin(&self, source: &str, mode: FloatMode, label: &str) -> Result<Vec<u8>, DeviceError> {
         let (major, minor) =
             nvrtc::version().map_err(|e| unavailable(self.ctx.ordinal(), e.to_string()))?;
-        let key = cache::key(&[
-            source,
-            &format!("sm_{}", self.arch),
-            &format!("nvrtc {major}.{minor}"),
-        ]);
+        let key = cubin_key(source, self.arch, mode, (major, minor));
         let path = cache::dir("granule-cuda")
             .map_err(|e| unavailable(self.ctx.ordinal(), e))?
             .join(format!("{key}.cubin"));
@@ -212,63 +291,83 @@ impl GpuDevice {
             return Ok(bytes);
         }
         let program = format!("{label}.cu");
-        let out =
-            nvrtc::compile(source, &program, Target::Cubin(self.arch), &[]).map_err(
-                |e| match e {
-                    NvrtcError::Compile {
-                        options,
-                        log,
-                        excerpts,
-                        ..
-                    } => DeviceError::Compile {
-                        label: label.into(),
-                        command: format!("NVRTC {major}.{minor} {}", options.join(" ")),
-                        log,
-                        excerpts,
-                    },
-                    other => DeviceError::Compile {
-                        label: label.into(),
-                        command: format!("NVRTC {major}.{minor}"),
-                        log: other.to_string(),
-                        excerpts: Vec::new(),
-                    },
-                },
-            )?;
+        let out = nvrtc::compile_with(source, &program, Target::Cubin(self.arch), mode, &[])
+            .map_err(|e| compile_error(e, label, (major, minor)))?;
         // A cache that cannot be written only costs a recompilation.
         let _ = cache::store(&path, &out.bytes);
         Ok(out.bytes)
     }
 
-    fn load(
-        &self,
-        cubin: &[u8],
-        label: &str,
-        entries: &[String],
-    ) -> Result<GpuModule, DeviceError> {
-        let load_err = |reason: String| DeviceError::Load {
-            label: label.into(),
-            reason,
-        };
-        self.bind(label)?;
-        // SAFETY: `cubin` is a complete CUBIN image from NVRTC (or the cache
-        // NVRTC filled), alive for the call; the driver copies it.
-        let module = unsafe { result::module::load_data(cubin.as_ptr().cast()) }
-            .map_err(|e| load_err(describe(e)))?;
-        let mut m = GpuModule {
-            ctx: self.ctx.clone(),
-            module,
-            functions: HashMap::new(),
-        };
-        for entry in entries {
-            let name = CString::new(entry.as_str())
-                .map_err(|_| load_err(format!("entry `{entry}` has a NUL byte")))?;
-            // SAFETY: `module` was just loaded and is not unloaded before
-            // `m` drops.
-            let f = unsafe { result::module::get_function(m.module, name) }
-                .map_err(|e| load_err(format!("entry `{entry}`: {}", describe(e))))?;
-            m.functions.insert(entry.clone(), f);
+    /// The error of a launch whose launch or synchronization failed with
+    /// `e`: the kernel's record when it left one (the emulator's fault), a
+    /// lost context when `e` is sticky, or the driver's refusal.
+    fn launch_failure(&self, label: &str, entry: &str, e: DriverError) -> DeviceError {
+        // SAFETY: the launch failed, or its synchronization returned: no
+        // kernel of this context runs (launches take turns).
+        let record = unsafe { self.record.take() };
+        if record.code != 0 {
+            let fault = record.fault();
+            if is_sticky(e) {
+                self.lose(format!("kernel `{label}` ({entry}) failed: {fault}"));
+            }
+            return DeviceError::Fault {
+                label: label.into(),
+                entry: entry.into(),
+                fault,
+            };
         }
-        Ok(m)
+        let mut reason = describe(e);
+        if is_sticky(e) {
+            self.lose(format!("kernel `{label}` ({entry}) failed with {reason}"));
+            reason.push_str(
+                " (the kernel faulted without a record: this device's CUDA context is lost, \
+                 and every later operation on it fails)",
+            );
+        }
+        DeviceError::Launch {
+            label: label.into(),
+            entry: entry.into(),
+            reason,
+        }
+    }
+}
+
+/// The key of a loaded module in the device's cache: what NVRTC was given.
+fn module_key(source: &str, arch: u32, mode: FloatMode) -> String {
+    cache::key(&[source, &format!("sm_{arch}"), &mode.options().join(" ")])
+}
+
+/// The name of a CUBIN in the disk cache: what NVRTC was given, and
+/// which NVRTC.
+fn cubin_key(source: &str, arch: u32, mode: FloatMode, (major, minor): (i32, i32)) -> String {
+    cache::key(&[
+        source,
+        &format!("sm_{arch}"),
+        &format!("nvrtc {major}.{minor}"),
+        &mode.options().join(" "),
+    ])
+}
+
+/// NVRTC's failure to compile `label`, as a device error.
+fn compile_error(e: NvrtcError, label: &str, (major, minor): (i32, i32)) -> DeviceError {
+    match e {
+        NvrtcError::Compile {
+            options,
+            log,
+            excerpts,
+            ..
+        } => DeviceError::Compile {
+            label: label.into(),
+            command: format!("NVRTC {major}.{minor} {}", options.join(" ")),
+            log,
+            excerpts,
+        },
+        other => DeviceError::Compile {
+            label: label.into(),
+            command: format!("NVRTC {major}.{minor}"),
+            log: other.to_string(),
+            excerpts: Vec::new(),
+        },
     }
 }
 
@@ -288,17 +387,21 @@ unsafe impl Device for GpuDevice {
 
     fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError> {
         let alloc = |reason: String| DeviceError::Alloc { bytes, reason };
-        self.ctx.bind_to_thread().map_err(|e| alloc(describe(e)))?;
+        self.alive()?;
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| self.failure("allocation", e, alloc))?;
         // cuMemAlloc refuses 0 bytes; an empty buffer still gets an address.
         let size = bytes.max(1);
         // SAFETY: the context is current; the allocation is owned by the
         // returned buffer until `free`.
-        let addr = unsafe { result::malloc_sync(size) }.map_err(|e| alloc(describe(e)))?;
+        let addr = unsafe { result::malloc_sync(size) }
+            .map_err(|e| self.failure("cuMemAlloc", e, alloc))?;
         // SAFETY: `addr` holds `size` bytes, just allocated.
         if let Err(e) = unsafe { result::memset_d8_sync(addr, 0, size) } {
             // SAFETY: allocated above, released once.
             let _ = unsafe { result::free_sync(addr) };
-            return Err(alloc(describe(e)));
+            return Err(self.failure("cuMemsetD8", e, alloc));
         }
         lock(&self.buffers).insert(addr, bytes);
         Ok(DeviceBuffer::new(addr, bytes))
@@ -310,9 +413,11 @@ unsafe impl Device for GpuDevice {
         self.bind("free")?;
         // SAFETY: `addr` is a live allocation of this context (checked
         // above) and the handle is consumed, so it is freed once.
-        unsafe { result::free_sync(addr) }.map_err(|e| DeviceError::Alloc {
-            bytes: buffer.len(),
-            reason: format!("cuMemFree failed: {}", describe(e)),
+        unsafe { result::free_sync(addr) }.map_err(|e| {
+            self.failure("cuMemFree", e, |r| DeviceError::Alloc {
+                bytes: buffer.len(),
+                reason: format!("cuMemFree failed: {r}"),
+            })
         })?;
         lock(&self.buffers).remove(&addr);
         Ok(())
@@ -347,7 +452,7 @@ unsafe impl Device for GpuDevice {
             )
         }
         .result()
-        .map_err(|e| copy_err("copy to device", e))
+        .map_err(|e| self.copy_err("copy to device", e))
     }
 
     fn copy_to_host(
@@ -377,7 +482,7 @@ unsafe impl Device for GpuDevice {
             )
         }
         .result()
-        .map_err(|e| copy_err("copy to host", e))
+        .map_err(|e| self.copy_err("copy to host", e))
     }
 
     fn copy_on_device(
@@ -414,18 +519,24 @@ unsafe impl Device for GpuDevice {
                 bytes,
             )
         }
-        .map_err(|e| copy_err("device copy", e))
+        .map_err(|e| self.copy_err("device copy", e))
     }
 
     fn compile(&self, unit: &TranslationUnit, label: &str) -> Result<Module, DeviceError> {
-        let source = unit.source();
-        let key = cache::key(&[source, &self.arch.to_string()]);
+        self.alive()?;
+        let (source, mode) = (unit.source(), unit.float_mode());
+        let key = module_key(source, self.arch, mode);
         if let Some(m) = lock(&self.modules).get(&key) {
             return Ok(m.clone());
         }
-        let cubin = self.cubin(source, label)?;
-        let entries: Vec<String> = unit.entries().iter().map(|e| e.to_string()).collect();
-        let loaded = self.load(&cubin, label, &entries)?;
+        let cubin = self.cubin(source, mode, label)?;
+        let entries: Vec<String> = unit.entries().to_vec();
+        self.bind(label)?;
+        let loaded = GpuModule::load(&self.ctx, &cubin, &entries, self.record.device_address())
+            .map_err(|reason| DeviceError::Load {
+                label: label.into(),
+                reason,
+            })?;
         let module = Module::new(label, &entries, Arc::new(loaded));
         lock(&self.modules).insert(key, module.clone());
         Ok(module)
@@ -448,7 +559,7 @@ unsafe impl Device for GpuDevice {
             .inner::<GpuModule>()
             .filter(|m| Arc::ptr_eq(&m.ctx, &self.ctx))
             .ok_or_else(|| refuse("the module was compiled for another device".into()))?;
-        let f = *m
+        let f = m
             .functions
             .get(entry)
             .ok_or_else(|| DeviceError::UnknownEntry {
@@ -456,42 +567,50 @@ unsafe impl Device for GpuDevice {
                 entry: entry.into(),
                 entries: module.entries().to_vec(),
             })?;
-        let failed = |e: DriverError| {
-            DeviceError::Launch {
-            label: module.label().into(),
-            entry: entry.into(),
-            reason: format!(
-                "{} (after a fault inside a kernel the CUDA context is unusable; restart the process)",
-                describe(e)
-            ),
-        }
-        };
+        args.check_params(&f.params).map_err(refuse)?;
+        let _turn = lock(&self.launches);
         self.bind(module.label())?;
+        f.fit_shared_memory(config.shared_mem_bytes, self.limits.max_shared_mem_bytes)
+            .map_err(refuse)?;
         let mut params = args.pointers();
         // SAFETY: `f` belongs to a module loaded in this (current) context;
-        // the caller guarantees the arguments match the entry's parameters
-        // and that every address in them lies in a live buffer the kernel
-        // may use; `params` and `args` outlive the launch, which is
-        // synchronized before returning.
-        unsafe {
+        // the arguments match the entry's parameter table (checked above)
+        // and the caller guarantees every address in them lies in a live
+        // buffer the kernel may use; `params` and `args` outlive the
+        // launch, which is synchronized before returning.
+        let launched = unsafe {
             result::launch_kernel(
-                f,
+                f.f,
                 config.grid_dim,
                 config.block_dim,
                 config.shared_mem_bytes,
                 std::ptr::null_mut(),
                 &mut params,
             )
-        }
-        .map_err(failed)?;
-        self.ctx.synchronize().map_err(failed)
+        };
+        launched
+            .and_then(|()| result::ctx::synchronize())
+            .map_err(|e| self.launch_failure(module.label(), entry, e))
     }
 
     fn synchronize(&self) -> Result<(), DeviceError> {
-        self.ctx.synchronize().map_err(|e| DeviceError::Launch {
-            label: "synchronize".into(),
+        self.alive()?;
+        self.ctx.synchronize().map_err(|e| {
+            self.failure("synchronize", e, |reason| DeviceError::Launch {
+                label: "synchronize".into(),
+                entry: String::new(),
+                reason,
+            })
+        })
+    }
+}
+
+impl GpuDevice {
+    fn copy_err(&self, what: &str, e: DriverError) -> DeviceError {
+        self.failure(what, e, |reason| DeviceError::Launch {
+            label: what.into(),
             entry: String::new(),
-            reason: describe(e),
+            reason,
         })
     }
 }
@@ -519,17 +638,31 @@ pub fn device_or_skip(ordinal: usize, test: &str) -> Option<GpuDevice> {
     }
 }
 
-fn copy_err(what: &str, e: DriverError) -> DeviceError {
-    DeviceError::Launch {
-        label: what.into(),
-        entry: String::new(),
-        reason: describe(e),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn caches_keep_float_modes_apart() {
+        let modes = [FloatMode::Exact, FloatMode::Contract, FloatMode::Fast];
+        for (k, a) in modes.iter().enumerate() {
+            for b in &modes[k + 1..] {
+                assert_ne!(module_key("s", 90, *a), module_key("s", 90, *b));
+                assert_ne!(
+                    cubin_key("s", 90, *a, (12, 9)),
+                    cubin_key("s", 90, *b, (12, 9))
+                );
+            }
+        }
+        assert_ne!(
+            module_key("s", 80, FloatMode::Exact),
+            module_key("s", 90, FloatMode::Exact)
+        );
+        assert_ne!(
+            cubin_key("s", 90, FloatMode::Exact, (12, 9)),
+            cubin_key("s", 90, FloatMode::Exact, (13, 0))
+        );
+    }
 
     #[test]
     fn no_driver_is_a_typed_error_not_a_panic() {

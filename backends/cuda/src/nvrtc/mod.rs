@@ -11,7 +11,7 @@ mod error;
 mod program;
 
 pub use error::{Excerpt, NvrtcError};
-pub use program::{compile, version, Output, Target};
+pub use program::{compile, compile_with, version, FloatMode, Output, Target};
 
 /// Whether `libnvrtc` can be loaded (looked up by cudarc's candidate names,
 /// `libnvrtc.so.12` among them, on the dynamic loader's path).

@@ -23,6 +23,55 @@ impl Target {
     }
 }
 
+/// How NVRTC may compile floating-point arithmetic. The default,
+/// [`FloatMode::Exact`], gives the bits the host gives: every `+ - * /`
+/// and `sqrt` rounds once, as IEEE 754 and Rust define them, and
+/// `mul_add` (the header's `fma`/`fmaf`) is the only fused multiply-add.
+/// The other modes trade those bits for speed on a GPU; the emulator
+/// always computes exactly, whatever the mode.
+///
+/// ```
+/// use granule_cuda::nvrtc::FloatMode;
+/// assert_eq!(FloatMode::default().options(), ["--fmad=false"]);
+/// assert_eq!(FloatMode::Fast.options(), ["--use_fast_math"]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FloatMode {
+    /// `--fmad=false`: no multiply-add contraction, so `a * x + y` rounds
+    /// twice on the GPU as on the host. NVRTC's own default contracts it
+    /// into one `fma` instruction, which rounds once: faster, usually
+    /// more accurate, but different bits.
+    #[default]
+    Exact,
+    /// `--fmad=true`: a multiply feeding an add or subtract may become one
+    /// fused multiply-add (f32 and f64), so results may differ from the
+    /// host's in the last bits. Division, square roots, denormals and the
+    /// math functions stay IEEE-exact or as accurate as in `Exact`.
+    Contract,
+    /// `--use_fast_math`, which NVRTC defines as `--ftz=true
+    /// --prec-div=false --prec-sqrt=false --fmad=true` plus the fast
+    /// intrinsics: contraction as in `Contract`, and for **f32 only**
+    /// denormal inputs and results flushed to zero, division and `sqrt`
+    /// by approximations (`div.approx`, `sqrt.approx`: a few ulp), and
+    /// `sin`, `cos`, `tan`, `exp`, `ln`, `log2`, `log10` and `powf` by the
+    /// hardware intrinsics (`__sinf`, `__expf`, ..) whose error grows with
+    /// the argument (the CUDA Programming Guide's intrinsic-function
+    /// tables give the bounds). f64 arithmetic changes only by
+    /// contraction.
+    Fast,
+}
+
+impl FloatMode {
+    /// The NVRTC options of this mode.
+    pub fn options(self) -> &'static [&'static str] {
+        match self {
+            FloatMode::Exact => &["--fmad=false"],
+            FloatMode::Contract => &["--fmad=true"],
+            FloatMode::Fast => &["--use_fast_math"],
+        }
+    }
+}
+
 /// A compiled program.
 #[derive(Clone, Debug)]
 pub struct Output {
@@ -49,8 +98,8 @@ pub fn version() -> Result<(i32, i32), NvrtcError> {
     Ok((major, minor))
 }
 
-/// Compiles `source` (named `program` in the log) with `-std=c++17` plus
-/// `extra` options, to `target`.
+/// Compiles `source` (named `program` in the log) with `-std=c++17`,
+/// [`FloatMode::Exact`]'s `--fmad=false`, and `extra` options, to `target`.
 ///
 /// ```
 /// use granule_cuda::nvrtc::{compile, NvrtcError, Target};
@@ -67,8 +116,30 @@ pub fn compile(
     target: Target,
     extra: &[&str],
 ) -> Result<Output, NvrtcError> {
+    compile_with(source, program, target, FloatMode::Exact, extra)
+}
+
+/// [`compile`] with the floating-point options of `mode` instead of
+/// `Exact`'s.
+///
+/// ```
+/// use granule_cuda::nvrtc::{compile_with, FloatMode, Target};
+/// let src = "extern \"C\" __global__ void k(float* y, float a) { y[0] = a * y[1] + y[2]; }";
+/// if granule_cuda::nvrtc::available() {
+///     let out = compile_with(src, "k.cu", Target::Ptx(80), FloatMode::Contract, &[]).unwrap();
+///     assert!(String::from_utf8(out.bytes).unwrap().contains("fma.rn.f32"));
+/// }
+/// ```
+pub fn compile_with(
+    source: &str,
+    program: &str,
+    target: Target,
+    mode: FloatMode,
+    extra: &[&str],
+) -> Result<Output, NvrtcError> {
     require()?;
     let mut options = vec!["-std=c++17".to_string(), target.arch_option()];
+    options.extend(mode.options().iter().map(|s| s.to_string()));
     options.extend(extra.iter().map(|s| s.to_string()));
     let prog = Program::new(source, program)?;
     let compiled = prog.compile(&options)?;

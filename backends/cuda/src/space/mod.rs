@@ -15,9 +15,11 @@ mod memory;
 
 pub use memory::CudaSpace;
 
+use crate::device::{reserved_smem, STATIC_SMEM_ALLOWANCE};
 use crate::device_api::{Device, DeviceError};
 use crate::emu::EmuDevice;
 use crate::gpu::GpuDevice;
+use crate::nvrtc::FloatMode;
 use granule_core::ExecutionSpace;
 use std::sync::Arc;
 
@@ -92,6 +94,8 @@ pub struct Cuda {
     space: CudaSpace,
     /// Compiled entry points, shared by clones.
     modules: Arc<dispatch::Modules>,
+    /// How kernels are compiled for a GPU.
+    float_mode: FloatMode,
 }
 
 impl Cuda {
@@ -205,7 +209,43 @@ impl Cuda {
         Cuda {
             space: CudaSpace::new(device),
             modules: Arc::default(),
+            float_mode: FloatMode::Exact,
         }
+    }
+
+    /// The same space (device, memory) whose kernels a GPU compiles in
+    /// `mode`. **This changes results**: the default,
+    /// [`FloatMode::Exact`], gives the host's bits; `Contract` lets
+    /// `a * b + c` round once (an FMA), and `Fast` also flushes f32
+    /// denormals and approximates f32 division, `sqrt` and the
+    /// transcendental functions (see [`FloatMode`] for exactly what). The
+    /// emulator computes exactly in every mode. The space gets a cache of
+    /// compiled kernels of its own; clones of it share that one.
+    ///
+    /// ```
+    /// use granule_cuda::nvrtc::FloatMode;
+    /// let exact = granule_cuda::Cuda::emulated()?;
+    /// let fast = exact.clone().with_float_mode(FloatMode::Fast);
+    /// assert_eq!((exact.float_mode(), fast.float_mode()), (FloatMode::Exact, FloatMode::Fast));
+    /// # Ok::<(), granule_cuda::device_api::DeviceError>(())
+    /// ```
+    pub fn with_float_mode(self, mode: FloatMode) -> Self {
+        Cuda {
+            space: self.space,
+            modules: Arc::default(),
+            float_mode: mode,
+        }
+    }
+
+    /// How kernels are compiled for a GPU (see [`Cuda::with_float_mode`]).
+    ///
+    /// ```
+    /// let cuda = granule_cuda::Cuda::emulated()?;
+    /// assert_eq!(cuda.float_mode(), granule_cuda::nvrtc::FloatMode::Exact);
+    /// # Ok::<(), granule_cuda::device_api::DeviceError>(())
+    /// ```
+    pub fn float_mode(&self) -> FloatMode {
+        self.float_mode
     }
 
     /// The device kernels run on.
@@ -281,12 +321,20 @@ impl ExecutionSpace for Cuda {
         self.device().limits().warp_size as usize
     }
 
-    /// Level 0 is a block's dynamic shared memory; level 1 is global
-    /// memory, bounded by the device's total.
+    /// Level 0 is a block's dynamic shared memory: the device's maximum
+    /// per block (the opt-in maximum on a GPU, 227 KiB on an H100) less
+    /// the words the drivers reserve for the largest block and
+    /// [`STATIC_SMEM_ALLOWANCE`] for their static `__shared__` variables,
+    /// so a request that passes this check fits any team size, up to the
+    /// 16-byte rounding of each team and thread region (which the dispatch
+    /// checks with the actual team size) and a kernel whose reductions
+    /// keep more static memory (which a GPU checks at launch). Level 1 is
+    /// global memory, bounded by the device's total.
     fn scratch_size_max(&self, level: usize) -> usize {
         let l = self.device().limits();
+        let reserved = reserved_smem(u64::from(l.max_threads_per_block)) + STATIC_SMEM_ALLOWANCE;
         match level {
-            0 => l.max_shared_mem_bytes as usize,
+            0 => u64::from(l.max_shared_mem_bytes).saturating_sub(reserved) as usize,
             1 => usize::try_from(l.global_mem_bytes).unwrap_or(usize::MAX),
             _ => 0,
         }

@@ -339,12 +339,13 @@ impl Cuda {
         if let Some(m) = cache.get(&key) {
             return Ok(m.clone());
         }
-        let unit =
-            TranslationUnit::new(std::slice::from_ref(inst)).map_err(|e| DeviceError::Launch {
+        let unit = TranslationUnit::new(std::slice::from_ref(inst))
+            .map_err(|e| DeviceError::Launch {
                 label: label.to_string(),
                 entry: inst.entry(),
                 reason: e.to_string(),
-            })?;
+            })?
+            .with_float_mode(self.float_mode);
         let module = self.device().compile(&unit, label)?;
         cache.insert(key, module.clone());
         Ok(module)
