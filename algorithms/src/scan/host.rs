@@ -3,7 +3,7 @@
 //!
 //! Block `b` (of [`BLOCK`] elements):
 //! 1. **local scan** — reads its input once (from memory), applies the
-//!    transform and scans it from its first element (no identity join):
+//!    transform and scans it from the identity:
 //!    `local(i) = x[lo] ⊕ … ⊕ x[i]`, written into the output itself when
 //!    it is contiguous and fits in cache, else into the thread's staging
 //!    buffer (cache-resident). The last value is the block's aggregate;
@@ -47,7 +47,11 @@ where
     R: Reducer<T>,
     F: UnaryFunctor<U, Output = T>,
 {
-    let mut acc = f.call(x[0]);
+    // From the identity, as a sequential fold starts: an operator whose
+    // identity is not exact for every value (0.0 + -0.0) gives the same
+    // first element as the sequential loop.
+    let mut acc = op.init();
+    op.join(&mut acc, &f.call(x[0]));
     match kind {
         ScanKind::Inclusive => {
             out[0] = acc;
