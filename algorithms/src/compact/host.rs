@@ -21,7 +21,7 @@
 use super::{CompactByFlagsImpl, CompactImpl, UniqueImpl};
 use crate::host::buffer::with_buffer;
 use crate::host::raw::{Dst, Src};
-use crate::host::{lookback, HostExec, BLOCK, STREAM_BYTES};
+use crate::host::{lookback, stream, HostExec, BLOCK, STREAM_BYTES};
 use crate::io::{Input, Output};
 use granule_core::exec::{block_bounds, block_count};
 use granule_core::functor::UnaryFunctor;
@@ -79,6 +79,9 @@ where
                         // SAFETY: the rejected ones before this block are
                         // `lo - at`; disjoint in the same way.
                         unsafe { rej.write(lo - at, &rejected[..r], stream) };
+                    }
+                    if stream {
+                        stream::fence();
                     }
                     Ok(())
                 })

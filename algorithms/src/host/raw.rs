@@ -82,6 +82,25 @@ impl<T: Pod> Src<T> {
         unsafe { std::slice::from_raw_parts(self.ptr.add(lo), hi - lo) }
     }
 
+    /// Elements `lo..hi` copied into `buf` (at least `hi - lo` long).
+    ///
+    /// # Safety
+    /// No thread writes `lo..hi` during the call.
+    #[inline]
+    pub(crate) unsafe fn gather<'s>(&self, lo: usize, hi: usize, buf: &'s mut [T]) -> &'s [T] {
+        let buf = &mut buf[..hi - lo];
+        if self.contiguous() {
+            // SAFETY: forwarded contract; the slice ends before we return.
+            buf.copy_from_slice(unsafe { self.slice(lo, hi) });
+        } else {
+            for (k, b) in buf.iter_mut().enumerate() {
+                // SAFETY: forwarded contract.
+                *b = unsafe { self.get(lo + k) };
+            }
+        }
+        buf
+    }
+
     /// Elements `lo..hi`: the View's own memory when contiguous, else
     /// gathered into `buf` (which must hold `hi - lo` elements).
     ///

@@ -4,9 +4,9 @@
 //! thirds of the bytes of a scan's plain-store output.
 
 /// Copies `src` to `dst` with non-temporal stores where `dst` is 16-byte
-/// aligned (plain stores for the unaligned head and the tail), then fences
-/// so the data is visible to the thread that synchronizes with this one
-/// next. Without SSE2 (not x86-64) it is a plain copy.
+/// aligned (plain stores for the unaligned head and the tail). Streaming
+/// stores are weakly ordered: call [`fence`] before publishing the data to
+/// another thread. Without SSE2 (not x86-64) it is a plain copy.
 ///
 /// # Safety
 /// `dst` is valid for writes of `src.len()` elements and does not overlap
@@ -31,7 +31,7 @@ pub(crate) unsafe fn copy_nt<T: Copy>(dst: *mut T, src: &[T]) {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 unsafe fn copy_nt_x86(d: *mut u8, s: *const u8, n: usize) {
-    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
     let head = d.align_offset(16).min(n);
     // SAFETY: `head <= n` bytes of both regions (the caller's contract).
     unsafe { std::ptr::copy_nonoverlapping(s, d, head) };
@@ -67,9 +67,18 @@ unsafe fn copy_nt_x86(d: *mut u8, s: *const u8, n: usize) {
     }
     // SAFETY: the remaining `n - k` bytes are in bounds of both regions.
     unsafe { std::ptr::copy_nonoverlapping(s.add(k), d.add(k), n - k) };
-    // SAFETY: a store fence has no preconditions; it orders the streaming
-    // stores before whatever release this thread does next.
-    unsafe { _mm_sfence() };
+}
+
+/// Orders this thread's streaming stores before its later stores (and so
+/// before the release that publishes them): once per block, not per copy,
+/// since a fence waits for the write-combining buffers to drain.
+#[inline]
+pub(crate) fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a store fence has no preconditions.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 #[cfg(test)]
@@ -84,6 +93,7 @@ mod tests {
                 let mut dst = vec![0xAAu8; 300];
                 // SAFETY: `off + len <= 300`, disjoint vectors.
                 unsafe { copy_nt(dst.as_mut_ptr().add(off), &src[..len]) };
+                fence();
                 assert_eq!(&dst[off..off + len], &src[..len]);
                 assert!(dst[..off].iter().chain(&dst[off + len..]).all(|&b| b == 0xAA));
             }

@@ -1,30 +1,37 @@
 //! The scans on the host spaces: one pass over memory, blocks chained by
-//! decoupled look-back (`crate::host::lookback`).
+//! decoupled look-back (`crate::host::lookback`), the same shape as the
+//! `parallel_scan` pattern on Rayon.
 //!
-//! Block `b` (of [`BLOCK`] elements):
-//! 1. **local scan** — reads its input once (from memory), applies the
-//!    transform and scans it from the identity:
-//!    `local(i) = x[lo] ⊕ … ⊕ x[i]`, written into the output itself when
-//!    it is contiguous and fits in cache, else into the thread's staging
-//!    buffer (cache-resident). The last value is the block's aggregate;
+//! Block `b` (of [`SCAN_BLOCK`] elements):
+//! 1. **aggregate** — reads its input (from memory, the only time) and
+//!    reduces `transform(x)` over it: the block is cut into 8 contiguous
+//!    parts folded side by side (8 independent chains, so the loop is
+//!    bound by memory, not by the operator's latency), then joined left to
+//!    right. The order of the elements is kept, so any associative
+//!    operator works, commutative or not;
 //! 2. **look-back** — publishes the aggregate and gets the block's
 //!    exclusive prefix `p` (the init value folded with every earlier
 //!    aggregate, left to right);
-//! 3. **fix-up** — `out[i] = p ⊕ local(i)` (exclusive: shifted by one,
-//!    `out[lo] = p`). This loop has no carried dependency, so the
-//!    compiler vectorizes it for the built-in operators; from the staging
-//!    buffer it goes out in L1-sized chunks with non-temporal stores.
+//! 3. **scan** — folds the block again from `p` (it is in cache now) and
+//!    writes each output element once. Outputs larger than the
+//!    last-level cache leave through non-temporal stores (from an L1-sized
+//!    staging chunk): a plain store reads each destination line first.
 //!
-//! Every element is thus touched by one scalar pass (the same work as a
-//! sequential loop) and one vector pass over cached data, whereas the
-//! Kokkos-contract pattern needs a reduction pass and a scan pass. The
-//! grouping depends on the length only (the block size is fixed), so the
-//! bits are the same on Serial and on Rayon with any number of threads.
+//! Element `i` of block `b` is `((p ⊕ x[lo]) ⊕ …) ⊕ x[i]`, a grouping
+//! that depends on the length only, so the bits are the same on Serial and
+//! on Rayon with any number of threads. The transform is called twice per
+//! element (once per pass), so it must be a pure function.
+//!
+//! Why not scan each block locally first and fix it up with the prefix
+//! after (`out[i] = p ⊕ local(i)`, one scalar pass and one vector pass)?
+//! That touches every output line twice; measured on the 2-core
+//! development VM at 2^27 i64 it ran at 0.53 of the streaming-copy bound
+//! against 0.75 for this order (see the README's performance notes).
 
 use super::{ScanImpl, ScanKind, ScanSpec};
 use crate::host::buffer::with_buffer;
 use crate::host::raw::{Dst, Src};
-use crate::host::{lookback, HostExec, BLOCK, STREAM_BYTES};
+use crate::host::{lookback, stream, HostExec, STREAM_BYTES};
 use crate::io::{Input, Output};
 use granule_core::exec::{block_bounds, block_count};
 use granule_core::functor::UnaryFunctor;
@@ -32,61 +39,68 @@ use granule_core::reducer::Reducer;
 use granule_core::Serial;
 use granule_views::{HostSpace, Pod};
 
-/// Elements fixed up and streamed out at a time from the staging buffer:
-/// small enough to stay in L1 between the two.
-const CHUNK: usize = 512;
+/// Elements per scan block: its input (256 KiB of 8-byte elements) stays
+/// in L2 between the two passes. It fixes the grouping of float scans.
+pub(crate) const SCAN_BLOCK: usize = 32 * 1024;
 
-/// Pass 1: the local scan of `transform(x)` into `out` (same length),
-/// shifted by one for an exclusive scan (`out[0]` is left for the
-/// fix-up). Returns the block's aggregate.
+/// Elements staged in L1 before they are streamed out.
+const CHUNK: usize = 256;
+
+/// Independent chains of the aggregate pass.
+const LANES: usize = 8;
+
+/// Pass 1: the join of `transform(x)`, in order, with [`LANES`]
+/// independent chains over contiguous parts.
 #[inline(always)]
-fn local_scan<U, T, R, F>(x: &[U], out: &mut [T], kind: ScanKind, op: &R, f: &F) -> T
+fn aggregate<U, T, R, F>(x: &[U], op: &R, f: &F) -> T
 where
     U: Copy,
     T: Copy,
     R: Reducer<T>,
     F: UnaryFunctor<U, Output = T>,
 {
-    // From the identity, as a sequential fold starts: an operator whose
-    // identity is not exact for every value (0.0 + -0.0) gives the same
-    // first element as the sequential loop.
-    let mut acc = op.init();
-    op.join(&mut acc, &f.call(x[0]));
+    let m = x.len() / LANES;
+    let mut acc = [(); LANES].map(|_| op.init());
+    for j in 0..m {
+        for (k, a) in acc.iter_mut().enumerate() {
+            op.join(a, &f.call(x[k * m + j]));
+        }
+    }
+    for &v in &x[LANES * m..] {
+        op.join(&mut acc[LANES - 1], &f.call(v));
+    }
+    let mut total = acc[0];
+    for a in &acc[1..] {
+        op.join(&mut total, a);
+    }
+    total
+}
+
+/// Pass 2: folds `transform(x)` from `acc` into `out` (same length),
+/// inclusive or exclusive; returns the running value after the last.
+#[inline(always)]
+fn fold_into<U, T, R, F>(x: &[U], out: &mut [T], mut acc: T, kind: ScanKind, op: &R, f: &F) -> T
+where
+    U: Copy,
+    T: Copy,
+    R: Reducer<T>,
+    F: UnaryFunctor<U, Output = T>,
+{
     match kind {
         ScanKind::Inclusive => {
-            out[0] = acc;
-            for (o, &v) in out[1..].iter_mut().zip(&x[1..]) {
+            for (o, &v) in out.iter_mut().zip(x) {
                 op.join(&mut acc, &f.call(v));
                 *o = acc;
             }
         }
         ScanKind::Exclusive => {
-            for (o, &v) in out[1..].iter_mut().zip(&x[1..]) {
+            for (o, &v) in out.iter_mut().zip(x) {
                 *o = acc;
                 op.join(&mut acc, &f.call(v));
             }
         }
     }
     acc
-}
-
-/// Pass 3 on `out[from..]` of a block: `out[i] = p ⊕ out[i]`, and for an
-/// exclusive scan `out[0] = p` (the identity without a prefix) when
-/// `from == 0`.
-#[inline(always)]
-fn fix_up<T: Copy, R: Reducer<T>>(out: &mut [T], from: usize, p: Option<T>, kind: ScanKind, op: &R) {
-    let mut rest = &mut out[..];
-    if kind == ScanKind::Exclusive && from == 0 {
-        rest[0] = p.unwrap_or_else(|| op.init());
-        rest = &mut rest[1..];
-    }
-    if let Some(p) = p {
-        for o in rest {
-            let mut v = p;
-            op.join(&mut v, o);
-            *o = v;
-        }
-    }
 }
 
 /// Scans `src` into `dst[0..src.len]` (`in_place`: they are the same
@@ -114,29 +128,40 @@ where
     let bytes = n.saturating_mul(std::mem::size_of::<T>());
     let stream = !in_place && dst.contiguous() && bytes > STREAM_BYTES;
     let direct = !in_place && !stream && dst.contiguous();
-    let gather = if src.contiguous() { 0 } else { BLOCK };
-    let total = lookback::run(exec, label, block_count(n, BLOCK), op, spec.init, |blk| {
-        let (lo, hi) = block_bounds(0, n, BLOCK, blk.index);
+    // In place, the block is copied first: its output overwrites it.
+    let gather = if src.contiguous() && !in_place { 0 } else { SCAN_BLOCK };
+    let total = lookback::run(exec, label, block_count(n, SCAN_BLOCK), op, spec.init, |blk| {
+        let (lo, hi) = block_bounds(0, n, SCAN_BLOCK, blk.index);
         with_buffer::<U, _>(gather, |gbuf| {
             // SAFETY: only this block's owner touches elements lo..hi of
-            // either View (blocks are disjoint); in place, the slice is
-            // last used by the local scan, before the block writes.
-            let x = unsafe { src.block(lo, hi, gbuf) };
+            // either View (blocks are disjoint); in place, `x` is a copy.
+            let x = unsafe {
+                if in_place {
+                    src.gather(lo, hi, gbuf)
+                } else {
+                    src.block(lo, hi, gbuf)
+                }
+            };
+            let p = blk.prefix(aggregate(x, op, f))?;
+            let acc = p.unwrap_or_else(|| op.init());
             if direct {
                 // SAFETY: out of place, so `dst` is not `src`; lo..hi
                 // belongs to this block alone.
                 let out = unsafe { dst.slice_mut(lo, hi) };
-                let p = blk.prefix(local_scan(x, out, kind, op, f))?;
-                fix_up(out, 0, p, kind, op);
+                fold_into(x, out, acc, kind, op, f);
                 return Ok(());
             }
-            with_buffer::<T, _>(hi - lo, |stage| {
-                let p = blk.prefix(local_scan(x, stage, kind, op, f))?;
-                for (c, chunk) in stage.chunks_mut(CHUNK).enumerate() {
-                    fix_up(chunk, c * CHUNK, p, kind, op);
+            with_buffer::<T, _>(CHUNK, |stage| {
+                let mut acc = acc;
+                for (c, xc) in x.chunks(CHUNK).enumerate() {
+                    let out = &mut stage[..xc.len()];
+                    acc = fold_into(xc, out, acc, kind, op, f);
                     // SAFETY: elements lo..hi belong to this block; in
-                    // place, the block has finished reading them.
-                    unsafe { dst.write(lo + c * CHUNK, chunk, stream) };
+                    // place, `x` is a copy.
+                    unsafe { dst.write(lo + c * CHUNK, out, stream) };
+                }
+                if stream {
+                    stream::fence();
                 }
                 Ok(())
             })

@@ -221,8 +221,9 @@ where
     scan_views("exclusive_scan", space, input, output, kind, &op, &Identity, init)
 }
 
-/// [`inclusive_scan`] of `transform(input[i])`: the transform runs once per
-/// element, inside the scan's single pass.
+/// [`inclusive_scan`] of `transform(input[i])`, in the same single pass
+/// over memory. The transform may be called more than once per element
+/// (as Kokkos's is), so it must be a pure function.
 ///
 /// ```
 /// use granule::prelude::*;
