@@ -232,6 +232,35 @@ impl<T: Pod> Dst<T> {
         }
     }
 
+    /// The base address (for alignment decisions).
+    pub(crate) fn addr(&self) -> usize {
+        self.ptr as usize
+    }
+
+    /// Writes `src` to elements `lo..lo + src.len()` of a contiguous
+    /// destination with streaming stores, unchecked against the length.
+    ///
+    /// # Safety
+    /// Those elements exist, the View is contiguous, and no other thread
+    /// touches them during the call.
+    #[inline(always)]
+    pub(crate) unsafe fn write_nt(&self, lo: usize, src: &[T]) {
+        debug_assert!(lo + src.len() <= self.len && self.contiguous());
+        // SAFETY: the caller's contract; `src` is a buffer of ours.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.add(lo), src.len()) }
+    }
+
+    /// The address of element `i` of a contiguous destination, unchecked.
+    ///
+    /// # Safety
+    /// `i <= len` and the View is contiguous.
+    #[inline(always)]
+    pub(crate) unsafe fn ptr_at(&self, i: usize) -> *mut T {
+        debug_assert!(i <= self.len && self.contiguous());
+        // SAFETY: inside (or one past) the View's span.
+        unsafe { self.ptr.add(i) }
+    }
+
     /// Writes `v` to element `i` of a contiguous destination, unchecked.
     ///
     /// # Safety

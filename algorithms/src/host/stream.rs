@@ -69,6 +69,29 @@ unsafe fn copy_nt_x86(d: *mut u8, s: *const u8, n: usize) {
     unsafe { std::ptr::copy_nonoverlapping(s.add(k), d.add(k), n - k) };
 }
 
+/// Copies one 64-byte line with non-temporal stores.
+///
+/// # Safety
+/// `dst` is 16-byte aligned and valid for 64 bytes of writes, `src` for 64
+/// bytes of reads, they do not overlap, and nothing else accesses `dst`.
+#[inline(always)]
+pub(crate) unsafe fn line_nt(dst: *mut u8, src: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract; SSE2 is in the x86-64 baseline.
+    unsafe {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        let (d, s) = (dst.cast::<__m128i>(), src.cast::<__m128i>());
+        for k in 0..4 {
+            _mm_stream_si128(d.add(k), _mm_loadu_si128(s.add(k)));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src, dst, 64)
+    };
+}
+
 /// Orders this thread's streaming stores before its later stores (and so
 /// before the release that publishes them): once per block, not per copy,
 /// since a fence waits for the write-combining buffers to drain.

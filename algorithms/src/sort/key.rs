@@ -12,11 +12,23 @@
 /// assert!((-0.0f64).to_radix() < 0.0f64.to_radix());
 /// assert!(f32::INFINITY.to_radix() < f32::NAN.to_radix());
 /// ```
-pub trait RadixKey: granule_views::Pod {
+///
+/// The trait is sealed: the sort's line-aligned streaming stores rely on
+/// each key being a primitive aligned to its size.
+pub trait RadixKey: granule_views::Pod + sealed::Sealed {
     /// Bytes of the key: one radix pass per byte.
     const BYTES: usize;
     /// The order-preserving bits, in the low `8 * BYTES` bits.
     fn to_radix(self) -> u64;
+}
+
+mod sealed {
+    /// Only granule's key types are radix keys.
+    pub trait Sealed {}
+    macro_rules! sealed {
+        ($($t:ty),*) => { $( impl Sealed for $t {} )* };
+    }
+    sealed!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
 }
 
 macro_rules! unsigned_key {

@@ -10,8 +10,9 @@
 //! Passes whose digit is the same for every key are skipped.
 
 use super::{RadixKey, SortImpl};
+use crate::host::buffer::with_buffer;
 use crate::host::raw::{Dst, Scratch, Src};
-use crate::host::{lookback, HostExec};
+use crate::host::{lookback, stream, HostExec};
 use crate::io::Output;
 use crate::AlgorithmError;
 use granule_core::exec::{block_bounds, block_count, static_part};
@@ -20,9 +21,9 @@ use granule_core::Serial;
 use granule_views::{HostSpace, Pod};
 use std::sync::Mutex;
 
-/// Keys per block of a pass: the block's keys and values stay in L2
-/// between the count and the scatter.
-const RADIX_BLOCK: usize = 1 << 15;
+/// Keys per block of a pass: the block's keys and values (256 KiB of u32
+/// pairs) stay in L2 between the count and the scatter.
+const RADIX_BLOCK: usize = 1 << 16;
 
 /// Counts of the 256 digits.
 type Hist = [usize; 256];
@@ -113,34 +114,174 @@ unsafe fn pass<E: HostExec, K: RadixKey, V: Pod>(
             // what makes the unchecked writes below in bounds.
             assert!(at[d] + here[d] <= end, "radix pass: digit {d} overflows its bucket");
         }
-        match (sv, dv) {
-            (Some(sv), Some(dv)) => {
-                // SAFETY: as for the keys.
-                let vs = unsafe { sv.slice(lo, hi) };
-                for (&k, &v) in ks.iter().zip(vs) {
-                    let d = digit(k, shift);
-                    // SAFETY: `at[d]` stays below the bucket's end (checked
-                    // above), so below `n`; buckets and blocks' ranges
-                    // within them are disjoint, so no other thread writes
-                    // this element.
-                    unsafe {
-                        dk.put(at[d], k);
-                        dv.put(at[d], v);
-                    }
-                    at[d] += 1;
-                }
-            }
-            _ => {
-                for &k in ks {
-                    let d = digit(k, shift);
-                    // SAFETY: as above.
-                    unsafe { dk.put(at[d], k) };
-                    at[d] += 1;
-                }
-            }
-        }
+        let vs = sv.map(|sv| {
+            // SAFETY: as for the keys.
+            unsafe { sv.slice(lo, hi) }
+        });
+        // SAFETY: `at` and `here` give this block's part of every bucket,
+        // checked above to lie inside the bucket, so inside `dk` and `dv`,
+        // and disjoint from every other block's part.
+        unsafe { scatter_block(ks, vs, (dk, dv), at, shift) };
         Ok(())
     });
+}
+
+/// Bytes of a cache line: the unit the write-combining buffers flush.
+const LINE: usize = 64;
+
+/// Scatters a block's keys (and values) to `at[digit]`, `at[digit] + 1`,
+/// … through software write-combining: each bucket collects its keys in a
+/// line-sized buffer (all 256 of them fit in L1) that leaves as one whole
+/// line when full, instead of a cache miss per key. A buffer's slots map
+/// to one destination line, so full flushes are aligned lines (streamed
+/// out); the partial lines at the ends of the block's range are written
+/// element by element, since their other elements belong to other blocks.
+///
+/// # Safety
+/// For every digit `d`, elements `at[d]..at[d] + count(d)` of `dk` (and
+/// `dv`) exist, are contiguous, and no other thread touches them, where
+/// `count(d)` is how many keys of `ks` have digit `d`; `vs` is as long as
+/// `ks` when given, and `dv` is given with it.
+unsafe fn scatter_block<K: RadixKey, V: Pod>(
+    ks: &[K],
+    vs: Option<&[V]>,
+    (dk, dv): (&Dst<K>, Option<&Dst<V>>),
+    at: [usize; 256],
+    shift: u32,
+) {
+    let w = LINE / std::mem::size_of::<K>();
+    with_buffer::<K, _>(256 * w, |kb| {
+        with_buffer::<V, _>(if vs.is_some() { 256 * w } else { 0 }, |vb| {
+            let mut lines = Lines::<K, V> {
+                kb: kb.as_mut_ptr(),
+                vb: vb.as_mut_ptr(),
+                dk,
+                dv,
+                base: [0; 256],
+                from: [0; 256],
+                fill: [0; 256],
+            };
+            for d in 0..256 {
+                // Slot j of bucket d's buffer is destination element base + j;
+                // the slots before `from` belong to whoever precedes this block.
+                let from = (dk.addr() / std::mem::size_of::<K>() + at[d]) % w;
+                (lines.from[d], lines.fill[d], lines.base[d]) = (from, from, at[d] - from);
+            }
+            // SAFETY: forwarded contract; the buffers hold 256 * w slots.
+            unsafe {
+                let shift = shift;
+                match vs {
+                    Some(vs) => {
+                        for (&k, &v) in ks.iter().zip(vs) {
+                            lines.push(digit(k, shift), k, Some(v));
+                        }
+                    }
+                    None => {
+                        for &k in ks {
+                            lines.push(digit(k, shift), k, None);
+                        }
+                    }
+                }
+                lines.finish();
+            }
+        })
+    })
+}
+
+/// The write-combining buffers of [`scatter_block`].
+struct Lines<'d, K, V> {
+    kb: *mut K,
+    vb: *mut V,
+    dk: &'d Dst<K>,
+    dv: Option<&'d Dst<V>>,
+    base: [usize; 256],
+    from: [usize; 256],
+    fill: [usize; 256],
+}
+
+impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
+    const W: usize = LINE / std::mem::size_of::<K>();
+
+    /// Adds key `k` (and value `v`) to bucket `d`, flushing a full line.
+    ///
+    /// # Safety
+    /// `d < 256`; the contract of [`scatter_block`] holds for the keys
+    /// pushed; `v` is given exactly when the values buffer exists.
+    #[inline(always)]
+    unsafe fn push(&mut self, d: usize, k: K, v: Option<V>) {
+        let f = self.fill[d];
+        // SAFETY: d < 256 and f < W: inside the buffers.
+        unsafe {
+            *self.kb.add(d * Self::W + f) = k;
+            if let Some(v) = v {
+                *self.vb.add(d * Self::W + f) = v;
+            }
+        }
+        if f + 1 < Self::W {
+            self.fill[d] = f + 1;
+        } else {
+            // SAFETY: forwarded contract.
+            unsafe { self.flush_line(d) };
+        }
+    }
+
+    /// Writes bucket `d`'s full buffer out and starts its next line.
+    ///
+    /// # Safety
+    /// As for [`push`](Self::push), with the buffer full.
+    #[inline(always)]
+    unsafe fn flush_line(&mut self, d: usize) {
+        if self.from[d] == 0 {
+            let at = self.base[d];
+            // SAFETY: the W slots are written and are this block's
+            // destination elements at..at + W (the caller's contract);
+            // a constant count, so the copy is a few vector moves.
+            unsafe {
+                stream::line_nt(self.dk.ptr_at(at).cast(), self.kb.add(d * Self::W).cast());
+                if let Some(dv) = self.dv {
+                    stream::copy_nt(dv.ptr_at(at), std::slice::from_raw_parts(self.vb.add(d * Self::W), Self::W));
+                }
+            }
+        } else {
+            // SAFETY: forwarded contract (the block's first, partial line).
+            unsafe { self.flush(d, Self::W) };
+        }
+        self.base[d] += Self::W;
+        (self.from[d], self.fill[d]) = (0, 0);
+    }
+
+    /// Writes slots `from[d]..hi` of bucket `d` out.
+    ///
+    /// # Safety
+    /// As for [`push`](Self::push); those slots are written, and they are
+    /// destination elements of this block (the caller's contract).
+    #[inline(always)]
+    unsafe fn flush(&self, d: usize, hi: usize) {
+        let (lo, at) = (self.from[d], self.base[d] + self.from[d]);
+        // SAFETY: slots lo..hi are in the buffers; `at..at + hi - lo` are
+        // this block's destination elements; buffers and Views are disjoint.
+        unsafe {
+            let keys = std::slice::from_raw_parts(self.kb.add(d * Self::W + lo), hi - lo);
+            self.dk.write_nt(at, keys);
+            if let Some(dv) = self.dv {
+                dv.write_nt(at, std::slice::from_raw_parts(self.vb.add(d * Self::W + lo), hi - lo));
+            }
+        }
+    }
+
+    /// Writes every partly filled line out and fences the streamed ones.
+    ///
+    /// # Safety
+    /// As for [`flush`](Self::flush).
+    unsafe fn finish(&self) {
+        for d in 0..256 {
+            if self.fill[d] > self.from[d] {
+                // SAFETY: forwarded contract.
+                unsafe { self.flush(d, self.fill[d]) };
+            }
+        }
+        stream::fence();
+    }
 }
 
 /// Copies `src` to `dst` (same length, contiguous) in parallel.
