@@ -165,7 +165,9 @@ unsafe fn scatter_block<K: RadixKey, V: Pod>(
                 // Slot j of bucket d's buffer is destination element base + j;
                 // the slots before `from` belong to whoever precedes this block.
                 let from = (dk.addr() / std::mem::size_of::<K>() + at[d]) % w;
-                (lines.from[d], lines.fill[d], lines.base[d]) = (from, from, at[d] - from);
+                // `base` may lie before element 0 (the View's first line starts
+                // before it); only slots from `from` on are written, at `at` on.
+                (lines.from[d], lines.fill[d], lines.base[d]) = (from, from, at[d].wrapping_sub(from));
             }
             // SAFETY: forwarded contract; the buffers hold 256 * w slots.
             unsafe {
@@ -246,7 +248,7 @@ impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
             // SAFETY: forwarded contract (the block's first, partial line).
             unsafe { self.flush(d, Self::W) };
         }
-        self.base[d] += Self::W;
+        self.base[d] = self.base[d].wrapping_add(Self::W);
         (self.from[d], self.fill[d]) = (0, 0);
     }
 
@@ -257,7 +259,7 @@ impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
     /// destination elements of this block (the caller's contract).
     #[inline(always)]
     unsafe fn flush(&self, d: usize, hi: usize) {
-        let (lo, at) = (self.from[d], self.base[d] + self.from[d]);
+        let (lo, at) = (self.from[d], self.base[d].wrapping_add(self.from[d]));
         // SAFETY: slots lo..hi are in the buffers; `at..at + hi - lo` are
         // this block's destination elements; buffers and Views are disjoint.
         unsafe {
