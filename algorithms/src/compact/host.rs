@@ -1,19 +1,22 @@
 //! Stream compaction on the host spaces: predicate, scan of the counts
 //! and scatter fused in one pass, chained by decoupled look-back.
 //!
-//! Block `b` reads its input once and copies each element into the
-//! thread's staging buffer (cache-resident) with a branch-free
-//! `stage[k] = x; k += keep` (a partition also stages the rejected ones);
-//! it publishes its count, looks back for the number of elements kept
-//! before it, and copies the staged elements to that place in the output
-//! (with non-temporal stores for large outputs). The input is read once
-//! and each kept element written once.
+//! Block `b` reads its input from memory once and counts the elements to
+//! keep (pass 1); it publishes its count and looks back for the number of
+//! elements kept before it; then it goes over the block again (in cache)
+//! and copies the kept elements to that place in the output, gathered
+//! branch-free in L1-sized chunks (`stage[k] = x; k += keep`) that leave
+//! with one copy each, through non-temporal stores for large outputs (a
+//! partition also gathers the rejected ones). The input is read from
+//! memory once and each kept element written once; the predicate is
+//! called twice per element, so it must be a pure function.
 //!
 //! **In place** (`remove_if`, `unique`): block `b` writes below its own
 //! end, into the input of blocks `≤ b`. It writes only after its
-//! look-back, and a block publishes its count only after it has read (and
-//! staged) its whole input, so every block it overwrites has finished
-//! reading; later blocks read only above its end. `unique` compares each
+//! look-back, and a block publishes its count only after it has copied
+//! its whole input to a private buffer (pass 2 reads the copy), so every
+//! block it overwrites has finished reading; later blocks read only above
+//! its end. `unique` compares each
 //! block's first element with the last one of the block before, which a
 //! write may already have moved, so those boundary elements are copied
 //! first.
@@ -54,8 +57,9 @@ where
     let n = src.len;
     let bytes = n.saturating_mul(std::mem::size_of::<T>());
     let stream = !outs.in_place && bytes > STREAM_BYTES;
-    let gather = if src.contiguous() { 0 } else { BLOCK };
-    let split = if outs.rejected.is_some() { BLOCK } else { 0 };
+    // In place, a block is copied before it publishes its count: blocks
+    // after it may then overwrite it.
+    let gather = if src.contiguous() && !outs.in_place { 0 } else { BLOCK };
     let total = lookback::run(exec, label, block_count(n, BLOCK), &Sum, None, |blk| {
         let (lo, hi) = block_bounds(0, n, BLOCK, blk.index);
         let before = match (prev, blk.index) {
@@ -63,64 +67,106 @@ where
             _ => None,
         };
         with_buffer::<T, _>(gather, |gbuf| {
-            with_buffer::<T, _>(hi - lo, |kept| {
-                with_buffer::<T, _>(split, |rejected| {
-                    // SAFETY: no block writes lo..hi before this one has
-                    // published its count, which comes after its last use
-                    // of `x` (see the module's note on in place).
-                    let x = unsafe { src.block(lo, hi, gbuf) };
-                    let (k, r) = stage(x, lo, before, keep, kept, rejected, split > 0);
-                    let at: usize = blk.prefix(k)?.unwrap_or(0);
-                    // SAFETY: the kept elements of this block go to
-                    // at..at + k, disjoint from every other block's, and
-                    // below this block's end (see the module's note).
-                    unsafe { outs.kept.write(at, &kept[..k], stream) };
-                    if let Some(rej) = &outs.rejected {
-                        // SAFETY: the rejected ones before this block are
-                        // `lo - at`; disjoint in the same way.
-                        unsafe { rej.write(lo - at, &rejected[..r], stream) };
-                    }
-                    if stream {
-                        stream::fence();
-                    }
-                    Ok(())
-                })
-            })
+            // SAFETY: out of place nothing writes `src`; in place, no block
+            // writes lo..hi before this one has published its count, and
+            // `x` is then a copy (see the module's note).
+            let x = unsafe {
+                if outs.in_place {
+                    src.gather(lo, hi, gbuf)
+                } else {
+                    src.block(lo, hi, gbuf)
+                }
+            };
+            let k = count(x, lo, before, keep);
+            let at: usize = blk.prefix(k)?.unwrap_or(0);
+            let rejected = outs.rejected.as_ref().map(|r| (r, lo - at));
+            // SAFETY: this block's kept elements go to at..at + k and its
+            // rejected ones to (lo - at).., disjoint from every other
+            // block's, and (in place) below this block's end.
+            unsafe { emit(x, lo, before, keep, (&outs.kept, at), rejected, stream) };
+            Ok(())
         })
     });
     total.unwrap_or(0)
 }
 
-/// Copies the kept elements of `x` to the front of `kept` (and, with
-/// `split`, the others to the front of `rejected`) without branches;
-/// returns both counts.
+/// Pass 1: how many elements of the block `keep` selects.
 #[inline(always)]
-fn stage<T: Copy, K>(
+fn count<T: Copy, K>(x: &[T], lo: usize, mut before: Option<T>, keep: &K) -> usize
+where
+    K: Fn(usize, T, Option<T>) -> bool,
+{
+    let mut k = 0;
+    for (j, &v) in x.iter().enumerate() {
+        k += usize::from(keep(lo + j, v, before));
+        before = Some(v);
+    }
+    k
+}
+
+/// Elements gathered in L1 before they leave in one copy.
+const CHUNK: usize = 512;
+
+/// Pass 2: copies the selected elements of `x` to `kept` from `at` on
+/// (and the others to `rejected` from its start), in order, gathering
+/// them branch-free (`stage[k] = x; k += keep`) in L1-sized chunks that
+/// leave with one (streaming, when `stream`) copy each.
+///
+/// # Safety
+/// Those destination ranges hold what pass 1 counted, and nothing else
+/// touches them during the call.
+#[inline(always)]
+unsafe fn emit<T: Pod, K>(
     x: &[T],
     lo: usize,
     mut before: Option<T>,
     keep: &K,
-    kept: &mut [T],
-    rejected: &mut [T],
-    split: bool,
-) -> (usize, usize)
-where
+    (kept, mut at): (&Dst<T>, usize),
+    rejected: Option<(&Dst<T>, usize)>,
+    stream: bool,
+) where
     K: Fn(usize, T, Option<T>) -> bool,
 {
-    let (mut k, mut r) = (0, 0);
-    let kept = &mut kept[..x.len()];
-    for (j, &v) in x.iter().enumerate() {
-        let yes = keep(lo + j, v, before);
-        before = Some(v);
-        // k <= j < x.len(): always in bounds.
-        kept[k] = v;
-        k += usize::from(yes);
-        if split {
-            rejected[r] = v;
-            r += usize::from(!yes);
-        }
-    }
-    (k, r)
+    let split = if rejected.is_some() { CHUNK + 1 } else { 0 };
+    with_buffer::<T, _>(CHUNK + 1, |ks| {
+        with_buffer::<T, _>(split, |rs| {
+            let (mut k, mut r) = (0, 0);
+            let (rej, mut rat) = match rejected {
+                Some((d, a)) => (Some(d), a),
+                None => (None, 0),
+            };
+            for (j, &v) in x.iter().enumerate() {
+                let yes = keep(lo + j, v, before);
+                before = Some(v);
+                // k < CHUNK + 1 always: it is flushed on reaching CHUNK.
+                ks[k] = v;
+                k += usize::from(yes);
+                if rej.is_some() {
+                    rs[r] = v;
+                    r += usize::from(!yes);
+                }
+                if k == CHUNK {
+                    // SAFETY: forwarded contract.
+                    unsafe { kept.write(at, &ks[..k], stream) };
+                    (at, k) = (at + k, 0);
+                }
+                if let (Some(d), true) = (rej, r == CHUNK) {
+                    // SAFETY: forwarded contract.
+                    unsafe { d.write(rat, &rs[..r], stream) };
+                    (rat, r) = (rat + r, 0);
+                }
+            }
+            // SAFETY: forwarded contract.
+            unsafe { kept.write(at, &ks[..k], stream) };
+            if let Some(d) = rej {
+                // SAFETY: forwarded contract.
+                unsafe { d.write(rat, &rs[..r], stream) };
+            }
+            if stream {
+                stream::fence();
+            }
+        })
+    })
 }
 
 /// The last element of every block but the final one (the boundary
