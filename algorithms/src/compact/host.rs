@@ -80,6 +80,12 @@ where
             let k = count(x, lo, before, keep);
             let at: usize = blk.prefix(k)?.unwrap_or(0);
             let rejected = outs.rejected.as_ref().map(|r| (r, lo - at));
+            #[cfg(target_arch = "x86_64")]
+            if rejected.is_none() && compress::fits::<T>() {
+                // SAFETY: as below; `fits` checked the CPU and the element size.
+                unsafe { compress::emit(x, lo, before, keep, (&outs.kept, at), stream) };
+                return Ok(());
+            }
             // SAFETY: this block's kept elements go to at..at + k and its
             // rejected ones to (lo - at).., disjoint from every other
             // block's, and (in place) below this block's end.
@@ -167,6 +173,106 @@ unsafe fn emit<T: Pod, K>(
             }
         })
     })
+}
+
+/// Pass 2 with AVX-512 compress: 8 (or 16) elements at a time, the
+/// predicate's answers gathered into a mask and the kept elements packed
+/// by one `vpcompress` and one vector store (the scalar gather does one
+/// dependent store per element).
+#[cfg(target_arch = "x86_64")]
+mod compress {
+    use super::{stream, with_buffer, Dst, Pod, CHUNK};
+    use std::arch::x86_64::{
+        _mm512_loadu_si512, _mm512_maskz_compress_epi32, _mm512_maskz_compress_epi64,
+        _mm512_storeu_si512,
+    };
+
+    /// Whether this CPU and element type take the compress path.
+    pub(super) fn fits<T>() -> bool {
+        matches!(std::mem::size_of::<T>(), 4 | 8)
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("popcnt")
+    }
+
+    /// As [`super::emit`] without rejected elements.
+    ///
+    /// # Safety
+    /// As for [`super::emit`], and [`fits::<T>`] returned true.
+    pub(super) unsafe fn emit<T: Pod, K>(
+        x: &[T],
+        lo: usize,
+        before: Option<T>,
+        keep: &K,
+        (kept, at): (&Dst<T>, usize),
+        stream: bool,
+    ) where
+        K: Fn(usize, T, Option<T>) -> bool,
+    {
+        with_buffer::<T, _>(CHUNK + 16, |stage| {
+            // SAFETY: forwarded contract; `fits` checked AVX-512F and POPCNT.
+            unsafe { pack(x, lo, before, keep, (kept, at), stream, stage) }
+        });
+        if stream {
+            stream::fence();
+        }
+    }
+
+    /// The loop itself, compiled for AVX-512F. `stage` holds CHUNK + 16.
+    ///
+    /// # Safety
+    /// As for [`emit`].
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn pack<T: Pod, K>(
+        x: &[T],
+        lo: usize,
+        mut before: Option<T>,
+        keep: &K,
+        (kept, mut at): (&Dst<T>, usize),
+        stream: bool,
+        stage: &mut [T],
+    ) where
+        K: Fn(usize, T, Option<T>) -> bool,
+    {
+        let size = std::mem::size_of::<T>();
+        let lanes = 64 / size;
+        let (sp, xp) = (stage.as_mut_ptr().cast::<u8>(), x.as_ptr().cast::<u8>());
+        let (mut j, mut k) = (0, 0);
+        while j + lanes <= x.len() {
+            let mut m = 0u16;
+            for (l, &v) in x[j..j + lanes].iter().enumerate() {
+                m |= u16::from(keep(lo + j + l, v, before)) << l;
+                before = Some(v);
+            }
+            // SAFETY: `j + lanes <= len`, so the 64 bytes read are in `x`;
+            // `k < CHUNK` here, so the 64 bytes written are in `stage`
+            // (CHUNK + 16 elements of at least 4 bytes); unaligned
+            // accesses are allowed; the elements are moved bytewise.
+            unsafe {
+                let v = _mm512_loadu_si512(xp.add(j * size).cast());
+                let c = if size == 8 {
+                    _mm512_maskz_compress_epi64(m as u8, v)
+                } else {
+                    _mm512_maskz_compress_epi32(m, v)
+                };
+                _mm512_storeu_si512(sp.add(k * size).cast(), c);
+            }
+            k += m.count_ones() as usize;
+            j += lanes;
+            if k >= CHUNK {
+                // SAFETY: the caller's contract (these are kept elements).
+                unsafe { kept.write(at, &stage[..CHUNK], stream) };
+                stage.copy_within(CHUNK..k, 0);
+                (at, k) = (at + CHUNK, k - CHUNK);
+            }
+        }
+        for (l, &v) in x[j..].iter().enumerate() {
+            stage[k] = v;
+            k += usize::from(keep(lo + j + l, v, before));
+            before = Some(v);
+        }
+        // SAFETY: the caller's contract.
+        unsafe { kept.write(at, &stage[..k], stream) };
+    }
 }
 
 /// The last element of every block but the final one (the boundary
