@@ -13,7 +13,9 @@
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]
 
-use criterion::{black_box, criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion, Throughput};
+use criterion::{
+    black_box, criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion, Throughput,
+};
 use granule::algorithms::{copy_if, exclusive_scan, sort, sort_by_key};
 use granule::prelude::*;
 use rayon::prelude::*;
@@ -24,30 +26,42 @@ const THREADS: usize = 2;
 /// The sizes to measure: `default`, or the full sweep.
 fn sizes(default: &[usize]) -> Vec<usize> {
     if std::env::var_os("GRANULE_BENCH_SWEEP").is_some() {
-        (10..=27).flat_map(|k| [(1usize << k) - 3, 1 << k]).collect()
+        (10..=27)
+            .flat_map(|k| [(1usize << k) - 3, 1 << k])
+            .collect()
     } else {
         default.to_vec()
     }
 }
 
 fn pool() -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(THREADS).build().expect("pool")
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .build()
+        .expect("pool")
 }
 
 fn name(n: usize) -> String {
     if n.is_power_of_two() {
         format!("2^{}", n.trailing_zeros())
     } else {
-        format!("2^{}-{}", n.next_power_of_two().trailing_zeros(), n.next_power_of_two() - n)
+        format!(
+            "2^{}-{}",
+            n.next_power_of_two().trailing_zeros(),
+            n.next_power_of_two() - n
+        )
     }
 }
 
 fn configure(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, bytes: usize) {
     g.throughput(Throughput::Bytes(bytes as u64));
     if bytes > 64 << 20 {
-        g.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(4));
+        g.sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(4));
     } else {
-        g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+        g.warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2));
     }
 }
 
@@ -66,7 +80,10 @@ fn copy_streaming(dst: &mut [u8], src: &[u8]) {
             // aligned (head made it so and k grows by 64); loads may be
             // unaligned. SSE2 is in the x86-64 baseline.
             unsafe {
-                let (d, s) = (dst.as_mut_ptr().add(k).cast::<__m128i>(), src.as_ptr().add(k).cast::<__m128i>());
+                let (d, s) = (
+                    dst.as_mut_ptr().add(k).cast::<__m128i>(),
+                    src.as_ptr().add(k).cast::<__m128i>(),
+                );
                 _mm_stream_si128(d, _mm_loadu_si128(s));
                 _mm_stream_si128(d.add(1), _mm_loadu_si128(s.add(1)));
                 _mm_stream_si128(d.add(2), _mm_loadu_si128(s.add(2)));
@@ -85,11 +102,17 @@ fn copy_streaming(dst: &mut [u8], src: &[u8]) {
 /// The baselines of a streaming algorithm moving `bytes` (read + write):
 /// a 1-thread memcpy and the bound, a 2-thread streaming copy, each of
 /// `bytes / 2` bytes.
-fn copy_baselines(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, pool: &rayon::ThreadPool, bytes: usize) {
+fn copy_baselines(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    pool: &rayon::ThreadPool,
+    bytes: usize,
+) {
     let half = bytes / 2;
     let src = vec![1u8; half];
     let mut dst = vec![0u8; half];
-    g.bench_function("copy_1_thread", |b| b.iter(|| dst.copy_from_slice(black_box(&src))));
+    g.bench_function("copy_1_thread", |b| {
+        b.iter(|| dst.copy_from_slice(black_box(&src)))
+    });
     let chunk = half.div_ceil(THREADS).max(1);
     g.bench_function("bound_streaming_copy_2_threads", |b| {
         b.iter(|| {
@@ -124,17 +147,24 @@ fn scans(c: &mut Criterion) {
         });
         g.bench_function("granule_parallel_scan_pattern", |b| {
             b.iter(|| -> i64 {
-                parallel_scan("scan", RangePolicy::new(&space, 0..n), &mut out, |i, o: &mut i64, p: &mut i64, last: bool| {
-                    let v = a[i];
-                    if last {
-                        *o = *p;
-                    }
-                    *p += v;
-                })
+                parallel_scan(
+                    "scan",
+                    RangePolicy::new(&space, 0..n),
+                    &mut out,
+                    |i, o: &mut i64, p: &mut i64, last: bool| {
+                        let v = a[i];
+                        if last {
+                            *o = *p;
+                        }
+                        *p += v;
+                    },
+                )
             })
         });
         let (src, dst) = (a.as_slice().expect("a").to_vec(), &mut vec![0i64; n]);
-        g.bench_function("sequential_loop", |b| b.iter(|| seq_exclusive(black_box(&src), dst)));
+        g.bench_function("sequential_loop", |b| {
+            b.iter(|| seq_exclusive(black_box(&src), dst))
+        });
         copy_baselines(&mut g, &pool, n * 16);
         g.finish();
 
@@ -146,7 +176,9 @@ fn scans(c: &mut Criterion) {
             b.iter(|| exclusive_scan(&space, &x, &mut y, Sum, None).expect("scan"))
         });
         let (src, dst) = (x.as_slice().expect("x").to_vec(), &mut vec![0f64; n]);
-        g.bench_function("sequential_loop", |b| b.iter(|| seq_exclusive(black_box(&src), dst)));
+        g.bench_function("sequential_loop", |b| {
+            b.iter(|| seq_exclusive(black_box(&src), dst))
+        });
         copy_baselines(&mut g, &pool, n * 16);
         g.finish();
     }
@@ -157,7 +189,8 @@ fn compaction(c: &mut Criterion) {
     let pool = pool();
     for n in sizes(&[1 << 20, 1 << 27]) {
         // values in 0..3, keep the nonzero ones (the course project's test)
-        let x = View1::<i64>::from_fn("x", n, |i| ((i.wrapping_mul(2654435761) >> 7) % 3) as i64).expect("x");
+        let x = View1::<i64>::from_fn("x", n, |i| ((i.wrapping_mul(2654435761) >> 7) % 3) as i64)
+            .expect("x");
         let mut y = View1::<i64>::zeros("y", n).expect("y");
         let src = x.as_slice().expect("x").to_vec();
         let kept = src.iter().filter(|&&v| v != 0).count();
@@ -203,16 +236,32 @@ fn sorts(c: &mut Criterion) {
         g.bench_function("granule_sort", |b| {
             b.iter_batched_ref(
                 || keys.clone(),
-                |k| sort(&space, &mut ViewMut::<u32, 1>::from_slice_mut("k", k, n).expect("view")).expect("sort"),
+                |k| {
+                    sort(
+                        &space,
+                        &mut ViewMut::<u32, 1>::from_slice_mut("k", k, n).expect("view"),
+                    )
+                    .expect("sort")
+                },
                 batch,
             )
         });
-        g.bench_function("slice_sort_unstable", |b| b.iter_batched_ref(|| keys.clone(), |k| k.sort_unstable(), batch));
+        g.bench_function("slice_sort_unstable", |b| {
+            b.iter_batched_ref(|| keys.clone(), |k| k.sort_unstable(), batch)
+        });
         g.bench_function("voracious_mt_sort_2_threads", |b| {
-            b.iter_batched_ref(|| keys.clone(), |k| pool.install(|| k.voracious_mt_sort(THREADS)), batch)
+            b.iter_batched_ref(
+                || keys.clone(),
+                |k| pool.install(|| k.voracious_mt_sort(THREADS)),
+                batch,
+            )
         });
         g.bench_function("rdst_2_threads", |b| {
-            b.iter_batched_ref(|| keys.clone(), |k| pool.install(|| k.radix_sort_unstable()), batch)
+            b.iter_batched_ref(
+                || keys.clone(),
+                |k| pool.install(|| k.radix_sort_unstable()),
+                batch,
+            )
         });
         g.finish();
 
@@ -232,7 +281,11 @@ fn sorts(c: &mut Criterion) {
         });
         let pairs: Vec<(u32, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
         g.bench_function("slice_sort_unstable_by_key_pairs", |b| {
-            b.iter_batched_ref(|| pairs.clone(), |p| p.sort_unstable_by_key(|kv| kv.0), batch)
+            b.iter_batched_ref(
+                || pairs.clone(),
+                |p| p.sort_unstable_by_key(|kv| kv.0),
+                batch,
+            )
         });
         g.finish();
     }

@@ -171,8 +171,8 @@ pub mod prelude {
     pub use granule_algorithms::{
         compact_by_flags, copy_if, exclusive_scan, exclusive_scan_in_place, inclusive_scan,
         inclusive_scan_in_place, is_sorted, partition_copy, reduce, remove_if, sort, sort_by,
-        sort_by_key, transform_exclusive_scan, transform_inclusive_scan, transform_reduce,
-        unique, AlgorithmError,
+        sort_by_key, transform_exclusive_scan, transform_inclusive_scan, transform_reduce, unique,
+        AlgorithmError,
     };
 }
 

@@ -159,7 +159,10 @@ impl<'a, T: Pod, M: MemorySpace> Input<'a, T, M> {
     /// the next.
     pub(crate) fn neighbours(&self) -> (Self, Self) {
         assert!(self.len >= 1);
-        let first = Input { len: self.len - 1, ..*self };
+        let first = Input {
+            len: self.len - 1,
+            ..*self
+        };
         // Element 1 is in bounds (len >= 2 when there is any pair; with
         // len == 1 the second has length 0 and is never read).
         let second = Input {

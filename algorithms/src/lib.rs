@@ -14,7 +14,7 @@
 //! use granule::prelude::*;
 //! use granule::algorithms::{copy_if, exclusive_scan, reduce, sort};
 //!
-//! let space = DefaultExecutionSpace::default();
+//! let space = Rayon::new(2)?;
 //! let mem = space.memory_space();
 //! let x = View1::<i64, LayoutRight, _>::from_fn_in(mem.clone(), "x", 10, |i| (i as i64 * 7) % 5)?;
 //! let mut y = View1::<i64, LayoutRight, _>::zeros_in(mem.clone(), "y", 10)?;

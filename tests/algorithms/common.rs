@@ -78,7 +78,12 @@ pub fn rayon_space(threads: usize) -> granule::Rayon {
 }
 
 /// Sequential inclusive (or exclusive) scan reference.
-pub fn seq_scan<T: Copy, R: Reducer<T>>(x: &[T], op: &R, init: Option<T>, inclusive: bool) -> (Vec<T>, T) {
+pub fn seq_scan<T: Copy, R: Reducer<T>>(
+    x: &[T],
+    op: &R,
+    init: Option<T>,
+    inclusive: bool,
+) -> (Vec<T>, T) {
     let mut acc = init.unwrap_or_else(|| op.init());
     let mut out = Vec::with_capacity(x.len());
     for v in x {

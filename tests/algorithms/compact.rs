@@ -15,7 +15,10 @@ macro_rules! compact_tests {
                 let expect: Vec<i64> = data.iter().copied().filter(|&v| v != 0).collect();
                 let got = read(&y);
                 assert_eq!(&got[..k], &expect[..], "n {n}");
-                assert!(got[k..].iter().all(|&v| v == -1), "n {n}: written past the count");
+                assert!(
+                    got[k..].iter().all(|&v| v == -1),
+                    "n {n}: written past the count"
+                );
             }
         }
 
@@ -56,13 +59,24 @@ macro_rules! compact_tests {
                 let mut t = view_in(&s, "t", vec![0; n]);
                 let mut f = view_in(&s, "f", vec![0; n]);
                 let (a, b) = partition_copy(&s, &x, &mut t, &mut f, |v: i32| v < 300).unwrap();
-                assert_eq!((&read(&t)[..a], &read(&f)[..b]), (&yes[..], &no[..]), "n {n}");
+                assert_eq!(
+                    (&read(&t)[..a], &read(&f)[..b]),
+                    (&yes[..], &no[..]),
+                    "n {n}"
+                );
                 let mut t = view_in(&s, "t", vec![0; yes.len()]);
                 let mut f = view_in(&s, "f", vec![0; no.len()]);
-                let (a, b) = partition_copy_counted(&s, &x, &mut t, &mut f, |v: i32| v < 300).unwrap();
-                assert_eq!((read(&t), read(&f), a, b), (yes.clone(), no.clone(), yes.len(), no.len()));
+                let (a, b) =
+                    partition_copy_counted(&s, &x, &mut t, &mut f, |v: i32| v < 300).unwrap();
+                assert_eq!(
+                    (read(&t), read(&f), a, b),
+                    (yes.clone(), no.clone(), yes.len(), no.len())
+                );
                 let mut exact = view_in(&s, "exact", vec![0; yes.len()]);
-                assert_eq!(copy_if_counted(&s, &x, &mut exact, |v: i32| v < 300).unwrap(), yes.len());
+                assert_eq!(
+                    copy_if_counted(&s, &x, &mut exact, |v: i32| v < 300).unwrap(),
+                    yes.len()
+                );
                 assert_eq!(read(&exact), yes);
                 let flags: Vec<u8> = data.iter().map(|&v| (v % 2) as u8).collect();
                 let fl = view_in(&s, "flags", flags);
@@ -75,12 +89,25 @@ macro_rules! compact_tests {
                 for &v in &data {
                     wide.extend([v, -1]);
                 }
-                let w = View2::<i32, LayoutRight, _>::from_vec_in(s.memory_space(), "w", [n, 2], wide).unwrap();
-                let mut out = View2::<i32, LayoutRight, _>::full_in(s.memory_space(), "out", [n, 2], 7).unwrap();
-                let k = copy_if(&s, &w.subview((ALL, 0)).unwrap(), &mut out.subview_mut((ALL, 1)).unwrap(), |v: i32| v < 300).unwrap();
+                let w =
+                    View2::<i32, LayoutRight, _>::from_vec_in(s.memory_space(), "w", [n, 2], wide)
+                        .unwrap();
+                let mut out =
+                    View2::<i32, LayoutRight, _>::full_in(s.memory_space(), "out", [n, 2], 7)
+                        .unwrap();
+                let k = copy_if(
+                    &s,
+                    &w.subview((ALL, 0)).unwrap(),
+                    &mut out.subview_mut((ALL, 1)).unwrap(),
+                    |v: i32| v < 300,
+                )
+                .unwrap();
                 let got = create_mirror_view_and_copy(&out).unwrap();
                 assert_eq!(k, yes.len());
-                assert!((0..k).all(|i| got[[i, 1]] == yes[i] && got[[i, 0]] == 7), "strided n {n}");
+                assert!(
+                    (0..k).all(|i| got[[i, 1]] == yes[i] && got[[i, 0]] == 7),
+                    "strided n {n}"
+                );
             }
         }
     };

@@ -13,9 +13,17 @@ macro_rules! scan_tests {
                 let mut y = view_in(&s, "y", vec![0i64; n]);
                 for init in [None, Some(7)] {
                     let t = inclusive_scan(&s, &x, &mut y, Sum, init).unwrap();
-                    assert_eq!((read(&y), t), seq_scan(&data, &Sum, init, true), "inclusive n {n}");
+                    assert_eq!(
+                        (read(&y), t),
+                        seq_scan(&data, &Sum, init, true),
+                        "inclusive n {n}"
+                    );
                     let t = exclusive_scan(&s, &x, &mut y, Sum, init).unwrap();
-                    assert_eq!((read(&y), t), seq_scan(&data, &Sum, init, false), "exclusive n {n}");
+                    assert_eq!(
+                        (read(&y), t),
+                        seq_scan(&data, &Sum, init, false),
+                        "exclusive n {n}"
+                    );
                 }
             }
         }
@@ -35,9 +43,19 @@ macro_rules! scan_tests {
                         let x = view_in(&s, "x", data.clone());
                         let mut y = view_in(&s, "y", data.clone());
                         let t = inclusive_scan(&s, &x, &mut y, $op, $init).unwrap();
-                        assert_eq!((read(&y), t), seq_scan(&data, &$op, $init, true), "{} n {n}", stringify!($op));
+                        assert_eq!(
+                            (read(&y), t),
+                            seq_scan(&data, &$op, $init, true),
+                            "{} n {n}",
+                            stringify!($op)
+                        );
                         let t = exclusive_scan(&s, &x, &mut y, $op, $init).unwrap();
-                        assert_eq!((read(&y), t), seq_scan(&data, &$op, $init, false), "{} n {n}", stringify!($op));
+                        assert_eq!(
+                            (read(&y), t),
+                            seq_scan(&data, &$op, $init, false),
+                            "{} n {n}",
+                            stringify!($op)
+                        );
                     }};
                 }
                 check!(sign, Prod, None);
@@ -52,7 +70,10 @@ macro_rules! scan_tests {
                 let f: Vec<f64> = i.iter().map(|&v| v as f64).collect();
                 check!(f, Max, None);
                 // a custom reducer: products modulo a prime
-                let modp = reducer::custom(|| 1i64, |a: &mut i64, b: &i64| *a = (*a * *b).rem_euclid(1_000_003));
+                let modp = reducer::custom(
+                    || 1i64,
+                    |a: &mut i64, b: &i64| *a = (*a * *b).rem_euclid(1_000_003),
+                );
                 let m: Vec<i64> = i.iter().map(|&v| v as i64 + 101).collect();
                 check!(m, modp, None);
             }
@@ -69,21 +90,33 @@ macro_rules! scan_tests {
                 assert_eq!((read(&x), t), seq_scan(&data, &Sum, None, true), "n {n}");
                 let mut x = view_in(&s, "x", data.clone());
                 let t = exclusive_scan_in_place(&s, &mut x, Sum, Some(5));
-                assert_eq!((read(&x), t), seq_scan(&data, &Sum, Some(5), false), "n {n}");
+                assert_eq!(
+                    (read(&x), t),
+                    seq_scan(&data, &Sum, Some(5), false),
+                    "n {n}"
+                );
                 // every second element of a 2n View, into a column of a 2-D View
                 let mut wide = Vec::with_capacity(2 * n);
                 for &v in &data {
                     wide.extend([v, -1]);
                 }
-                let w = View2::<i64, LayoutRight, _>::from_vec_in(s.memory_space(), "w", [n, 2], wide).unwrap();
+                let w =
+                    View2::<i64, LayoutRight, _>::from_vec_in(s.memory_space(), "w", [n, 2], wide)
+                        .unwrap();
                 let col = w.subview((ALL, 0)).unwrap();
-                let mut out = View2::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "out", [n, 3]).unwrap();
+                let mut out =
+                    View2::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "out", [n, 3])
+                        .unwrap();
                 let mut oc = out.subview_mut((ALL, 1)).unwrap();
                 let t = exclusive_scan(&s, &col, &mut oc, Sum, None).unwrap();
                 let (expect, total) = seq_scan(&data, &Sum, None, false);
                 assert_eq!(t, total);
                 let got = create_mirror_view_and_copy(&out).unwrap();
-                assert!((0..n).all(|i| got[[i, 1]] == expect[i] && got[[i, 0]] == 0 && got[[i, 2]] == 0), "n {n}");
+                assert!(
+                    (0..n)
+                        .all(|i| got[[i, 1]] == expect[i] && got[[i, 0]] == 0 && got[[i, 2]] == 0),
+                    "n {n}"
+                );
                 // a longer output keeps its tail
                 let x = view_in(&s, "x", data.clone());
                 let mut long = view_in(&s, "long", vec![-9i64; n + 3]);
@@ -101,10 +134,15 @@ macro_rules! scan_tests {
                 let x = view_in(&s, "x", data.clone());
                 let mut y = view_in(&s, "y", vec![0u64; n]);
                 let flags: Vec<u64> = data.iter().map(|&v| (v != 0) as u64).collect();
-                let t = transform_exclusive_scan(&s, &x, &mut y, Sum, None, |v: u8| (v != 0) as u64).unwrap();
+                let t =
+                    transform_exclusive_scan(&s, &x, &mut y, Sum, None, |v: u8| (v != 0) as u64)
+                        .unwrap();
                 assert_eq!((read(&y), t), seq_scan(&flags, &Sum, None, false), "n {n}");
                 let sq: Vec<u64> = data.iter().map(|&v| (v as u64) * (v as u64)).collect();
-                let t = transform_inclusive_scan(&s, &x, &mut y, Sum, Some(1), |v: u8| (v as u64) * (v as u64)).unwrap();
+                let t = transform_inclusive_scan(&s, &x, &mut y, Sum, Some(1), |v: u8| {
+                    (v as u64) * (v as u64)
+                })
+                .unwrap();
                 assert_eq!((read(&y), t), seq_scan(&sq, &Sum, Some(1), true), "n {n}");
             }
         }
@@ -121,13 +159,19 @@ macro_rules! scan_tests {
                 let (expect, total) = seq_scan(&data, &Sum, None, true);
                 let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
                 assert!(close(t, total), "n {n}: {t} vs {total}");
-                assert!(read(&y).iter().zip(&expect).all(|(&a, &b)| close(a, b)), "n {n}");
+                assert!(
+                    read(&y).iter().zip(&expect).all(|(&a, &b)| close(a, b)),
+                    "n {n}"
+                );
                 let d32: Vec<f32> = data.iter().map(|&v| v as f32).collect();
                 let x = view_in(&s, "x32", d32.clone());
                 let mut y = view_in(&s, "y32", vec![0f32; n]);
                 let t = exclusive_scan(&s, &x, &mut y, Sum, None).unwrap();
                 let (_, total) = seq_scan(&d32, &Sum, None, false);
-                assert!((t - total).abs() <= 1e-3 * total.abs().max(1.0), "n {n}: {t} vs {total}");
+                assert!(
+                    (t - total).abs() <= 1e-3 * total.abs().max(1.0),
+                    "n {n}: {t} vs {total}"
+                );
             }
         }
     };

@@ -45,8 +45,13 @@ macro_rules! sort_tests {
             }
             // float keys with values, and strided Views
             let keys = vec![2.0f32, -0.0, 1.0, 0.0, -0.0, 2.0];
-            let mut wide = View2::<f32, LayoutRight, _>::zeros_in(s.memory_space(), "w", [6, 2]).unwrap();
-            deep_copy(&mut wide.subview_mut((ALL, 1)).unwrap(), &view_in(&s, "src", keys)).unwrap();
+            let mut wide =
+                View2::<f32, LayoutRight, _>::zeros_in(s.memory_space(), "w", [6, 2]).unwrap();
+            deep_copy(
+                &mut wide.subview_mut((ALL, 1)).unwrap(),
+                &view_in(&s, "src", keys),
+            )
+            .unwrap();
             let mut v = view_in(&s, "v", vec![0u8, 1, 2, 3, 4, 5]);
             sort_by_key(&s, &mut wide.subview_mut((ALL, 1)).unwrap(), &mut v).unwrap();
             assert_eq!(read(&v), [1, 4, 3, 2, 0, 5]);
@@ -56,7 +61,17 @@ macro_rules! sort_tests {
         fn float_sorts_place_nan_infinities_and_signed_zeros() {
             let s = space();
             let neg_nan = -f64::NAN;
-            let data = vec![1.0, f64::NAN, -0.0, f64::INFINITY, 0.0, neg_nan, f64::NEG_INFINITY, -2.0, -0.0];
+            let data = vec![
+                1.0,
+                f64::NAN,
+                -0.0,
+                f64::INFINITY,
+                0.0,
+                neg_nan,
+                f64::NEG_INFINITY,
+                -2.0,
+                -0.0,
+            ];
             let mut x = view_in(&s, "x", data.clone());
             sort(&s, &mut x).unwrap();
             let got: Vec<u64> = read(&x).iter().map(|v| v.to_bits()).collect();
@@ -65,13 +80,20 @@ macro_rules! sort_tests {
             assert_eq!(got, expect.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
             assert!(expect[0].is_nan() && expect[0].is_sign_negative());
             assert_eq!(expect[1], f64::NEG_INFINITY);
-            assert!(expect[3] == 0.0 && expect[3].is_sign_negative() && expect[4].is_sign_negative());
+            assert!(
+                expect[3] == 0.0 && expect[3].is_sign_negative() && expect[4].is_sign_negative()
+            );
             assert!(expect[5] == 0.0 && expect[5].is_sign_positive());
             assert!(expect[8].is_nan() && expect[8].is_sign_positive());
             let mut x32 = view_in(&s, "x32", vec![f32::NAN, 0.0, -0.0, f32::NEG_INFINITY]);
             sort(&s, &mut x32).unwrap();
             let got = read(&x32);
-            assert!(got[0] == f32::NEG_INFINITY && got[1].is_sign_negative() && got[2].is_sign_positive() && got[3].is_nan());
+            assert!(
+                got[0] == f32::NEG_INFINITY
+                    && got[1].is_sign_negative()
+                    && got[2].is_sign_positive()
+                    && got[3].is_nan()
+            );
         }
 
         #[test]
@@ -79,7 +101,11 @@ macro_rules! sort_tests {
             let s = space();
             let mut rng = Rng::new(33);
             for n in sizes().into_iter().chain([100_003]) {
-                let data: Vec<(u16, u32)> = rng.vec(n, |r| (r % 50) as u16).into_iter().zip(0..).collect();
+                let data: Vec<(u16, u32)> = rng
+                    .vec(n, |r| (r % 50) as u16)
+                    .into_iter()
+                    .zip(0..)
+                    .collect();
                 let mut x = view_in(&s, "x", data.clone());
                 sort_by(&s, &mut x, |a: (u16, u32), b: (u16, u32)| a.0 > b.0).unwrap();
                 let mut expect = data.clone();
@@ -87,7 +113,11 @@ macro_rules! sort_tests {
                 assert_eq!(read(&x), expect, "n {n}");
                 assert!(is_sorted_by(&s, &x, |a: (u16, u32), b: (u16, u32)| a.0 > b.0));
                 let keys = view_in(&s, "keys", expect.iter().map(|p| p.0).collect());
-                assert_eq!(is_sorted(&s, &keys), n < 2 || expect.first().unwrap().0 == expect.last().unwrap().0, "n {n}");
+                assert_eq!(
+                    is_sorted(&s, &keys),
+                    n < 2 || expect.first().unwrap().0 == expect.last().unwrap().0,
+                    "n {n}"
+                );
             }
             let x = view_in(&s, "x", vec![1, 2, 2, 3]);
             assert!(is_sorted(&s, &x));

@@ -33,7 +33,10 @@ macro_rules! soundness_tests {
     () => {
         fn expect_user_panic<F: FnOnce() + Send + 'static>(what: &str, f: F) {
             let text = crate::soundness::panic_text(what, f);
-            assert!(text.contains("user code failed"), "{what}: unexpected panic {text:?}");
+            assert!(
+                text.contains("user code failed"),
+                "{what}: unexpected panic {text:?}"
+            );
         }
 
         #[test]
@@ -44,35 +47,74 @@ macro_rules! soundness_tests {
                 let s = space();
                 let x = view_in(&s, "x", (0..n as i64).collect());
                 let mut y = view_in(&s, "y", vec![0i64; n]);
-                let _ = copy_if(&s, &x, &mut y, move |v: i64| if v == at { panic!("user code failed") } else { v % 2 == 0 });
+                let _ = copy_if(&s, &x, &mut y, move |v: i64| {
+                    if v == at {
+                        panic!("user code failed")
+                    } else {
+                        v % 2 == 0
+                    }
+                });
             });
             expect_user_panic("remove_if", move || {
                 let s = space();
                 let mut x = view_in(&s, "x", (0..n as i64).collect());
-                remove_if(&s, &mut x, move |v: i64| if v == at { panic!("user code failed") } else { v % 2 == 0 });
+                remove_if(&s, &mut x, move |v: i64| {
+                    if v == at {
+                        panic!("user code failed")
+                    } else {
+                        v % 2 == 0
+                    }
+                });
             });
             expect_user_panic("transform scan", move || {
                 let s = space();
                 let x = view_in(&s, "x", (0..n as i64).collect());
                 let mut y = view_in(&s, "y", vec![0i64; n]);
-                let _ = transform_inclusive_scan(&s, &x, &mut y, Sum, None, move |v: i64| if v == at { panic!("user code failed") } else { v });
+                let _ = transform_inclusive_scan(&s, &x, &mut y, Sum, None, move |v: i64| {
+                    if v == at {
+                        panic!("user code failed")
+                    } else {
+                        v
+                    }
+                });
             });
             expect_user_panic("scan operator", move || {
                 let s = space();
                 let x = view_in(&s, "x", (0..n as i64).collect());
                 let mut y = view_in(&s, "y", vec![0i64; n]);
-                let op = reducer::custom(|| 0i64, move |a: &mut i64, b: &i64| if *b == at { panic!("user code failed") } else { *a += *b });
+                let op = reducer::custom(
+                    || 0i64,
+                    move |a: &mut i64, b: &i64| {
+                        if *b == at {
+                            panic!("user code failed")
+                        } else {
+                            *a += *b
+                        }
+                    },
+                );
                 let _ = exclusive_scan(&s, &x, &mut y, op, None);
             });
             expect_user_panic("count_if", move || {
                 let s = space();
                 let x = view_in(&s, "x", (0..n as i64).collect());
-                count_if(&s, &x, move |v: i64| if v == at { panic!("user code failed") } else { true });
+                count_if(&s, &x, move |v: i64| {
+                    if v == at {
+                        panic!("user code failed")
+                    } else {
+                        true
+                    }
+                });
             });
             expect_user_panic("sort_by", move || {
                 let s = space();
                 let mut x = view_in(&s, "x", (0..n as i64).rev().collect());
-                let _ = sort_by(&s, &mut x, move |a: i64, b: i64| if a == at { panic!("user code failed") } else { a < b });
+                let _ = sort_by(&s, &mut x, move |a: i64, b: i64| {
+                    if a == at {
+                        panic!("user code failed")
+                    } else {
+                        a < b
+                    }
+                });
             });
             let s = space();
             let x = view_in(&s, "x", (0..n as i64).collect());

@@ -48,7 +48,14 @@ struct Outs<T> {
 /// enough for whatever `keep` selects; nothing else touches the outputs
 /// during the call, nor `src` unless `outs.in_place` (then `src` is the
 /// `kept` output and there is no `rejected` one).
-unsafe fn compact<E, T, K>(exec: &E, label: &str, src: Src<T>, outs: Outs<T>, prev: Option<&[T]>, keep: &K) -> usize
+unsafe fn compact<E, T, K>(
+    exec: &E,
+    label: &str,
+    src: Src<T>,
+    outs: Outs<T>,
+    prev: Option<&[T]>,
+    keep: &K,
+) -> usize
 where
     E: HostExec,
     T: Pod,
@@ -59,7 +66,11 @@ where
     let stream = !outs.in_place && bytes > STREAM_BYTES;
     // In place, a block is copied before it publishes its count: blocks
     // after it may then overwrite it.
-    let gather = if src.contiguous() && !outs.in_place { 0 } else { BLOCK };
+    let gather = if src.contiguous() && !outs.in_place {
+        0
+    } else {
+        BLOCK
+    };
     let total = lookback::run(exec, label, block_count(n, BLOCK), &Sum, None, |blk| {
         let (lo, hi) = block_bounds(0, n, BLOCK, blk.index);
         let before = match (prev, blk.index) {
@@ -283,15 +294,27 @@ mod compress {
 unsafe fn boundaries<T: Pod>(src: &Src<T>) -> Vec<T> {
     let nb = block_count(src.len, BLOCK);
     // SAFETY: forwarded contract; `(b + 1) * BLOCK - 1 < len` for b < nb - 1.
-    (0..nb.saturating_sub(1)).map(|b| unsafe { src.get((b + 1) * BLOCK - 1) }).collect()
+    (0..nb.saturating_sub(1))
+        .map(|b| unsafe { src.get((b + 1) * BLOCK - 1) })
+        .collect()
 }
 
 macro_rules! host_compactions {
     ($space:ty) => {
         impl<T: Pod, P: UnaryFunctor<T, Output = bool>> CompactImpl<T, P> for $space {
-            fn copy_if(&self, label: &str, input: Input<'_, T, HostSpace>, output: Output<'_, T, HostSpace>, pred: &P) -> usize {
+            fn copy_if(
+                &self,
+                label: &str,
+                input: Input<'_, T, HostSpace>,
+                output: Output<'_, T, HostSpace>,
+                pred: &P,
+            ) -> usize {
                 let (src, dst) = (Src::of(&input), Dst::of(&output));
-                let outs = Outs { kept: dst, rejected: None, in_place: false };
+                let outs = Outs {
+                    kept: dst,
+                    rejected: None,
+                    in_place: false,
+                };
                 // SAFETY: the Views are borrowed for the call (shared and
                 // unique); the entry point checked that the output holds
                 // the input's length.
@@ -300,7 +323,11 @@ macro_rules! host_compactions {
 
             fn remove_if(&self, label: &str, data: Output<'_, T, HostSpace>, pred: &P) -> usize {
                 let (src, dst) = (Src::of_output(&data), Dst::of(&data));
-                let outs = Outs { kept: dst, rejected: None, in_place: true };
+                let outs = Outs {
+                    kept: dst,
+                    rejected: None,
+                    in_place: true,
+                };
                 // SAFETY: the View is borrowed uniquely for the call; in
                 // place, as the protocol allows.
                 unsafe { compact(self, label, src, outs, None, &|_, x, _| !pred.call(x)) }
@@ -315,10 +342,18 @@ macro_rules! host_compactions {
                 pred: &P,
             ) -> (usize, usize) {
                 let n = input.len();
-                let outs = Outs { kept: Dst::of(&out_true), rejected: Some(Dst::of(&out_false)), in_place: false };
+                let outs = Outs {
+                    kept: Dst::of(&out_true),
+                    rejected: Some(Dst::of(&out_false)),
+                    in_place: false,
+                };
                 // SAFETY: three distinct borrowed Views; the entry point
                 // checked both outputs' lengths.
-                let t = unsafe { compact(self, label, Src::of(&input), outs, None, &|_, x, _| pred.call(x)) };
+                let t = unsafe {
+                    compact(self, label, Src::of(&input), outs, None, &|_, x, _| {
+                        pred.call(x)
+                    })
+                };
                 (t, n - t)
             }
         }
@@ -332,8 +367,16 @@ macro_rules! host_compactions {
                 output: Output<'_, T, HostSpace>,
             ) -> usize {
                 let flags = Src::of(&flags);
-                assert_eq!(flags.len, input.len(), "{label}: flags and input differ in length");
-                let outs = Outs { kept: Dst::of(&output), rejected: None, in_place: false };
+                assert_eq!(
+                    flags.len,
+                    input.len(),
+                    "{label}: flags and input differ in length"
+                );
+                let outs = Outs {
+                    kept: Dst::of(&output),
+                    rejected: None,
+                    in_place: false,
+                };
                 // SAFETY: the flags View is borrowed shared: nothing writes it.
                 let keep = |i: usize, _: T, _: Option<T>| unsafe { flags.get(i) }.truthy();
                 // SAFETY: as for copy_if.
@@ -346,7 +389,11 @@ macro_rules! host_compactions {
                 let (src, dst) = (Src::of_output(&data), Dst::of(&data));
                 // SAFETY: nothing writes the View before the compaction.
                 let prev = unsafe { boundaries(&src) };
-                let outs = Outs { kept: dst, rejected: None, in_place: true };
+                let outs = Outs {
+                    kept: dst,
+                    rejected: None,
+                    in_place: true,
+                };
                 let keep = |_: usize, x: T, before: Option<T>| before.is_none_or(|b| b != x);
                 // SAFETY: as for remove_if.
                 unsafe { compact(self, label, src, outs, Some(&prev), &keep) }

@@ -93,7 +93,12 @@ pub trait UniqueImpl<T>: ExecutionSpace {
     fn unique(&self, label: &str, data: Output<'_, T, Self::MemorySpace>) -> usize;
 }
 
-fn fits(algorithm: &'static str, out: (&str, usize), needed: usize, why: String) -> Result<(), AlgorithmError> {
+fn fits(
+    algorithm: &'static str,
+    out: (&str, usize),
+    needed: usize,
+    why: String,
+) -> Result<(), AlgorithmError> {
     if out.1 >= needed {
         Ok(())
     } else {
@@ -113,7 +118,7 @@ fn input_len_reason(label: &str, n: usize) -> String {
 /// ```
 /// use granule::prelude::*;
 /// use granule::algorithms::copy_if;
-/// let space = DefaultExecutionSpace::default();
+/// let space = Rayon::new(2)?;
 /// let x = View1::<i64, LayoutRight, _>::from_fn_in(space.memory_space(), "x", 8, |i| (i % 3) as i64)?;
 /// let mut y = View1::<i64, LayoutRight, _>::zeros_in(space.memory_space(), "y", 8)?;
 /// let n = copy_if(&space, &x, &mut y, |v: i64| v != 0)?;
@@ -172,8 +177,18 @@ where
 {
     let kept = count_if_ref(space, input, &pred);
     let why = format!("{kept} elements of \"{}\" are kept", input.label());
-    fits("copy_if_counted", (output.label(), output.extent(0)), kept, why)?;
-    Ok(space.copy_if("copy_if_counted", Input::of(input), Output::of(output), &pred))
+    fits(
+        "copy_if_counted",
+        (output.label(), output.extent(0)),
+        kept,
+        why,
+    )?;
+    Ok(space.copy_if(
+        "copy_if_counted",
+        Input::of(input),
+        Output::of(output),
+        &pred,
+    ))
 }
 
 /// Removes the elements for which `pred` is true: the others move to the
@@ -232,9 +247,18 @@ where
     Lo: Layout,
 {
     let n = input.extent(0);
-    same_len("compact_by_flags", (input.label(), n), (flags.label(), flags.extent(0)))?;
+    same_len(
+        "compact_by_flags",
+        (input.label(), n),
+        (flags.label(), flags.extent(0)),
+    )?;
     let why = input_len_reason(input.label(), n);
-    fits("compact_by_flags", (output.label(), output.extent(0)), n, why)?;
+    fits(
+        "compact_by_flags",
+        (output.label(), output.extent(0)),
+        n,
+        why,
+    )?;
     let (i, f, o) = (Input::of(input), Input::of(flags), Output::of(output));
     Ok(space.compact_by_flags("compact_by_flags", i, f, o))
 }
@@ -272,10 +296,17 @@ where
     Lf: Layout,
 {
     let n = input.extent(0);
-    for out in [(out_true.label(), out_true.extent(0)), (out_false.label(), out_false.extent(0))] {
+    for out in [
+        (out_true.label(), out_true.extent(0)),
+        (out_false.label(), out_false.extent(0)),
+    ] {
         fits("partition_copy", out, n, input_len_reason(input.label(), n))?;
     }
-    let (i, t, f) = (Input::of(input), Output::of(out_true), Output::of(out_false));
+    let (i, t, f) = (
+        Input::of(input),
+        Output::of(out_true),
+        Output::of(out_false),
+    );
     Ok(space.partition_copy("partition_copy", i, t, f, &pred))
 }
 
@@ -313,9 +344,23 @@ where
     let t = count_if_ref(space, input, &pred);
     let label = input.label();
     let algorithm = "partition_copy_counted";
-    fits(algorithm, (out_true.label(), out_true.extent(0)), t, format!("{t} elements of \"{label}\" satisfy the predicate"))?;
-    fits(algorithm, (out_false.label(), out_false.extent(0)), n - t, format!("{} elements of \"{label}\" do not", n - t))?;
-    let (i, o_t, o_f) = (Input::of(input), Output::of(out_true), Output::of(out_false));
+    fits(
+        algorithm,
+        (out_true.label(), out_true.extent(0)),
+        t,
+        format!("{t} elements of \"{label}\" satisfy the predicate"),
+    )?;
+    fits(
+        algorithm,
+        (out_false.label(), out_false.extent(0)),
+        n - t,
+        format!("{} elements of \"{label}\" do not", n - t),
+    )?;
+    let (i, o_t, o_f) = (
+        Input::of(input),
+        Output::of(out_true),
+        Output::of(out_false),
+    );
     Ok(space.partition_copy(algorithm, i, o_t, o_f, &pred))
 }
 

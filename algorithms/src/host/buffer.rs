@@ -39,17 +39,16 @@ pub(crate) fn with_buffer<T: Pod, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) 
     }
     let bytes = len.checked_mul(size).expect("buffer size overflows usize");
     let lines = bytes.div_ceil(64);
-    let mut buf = POOL
-        .with(|p| p.borrow_mut().pop())
-        .unwrap_or(Buf {
-            lines: Vec::new(),
-            holds: None,
-        });
+    let mut buf = POOL.with(|p| p.borrow_mut().pop()).unwrap_or(Buf {
+        lines: Vec::new(),
+        holds: None,
+    });
     let tid = TypeId::of::<T>();
     if buf.holds != Some(tid) || buf.lines.len() < lines {
         // Bytes of another type may not be valid values of T: zero them.
         buf.lines.clear();
-        buf.lines.resize(lines.max(buf.lines.capacity()), Line([0; 64]));
+        buf.lines
+            .resize(lines.max(buf.lines.capacity()), Line([0; 64]));
         buf.holds = Some(tid);
     }
     // SAFETY: the lines hold at least `len * size` bytes, 64-byte aligned
@@ -78,10 +77,16 @@ mod tests {
             b.as_ptr() as usize
         });
         let (p2, v) = with_buffer::<u64, _>(50, |b| (b.as_ptr() as usize, b[7]));
-        assert_eq!((p1, v), (p2, 42), "same type: the buffer comes back as left");
+        assert_eq!(
+            (p1, v),
+            (p2, 42),
+            "same type: the buffer comes back as left"
+        );
         let v = with_buffer::<bool, _>(100, |b| b.iter().any(|&x| x));
         assert!(!v, "another type sees zeros");
-        let nested = with_buffer::<u8, _>(10, |a| with_buffer::<u8, _>(10, |b| a.as_ptr() != b.as_ptr()));
+        let nested = with_buffer::<u8, _>(10, |a| {
+            with_buffer::<u8, _>(10, |b| a.as_ptr() != b.as_ptr())
+        });
         assert!(nested);
     }
 }

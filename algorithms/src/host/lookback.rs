@@ -68,9 +68,9 @@ impl<T: Copy> Slot<T> {
                 return s;
             }
             spins = spins.wrapping_add(1);
-            if spins % 256 != 0 {
-                std::hint::spin_loop();
-            } else if since.get_or_insert_with(Instant::now).elapsed() < SPIN_LIMIT {
+            let spinning = !spins.is_multiple_of(256)
+                || since.get_or_insert_with(Instant::now).elapsed() < SPIN_LIMIT;
+            if spinning {
                 std::hint::spin_loop();
             } else {
                 std::thread::yield_now();
@@ -143,7 +143,11 @@ impl<T: Copy + Send, R: Reducer<T>> Block<'_, '_, T, R> {
             let a = unsafe { Slot::read(&chain.slots[j].aggregate) };
             chain.op.join(&mut prefix, &a);
         }
-        slot.publish(&slot.inclusive, join(chain.op, prefix, &aggregate), INCLUSIVE);
+        slot.publish(
+            &slot.inclusive,
+            join(chain.op, prefix, &aggregate),
+            INCLUSIVE,
+        );
         Ok(Some(prefix))
     }
 }
@@ -158,7 +162,14 @@ fn join<T, R: Reducer<T>>(op: &R, mut a: T, b: &T) -> T {
 /// and returns the last block's inclusive prefix (`None` when `n == 0`).
 /// A body must call [`Block::prefix`] once, and return `Err(Abandoned)`
 /// when that does.
-pub(crate) fn run<E, T, R, B>(exec: &E, label: &str, n: usize, op: &R, seed: Option<T>, body: B) -> Option<T>
+pub(crate) fn run<E, T, R, B>(
+    exec: &E,
+    label: &str,
+    n: usize,
+    op: &R,
+    seed: Option<T>,
+    body: B,
+) -> Option<T>
 where
     E: HostExec,
     T: Copy + Send,
@@ -188,7 +199,10 @@ where
             slot.status.store(ABANDONED, Ordering::Release);
             break;
         }
-        let block = Block { index: b, chain: &chain };
+        let block = Block {
+            index: b,
+            chain: &chain,
+        };
         match catch_unwind(AssertUnwindSafe(|| body(&block))) {
             Ok(Ok(())) => {}
             Ok(Err(Abandoned)) => break,
@@ -206,7 +220,11 @@ where
         resume_unwind(payload);
     }
     let last = &chain.slots[n - 1];
-    assert_eq!(last.status.load(Ordering::Acquire), INCLUSIVE, "look-back: the last block published no prefix");
+    assert_eq!(
+        last.status.load(Ordering::Acquire),
+        INCLUSIVE,
+        "look-back: the last block published no prefix"
+    );
     // SAFETY: INCLUSIVE was just seen (Acquire).
     Some(unsafe { Slot::read(&last.inclusive) })
 }

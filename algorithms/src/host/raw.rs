@@ -156,7 +156,11 @@ impl<T: Pod> Dst<T> {
     #[inline]
     pub(crate) unsafe fn write(&self, lo: usize, src: &[T], stream: bool) {
         let hi = lo.checked_add(src.len()).expect("block end overflows");
-        assert!(hi <= self.len, "writing {lo}..{hi} of a View of {}", self.len);
+        assert!(
+            hi <= self.len,
+            "writing {lo}..{hi} of a View of {}",
+            self.len
+        );
         if self.contiguous() {
             // SAFETY: in bounds, contiguous, and unique (the caller's promise).
             let dst = unsafe { self.ptr.add(lo) };

@@ -118,7 +118,10 @@ mod tests {
                 unsafe { copy_nt(dst.as_mut_ptr().add(off), &src[..len]) };
                 fence();
                 assert_eq!(&dst[off..off + len], &src[..len]);
-                assert!(dst[..off].iter().chain(&dst[off + len..]).all(|&b| b == 0xAA));
+                assert!(dst[..off]
+                    .iter()
+                    .chain(&dst[off + len..])
+                    .all(|&b| b == 0xAA));
             }
         }
     }

@@ -34,7 +34,13 @@ macro_rules! host_reductions {
             R: Reducer<U>,
             F: BinaryFunctor<usize, T, Output = U>,
         {
-            fn transform_reduce_indexed(&self, label: &str, input: Input<'_, T, HostSpace>, op: &R, f: &F) -> U {
+            fn transform_reduce_indexed(
+                &self,
+                label: &str,
+                input: Input<'_, T, HostSpace>,
+                op: &R,
+                f: &F,
+            ) -> U {
                 let src = Src::of(&input);
                 let policy = RangePolicy::new(self, 0..src.len);
                 if src.contiguous() {

@@ -37,7 +37,13 @@ use granule_views::{Layout, Pod, ViewBase};
 pub trait ReduceImpl<T, U, R, F>: ExecutionSpace {
     /// The join by `op`, from `op.init()`, of `f(i, input[i])` for every
     /// `i` (not finalized).
-    fn transform_reduce_indexed(&self, label: &str, input: Input<'_, T, Self::MemorySpace>, op: &R, f: &F) -> U;
+    fn transform_reduce_indexed(
+        &self,
+        label: &str,
+        input: Input<'_, T, Self::MemorySpace>,
+        op: &R,
+        f: &F,
+    ) -> U;
 }
 
 /// How an execution space reduces `f(a[i], b[i])` over two Views of the
@@ -73,7 +79,7 @@ fn finish<U, R: Reducer<U>>(op: &R, init: Option<U>, mut v: U) -> U {
 /// ```
 /// use granule::prelude::*;
 /// use granule::algorithms::reduce;
-/// let space = DefaultExecutionSpace::default();
+/// let space = Rayon::new(2)?;
 /// let x = View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "x", 100, |i| i as f64)?;
 /// assert_eq!(reduce(&space, &x, Sum, None), 4950.0);
 /// assert_eq!(reduce(&space, &x, Max, Some(1000.0)), 1000.0);
@@ -308,7 +314,11 @@ where
 /// assert!(equal(&Serial, &a, &a));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn equal<S, T, Sa, La, Sb, Lb>(space: &S, a: &ViewBase<Sa, 1, La>, b: &ViewBase<Sb, 1, Lb>) -> bool
+pub fn equal<S, T, Sa, La, Sb, Lb>(
+    space: &S,
+    a: &ViewBase<Sa, 1, La>,
+    b: &ViewBase<Sb, 1, Lb>,
+) -> bool
 where
     S: ReducePairsImpl<T, T, bool, LAnd, Equal>,
     T: Pod + PartialEq,
@@ -317,6 +327,6 @@ where
     La: Layout,
     Lb: Layout,
 {
-    a.extent(0) == b.extent(0) && space.reduce_pairs("equal", Input::of(a), Input::of(b), &LAnd, &Equal)
+    a.extent(0) == b.extent(0)
+        && space.reduce_pairs("equal", Input::of(a), Input::of(b), &LAnd, &Equal)
 }
-

@@ -129,44 +129,55 @@ where
     let stream = !in_place && dst.contiguous() && bytes > STREAM_BYTES;
     let direct = !in_place && !stream && dst.contiguous();
     // In place, the block is copied first: its output overwrites it.
-    let gather = if src.contiguous() && !in_place { 0 } else { SCAN_BLOCK };
-    let total = lookback::run(exec, label, block_count(n, SCAN_BLOCK), op, spec.init, |blk| {
-        let (lo, hi) = block_bounds(0, n, SCAN_BLOCK, blk.index);
-        with_buffer::<U, _>(gather, |gbuf| {
-            // SAFETY: only this block's owner touches elements lo..hi of
-            // either View (blocks are disjoint); in place, `x` is a copy.
-            let x = unsafe {
-                if in_place {
-                    src.gather(lo, hi, gbuf)
-                } else {
-                    src.block(lo, hi, gbuf)
+    let gather = if src.contiguous() && !in_place {
+        0
+    } else {
+        SCAN_BLOCK
+    };
+    let total = lookback::run(
+        exec,
+        label,
+        block_count(n, SCAN_BLOCK),
+        op,
+        spec.init,
+        |blk| {
+            let (lo, hi) = block_bounds(0, n, SCAN_BLOCK, blk.index);
+            with_buffer::<U, _>(gather, |gbuf| {
+                // SAFETY: only this block's owner touches elements lo..hi of
+                // either View (blocks are disjoint); in place, `x` is a copy.
+                let x = unsafe {
+                    if in_place {
+                        src.gather(lo, hi, gbuf)
+                    } else {
+                        src.block(lo, hi, gbuf)
+                    }
+                };
+                let p = blk.prefix(aggregate(x, op, f))?;
+                let acc = p.unwrap_or_else(|| op.init());
+                if direct {
+                    // SAFETY: out of place, so `dst` is not `src`; lo..hi
+                    // belongs to this block alone.
+                    let out = unsafe { dst.slice_mut(lo, hi) };
+                    fold_into(x, out, acc, kind, op, f);
+                    return Ok(());
                 }
-            };
-            let p = blk.prefix(aggregate(x, op, f))?;
-            let acc = p.unwrap_or_else(|| op.init());
-            if direct {
-                // SAFETY: out of place, so `dst` is not `src`; lo..hi
-                // belongs to this block alone.
-                let out = unsafe { dst.slice_mut(lo, hi) };
-                fold_into(x, out, acc, kind, op, f);
-                return Ok(());
-            }
-            with_buffer::<T, _>(CHUNK, |stage| {
-                let mut acc = acc;
-                for (c, xc) in x.chunks(CHUNK).enumerate() {
-                    let out = &mut stage[..xc.len()];
-                    acc = fold_into(xc, out, acc, kind, op, f);
-                    // SAFETY: elements lo..hi belong to this block; in
-                    // place, `x` is a copy.
-                    unsafe { dst.write(lo + c * CHUNK, out, stream) };
-                }
-                if stream {
-                    stream::fence();
-                }
-                Ok(())
+                with_buffer::<T, _>(CHUNK, |stage| {
+                    let mut acc = acc;
+                    for (c, xc) in x.chunks(CHUNK).enumerate() {
+                        let out = &mut stage[..xc.len()];
+                        acc = fold_into(xc, out, acc, kind, op, f);
+                        // SAFETY: elements lo..hi belong to this block; in
+                        // place, `x` is a copy.
+                        unsafe { dst.write(lo + c * CHUNK, out, stream) };
+                    }
+                    if stream {
+                        stream::fence();
+                    }
+                    Ok(())
+                })
             })
-        })
-    });
+        },
+    );
     total.or(spec.init).unwrap_or_else(|| op.init())
 }
 

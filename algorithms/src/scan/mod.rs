@@ -137,7 +137,12 @@ where
     let (n, m) = (input.extent(0), output.extent(0));
     if m < n {
         let reason = format!("the input \"{}\" has {n}", input.label());
-        return Err(AlgorithmError::too_small(algorithm, (output.label(), m), n, reason));
+        return Err(AlgorithmError::too_small(
+            algorithm,
+            (output.label(), m),
+            n,
+            reason,
+        ));
     }
     let spec = ScanSpec {
         kind,
@@ -156,7 +161,7 @@ where
 /// ```
 /// use granule::prelude::*;
 /// use granule::algorithms::inclusive_scan;
-/// let space = DefaultExecutionSpace::default();
+/// let space = Rayon::new(2)?;
 /// let x = View1::<i64, LayoutRight, _>::from_fn_in(space.memory_space(), "x", 5, |i| i as i64 + 1)?;
 /// let mut y = View1::<i64, LayoutRight, _>::zeros_in(space.memory_space(), "y", 5)?;
 /// let total = inclusive_scan(&space, &x, &mut y, Sum, None)?;
@@ -184,7 +189,16 @@ where
     Lo: Layout,
 {
     let kind = ScanKind::Inclusive;
-    scan_views("inclusive_scan", space, input, output, kind, &op, &Identity, init)
+    scan_views(
+        "inclusive_scan",
+        space,
+        input,
+        output,
+        kind,
+        &op,
+        &Identity,
+        init,
+    )
 }
 
 /// `output[i] = init ⊕ input[0] ⊕ … ⊕ input[i-1]` (`output[0] = init`, the
@@ -193,7 +207,7 @@ where
 /// ```
 /// use granule::prelude::*;
 /// use granule::algorithms::exclusive_scan;
-/// let space = DefaultExecutionSpace::default();
+/// let space = Rayon::new(2)?;
 /// let x = View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "x", 4, |i| i as f64)?;
 /// let mut y = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "y", 4)?;
 /// let total = exclusive_scan(&space, &x, &mut y, Sum, Some(10.0))?;
@@ -218,7 +232,16 @@ where
     Lo: Layout,
 {
     let kind = ScanKind::Exclusive;
-    scan_views("exclusive_scan", space, input, output, kind, &op, &Identity, init)
+    scan_views(
+        "exclusive_scan",
+        space,
+        input,
+        output,
+        kind,
+        &op,
+        &Identity,
+        init,
+    )
 }
 
 /// [`inclusive_scan`] of `transform(input[i])`, in the same single pass
@@ -254,7 +277,16 @@ where
     Lo: Layout,
 {
     let kind = ScanKind::Inclusive;
-    scan_views("transform_inclusive_scan", space, input, output, kind, &op, &transform, init)
+    scan_views(
+        "transform_inclusive_scan",
+        space,
+        input,
+        output,
+        kind,
+        &op,
+        &transform,
+        init,
+    )
 }
 
 /// [`exclusive_scan`] of `transform(input[i])`.
@@ -289,7 +321,16 @@ where
     Lo: Layout,
 {
     let kind = ScanKind::Exclusive;
-    scan_views("transform_exclusive_scan", space, input, output, kind, &op, &transform, init)
+    scan_views(
+        "transform_exclusive_scan",
+        space,
+        input,
+        output,
+        kind,
+        &op,
+        &transform,
+        init,
+    )
 }
 
 /// [`inclusive_scan`] with the output as the input; returns the total.

@@ -80,7 +80,18 @@ mod tests {
 
     #[test]
     fn radix_order_is_total_cmp_order() {
-        let xs = [f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, 1.5, -1.5, f64::MIN_POSITIVE, -f64::MAX];
+        let xs = [
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -0.0,
+            0.0,
+            1.5,
+            -1.5,
+            f64::MIN_POSITIVE,
+            -f64::MAX,
+        ];
         for a in xs {
             for b in xs {
                 assert_eq!(a.to_radix().cmp(&b.to_radix()), a.total_cmp(&b), "{a} {b}");

@@ -22,7 +22,12 @@ const MIN_RUN: usize = 4096;
 
 /// How many elements of `a` are among the first `pos` outputs of the
 /// stable merge of `a` and `b` (equal elements: `a`'s first).
-fn co_rank<T: Copy, C: BinaryFunctor<T, T, Output = bool>>(pos: usize, a: &[T], b: &[T], less: &C) -> usize {
+fn co_rank<T: Copy, C: BinaryFunctor<T, T, Output = bool>>(
+    pos: usize,
+    a: &[T],
+    b: &[T],
+    less: &C,
+) -> usize {
     let (mut lo, mut hi) = (pos.saturating_sub(b.len()), pos.min(a.len()));
     while lo < hi {
         let i = lo + (hi - lo) / 2;
@@ -38,7 +43,12 @@ fn co_rank<T: Copy, C: BinaryFunctor<T, T, Output = bool>>(pos: usize, a: &[T], 
 }
 
 /// Merges `a` and `b` stably into `out` (`a.len() + b.len()` long).
-fn merge_into<T: Copy, C: BinaryFunctor<T, T, Output = bool>>(a: &[T], b: &[T], out: &mut [T], less: &C) {
+fn merge_into<T: Copy, C: BinaryFunctor<T, T, Output = bool>>(
+    a: &[T],
+    b: &[T],
+    out: &mut [T],
+    less: &C,
+) {
     let (mut i, mut j) = (0, 0);
     for o in out.iter_mut() {
         let take_b = i == a.len() || (j < b.len() && less.call(b[j], a[i]));
@@ -130,7 +140,11 @@ unsafe fn merge_sort<E: HostExec, T: Pod, C: BinaryFunctor<T, T, Output = bool>>
     let mut in_scratch = false;
     while bounds.len() > 2 {
         let (sd, vd) = (scratch.dst(), data);
-        let (from, to) = if in_scratch { (sd.as_src(), vd) } else { (vd.as_src(), sd) };
+        let (from, to) = if in_scratch {
+            (sd.as_src(), vd)
+        } else {
+            (vd.as_src(), sd)
+        };
         // SAFETY: View and scratch are disjoint; the source side is fully
         // written (the View, or the scratch after a round).
         bounds = unsafe { merge_round(exec, label, &from, &to, &bounds, less) };
@@ -147,7 +161,12 @@ unsafe fn merge_sort<E: HostExec, T: Pod, C: BinaryFunctor<T, T, Output = bool>>
 macro_rules! host_merge_sort {
     ($space:ty) => {
         impl<T: Pod, C: BinaryFunctor<T, T, Output = bool>> MergeSortImpl<T, C> for $space {
-            fn merge_sort(&self, label: &str, data: Output<'_, T, HostSpace>, less: &C) -> Result<(), AlgorithmError> {
+            fn merge_sort(
+                &self,
+                label: &str,
+                data: Output<'_, T, HostSpace>,
+                less: &C,
+            ) -> Result<(), AlgorithmError> {
                 let d = Dst::of(&data);
                 if d.contiguous() {
                     // SAFETY: the View is borrowed uniquely for the call.

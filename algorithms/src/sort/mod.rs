@@ -52,7 +52,12 @@ pub trait SortImpl<K, V>: ExecutionSpace {
 )]
 pub trait MergeSortImpl<T, C>: ExecutionSpace {
     /// Sorts `data` stably by `less`.
-    fn merge_sort(&self, label: &str, data: Output<'_, T, Self::MemorySpace>, less: &C) -> Result<(), AlgorithmError>;
+    fn merge_sort(
+        &self,
+        label: &str,
+        data: Output<'_, T, Self::MemorySpace>,
+        less: &C,
+    ) -> Result<(), AlgorithmError>;
 }
 
 /// Sorts `keys` in place, ascending and stable, by an LSD radix sort (one
@@ -64,7 +69,7 @@ pub trait MergeSortImpl<T, C>: ExecutionSpace {
 /// ```
 /// use granule::prelude::*;
 /// use granule::algorithms::sort;
-/// let space = DefaultExecutionSpace::default();
+/// let space = Rayon::new(2)?;
 /// let mut x = View1::<f64, LayoutRight, _>::from_vec_in(space.memory_space(), "x", 6,
 ///     vec![2.5, f64::NAN, -0.0, f64::NEG_INFINITY, 0.0, -1.0])?;
 /// sort(&space, &mut x)?;
@@ -111,7 +116,11 @@ where
     Lk: Layout,
     Lv: Layout,
 {
-    same_len("sort_by_key", (keys.label(), keys.extent(0)), (values.label(), values.extent(0)))?;
+    same_len(
+        "sort_by_key",
+        (keys.label(), keys.extent(0)),
+        (values.label(), values.extent(0)),
+    )?;
     space.radix_sort("sort_by_key", Output::of(keys), Some(Output::of(values)))
 }
 
@@ -129,7 +138,11 @@ where
 /// assert_eq!(x.to_vec(), [21, 11, 41, 2, 13, 33]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn sort_by<S, T, C, Sx, Lx>(space: &S, data: &mut ViewBase<Sx, 1, Lx>, less: C) -> Result<(), AlgorithmError>
+pub fn sort_by<S, T, C, Sx, Lx>(
+    space: &S,
+    data: &mut ViewBase<Sx, 1, Lx>,
+    less: C,
+) -> Result<(), AlgorithmError>
 where
     S: MergeSortImpl<T, C>,
     T: Pod,

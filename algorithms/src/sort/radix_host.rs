@@ -97,33 +97,43 @@ unsafe fn pass<E: HostExec, K: RadixKey, V: Pod>(
     start: &Hist,
 ) {
     let n = sk.len;
-    lookback::run(exec, label, block_count(n, RADIX_BLOCK), &Counts, None, |blk| {
-        let (lo, hi) = block_bounds(0, n, RADIX_BLOCK, blk.index);
-        // SAFETY: the sources are not written during the pass.
-        let ks = unsafe { sk.slice(lo, hi) };
-        let mut here = [0usize; 256];
-        for &k in ks {
-            here[digit(k, shift)] += 1;
-        }
-        let before = blk.prefix(here)?.unwrap_or([0; 256]);
-        let mut at = [0usize; 256];
-        for d in 0..256 {
-            at[d] = start[d] + before[d];
-            let end = if d == 255 { n } else { start[d + 1] };
-            // The counts come from the same keys, so this holds; it is
-            // what makes the unchecked writes below in bounds.
-            assert!(at[d] + here[d] <= end, "radix pass: digit {d} overflows its bucket");
-        }
-        let vs = sv.map(|sv| {
-            // SAFETY: as for the keys.
-            unsafe { sv.slice(lo, hi) }
-        });
-        // SAFETY: `at` and `here` give this block's part of every bucket,
-        // checked above to lie inside the bucket, so inside `dk` and `dv`,
-        // and disjoint from every other block's part.
-        unsafe { scatter_block(ks, vs, (dk, dv), at, shift) };
-        Ok(())
-    });
+    lookback::run(
+        exec,
+        label,
+        block_count(n, RADIX_BLOCK),
+        &Counts,
+        None,
+        |blk| {
+            let (lo, hi) = block_bounds(0, n, RADIX_BLOCK, blk.index);
+            // SAFETY: the sources are not written during the pass.
+            let ks = unsafe { sk.slice(lo, hi) };
+            let mut here = [0usize; 256];
+            for &k in ks {
+                here[digit(k, shift)] += 1;
+            }
+            let before = blk.prefix(here)?.unwrap_or([0; 256]);
+            let mut at = [0usize; 256];
+            for d in 0..256 {
+                at[d] = start[d] + before[d];
+                let end = if d == 255 { n } else { start[d + 1] };
+                // The counts come from the same keys, so this holds; it is
+                // what makes the unchecked writes below in bounds.
+                assert!(
+                    at[d] + here[d] <= end,
+                    "radix pass: digit {d} overflows its bucket"
+                );
+            }
+            let vs = sv.map(|sv| {
+                // SAFETY: as for the keys.
+                unsafe { sv.slice(lo, hi) }
+            });
+            // SAFETY: `at` and `here` give this block's part of every bucket,
+            // checked above to lie inside the bucket, so inside `dk` and `dv`,
+            // and disjoint from every other block's part.
+            unsafe { scatter_block(ks, vs, (dk, dv), at, shift) };
+            Ok(())
+        },
+    );
 }
 
 /// Bytes of a cache line: the unit the write-combining buffers flush.
@@ -161,17 +171,16 @@ unsafe fn scatter_block<K: RadixKey, V: Pod>(
                 from: [0; 256],
                 fill: [0; 256],
             };
-            for d in 0..256 {
+            for (d, &at) in at.iter().enumerate() {
                 // Slot j of bucket d's buffer is destination element base + j;
                 // the slots before `from` belong to whoever precedes this block.
-                let from = (dk.addr() / std::mem::size_of::<K>() + at[d]) % w;
+                let from = (dk.addr() / std::mem::size_of::<K>() + at) % w;
                 // `base` may lie before element 0 (the View's first line starts
                 // before it); only slots from `from` on are written, at `at` on.
-                (lines.from[d], lines.fill[d], lines.base[d]) = (from, from, at[d].wrapping_sub(from));
+                (lines.from[d], lines.fill[d], lines.base[d]) = (from, from, at.wrapping_sub(from));
             }
             // SAFETY: forwarded contract; the buffers hold 256 * w slots.
             unsafe {
-                let shift = shift;
                 match vs {
                     Some(vs) => {
                         for (&k, &v) in ks.iter().zip(vs) {
@@ -241,7 +250,10 @@ impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
             unsafe {
                 stream::line_nt(self.dk.ptr_at(at).cast(), self.kb.add(d * Self::W).cast());
                 if let Some(dv) = self.dv {
-                    stream::copy_nt(dv.ptr_at(at), std::slice::from_raw_parts(self.vb.add(d * Self::W), Self::W));
+                    stream::copy_nt(
+                        dv.ptr_at(at),
+                        std::slice::from_raw_parts(self.vb.add(d * Self::W), Self::W),
+                    );
                 }
             }
         } else {
@@ -266,7 +278,10 @@ impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
             let keys = std::slice::from_raw_parts(self.kb.add(d * Self::W + lo), hi - lo);
             self.dk.write_nt(at, keys);
             if let Some(dv) = self.dv {
-                dv.write_nt(at, std::slice::from_raw_parts(self.vb.add(d * Self::W + lo), hi - lo));
+                dv.write_nt(
+                    at,
+                    std::slice::from_raw_parts(self.vb.add(d * Self::W + lo), hi - lo),
+                );
             }
         }
     }
@@ -324,7 +339,7 @@ unsafe fn radix_sort<E: HostExec, K: RadixKey, V: Pod>(
     };
     let mut in_scratch = false;
     for (byte, h) in hists.iter().enumerate() {
-        if h.iter().any(|&c| c == n) {
+        if h.contains(&n) {
             continue; // every key has this digit: the pass would not move anything
         }
         let mut start = [0usize; 256];
@@ -334,13 +349,28 @@ unsafe fn radix_sort<E: HostExec, K: RadixKey, V: Pod>(
         let (view_k, view_v) = (keys, values);
         let (scr_k, scr_v) = (tk.dst(), tv.as_mut().map(|t| t.dst()));
         let (from, to) = if in_scratch {
-            ((scr_k.as_src(), scr_v.map(|d| d.as_src())), (view_k, view_v))
+            (
+                (scr_k.as_src(), scr_v.map(|d| d.as_src())),
+                (view_k, view_v),
+            )
         } else {
-            ((view_k.as_src(), view_v.map(|d| d.as_src())), (scr_k, scr_v))
+            (
+                (view_k.as_src(), view_v.map(|d| d.as_src())),
+                (scr_k, scr_v),
+            )
         };
         // SAFETY: the View and the scratch buffer are disjoint; the source
         // side is fully written (the View, or the scratch after a pass).
-        unsafe { pass(exec, label, (&from.0, from.1.as_ref()), (&to.0, to.1.as_ref()), 8 * byte as u32, &start) };
+        unsafe {
+            pass(
+                exec,
+                label,
+                (&from.0, from.1.as_ref()),
+                (&to.0, to.1.as_ref()),
+                8 * byte as u32,
+                &start,
+            )
+        };
         in_scratch = !in_scratch;
     }
     if in_scratch {
@@ -420,7 +450,11 @@ macro_rules! host_radix {
             ) -> Result<(), AlgorithmError> {
                 let values = values.as_ref().map(Dst::of);
                 if let Some(v) = &values {
-                    assert_eq!(v.len, keys.len(), "{label}: keys and values differ in length");
+                    assert_eq!(
+                        v.len,
+                        keys.len(),
+                        "{label}: keys and values differ in length"
+                    );
                 }
                 // SAFETY: both Views are borrowed uniquely for the call.
                 unsafe { radix_sort_any(self, label, Dst::of(&keys), values) }
