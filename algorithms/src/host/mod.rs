@@ -14,10 +14,9 @@ pub(crate) mod stream;
 
 use granule_core::{parallel_for, ExecutionSpace, RangePolicy, Serial};
 
-/// Elements per block of the one-pass algorithms: a block's input and its
-/// staged output (16 Ki of 8 bytes each, 256 KiB together) stay in a
-/// core's L2 cache between the passes. It fixes the grouping of a float
-/// scan, so it never depends on the thread count.
+/// Elements per block of the compactions: a block's input (128 KiB of
+/// 8-byte elements) stays in a core's L2 cache between its two passes.
+/// Like every block size here it depends on nothing but the length.
 pub(crate) const BLOCK: usize = 16 * 1024;
 
 /// Outputs larger than this many bytes leave through non-temporal stores:
