@@ -116,6 +116,19 @@ macro_rules! soundness_tests {
                     }
                 });
             });
+            // A predicate whose answers change between calls (safe code,
+            // through an atomic) may give a wrong selection, but must not
+            // make a block write into another block's range: it panics.
+            let text = crate::soundness::panic_text("impure predicate", move || {
+                let s = space();
+                let x = view_in(&s, "x", (0..n as i64).collect());
+                let mut y = view_in(&s, "y", vec![0i64; n]);
+                let calls = std::sync::atomic::AtomicUsize::new(0);
+                let _ = copy_if(&s, &x, &mut y, |_: i64| {
+                    calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 1
+                });
+            });
+            assert!(text.contains("must be a pure function"), "{text}");
             let s = space();
             let x = view_in(&s, "x", (0..n as i64).collect());
             let mut y = view_in(&s, "y", vec![0i64; n]);

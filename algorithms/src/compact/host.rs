@@ -90,21 +90,59 @@ where
             };
             let k = count(x, lo, before, keep);
             let at: usize = blk.prefix(k)?.unwrap_or(0);
-            let rejected = outs.rejected.as_ref().map(|r| (r, lo - at));
+            // This block's kept elements go to at..at + k and its rejected
+            // ones to (lo - at).. (hi - k - at), disjoint from every other
+            // block's, and (in place) below this block's end.
+            let kept = Run {
+                dst: &outs.kept,
+                at,
+                end: at + k,
+            };
+            let rejected = outs.rejected.as_ref().map(|r| Run {
+                dst: r,
+                at: lo - at,
+                end: hi - k - at,
+            });
             #[cfg(target_arch = "x86_64")]
             if rejected.is_none() && compress::fits::<T>() {
                 // SAFETY: as below; `fits` checked the CPU and the element size.
-                unsafe { compress::emit(x, lo, before, keep, (&outs.kept, at), stream) };
+                unsafe { compress::emit(x, lo, before, keep, kept, stream) };
                 return Ok(());
             }
-            // SAFETY: this block's kept elements go to at..at + k and its
-            // rejected ones to (lo - at).., disjoint from every other
-            // block's, and (in place) below this block's end.
-            unsafe { emit(x, lo, before, keep, (&outs.kept, at), rejected, stream) };
+            // SAFETY: the runs are this block's alone (above).
+            unsafe { emit(x, lo, before, keep, kept, rejected, stream) };
             Ok(())
         })
     });
     total.unwrap_or(0)
+}
+
+/// Where a block's selected (or rejected) elements go: `at..end` of an
+/// output, exactly what pass 1 counted. Writes past `end` panic instead:
+/// a predicate that answers differently in the two passes (through
+/// interior mutability, say) must not reach another block's range.
+struct Run<'d, T> {
+    dst: &'d Dst<T>,
+    at: usize,
+    end: usize,
+}
+
+impl<T: Pod> Run<'_, T> {
+    /// Appends `values`, streamed when `stream`.
+    ///
+    /// # Safety
+    /// Nothing but this block touches `at..end` of the output.
+    #[inline]
+    unsafe fn push(&mut self, values: &[T], stream: bool) {
+        let next = self.at + values.len();
+        assert!(
+            next <= self.end,
+            "stream compaction: the predicate selected more elements than it did when they were counted; it must be a pure function"
+        );
+        // SAFETY: `at..next` is inside `at..end` (checked), which is ours.
+        unsafe { self.dst.write(self.at, values, stream) };
+        self.at = next;
+    }
 }
 
 /// Pass 1: how many elements of the block `keep` selects.
@@ -124,22 +162,21 @@ where
 /// Elements gathered in L1 before they leave in one copy.
 const CHUNK: usize = 512;
 
-/// Pass 2: copies the selected elements of `x` to `kept` from `at` on
-/// (and the others to `rejected` from its start), in order, gathering
+/// Pass 2: copies the selected elements of `x` to the `kept` run (and
+/// the others to the `rejected` run), in order, gathering
 /// them branch-free (`stage[k] = x; k += keep`) in L1-sized chunks that
 /// leave with one (streaming, when `stream`) copy each.
 ///
 /// # Safety
-/// Those destination ranges hold what pass 1 counted, and nothing else
-/// touches them during the call.
+/// Nothing but this block touches the runs' ranges during the call.
 #[inline(always)]
 unsafe fn emit<T: Pod, K>(
     x: &[T],
     lo: usize,
     mut before: Option<T>,
     keep: &K,
-    (kept, mut at): (&Dst<T>, usize),
-    rejected: Option<(&Dst<T>, usize)>,
+    mut kept: Run<'_, T>,
+    mut rejected: Option<Run<'_, T>>,
     stream: bool,
 ) where
     K: Fn(usize, T, Option<T>) -> bool,
@@ -148,36 +185,33 @@ unsafe fn emit<T: Pod, K>(
     with_buffer::<T, _>(CHUNK + 1, |ks| {
         with_buffer::<T, _>(split, |rs| {
             let (mut k, mut r) = (0, 0);
-            let (rej, mut rat) = match rejected {
-                Some((d, a)) => (Some(d), a),
-                None => (None, 0),
-            };
+            let partition = rejected.is_some();
             for (j, &v) in x.iter().enumerate() {
                 let yes = keep(lo + j, v, before);
                 before = Some(v);
-                // k < CHUNK + 1 always: it is flushed on reaching CHUNK.
+                // k < CHUNK always: it is flushed on reaching CHUNK.
                 ks[k] = v;
                 k += usize::from(yes);
-                if rej.is_some() {
+                if partition {
                     rs[r] = v;
                     r += usize::from(!yes);
                 }
                 if k == CHUNK {
                     // SAFETY: forwarded contract.
-                    unsafe { kept.write(at, &ks[..k], stream) };
-                    (at, k) = (at + k, 0);
+                    unsafe { kept.push(&ks[..k], stream) };
+                    k = 0;
                 }
-                if let (Some(d), true) = (rej, r == CHUNK) {
+                if let (Some(run), true) = (rejected.as_mut(), r == CHUNK) {
                     // SAFETY: forwarded contract.
-                    unsafe { d.write(rat, &rs[..r], stream) };
-                    (rat, r) = (rat + r, 0);
+                    unsafe { run.push(&rs[..r], stream) };
+                    r = 0;
                 }
             }
             // SAFETY: forwarded contract.
-            unsafe { kept.write(at, &ks[..k], stream) };
-            if let Some(d) = rej {
+            unsafe { kept.push(&ks[..k], stream) };
+            if let Some(run) = rejected.as_mut() {
                 // SAFETY: forwarded contract.
-                unsafe { d.write(rat, &rs[..r], stream) };
+                unsafe { run.push(&rs[..r], stream) };
             }
             if stream {
                 stream::fence();
@@ -192,7 +226,7 @@ unsafe fn emit<T: Pod, K>(
 /// dependent store per element).
 #[cfg(target_arch = "x86_64")]
 mod compress {
-    use super::{stream, with_buffer, Dst, Pod, CHUNK};
+    use super::{stream, with_buffer, Pod, Run, CHUNK};
     use std::arch::x86_64::{
         _mm512_loadu_si512, _mm512_maskz_compress_epi32, _mm512_maskz_compress_epi64,
         _mm512_storeu_si512,
@@ -214,14 +248,14 @@ mod compress {
         lo: usize,
         before: Option<T>,
         keep: &K,
-        (kept, at): (&Dst<T>, usize),
+        kept: Run<'_, T>,
         stream: bool,
     ) where
         K: Fn(usize, T, Option<T>) -> bool,
     {
         with_buffer::<T, _>(CHUNK + 16, |stage| {
             // SAFETY: forwarded contract; `fits` checked AVX-512F and POPCNT.
-            unsafe { pack(x, lo, before, keep, (kept, at), stream, stage) }
+            unsafe { pack(x, lo, before, keep, kept, stream, stage) }
         });
         if stream {
             stream::fence();
@@ -238,7 +272,7 @@ mod compress {
         lo: usize,
         mut before: Option<T>,
         keep: &K,
-        (kept, mut at): (&Dst<T>, usize),
+        mut kept: Run<'_, T>,
         stream: bool,
         stage: &mut [T],
     ) where
@@ -270,10 +304,10 @@ mod compress {
             k += m.count_ones() as usize;
             j += lanes;
             if k >= CHUNK {
-                // SAFETY: the caller's contract (these are kept elements).
-                unsafe { kept.write(at, &stage[..CHUNK], stream) };
+                // SAFETY: the caller's contract.
+                unsafe { kept.push(&stage[..CHUNK], stream) };
                 stage.copy_within(CHUNK..k, 0);
-                (at, k) = (at + CHUNK, k - CHUNK);
+                k -= CHUNK;
             }
         }
         for (l, &v) in x[j..].iter().enumerate() {
@@ -282,7 +316,7 @@ mod compress {
             before = Some(v);
         }
         // SAFETY: the caller's contract.
-        unsafe { kept.write(at, &stage[..k], stream) };
+        unsafe { kept.push(&stage[..k], stream) };
     }
 }
 
