@@ -69,7 +69,14 @@ pub trait CompactImpl<T, P>: ExecutionSpace {
 }
 
 /// How an execution space compacts by a flags View (see
-/// [`compact_by_flags`]).
+/// [`compact_by_flags`]). Implemented for Serial and Rayon.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::compact::CompactByFlagsImpl;
+/// fn compacts<S: CompactByFlagsImpl<f64, bool>>(_: &S) {}
+/// compacts(&Serial);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no compaction by flags of these types: it runs on Serial and Rayon"
 )]
@@ -86,6 +93,14 @@ pub trait CompactByFlagsImpl<T, G>: ExecutionSpace {
 }
 
 /// How an execution space removes consecutive duplicates (see [`unique`]).
+/// Implemented for Serial and Rayon.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::compact::UniqueImpl;
+/// fn dedups<S: UniqueImpl<u32>>(_: &S) {}
+/// dedups(&Serial);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no `unique` of these types: it runs on Serial and Rayon"
 )]

@@ -48,6 +48,13 @@ pub trait ReduceImpl<T, U, R, F>: ExecutionSpace {
 
 /// How an execution space reduces `f(a[i], b[i])` over two Views of the
 /// same length. Implemented for Serial and Rayon.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::reduce::{adapt::Equal, ReducePairsImpl};
+/// fn compares<S: ReducePairsImpl<i8, i8, bool, LAnd, Equal>>(_: &S) {}
+/// compares(&Serial);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no two-View reduction of these types: it runs on Serial and Rayon"
 )]
@@ -204,6 +211,12 @@ where
 }
 
 /// The result of [`minmax_element`]: each extreme with its index.
+///
+/// ```
+/// use granule::algorithms::MinMaxElement;
+/// let m = MinMaxElement { min: (3, -1.0), max: (0, 2.0) };
+/// assert_eq!(m.max.1, 2.0);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MinMaxElement<T> {
     /// Index and value of the smallest element (lowest index on ties).

@@ -36,6 +36,11 @@ use granule_views::storage::{Storage, StorageMut};
 use granule_views::{Layout, Pod, ViewBase};
 
 /// Whether element `i` of a scan's output includes `x[i]`.
+///
+/// ```
+/// use granule::algorithms::scan::ScanKind;
+/// assert_ne!(ScanKind::Inclusive, ScanKind::Exclusive);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScanKind {
     /// `out[i] = init ⊕ x[0] ⊕ … ⊕ x[i]`.
@@ -63,6 +68,13 @@ impl<T> UnaryFunctor<T> for Identity {
 }
 
 /// What a scan computes, as an implementation receives it.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::{scan::{ScanKind, ScanSpec}, Identity};
+/// let spec = ScanSpec { kind: ScanKind::Exclusive, op: &Sum, transform: &Identity, init: Some(1i64) };
+/// assert_eq!(spec.init, Some(1));
+/// ```
 #[derive(Debug)]
 pub struct ScanSpec<'s, T, R, F> {
     /// Inclusive or exclusive.

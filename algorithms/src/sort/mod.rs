@@ -46,6 +46,13 @@ pub trait SortImpl<K, V>: ExecutionSpace {
 
 /// How an execution space sorts with a comparator `C` ("less").
 /// Implemented for Serial and Rayon.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::sort::MergeSortImpl;
+/// fn sorts<S: MergeSortImpl<(u8, f32), fn((u8, f32), (u8, f32)) -> bool>>(_: &S) {}
+/// sorts(&Serial);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no comparison sort of these types: it runs on Serial and Rayon",
     note = "on a device space the comparator must be a `#[kernel]` function once the device sort exists"
