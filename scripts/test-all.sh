@@ -43,6 +43,7 @@ step "size and index arithmetic in release (where overflow would wrap, not trap)
 # here: the regression tests of views, core and the conformance suite.
 cargo test --release --quiet -p granule-views -p granule-core -p granule-rayon --lib
 cargo test --release --quiet --test conformance
+cargo test --release --quiet --test algorithms
 
 step "examples run and check themselves (default features, then on Cuda through the emulator)"
 for ex in examples/*.rs; do

@@ -15,6 +15,10 @@
 
 pub use granule_views as views;
 
+/// Scans, stream compaction, reductions and sorts on every space
+/// (granule-algorithms).
+pub use granule_algorithms as algorithms;
+
 /// Execution spaces, policies, patterns, reducers, teams, profiling
 /// (granule-core).
 pub use granule_core as core;
@@ -144,7 +148,7 @@ pub use granule_views::reshape_map;
 
 /// The names most programs need: granule-core's prelude (Views, spaces,
 /// policies, patterns, reducers, teams) plus copies, mirrors, chunk maps,
-/// the default space and the kernel macros.
+/// the default space, the kernel macros, and the common algorithms.
 pub mod prelude {
     pub use granule_core::prelude::*;
     pub use granule_views::chunk::{
@@ -163,6 +167,13 @@ pub mod prelude {
     pub use crate::{Cuda, CudaSpace};
     pub use crate::{DefaultExecutionSpace, DefaultMemorySpace};
     pub use granule_macros::{device, kernel};
+
+    pub use granule_algorithms::{
+        compact_by_flags, copy_if, exclusive_scan, exclusive_scan_in_place, inclusive_scan,
+        inclusive_scan_in_place, is_sorted, partition_copy, reduce, remove_if, sort, sort_by,
+        sort_by_key, transform_exclusive_scan, transform_inclusive_scan, transform_reduce, unique,
+        AlgorithmError,
+    };
 }
 
 /// The README's examples, compiled and run as doc tests.

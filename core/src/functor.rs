@@ -1,4 +1,6 @@
-//! Functor traits: what a kernel is, for each pattern.
+//! Functor traits: what a kernel is, for each pattern, and the
+//! per-element user code the algorithms take ([`UnaryFunctor`],
+//! [`BinaryFunctor`]).
 //!
 //! Patterns accept any type implementing these traits. They are
 //! blanket-implemented for closures, so host code passes a closure; the
@@ -68,5 +70,78 @@ where
     #[inline(always)]
     fn exec(&self, index: I, owned: W, partial: &mut T, is_final: bool) {
         self(index, owned, partial, is_final)
+    }
+}
+
+/// Per-element user code with one argument: a predicate (`Output =
+/// bool`), a transform, a key extractor. The algorithms of
+/// `granule-algorithms` take it.
+///
+/// Closures implement it (`F: Fn(T) -> U + Sync`), so host code passes a
+/// closure; a device space needs a type the `#[kernel]` machinery
+/// translates.
+///
+/// ```
+/// use granule_core::functor::UnaryFunctor;
+/// fn apply<F: UnaryFunctor<i32>>(f: &F, x: i32) -> F::Output {
+///     f.call(x)
+/// }
+/// assert_eq!(apply(&|x: i32| x * 2, 21), 42);
+/// assert!(apply(&|x: i32| x > 0, 1));
+///
+/// // a hand-written functor type
+/// struct Scale(f64);
+/// impl UnaryFunctor<f64> for Scale {
+///     type Output = f64;
+///     fn call(&self, x: f64) -> f64 { self.0 * x }
+/// }
+/// assert_eq!(Scale(3.0).call(2.0), 6.0);
+/// ```
+pub trait UnaryFunctor<T>: Sync {
+    /// What the call returns.
+    type Output;
+    /// Applies the function to `x`.
+    fn call(&self, x: T) -> Self::Output;
+}
+
+impl<F, T, U> UnaryFunctor<T> for F
+where
+    F: Fn(T) -> U + Sync,
+{
+    type Output = U;
+    #[inline(always)]
+    fn call(&self, x: T) -> U {
+        self(x)
+    }
+}
+
+/// Per-element user code with two arguments: a comparator ("less",
+/// `Output = bool`), an equality, a binary transform.
+///
+/// Closures implement it (`F: Fn(A, B) -> U + Sync`).
+///
+/// ```
+/// use granule_core::functor::BinaryFunctor;
+/// fn less<F: BinaryFunctor<u32, u32, Output = bool>>(f: &F, a: u32, b: u32) -> bool {
+///     f.call(a, b)
+/// }
+/// // order by the low byte only
+/// assert!(less(&|a: u32, b: u32| (a & 0xff) < (b & 0xff), 0x1_02, 0x03));
+/// ```
+pub trait BinaryFunctor<A, B>: Sync {
+    /// What the call returns.
+    type Output;
+    /// Applies the function to `a` and `b`.
+    fn call(&self, a: A, b: B) -> Self::Output;
+}
+
+impl<F, A, B, U> BinaryFunctor<A, B> for F
+where
+    F: Fn(A, B) -> U + Sync,
+{
+    type Output = U;
+    #[inline(always)]
+    fn call(&self, a: A, b: B) -> U {
+        self(a, b)
     }
 }

@@ -1,0 +1,441 @@
+//! Stream compaction on the host spaces: predicate, scan of the counts
+//! and scatter fused in one pass, chained by decoupled look-back.
+//!
+//! Block `b` reads its input from memory once and counts the elements to
+//! keep (pass 1); it publishes its count and looks back for the number of
+//! elements kept before it; then it goes over the block again (in cache)
+//! and copies the kept elements to that place in the output, gathered
+//! branch-free in L1-sized chunks (`stage[k] = x; k += keep`) that leave
+//! with one copy each, through non-temporal stores for large outputs (a
+//! partition also gathers the rejected ones). The input is read from
+//! memory once and each kept element written once; the predicate is
+//! called twice per element, so it must be a pure function.
+//!
+//! **In place** (`remove_if`, `unique`): block `b` writes below its own
+//! end, into the input of blocks `≤ b`. It writes only after its
+//! look-back, and a block publishes its count only after it has copied
+//! its whole input to a private buffer (pass 2 reads the copy), so every
+//! block it overwrites has finished reading; later blocks read only above
+//! its end. `unique` compares each
+//! block's first element with the last one of the block before, which a
+//! write may already have moved, so those boundary elements are copied
+//! first.
+
+use super::{CompactByFlagsImpl, CompactImpl, UniqueImpl};
+use crate::host::buffer::with_buffer;
+use crate::host::raw::{Dst, Src};
+use crate::host::{lookback, stream, HostExec, BLOCK, STREAM_BYTES};
+use crate::io::{Input, Output};
+use granule_core::exec::{block_bounds, block_count};
+use granule_core::functor::UnaryFunctor;
+use granule_core::reducer::{Logical, Sum};
+use granule_core::Serial;
+use granule_views::{HostSpace, Pod};
+
+/// Where a compaction writes.
+struct Outs<T> {
+    kept: Dst<T>,
+    rejected: Option<Dst<T>>,
+    in_place: bool,
+}
+
+/// Compacts `src` by `keep(i, x[i], x[i-1])` into `outs`; returns the
+/// number kept. `prev` gives each block's boundary element (block `b`
+/// gets `prev[b - 1]`); without it `keep` sees `None` at block starts.
+///
+/// # Safety
+/// `src` and the outputs describe live host Views, each output long
+/// enough for whatever `keep` selects; nothing else touches the outputs
+/// during the call, nor `src` unless `outs.in_place` (then `src` is the
+/// `kept` output and there is no `rejected` one).
+unsafe fn compact<E, T, K>(
+    exec: &E,
+    label: &str,
+    src: Src<T>,
+    outs: Outs<T>,
+    prev: Option<&[T]>,
+    keep: &K,
+) -> usize
+where
+    E: HostExec,
+    T: Pod,
+    K: Fn(usize, T, Option<T>) -> bool + Sync,
+{
+    let n = src.len;
+    let bytes = n.saturating_mul(std::mem::size_of::<T>());
+    let stream = !outs.in_place && bytes > STREAM_BYTES;
+    // In place, a block is copied before it publishes its count: blocks
+    // after it may then overwrite it.
+    let gather = if src.contiguous() && !outs.in_place {
+        0
+    } else {
+        BLOCK
+    };
+    let total = lookback::run(exec, label, block_count(n, BLOCK), &Sum, None, |blk| {
+        let (lo, hi) = block_bounds(0, n, BLOCK, blk.index);
+        let before = match (prev, blk.index) {
+            (Some(p), b) if b > 0 => Some(p[b - 1]),
+            _ => None,
+        };
+        with_buffer::<T, _>(gather, |gbuf| {
+            // SAFETY: out of place nothing writes `src`; in place, no block
+            // writes lo..hi before this one has published its count, and
+            // `x` is then a copy (see the module's note).
+            let x = unsafe {
+                if outs.in_place {
+                    src.gather(lo, hi, gbuf)
+                } else {
+                    src.block(lo, hi, gbuf)
+                }
+            };
+            let k = count(x, lo, before, keep);
+            let at: usize = blk.prefix(k)?.unwrap_or(0);
+            // This block's kept elements go to at..at + k and its rejected
+            // ones to (lo - at).. (hi - k - at), disjoint from every other
+            // block's, and (in place) below this block's end.
+            let kept = Run {
+                dst: &outs.kept,
+                at,
+                end: at + k,
+            };
+            let rejected = outs.rejected.as_ref().map(|r| Run {
+                dst: r,
+                at: lo - at,
+                end: hi - k - at,
+            });
+            #[cfg(target_arch = "x86_64")]
+            if rejected.is_none() && compress::fits::<T>() {
+                // SAFETY: as below; `fits` checked the CPU and the element size.
+                unsafe { compress::emit(x, lo, before, keep, kept, stream) };
+                return Ok(());
+            }
+            // SAFETY: the runs are this block's alone (above).
+            unsafe { emit(x, lo, before, keep, kept, rejected, stream) };
+            Ok(())
+        })
+    });
+    total.unwrap_or(0)
+}
+
+/// Where a block's selected (or rejected) elements go: `at..end` of an
+/// output, exactly what pass 1 counted. Writes past `end` panic instead:
+/// a predicate that answers differently in the two passes (through
+/// interior mutability, say) must not reach another block's range.
+struct Run<'d, T> {
+    dst: &'d Dst<T>,
+    at: usize,
+    end: usize,
+}
+
+impl<T: Pod> Run<'_, T> {
+    /// Appends `values`, streamed when `stream`.
+    ///
+    /// # Safety
+    /// Nothing but this block touches `at..end` of the output.
+    #[inline]
+    unsafe fn push(&mut self, values: &[T], stream: bool) {
+        let next = self.at + values.len();
+        assert!(
+            next <= self.end,
+            "stream compaction: the predicate selected more elements than it did when they were counted; it must be a pure function"
+        );
+        // SAFETY: `at..next` is inside `at..end` (checked), which is ours.
+        unsafe { self.dst.write(self.at, values, stream) };
+        self.at = next;
+    }
+}
+
+/// Pass 1: how many elements of the block `keep` selects.
+#[inline(always)]
+fn count<T: Copy, K>(x: &[T], lo: usize, mut before: Option<T>, keep: &K) -> usize
+where
+    K: Fn(usize, T, Option<T>) -> bool,
+{
+    let mut k = 0;
+    for (j, &v) in x.iter().enumerate() {
+        k += usize::from(keep(lo + j, v, before));
+        before = Some(v);
+    }
+    k
+}
+
+/// Elements gathered in L1 before they leave in one copy.
+const CHUNK: usize = 512;
+
+/// Pass 2: copies the selected elements of `x` to the `kept` run (and
+/// the others to the `rejected` run), in order, gathering
+/// them branch-free (`stage[k] = x; k += keep`) in L1-sized chunks that
+/// leave with one (streaming, when `stream`) copy each.
+///
+/// # Safety
+/// Nothing but this block touches the runs' ranges during the call.
+#[inline(always)]
+unsafe fn emit<T: Pod, K>(
+    x: &[T],
+    lo: usize,
+    mut before: Option<T>,
+    keep: &K,
+    mut kept: Run<'_, T>,
+    mut rejected: Option<Run<'_, T>>,
+    stream: bool,
+) where
+    K: Fn(usize, T, Option<T>) -> bool,
+{
+    let split = if rejected.is_some() { CHUNK + 1 } else { 0 };
+    with_buffer::<T, _>(CHUNK + 1, |ks| {
+        with_buffer::<T, _>(split, |rs| {
+            let (mut k, mut r) = (0, 0);
+            let partition = rejected.is_some();
+            for (j, &v) in x.iter().enumerate() {
+                let yes = keep(lo + j, v, before);
+                before = Some(v);
+                // k < CHUNK always: it is flushed on reaching CHUNK.
+                ks[k] = v;
+                k += usize::from(yes);
+                if partition {
+                    rs[r] = v;
+                    r += usize::from(!yes);
+                }
+                if k == CHUNK {
+                    // SAFETY: forwarded contract.
+                    unsafe { kept.push(&ks[..k], stream) };
+                    k = 0;
+                }
+                if let (Some(run), true) = (rejected.as_mut(), r == CHUNK) {
+                    // SAFETY: forwarded contract.
+                    unsafe { run.push(&rs[..r], stream) };
+                    r = 0;
+                }
+            }
+            // SAFETY: forwarded contract.
+            unsafe { kept.push(&ks[..k], stream) };
+            if let Some(run) = rejected.as_mut() {
+                // SAFETY: forwarded contract.
+                unsafe { run.push(&rs[..r], stream) };
+            }
+            if stream {
+                stream::fence();
+            }
+        })
+    })
+}
+
+/// Pass 2 with AVX-512 compress: 8 (or 16) elements at a time, the
+/// predicate's answers gathered into a mask and the kept elements packed
+/// by one `vpcompress` and one vector store (the scalar gather does one
+/// dependent store per element).
+#[cfg(target_arch = "x86_64")]
+mod compress {
+    use super::{stream, with_buffer, Pod, Run, CHUNK};
+    use std::arch::x86_64::{
+        _mm512_loadu_si512, _mm512_maskz_compress_epi32, _mm512_maskz_compress_epi64,
+        _mm512_storeu_si512,
+    };
+
+    /// Whether this CPU and element type take the compress path.
+    pub(super) fn fits<T>() -> bool {
+        matches!(std::mem::size_of::<T>(), 4 | 8)
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("popcnt")
+    }
+
+    /// As [`super::emit`] without rejected elements.
+    ///
+    /// # Safety
+    /// As for [`super::emit`], and [`fits::<T>`] returned true.
+    pub(super) unsafe fn emit<T: Pod, K>(
+        x: &[T],
+        lo: usize,
+        before: Option<T>,
+        keep: &K,
+        kept: Run<'_, T>,
+        stream: bool,
+    ) where
+        K: Fn(usize, T, Option<T>) -> bool,
+    {
+        with_buffer::<T, _>(CHUNK + 16, |stage| {
+            // SAFETY: forwarded contract; `fits` checked AVX-512F and POPCNT.
+            unsafe { pack(x, lo, before, keep, kept, stream, stage) }
+        });
+        if stream {
+            stream::fence();
+        }
+    }
+
+    /// The loop itself, compiled for AVX-512F. `stage` holds CHUNK + 16.
+    ///
+    /// # Safety
+    /// As for [`emit`].
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn pack<T: Pod, K>(
+        x: &[T],
+        lo: usize,
+        mut before: Option<T>,
+        keep: &K,
+        mut kept: Run<'_, T>,
+        stream: bool,
+        stage: &mut [T],
+    ) where
+        K: Fn(usize, T, Option<T>) -> bool,
+    {
+        let size = std::mem::size_of::<T>();
+        let lanes = 64 / size;
+        let (sp, xp) = (stage.as_mut_ptr().cast::<u8>(), x.as_ptr().cast::<u8>());
+        let (mut j, mut k) = (0, 0);
+        while j + lanes <= x.len() {
+            let mut m = 0u16;
+            for (l, &v) in x[j..j + lanes].iter().enumerate() {
+                m |= u16::from(keep(lo + j + l, v, before)) << l;
+                before = Some(v);
+            }
+            // SAFETY: `j + lanes <= len`, so the 64 bytes read are in `x`;
+            // `k < CHUNK` here, so the 64 bytes written are in `stage`
+            // (CHUNK + 16 elements of at least 4 bytes); unaligned
+            // accesses are allowed; the elements are moved bytewise.
+            unsafe {
+                let v = _mm512_loadu_si512(xp.add(j * size).cast());
+                let c = if size == 8 {
+                    _mm512_maskz_compress_epi64(m as u8, v)
+                } else {
+                    _mm512_maskz_compress_epi32(m, v)
+                };
+                _mm512_storeu_si512(sp.add(k * size).cast(), c);
+            }
+            k += m.count_ones() as usize;
+            j += lanes;
+            if k >= CHUNK {
+                // SAFETY: the caller's contract.
+                unsafe { kept.push(&stage[..CHUNK], stream) };
+                stage.copy_within(CHUNK..k, 0);
+                k -= CHUNK;
+            }
+        }
+        for (l, &v) in x[j..].iter().enumerate() {
+            stage[k] = v;
+            k += usize::from(keep(lo + j + l, v, before));
+            before = Some(v);
+        }
+        // SAFETY: the caller's contract.
+        unsafe { kept.push(&stage[..k], stream) };
+    }
+}
+
+/// The last element of every block but the final one (the boundary
+/// elements `unique` compares across blocks), read before any write.
+///
+/// # Safety
+/// No thread writes `src` during the call.
+unsafe fn boundaries<T: Pod>(src: &Src<T>) -> Vec<T> {
+    let nb = block_count(src.len, BLOCK);
+    // SAFETY: forwarded contract; `(b + 1) * BLOCK - 1 < len` for b < nb - 1.
+    (0..nb.saturating_sub(1))
+        .map(|b| unsafe { src.get((b + 1) * BLOCK - 1) })
+        .collect()
+}
+
+macro_rules! host_compactions {
+    ($space:ty) => {
+        impl<T: Pod, P: UnaryFunctor<T, Output = bool>> CompactImpl<T, P> for $space {
+            fn copy_if(
+                &self,
+                label: &str,
+                input: Input<'_, T, HostSpace>,
+                output: Output<'_, T, HostSpace>,
+                pred: &P,
+            ) -> usize {
+                let (src, dst) = (Src::of(&input), Dst::of(&output));
+                let outs = Outs {
+                    kept: dst,
+                    rejected: None,
+                    in_place: false,
+                };
+                // SAFETY: the Views are borrowed for the call (shared and
+                // unique); the entry point checked that the output holds
+                // the input's length.
+                unsafe { compact(self, label, src, outs, None, &|_, x, _| pred.call(x)) }
+            }
+
+            fn remove_if(&self, label: &str, data: Output<'_, T, HostSpace>, pred: &P) -> usize {
+                let (src, dst) = (Src::of_output(&data), Dst::of(&data));
+                let outs = Outs {
+                    kept: dst,
+                    rejected: None,
+                    in_place: true,
+                };
+                // SAFETY: the View is borrowed uniquely for the call; in
+                // place, as the protocol allows.
+                unsafe { compact(self, label, src, outs, None, &|_, x, _| !pred.call(x)) }
+            }
+
+            fn partition_copy(
+                &self,
+                label: &str,
+                input: Input<'_, T, HostSpace>,
+                out_true: Output<'_, T, HostSpace>,
+                out_false: Output<'_, T, HostSpace>,
+                pred: &P,
+            ) -> (usize, usize) {
+                let n = input.len();
+                let outs = Outs {
+                    kept: Dst::of(&out_true),
+                    rejected: Some(Dst::of(&out_false)),
+                    in_place: false,
+                };
+                // SAFETY: three distinct borrowed Views; the entry point
+                // checked both outputs' lengths.
+                let t = unsafe {
+                    compact(self, label, Src::of(&input), outs, None, &|_, x, _| {
+                        pred.call(x)
+                    })
+                };
+                (t, n - t)
+            }
+        }
+
+        impl<T: Pod, G: Pod + Logical> CompactByFlagsImpl<T, G> for $space {
+            fn compact_by_flags(
+                &self,
+                label: &str,
+                input: Input<'_, T, HostSpace>,
+                flags: Input<'_, G, HostSpace>,
+                output: Output<'_, T, HostSpace>,
+            ) -> usize {
+                let flags = Src::of(&flags);
+                assert_eq!(
+                    flags.len,
+                    input.len(),
+                    "{label}: flags and input differ in length"
+                );
+                let outs = Outs {
+                    kept: Dst::of(&output),
+                    rejected: None,
+                    in_place: false,
+                };
+                // SAFETY: the flags View is borrowed shared: nothing writes it.
+                let keep = |i: usize, _: T, _: Option<T>| unsafe { flags.get(i) }.truthy();
+                // SAFETY: as for copy_if.
+                unsafe { compact(self, label, Src::of(&input), outs, None, &keep) }
+            }
+        }
+
+        impl<T: Pod + PartialEq> UniqueImpl<T> for $space {
+            fn unique(&self, label: &str, data: Output<'_, T, HostSpace>) -> usize {
+                let (src, dst) = (Src::of_output(&data), Dst::of(&data));
+                // SAFETY: nothing writes the View before the compaction.
+                let prev = unsafe { boundaries(&src) };
+                let outs = Outs {
+                    kept: dst,
+                    rejected: None,
+                    in_place: true,
+                };
+                let keep = |_: usize, x: T, before: Option<T>| before.is_none_or(|b| b != x);
+                // SAFETY: as for remove_if.
+                unsafe { compact(self, label, src, outs, Some(&prev), &keep) }
+            }
+        }
+    };
+}
+
+host_compactions!(Serial);
+#[cfg(feature = "rayon")]
+host_compactions!(granule_rayon::Rayon);

@@ -1,0 +1,124 @@
+//! The typed error of the algorithms.
+
+use granule_views::ViewError;
+use std::fmt;
+
+/// What can make an algorithm refuse its arguments. It is returned before
+/// anything is written, and names the Views by label and extent.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::{copy_if, AlgorithmError};
+/// let x = View1::<i32>::from_fn("x", 8, |i| i as i32)?;
+/// let mut out = View1::<i32>::full("out", 4, -1)?;
+/// let err = copy_if(&Serial, &x, &mut out, |v: i32| v % 2 == 0).unwrap_err();
+/// assert!(matches!(err, AlgorithmError::OutputTooSmall { .. }));
+/// assert_eq!(out.to_vec(), [-1; 4], "nothing was written");
+/// assert!(err.to_string().contains("\"out\" [4]"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AlgorithmError {
+    /// Two Views that must have the same length do not.
+    LengthMismatch {
+        /// The algorithm that was called.
+        algorithm: &'static str,
+        /// Label of the first View.
+        first: String,
+        /// Its length.
+        first_len: usize,
+        /// Label of the second View.
+        second: String,
+        /// Its length.
+        second_len: usize,
+    },
+    /// An output View is shorter than the algorithm may need.
+    OutputTooSmall {
+        /// The algorithm that was called.
+        algorithm: &'static str,
+        /// Label of the output View.
+        output: String,
+        /// Its length.
+        output_len: usize,
+        /// The elements it must be able to hold.
+        needed: usize,
+        /// Why that many (e.g. "the input \"x\" has 8 elements").
+        reason: String,
+    },
+    /// A temporary buffer could not be made.
+    View(ViewError),
+}
+
+impl AlgorithmError {
+    pub(crate) fn length_mismatch(
+        algorithm: &'static str,
+        (first, first_len): (&str, usize),
+        (second, second_len): (&str, usize),
+    ) -> Self {
+        AlgorithmError::LengthMismatch {
+            algorithm,
+            first: first.into(),
+            first_len,
+            second: second.into(),
+            second_len,
+        }
+    }
+
+    pub(crate) fn too_small(
+        algorithm: &'static str,
+        (output, output_len): (&str, usize),
+        needed: usize,
+        reason: String,
+    ) -> Self {
+        AlgorithmError::OutputTooSmall {
+            algorithm,
+            output: output.into(),
+            output_len,
+            needed,
+            reason,
+        }
+    }
+}
+
+impl fmt::Display for AlgorithmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AlgorithmError::LengthMismatch {
+                algorithm,
+                first,
+                first_len,
+                second,
+                second_len,
+            } => write!(
+                f,
+                "{algorithm}: View \"{first}\" [{first_len}] and View \"{second}\" [{second_len}] must have the same length; nothing was written"
+            ),
+            AlgorithmError::OutputTooSmall {
+                algorithm,
+                output,
+                output_len,
+                needed,
+                reason,
+            } => write!(
+                f,
+                "{algorithm}: output View \"{output}\" [{output_len}] must hold at least {needed} elements ({reason}); nothing was written"
+            ),
+            AlgorithmError::View(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for AlgorithmError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AlgorithmError::View(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<ViewError> for AlgorithmError {
+    fn from(e: ViewError) -> Self {
+        AlgorithmError::View(e)
+    }
+}

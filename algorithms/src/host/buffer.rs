@@ -1,0 +1,92 @@
+//! Per-thread staging buffers, reused across calls: a block's gathered
+//! input or staged output lives here while it is in cache. Nothing is
+//! allocated per dispatch once a thread has its buffers.
+
+use granule_views::Pod;
+use std::any::TypeId;
+use std::cell::RefCell;
+
+/// 64 bytes, 64-byte aligned: the unit buffers are made of.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+/// A buffer and the element type whose values it holds (`None`: zeros).
+struct Buf {
+    lines: Vec<Line>,
+    holds: Option<TypeId>,
+}
+
+thread_local! {
+    /// Buffers not in use on this thread. A nested algorithm call (from a
+    /// predicate) finds them taken and makes its own.
+    static POOL: RefCell<Vec<Buf>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How many idle buffers a thread keeps.
+const KEEP: usize = 4;
+
+/// Calls `f` with a buffer of `len` elements of `T`, from this thread's
+/// pool when one is free. Its contents are valid values of `T` (zeros, or
+/// what an earlier call left), never bytes of another type.
+pub(crate) fn with_buffer<T: Pod, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
+    let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
+    if size == 0 || align > 64 {
+        // Zero-sized or over-aligned elements: a plain vector of zeros.
+        // SAFETY: Pod promises that all-zero bytes are a valid value.
+        let mut v = vec![unsafe { std::mem::zeroed::<T>() }; len];
+        return f(&mut v);
+    }
+    let bytes = len.checked_mul(size).expect("buffer size overflows usize");
+    let lines = bytes.div_ceil(64);
+    let mut buf = POOL.with(|p| p.borrow_mut().pop()).unwrap_or(Buf {
+        lines: Vec::new(),
+        holds: None,
+    });
+    let tid = TypeId::of::<T>();
+    if buf.holds != Some(tid) || buf.lines.len() < lines {
+        // Bytes of another type may not be valid values of T: zero them.
+        buf.lines.clear();
+        buf.lines
+            .resize(lines.max(buf.lines.capacity()), Line([0; 64]));
+        buf.holds = Some(tid);
+    }
+    // SAFETY: the lines hold at least `len * size` bytes, 64-byte aligned
+    // (so aligned for T, align <= 64), all either zero or written as T
+    // values by an earlier holder of this buffer (`holds` says so); the
+    // buffer is owned by this call, so the slice is unique.
+    let slice = unsafe { std::slice::from_raw_parts_mut(buf.lines.as_mut_ptr().cast::<T>(), len) };
+    let r = f(slice);
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < KEEP {
+            p.push(buf);
+        }
+    });
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_reused_and_never_reinterpreted() {
+        let p1 = with_buffer::<u64, _>(100, |b| {
+            b[7] = 42;
+            b.as_ptr() as usize
+        });
+        let (p2, v) = with_buffer::<u64, _>(50, |b| (b.as_ptr() as usize, b[7]));
+        assert_eq!(
+            (p1, v),
+            (p2, 42),
+            "same type: the buffer comes back as left"
+        );
+        let v = with_buffer::<bool, _>(100, |b| b.iter().any(|&x| x));
+        assert!(!v, "another type sees zeros");
+        let nested = with_buffer::<u8, _>(10, |a| {
+            with_buffer::<u8, _>(10, |b| a.as_ptr() != b.as_ptr())
+        });
+        assert!(nested);
+    }
+}

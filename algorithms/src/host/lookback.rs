@@ -1,0 +1,235 @@
+//! Decoupled look-back (Merrill & Garland 2016) on the host: blocks are
+//! claimed in order by the space's workers; each block computes its
+//! aggregate, publishes it, walks back to the nearest published inclusive
+//! prefix, and publishes its own inclusive prefix before it writes. Input
+//! is read from memory once; no block waits for another's writes.
+//!
+//! The prefix is always the same left fold `((seed ⊕ a0) ⊕ a1) ⊕ …`
+//! whatever the walk finds, so it is bitwise deterministic for a given
+//! block size. A block whose body panics is abandoned: blocks waiting on
+//! it give up, every worker stops, and the panic resumes in the caller.
+//! This is the mechanism of `granule-rayon`'s `parallel_scan` (see its
+//! README), for values the algorithms choose (sums, counts, histograms).
+
+use super::HostExec;
+use granule_core::reducer::Reducer;
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const EMPTY: u32 = 0;
+const AGGREGATE: u32 = 1;
+const INCLUSIVE: u32 = 2;
+const ABANDONED: u32 = 3;
+
+/// How long a wait spins before it starts yielding: the awaited block's
+/// owner is running, and yielding early would give the core away for a
+/// whole time slice.
+const SPIN_LIMIT: Duration = Duration::from_micros(200);
+
+/// One block's status and published values, on their own cache lines.
+/// Each value is written once, before its status is stored (Release);
+/// readers load the status (Acquire) before reading a value.
+#[repr(C, align(64))]
+struct Slot<T> {
+    status: AtomicU32,
+    aggregate: UnsafeCell<MaybeUninit<T>>,
+    inclusive: UnsafeCell<MaybeUninit<T>>,
+}
+
+impl<T: Copy> Slot<T> {
+    fn new() -> Self {
+        Slot {
+            status: AtomicU32::new(EMPTY),
+            aggregate: UnsafeCell::new(MaybeUninit::uninit()),
+            inclusive: UnsafeCell::new(MaybeUninit::uninit()),
+        }
+    }
+
+    /// Writes a value cell, then publishes `status`. Only the block's
+    /// owner calls it, once per cell.
+    fn publish(&self, cell: &UnsafeCell<MaybeUninit<T>>, value: T, status: u32) {
+        // SAFETY: only the owner writes its cells, once each, before the
+        // Release store; readers read only after seeing that store.
+        unsafe { (*cell.get()).write(value) };
+        self.status.store(status, Ordering::Release);
+    }
+
+    fn wait(&self) -> u32 {
+        let mut spins = 0u32;
+        let mut since: Option<Instant> = None;
+        loop {
+            let s = self.status.load(Ordering::Acquire);
+            if s != EMPTY {
+                return s;
+            }
+            spins = spins.wrapping_add(1);
+            let spinning = !spins.is_multiple_of(256)
+                || since.get_or_insert_with(Instant::now).elapsed() < SPIN_LIMIT;
+            if spinning {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// # Safety
+    /// The status was seen (Acquire) at a level that publishes `cell`.
+    unsafe fn read(cell: &UnsafeCell<MaybeUninit<T>>) -> T {
+        // SAFETY: written before the status store we synchronized with,
+        // never written again.
+        unsafe { (*cell.get()).assume_init() }
+    }
+}
+
+/// The block whose look-back saw an abandoned predecessor gives up too.
+#[derive(Debug)]
+pub(crate) struct Abandoned;
+
+/// The slots of one dispatch.
+pub(crate) struct Chain<'r, T, R> {
+    slots: Vec<Slot<T>>,
+    op: &'r R,
+    seed: Option<T>,
+}
+
+// SAFETY: slots are shared through atomics and the publish/read protocol;
+// T values cross threads, so T: Send. The reducer is Sync (Reducer: Sync).
+unsafe impl<T: Send, R: Sync> Sync for Chain<'_, T, R> {}
+
+/// What a block's body receives: its index and its place in the chain.
+pub(crate) struct Block<'c, 'r, T, R> {
+    pub(crate) index: usize,
+    chain: &'c Chain<'r, T, R>,
+}
+
+impl<T: Copy + Send, R: Reducer<T>> Block<'_, '_, T, R> {
+    /// Publishes this block's `aggregate` and returns its exclusive
+    /// prefix: the seed joined with every earlier block's aggregate, or
+    /// `None` for block 0 without a seed. Every block calls it exactly once.
+    pub(crate) fn prefix(&self, aggregate: T) -> Result<Option<T>, Abandoned> {
+        let (b, chain) = (self.index, self.chain);
+        let slot = &chain.slots[b];
+        if b == 0 {
+            let inclusive = match chain.seed {
+                Some(s) => join(chain.op, s, &aggregate),
+                None => aggregate,
+            };
+            slot.publish(&slot.inclusive, inclusive, INCLUSIVE);
+            return Ok(chain.seed);
+        }
+        slot.publish(&slot.aggregate, aggregate, AGGREGATE);
+        let mut k = b - 1;
+        loop {
+            match chain.slots[k].wait() {
+                INCLUSIVE => break,
+                ABANDONED => {
+                    slot.status.store(ABANDONED, Ordering::Release);
+                    return Err(Abandoned);
+                }
+                _ => k -= 1,
+            }
+        }
+        // SAFETY: the walk saw INCLUSIVE for k and AGGREGATE or more for
+        // k + 1..b.
+        let mut prefix = unsafe { Slot::read(&chain.slots[k].inclusive) };
+        for j in k + 1..b {
+            // SAFETY: as above.
+            let a = unsafe { Slot::read(&chain.slots[j].aggregate) };
+            chain.op.join(&mut prefix, &a);
+        }
+        slot.publish(
+            &slot.inclusive,
+            join(chain.op, prefix, &aggregate),
+            INCLUSIVE,
+        );
+        Ok(Some(prefix))
+    }
+}
+
+#[inline(always)]
+fn join<T, R: Reducer<T>>(op: &R, mut a: T, b: &T) -> T {
+    op.join(&mut a, b);
+    a
+}
+
+/// Runs `body` for blocks `0..n` in order of claim on `exec`'s workers
+/// and returns the last block's inclusive prefix (`None` when `n == 0`).
+/// A body must call [`Block::prefix`] once, and return `Err(Abandoned)`
+/// when that does.
+pub(crate) fn run<E, T, R, B>(
+    exec: &E,
+    label: &str,
+    n: usize,
+    op: &R,
+    seed: Option<T>,
+    body: B,
+) -> Option<T>
+where
+    E: HostExec,
+    T: Copy + Send,
+    R: Reducer<T>,
+    B: Fn(&Block<'_, '_, T, R>) -> Result<(), Abandoned> + Sync,
+{
+    if n == 0 {
+        return None;
+    }
+    let chain = Chain {
+        slots: (0..n).map(|_| Slot::new()).collect(),
+        op,
+        seed,
+    };
+    let next = AtomicUsize::new(0);
+    let aborted = AtomicBool::new(false);
+    let panicked: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+    let worker = |_| loop {
+        // Claimed in order: every block a body waits on is owned by a
+        // running worker, so waits end (with a value, or ABANDONED).
+        let b = next.fetch_add(1, Ordering::Relaxed);
+        if b >= n {
+            break;
+        }
+        let slot = &chain.slots[b];
+        if aborted.load(Ordering::Relaxed) {
+            slot.status.store(ABANDONED, Ordering::Release);
+            break;
+        }
+        let block = Block {
+            index: b,
+            chain: &chain,
+        };
+        match catch_unwind(AssertUnwindSafe(|| body(&block))) {
+            Ok(Ok(())) => {}
+            Ok(Err(Abandoned)) => break,
+            Err(payload) => {
+                slot.status.store(ABANDONED, Ordering::Release);
+                aborted.store(true, Ordering::Relaxed);
+                lock(&panicked).get_or_insert(payload);
+                break;
+            }
+        }
+    };
+    let workers = exec.concurrency().clamp(1, n);
+    exec.run(label, workers, &worker);
+    if let Some(payload) = lock(&panicked).take() {
+        resume_unwind(payload);
+    }
+    let last = &chain.slots[n - 1];
+    assert_eq!(
+        last.status.load(Ordering::Acquire),
+        INCLUSIVE,
+        "look-back: the last block published no prefix"
+    );
+    // SAFETY: INCLUSIVE was just seen (Acquire).
+    Some(unsafe { Slot::read(&last.inclusive) })
+}
+
+/// The mutex's value, poisoned or not (values are written whole).
+fn lock<V>(m: &Mutex<V>) -> std::sync::MutexGuard<'_, V> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,49 @@
+//! What the host implementations share: how a space runs work items
+//! ([`HostExec`]), raw access to the Views' elements ([`raw`]), per-thread
+//! reusable buffers ([`buffer`]), non-temporal copies ([`stream`]) and the
+//! decoupled look-back that chains blocks in one pass ([`lookback`]).
+//!
+//! The host algorithms are written once against [`HostExec`] and run on
+//! Serial and Rayon through the public `parallel_for` pattern, as user
+//! code would: each family's `host.rs` implements its trait for both.
+
+pub(crate) mod buffer;
+pub(crate) mod lookback;
+pub(crate) mod raw;
+pub(crate) mod stream;
+
+use granule_core::{parallel_for, ExecutionSpace, RangePolicy, Serial};
+
+/// Elements per block of the compactions: a block's input (128 KiB of
+/// 8-byte elements) stays in a core's L2 cache between its two passes.
+/// Like every block size here it depends on nothing but the length.
+pub(crate) const BLOCK: usize = 16 * 1024;
+
+/// Outputs larger than this many bytes leave through non-temporal stores:
+/// they do not fit in the last-level cache anyway, and a streaming store
+/// does not read the destination line first. Smaller ones use plain
+/// stores and stay in cache for whoever reads them next.
+pub(crate) const STREAM_BYTES: usize = 16 << 20;
+
+/// A host execution space as the algorithms use it: `run(n, f)` calls
+/// `f(0..n)` once each, possibly in parallel, and returns when all are
+/// done; a panic in `f` unwinds to the caller after every call stopped.
+pub(crate) trait HostExec: ExecutionSpace {
+    /// Calls `f(k)` for every `k` in `0..n`.
+    fn run(&self, label: &str, n: usize, f: &(dyn Fn(usize) + Sync));
+}
+
+impl HostExec for Serial {
+    fn run(&self, label: &str, n: usize, f: &(dyn Fn(usize) + Sync)) {
+        parallel_for(label, RangePolicy::new(self, 0..n), (), |k, ()| f(k));
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl HostExec for granule_rayon::Rayon {
+    fn run(&self, label: &str, n: usize, f: &(dyn Fn(usize) + Sync)) {
+        // Chunks of one item, handed out by work stealing.
+        let policy = RangePolicy::new(self, 0..n).chunk_size(1);
+        parallel_for(label, policy, (), |k, ()| f(k));
+    }
+}

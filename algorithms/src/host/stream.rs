@@ -1,0 +1,128 @@
+//! Non-temporal copies: large outputs leave through the write-combining
+//! buffers instead of the cache. An ordinary store first reads the
+//! destination line (read for ownership), so a streamed output moves two
+//! thirds of the bytes of a scan's plain-store output.
+
+/// Copies `src` to `dst` with non-temporal stores where `dst` is 16-byte
+/// aligned (plain stores for the unaligned head and the tail). Streaming
+/// stores are weakly ordered: call [`fence`] before publishing the data to
+/// another thread. Without SSE2 (not x86-64) it is a plain copy.
+///
+/// # Safety
+/// `dst` is valid for writes of `src.len()` elements and does not overlap
+/// `src`, and nothing else accesses it during the call.
+pub(crate) unsafe fn copy_nt<T: Copy>(dst: *mut T, src: &[T]) {
+    let bytes = std::mem::size_of_val(src);
+    let (d, s) = (dst.cast::<u8>(), src.as_ptr().cast::<u8>());
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: forwarded contract; the region is `bytes` long on both sides.
+        unsafe { copy_nt_x86(d, s, bytes) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        // SAFETY: forwarded contract.
+        unsafe { std::ptr::copy_nonoverlapping(s, d, bytes) }
+    }
+}
+
+/// # Safety
+/// As for [`copy_nt`], with byte pointers to `n` bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+unsafe fn copy_nt_x86(d: *mut u8, s: *const u8, n: usize) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+    let head = d.align_offset(16).min(n);
+    // SAFETY: `head <= n` bytes of both regions (the caller's contract).
+    unsafe { std::ptr::copy_nonoverlapping(s, d, head) };
+    let mut k = head;
+    // Four 16-byte stores per iteration: one cache line when aligned.
+    while k + 64 <= n {
+        // SAFETY: `k + 64 <= n`, so all loads and stores are in bounds;
+        // `d + k` is 16-byte aligned (`head` made it so, and k grows by
+        // 64); unaligned loads are allowed from `s`. SSE2 is part of the
+        // x86-64 baseline.
+        unsafe {
+            let (dp, sp) = (d.add(k).cast::<__m128i>(), s.add(k).cast::<__m128i>());
+            let a = _mm_loadu_si128(sp);
+            let b = _mm_loadu_si128(sp.add(1));
+            let c = _mm_loadu_si128(sp.add(2));
+            let e = _mm_loadu_si128(sp.add(3));
+            _mm_stream_si128(dp, a);
+            _mm_stream_si128(dp.add(1), b);
+            _mm_stream_si128(dp.add(2), c);
+            _mm_stream_si128(dp.add(3), e);
+        }
+        k += 64;
+    }
+    while k + 16 <= n {
+        // SAFETY: as above, one 16-byte vector.
+        unsafe {
+            _mm_stream_si128(
+                d.add(k).cast::<__m128i>(),
+                _mm_loadu_si128(s.add(k).cast::<__m128i>()),
+            )
+        };
+        k += 16;
+    }
+    // SAFETY: the remaining `n - k` bytes are in bounds of both regions.
+    unsafe { std::ptr::copy_nonoverlapping(s.add(k), d.add(k), n - k) };
+}
+
+/// Copies one 64-byte line with non-temporal stores.
+///
+/// # Safety
+/// `dst` is 16-byte aligned and valid for 64 bytes of writes, `src` for 64
+/// bytes of reads, they do not overlap, and nothing else accesses `dst`.
+#[inline(always)]
+pub(crate) unsafe fn line_nt(dst: *mut u8, src: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract; SSE2 is in the x86-64 baseline.
+    unsafe {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        let (d, s) = (dst.cast::<__m128i>(), src.cast::<__m128i>());
+        for k in 0..4 {
+            _mm_stream_si128(d.add(k), _mm_loadu_si128(s.add(k)));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src, dst, 64)
+    };
+}
+
+/// Orders this thread's streaming stores before its later stores (and so
+/// before the release that publishes them): once per block, not per copy,
+/// since a fence waits for the write-combining buffers to drain.
+#[inline]
+pub(crate) fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a store fence has no preconditions.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_offset_and_length_copies_exactly() {
+        let src: Vec<u8> = (0..300u32).map(|i| (i * 7) as u8).collect();
+        for off in 0..20 {
+            for len in [0, 1, 15, 16, 17, 63, 64, 65, 200, 280] {
+                let mut dst = vec![0xAAu8; 300];
+                // SAFETY: `off + len <= 300`, disjoint vectors.
+                unsafe { copy_nt(dst.as_mut_ptr().add(off), &src[..len]) };
+                fence();
+                assert_eq!(&dst[off..off + len], &src[..len]);
+                assert!(dst[..off]
+                    .iter()
+                    .chain(&dst[off + len..])
+                    .all(|&b| b == 0xAA));
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! How an algorithm hands its Views to a space's implementation: the
+//! rank-1 Views it reads ([`Input`]) and writes ([`Output`]), as base
+//! pointer, length, stride and label, holding the call's borrow.
+//!
+//! Only the algorithm entry points make them, from `&View` and `&mut
+//! View` arguments, after checking lengths; an implementation trait
+//! ([`ScanImpl`](crate::scan::ScanImpl) and its siblings) receives them.
+//! The memory space `M` is part of the type, so a host implementation can
+//! reach the elements only when `M` is host-accessible, and a device one
+//! reads the description.
+
+use granule_views::storage::{Storage, StorageMut};
+use granule_views::{Layout, MemorySpace, Pod, ViewBase};
+use std::marker::PhantomData;
+
+/// A rank-1 View an algorithm reads, borrowed shared for `'a`.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::{reduce, io::Input};
+/// // Input is what ScanImpl and its siblings receive; user code passes Views.
+/// let x = View1::<i64>::from_fn("x", 4, |i| i as i64)?;
+/// assert_eq!(reduce(&Serial, &x, Sum, None), 6);
+/// # let _ = std::marker::PhantomData::<Input<'static, i64, HostSpace>>;
+/// # Ok::<(), ViewError>(())
+/// ```
+#[derive(Debug)]
+pub struct Input<'a, T, M> {
+    pub(crate) ptr: *const T,
+    pub(crate) len: usize,
+    pub(crate) stride: usize,
+    pub(crate) label: &'a str,
+    _borrow: PhantomData<(&'a [T], M)>,
+}
+
+/// A rank-1 View an algorithm writes, borrowed uniquely for `'a`.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::{inclusive_scan_in_place, io::Output};
+/// let mut x = View1::<i64>::from_fn("x", 4, |i| i as i64)?;
+/// assert_eq!(inclusive_scan_in_place(&Serial, &mut x, Sum, None), 6);
+/// assert_eq!(x.to_vec(), [0, 1, 3, 6]);
+/// # let _ = std::marker::PhantomData::<Output<'static, i64, HostSpace>>;
+/// # Ok::<(), ViewError>(())
+/// ```
+#[derive(Debug)]
+pub struct Output<'a, T, M> {
+    pub(crate) ptr: *mut T,
+    pub(crate) len: usize,
+    pub(crate) stride: usize,
+    pub(crate) label: &'a str,
+    _borrow: PhantomData<(&'a mut [T], M)>,
+}
+
+// SAFETY: an Input stands for a shared borrow of Pod elements (`&[T]`).
+unsafe impl<T: Pod, M: MemorySpace> Send for Input<'_, T, M> {}
+// SAFETY: as above; shared access only reads.
+unsafe impl<T: Pod, M: MemorySpace> Sync for Input<'_, T, M> {}
+// SAFETY: an Output stands for a unique borrow of Pod elements
+// (`&mut [T]`); implementations hand its elements to one thread at a time.
+unsafe impl<T: Pod, M: MemorySpace> Send for Output<'_, T, M> {}
+// SAFETY: as above.
+unsafe impl<T: Pod, M: MemorySpace> Sync for Output<'_, T, M> {}
+
+impl<'a, T: Pod, M: MemorySpace> Input<'a, T, M> {
+    /// Describes `view` (any storage and layout of rank 1).
+    pub(crate) fn of<S, L>(view: &'a ViewBase<S, 1, L>) -> Self
+    where
+        S: Storage<Elem = T, Space = M>,
+        L: Layout,
+    {
+        Input {
+            ptr: view.as_ptr(),
+            len: view.extent(0),
+            stride: view.stride(0),
+            label: view.label(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The distance between consecutive elements, in elements.
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+    /// The View's label.
+    pub fn label(&self) -> &'a str {
+        self.label
+    }
+    /// The base pointer (element 0), in memory space `M`.
+    pub fn as_ptr(&self) -> *const T {
+        self.ptr
+    }
+}
+
+impl<'a, T: Pod, M: MemorySpace> Output<'a, T, M> {
+    /// Describes `view` (any storage and layout of rank 1).
+    pub(crate) fn of<S, L>(view: &'a mut ViewBase<S, 1, L>) -> Self
+    where
+        S: StorageMut<Elem = T, Space = M>,
+        L: Layout,
+    {
+        let ptr = view.as_mut_ptr();
+        let view: &'a ViewBase<S, 1, L> = view;
+        Output {
+            ptr,
+            len: view.extent(0),
+            stride: view.stride(0),
+            label: view.label(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The distance between consecutive elements, in elements.
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+    /// The View's label.
+    pub fn label(&self) -> &'a str {
+        self.label
+    }
+    /// The base pointer (element 0), in memory space `M`.
+    pub fn as_mut_ptr(&self) -> *mut T {
+        self.ptr
+    }
+}
+
+/// A length-checked pair for algorithms whose two Views must match.
+pub(crate) fn same_len(
+    algorithm: &'static str,
+    a: (&str, usize),
+    b: (&str, usize),
+) -> Result<(), crate::AlgorithmError> {
+    if a.1 == b.1 {
+        Ok(())
+    } else {
+        Err(crate::AlgorithmError::length_mismatch(algorithm, a, b))
+    }
+}
+
+impl<'a, T: Pod, M: MemorySpace> Input<'a, T, M> {
+    /// Elements `0..n-1` and `1..n` (for `n >= 1`): each element beside
+    /// the next.
+    pub(crate) fn neighbours(&self) -> (Self, Self) {
+        assert!(self.len >= 1);
+        let first = Input {
+            len: self.len - 1,
+            ..*self
+        };
+        // Element 1 is in bounds (len >= 2 when there is any pair; with
+        // len == 1 the second has length 0 and is never read).
+        let second = Input {
+            ptr: self.ptr.wrapping_add(self.stride.min(self.len - 1)),
+            len: self.len - 1,
+            ..*self
+        };
+        (first, second)
+    }
+}
+
+impl<T, M> Clone for Input<'_, T, M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, M> Copy for Input<'_, T, M> {}

@@ -1,0 +1,67 @@
+//! # granule-algorithms
+//!
+//! Scans, stream compaction, reductions and sorts over rank-1 Views, with
+//! one API on every execution space: each algorithm takes the space, then
+//! Views in the space's memory (any layout, strided ones included), like
+//! the patterns. Operators are granule's reducers ([`Sum`], [`Min`],
+//! [`BOr`], tuples of them, or your own [`Reducer`]); per-element user
+//! code (predicates, transforms, comparators) is a
+//! [`UnaryFunctor`](granule_core::functor::UnaryFunctor) or
+//! [`BinaryFunctor`](granule_core::functor::BinaryFunctor), which closures
+//! implement.
+//!
+//! ```
+//! use granule::prelude::*;
+//! use granule::algorithms::{copy_if, exclusive_scan, reduce, sort};
+//!
+//! let space = Rayon::new(2)?;
+//! let mem = space.memory_space();
+//! let x = View1::<i64, LayoutRight, _>::from_fn_in(mem.clone(), "x", 10, |i| (i as i64 * 7) % 5)?;
+//! let mut y = View1::<i64, LayoutRight, _>::zeros_in(mem.clone(), "y", 10)?;
+//! let total = exclusive_scan(&space, &x, &mut y, Sum, None)?;
+//! assert_eq!(total, reduce(&space, &x, Sum, None));
+//!
+//! let kept = copy_if(&space, &x, &mut y, |v: i64| v != 0)?;        // stream compaction
+//! assert_eq!(kept, 8);
+//! sort(&space, &mut y)?;                                             // LSD radix sort
+//! assert_eq!(create_mirror_view_and_copy(&y)?.to_vec()[..8], [1, 1, 2, 2, 3, 3, 4, 4]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Each family is a module with its entry points and the trait a space
+//! implements to run them ([`scan::ScanImpl`], [`compact::CompactImpl`],
+//! [`reduce::ReduceImpl`], [`sort::SortImpl`]); the host implementations
+//! (Serial and Rayon) sit in each module's `host.rs`. A space without an
+//! implementation (Cuda, until its device drivers land) is a compile
+//! error naming the missing trait, never a run-time failure.
+//!
+//! Fallible calls return [`AlgorithmError`] before anything is written:
+//! Views whose lengths must match and do not, outputs too short.
+//!
+//! [`Sum`]: granule_core::reducer::Sum
+//! [`Min`]: granule_core::reducer::Min
+//! [`BOr`]: granule_core::reducer::BOr
+//! [`Reducer`]: granule_core::reducer::Reducer
+
+pub mod compact;
+mod error;
+mod host;
+pub mod io;
+pub mod reduce;
+pub mod scan;
+pub mod sort;
+
+pub use compact::{
+    compact_by_flags, copy_if, copy_if_counted, partition_copy, partition_copy_counted, remove_if,
+    unique,
+};
+pub use error::AlgorithmError;
+pub use reduce::{
+    all_of, any_of, count_if, equal, max_element, min_element, minmax_element, none_of, reduce,
+    transform_reduce, MinMaxElement,
+};
+pub use scan::{
+    exclusive_scan, exclusive_scan_in_place, inclusive_scan, inclusive_scan_in_place,
+    transform_exclusive_scan, transform_inclusive_scan, Identity,
+};
+pub use sort::{is_sorted, is_sorted_by, sort, sort_by, sort_by_key, RadixKey};

@@ -1,0 +1,295 @@
+//! granule-algorithms and the `parallel_scan` pattern on the Rayon space
+//! (2 threads) against baselines measured in the same run: a sequential
+//! loop, a 1-thread copy of the same bytes, and the bound of every
+//! streaming algorithm, a 2-thread copy of the same bytes with
+//! non-temporal (streaming) stores. Sorts run beside the standard
+//! library's `sort_unstable` and the multithreaded `voracious_radix_sort`
+//! and `rdst` in a 2-thread pool. Throughput is in bytes, so criterion
+//! prints GB/s.
+//!
+//! `cargo bench --bench algorithms` measures 2^20 and 2^27 (sorts at
+//! 2^24); `GRANULE_BENCH_SWEEP=1` sweeps 2^10..2^27 and 2^k - 3.
+
+// criterion_group! generates undocumented items.
+#![allow(missing_docs)]
+
+use criterion::{
+    black_box, criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion, Throughput,
+};
+use granule::algorithms::{copy_if, exclusive_scan, sort, sort_by_key};
+use granule::prelude::*;
+use rayon::prelude::*;
+use std::time::Duration;
+
+const THREADS: usize = 2;
+
+/// The sizes to measure: `default`, or the full sweep.
+fn sizes(default: &[usize]) -> Vec<usize> {
+    if std::env::var_os("GRANULE_BENCH_SWEEP").is_some() {
+        (10..=27)
+            .flat_map(|k| [(1usize << k) - 3, 1 << k])
+            .collect()
+    } else {
+        default.to_vec()
+    }
+}
+
+fn pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .build()
+        .expect("pool")
+}
+
+fn name(n: usize) -> String {
+    if n.is_power_of_two() {
+        format!("2^{}", n.trailing_zeros())
+    } else {
+        format!(
+            "2^{}-{}",
+            n.next_power_of_two().trailing_zeros(),
+            n.next_power_of_two() - n
+        )
+    }
+}
+
+fn configure(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, bytes: usize) {
+    g.throughput(Throughput::Bytes(bytes as u64));
+    if bytes > 64 << 20 {
+        g.sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(4));
+    } else {
+        g.warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2));
+    }
+}
+
+/// Copies `src` to `dst` with non-temporal stores (16-byte aligned part).
+fn copy_streaming(dst: &mut [u8], src: &[u8]) {
+    assert_eq!(dst.len(), src.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+        let n = dst.len();
+        let head = dst.as_ptr().align_offset(16).min(n);
+        dst[..head].copy_from_slice(&src[..head]);
+        let mut k = head;
+        while k + 64 <= n {
+            // SAFETY: k + 64 <= n for both slices; dst + k is 16-byte
+            // aligned (head made it so and k grows by 64); loads may be
+            // unaligned. SSE2 is in the x86-64 baseline.
+            unsafe {
+                let (d, s) = (
+                    dst.as_mut_ptr().add(k).cast::<__m128i>(),
+                    src.as_ptr().add(k).cast::<__m128i>(),
+                );
+                _mm_stream_si128(d, _mm_loadu_si128(s));
+                _mm_stream_si128(d.add(1), _mm_loadu_si128(s.add(1)));
+                _mm_stream_si128(d.add(2), _mm_loadu_si128(s.add(2)));
+                _mm_stream_si128(d.add(3), _mm_loadu_si128(s.add(3)));
+            }
+            k += 64;
+        }
+        dst[k..].copy_from_slice(&src[k..]);
+        // SAFETY: a fence has no preconditions; it orders the streaming stores.
+        unsafe { _mm_sfence() };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    dst.copy_from_slice(src);
+}
+
+/// The baselines of a streaming algorithm moving `bytes` (read + write):
+/// a 1-thread memcpy and the bound, a 2-thread streaming copy, each of
+/// `bytes / 2` bytes.
+fn copy_baselines(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    pool: &rayon::ThreadPool,
+    bytes: usize,
+) {
+    let half = bytes / 2;
+    let src = vec![1u8; half];
+    let mut dst = vec![0u8; half];
+    g.bench_function("copy_1_thread", |b| {
+        b.iter(|| dst.copy_from_slice(black_box(&src)))
+    });
+    let chunk = half.div_ceil(THREADS).max(1);
+    g.bench_function("bound_streaming_copy_2_threads", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                dst.par_chunks_mut(chunk)
+                    .zip(black_box(&src).par_chunks(chunk))
+                    .for_each(|(d, s)| copy_streaming(d, s))
+            })
+        })
+    });
+}
+
+fn seq_exclusive<T: Copy + std::ops::AddAssign + Default>(src: &[T], dst: &mut [T]) -> T {
+    let mut acc = T::default();
+    for (o, &v) in dst.iter_mut().zip(src) {
+        *o = acc;
+        acc += v;
+    }
+    acc
+}
+
+fn scans(c: &mut Criterion) {
+    let space = Rayon::new(THREADS).expect("space");
+    let pool = pool();
+    for n in sizes(&[1 << 20, 1 << 27]) {
+        let a = View1::<i64>::from_fn("a", n, |i| (i % 7) as i64).expect("a");
+        let mut out = View1::<i64>::zeros("out", n).expect("out");
+        let mut g = c.benchmark_group(format!("scan_exclusive_i64_{}", name(n)));
+        configure(&mut g, n * 16);
+        g.bench_function("granule_exclusive_scan", |b| {
+            b.iter(|| exclusive_scan(&space, &a, &mut out, Sum, None).expect("scan"))
+        });
+        g.bench_function("granule_parallel_scan_pattern", |b| {
+            b.iter(|| -> i64 {
+                parallel_scan(
+                    "scan",
+                    RangePolicy::new(&space, 0..n),
+                    &mut out,
+                    |i, o: &mut i64, p: &mut i64, last: bool| {
+                        let v = a[i];
+                        if last {
+                            *o = *p;
+                        }
+                        *p += v;
+                    },
+                )
+            })
+        });
+        let (src, dst) = (a.as_slice().expect("a").to_vec(), &mut vec![0i64; n]);
+        g.bench_function("sequential_loop", |b| {
+            b.iter(|| seq_exclusive(black_box(&src), dst))
+        });
+        copy_baselines(&mut g, &pool, n * 16);
+        g.finish();
+
+        let x = View1::<f64>::from_fn("x", n, |i| (i % 1000) as f64 * 0.5).expect("x");
+        let mut y = View1::<f64>::zeros("y", n).expect("y");
+        let mut g = c.benchmark_group(format!("scan_exclusive_f64_{}", name(n)));
+        configure(&mut g, n * 16);
+        g.bench_function("granule_exclusive_scan", |b| {
+            b.iter(|| exclusive_scan(&space, &x, &mut y, Sum, None).expect("scan"))
+        });
+        let (src, dst) = (x.as_slice().expect("x").to_vec(), &mut vec![0f64; n]);
+        g.bench_function("sequential_loop", |b| {
+            b.iter(|| seq_exclusive(black_box(&src), dst))
+        });
+        copy_baselines(&mut g, &pool, n * 16);
+        g.finish();
+    }
+}
+
+fn compaction(c: &mut Criterion) {
+    let space = Rayon::new(THREADS).expect("space");
+    let pool = pool();
+    for n in sizes(&[1 << 20, 1 << 27]) {
+        // values in 0..3, keep the nonzero ones (the course project's test)
+        let x = View1::<i64>::from_fn("x", n, |i| ((i.wrapping_mul(2654435761) >> 7) % 3) as i64)
+            .expect("x");
+        let mut y = View1::<i64>::zeros("y", n).expect("y");
+        let src = x.as_slice().expect("x").to_vec();
+        let kept = src.iter().filter(|&&v| v != 0).count();
+        let mut g = c.benchmark_group(format!("copy_if_i64_{}", name(n)));
+        configure(&mut g, (n + kept) * 8);
+        g.bench_function("granule_copy_if", |b| {
+            b.iter(|| copy_if(&space, &x, &mut y, |v: i64| v != 0).expect("copy_if"))
+        });
+        let dst = &mut vec![0i64; n];
+        g.bench_function("sequential_loop", |b| {
+            b.iter(|| {
+                let mut k = 0;
+                for &v in black_box(&src) {
+                    dst[k] = v;
+                    k += usize::from(v != 0);
+                }
+                k
+            })
+        });
+        copy_baselines(&mut g, &pool, (n + kept) * 8);
+        g.finish();
+    }
+}
+
+fn sorts(c: &mut Criterion) {
+    use rdst::RadixSort as _;
+    use voracious_radix_sort::RadixSort as _;
+    let space = Rayon::new(THREADS).expect("space");
+    let pool = pool();
+    for n in sizes(&[1 << 24]) {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let keys: Vec<u32> = (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u32
+            })
+            .collect();
+        let mut g = c.benchmark_group(format!("sort_u32_{}", name(n)));
+        configure(&mut g, n * 4);
+        let batch = BatchSize::LargeInput;
+        g.bench_function("granule_sort", |b| {
+            b.iter_batched_ref(
+                || keys.clone(),
+                |k| {
+                    sort(
+                        &space,
+                        &mut ViewMut::<u32, 1>::from_slice_mut("k", k, n).expect("view"),
+                    )
+                    .expect("sort")
+                },
+                batch,
+            )
+        });
+        g.bench_function("slice_sort_unstable", |b| {
+            b.iter_batched_ref(|| keys.clone(), |k| k.sort_unstable(), batch)
+        });
+        g.bench_function("voracious_mt_sort_2_threads", |b| {
+            b.iter_batched_ref(
+                || keys.clone(),
+                |k| pool.install(|| k.voracious_mt_sort(THREADS)),
+                batch,
+            )
+        });
+        g.bench_function("rdst_2_threads", |b| {
+            b.iter_batched_ref(
+                || keys.clone(),
+                |k| pool.install(|| k.radix_sort_unstable()),
+                batch,
+            )
+        });
+        g.finish();
+
+        let values: Vec<u32> = (0..n as u32).collect();
+        let mut g = c.benchmark_group(format!("sort_by_key_u32_u32_{}", name(n)));
+        configure(&mut g, n * 8);
+        g.bench_function("granule_sort_by_key", |b| {
+            b.iter_batched_ref(
+                || (keys.clone(), values.clone()),
+                |(k, v)| {
+                    let mut kv = ViewMut::<u32, 1>::from_slice_mut("k", k, n).expect("keys");
+                    let mut vv = ViewMut::<u32, 1>::from_slice_mut("v", v, n).expect("values");
+                    sort_by_key(&space, &mut kv, &mut vv).expect("sort")
+                },
+                batch,
+            )
+        });
+        let pairs: Vec<(u32, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+        g.bench_function("slice_sort_unstable_by_key_pairs", |b| {
+            b.iter_batched_ref(
+                || pairs.clone(),
+                |p| p.sort_unstable_by_key(|kv| kv.0),
+                batch,
+            )
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, scans, compaction, sorts);
+criterion_main!(benches);

@@ -1,0 +1,114 @@
+//! Stream compaction against sequential filters: order kept, counts,
+//! in place, strided, counted variants.
+
+macro_rules! compact_tests {
+    () => {
+        #[test]
+        fn copy_if_keeps_order_at_every_size() {
+            let s = space();
+            let mut rng = Rng::new(11);
+            for n in all_sizes() {
+                let data = rng.vec(n, |r| (r % 3) as i64);
+                let x = view_in(&s, "x", data.clone());
+                let mut y = view_in(&s, "y", vec![-1i64; n]);
+                let k = copy_if(&s, &x, &mut y, |v: i64| v != 0).unwrap();
+                let expect: Vec<i64> = data.iter().copied().filter(|&v| v != 0).collect();
+                let got = read(&y);
+                assert_eq!(&got[..k], &expect[..], "n {n}");
+                assert!(
+                    got[k..].iter().all(|&v| v == -1),
+                    "n {n}: written past the count"
+                );
+            }
+        }
+
+        #[test]
+        fn remove_if_and_unique_work_in_place() {
+            let s = space();
+            let mut rng = Rng::new(12);
+            for n in all_sizes() {
+                // values recording their index, so order is checked too
+                let data = rng.vec(n, |r| r);
+                let expect: Vec<u64> = data.iter().copied().filter(|&v| v % 4 != 0).collect();
+                let mut x = view_in(&s, "x", data.clone());
+                let k = remove_if(&s, &mut x, |v: u64| v % 4 == 0);
+                assert_eq!(&read(&x)[..k], &expect[..], "remove_if n {n}");
+                let runs = rng.vec(n, |r| (r % 3 == 0) as u32);
+                let mut run_vals = Vec::with_capacity(n);
+                let mut v = 0u32;
+                for &step in &runs {
+                    v += step;
+                    run_vals.push(v);
+                }
+                let mut expect = run_vals.clone();
+                expect.dedup();
+                let mut x = view_in(&s, "x", run_vals);
+                let k = unique(&s, &mut x);
+                assert_eq!(&read(&x)[..k], &expect[..], "unique n {n}");
+            }
+        }
+
+        #[test]
+        fn partition_flags_and_counted_compactions() {
+            let s = space();
+            let mut rng = Rng::new(13);
+            for n in sizes() {
+                let data = rng.vec(n, |r| (r % 1000) as i32);
+                let x = view_in(&s, "x", data.clone());
+                let (yes, no): (Vec<i32>, Vec<i32>) = data.iter().partition(|&&v| v < 300);
+                let mut t = view_in(&s, "t", vec![0; n]);
+                let mut f = view_in(&s, "f", vec![0; n]);
+                let (a, b) = partition_copy(&s, &x, &mut t, &mut f, |v: i32| v < 300).unwrap();
+                assert_eq!(
+                    (&read(&t)[..a], &read(&f)[..b]),
+                    (&yes[..], &no[..]),
+                    "n {n}"
+                );
+                let mut t = view_in(&s, "t", vec![0; yes.len()]);
+                let mut f = view_in(&s, "f", vec![0; no.len()]);
+                let (a, b) =
+                    partition_copy_counted(&s, &x, &mut t, &mut f, |v: i32| v < 300).unwrap();
+                assert_eq!(
+                    (read(&t), read(&f), a, b),
+                    (yes.clone(), no.clone(), yes.len(), no.len())
+                );
+                let mut exact = view_in(&s, "exact", vec![0; yes.len()]);
+                assert_eq!(
+                    copy_if_counted(&s, &x, &mut exact, |v: i32| v < 300).unwrap(),
+                    yes.len()
+                );
+                assert_eq!(read(&exact), yes);
+                let flags: Vec<u8> = data.iter().map(|&v| (v % 2) as u8).collect();
+                let fl = view_in(&s, "flags", flags);
+                let mut y = view_in(&s, "y", vec![0; n]);
+                let k = compact_by_flags(&s, &x, &fl, &mut y).unwrap();
+                let odd: Vec<i32> = data.iter().copied().filter(|v| v % 2 == 1).collect();
+                assert_eq!(&read(&y)[..k], &odd[..], "flags n {n}");
+                // strided input and output
+                let mut wide = Vec::with_capacity(2 * n);
+                for &v in &data {
+                    wide.extend([v, -1]);
+                }
+                let w =
+                    View2::<i32, LayoutRight, _>::from_vec_in(s.memory_space(), "w", [n, 2], wide)
+                        .unwrap();
+                let mut out =
+                    View2::<i32, LayoutRight, _>::full_in(s.memory_space(), "out", [n, 2], 7)
+                        .unwrap();
+                let k = copy_if(
+                    &s,
+                    &w.subview((ALL, 0)).unwrap(),
+                    &mut out.subview_mut((ALL, 1)).unwrap(),
+                    |v: i32| v < 300,
+                )
+                .unwrap();
+                let got = create_mirror_view_and_copy(&out).unwrap();
+                assert_eq!(k, yes.len());
+                assert!(
+                    (0..k).all(|i| got[[i, 1]] == yes[i] && got[[i, 0]] == 7),
+                    "strided n {n}"
+                );
+            }
+        }
+    };
+}

@@ -1,0 +1,73 @@
+//! Reductions against sequential folds.
+
+macro_rules! reduce_tests {
+    () => {
+        #[test]
+        fn reductions_match_sequential_folds() {
+            let s = space();
+            let mut rng = Rng::new(21);
+            for n in sizes() {
+                let data = rng.vec(n, |r| (r % 101) as i64 - 50);
+                let x = view_in(&s, "x", data.clone());
+                assert_eq!(reduce(&s, &x, Sum, None), data.iter().sum::<i64>(), "n {n}");
+                assert_eq!(
+                    reduce(&s, &x, Max, Some(-1000)),
+                    data.iter().copied().max().unwrap_or(-1000)
+                );
+                assert_eq!(
+                    transform_reduce(&s, &x, Sum, Some(1), |v: i64| v * v),
+                    1 + data.iter().map(|v| v * v).sum::<i64>()
+                );
+                assert_eq!(
+                    count_if(&s, &x, |v: i64| v > 10),
+                    data.iter().filter(|&&v| v > 10).count()
+                );
+                assert_eq!(all_of(&s, &x, |v: i64| v >= -50), true);
+                assert_eq!(any_of(&s, &x, |v: i64| v == 50), data.contains(&50));
+                assert_eq!(none_of(&s, &x, |v: i64| v == 50), !data.contains(&50));
+                let first_min = data
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .min_by_key(|&(i, v)| (v, i));
+                let first_max = data
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .max_by_key(|&(i, v)| (v, std::cmp::Reverse(i)));
+                assert_eq!(min_element(&s, &x), first_min, "n {n}");
+                assert_eq!(max_element(&s, &x), first_max, "n {n}");
+                let mm = minmax_element(&s, &x);
+                assert_eq!(
+                    mm.map(|m| (m.min, m.max)),
+                    first_min.zip(first_max),
+                    "n {n}"
+                );
+                let y = view_in(&s, "y", data.clone());
+                assert!(equal(&s, &x, &y));
+                if n > 0 {
+                    let mut changed = data.clone();
+                    changed[n - 1] += 1;
+                    assert!(!equal(&s, &x, &view_in(&s, "z", changed)));
+                }
+            }
+        }
+
+        #[test]
+        fn float_reductions_skip_nan_for_extremes_and_are_exact_for_small_sums() {
+            let s = space();
+            let x = view_in(&s, "x", vec![f64::NAN, 2.0, -1.0, -1.0, f64::NAN]);
+            assert_eq!(min_element(&s, &x), Some((2, -1.0)));
+            assert_eq!(max_element(&s, &x), Some((1, 2.0)));
+            let nans = view_in(&s, "nans", vec![f64::NAN; 3]);
+            assert_eq!(min_element(&s, &nans), None);
+            let empty = view_in(&s, "empty", Vec::<f64>::new());
+            assert_eq!(
+                (reduce(&s, &empty, Sum, None), minmax_element(&s, &empty)),
+                (0.0, None)
+            );
+            assert!(all_of(&s, &empty, |_: f64| false) && !any_of(&s, &empty, |_: f64| true));
+            assert!(!equal(&s, &nans, &nans), "NaN differs from itself");
+        }
+    };
+}

@@ -1,0 +1,178 @@
+//! Scans against a sequential fold: every size, every operator, in place,
+//! strided, transforms, floats.
+
+macro_rules! scan_tests {
+    () => {
+        #[test]
+        fn scans_match_the_sequential_fold_at_every_size() {
+            let s = space();
+            let mut rng = Rng::new(1);
+            for n in all_sizes() {
+                let data = rng.vec(n, |r| (r % 2001) as i64 - 1000);
+                let x = view_in(&s, "x", data.clone());
+                let mut y = view_in(&s, "y", vec![0i64; n]);
+                for init in [None, Some(7)] {
+                    let t = inclusive_scan(&s, &x, &mut y, Sum, init).unwrap();
+                    assert_eq!(
+                        (read(&y), t),
+                        seq_scan(&data, &Sum, init, true),
+                        "inclusive n {n}"
+                    );
+                    let t = exclusive_scan(&s, &x, &mut y, Sum, init).unwrap();
+                    assert_eq!(
+                        (read(&y), t),
+                        seq_scan(&data, &Sum, init, false),
+                        "exclusive n {n}"
+                    );
+                }
+            }
+        }
+
+        #[test]
+        fn scans_take_every_operator_and_tuples() {
+            let s = space();
+            let mut rng = Rng::new(2);
+            for n in [1usize, 33, 1000, (1 << 14) + 5, 40_000] {
+                let i = rng.vec(n, |r| (r % 200) as i32 - 100);
+                let u = rng.vec(n, |r| r);
+                let b = rng.vec(n, |r| r % 7 != 0);
+                let sign = rng.vec(n, |r| if r % 5 == 0 { -1i64 } else { 1 });
+                macro_rules! check {
+                    ($data:expr, $op:expr, $init:expr) => {{
+                        let data = $data.clone();
+                        let x = view_in(&s, "x", data.clone());
+                        let mut y = view_in(&s, "y", data.clone());
+                        let t = inclusive_scan(&s, &x, &mut y, $op, $init).unwrap();
+                        assert_eq!(
+                            (read(&y), t),
+                            seq_scan(&data, &$op, $init, true),
+                            "{} n {n}",
+                            stringify!($op)
+                        );
+                        let t = exclusive_scan(&s, &x, &mut y, $op, $init).unwrap();
+                        assert_eq!(
+                            (read(&y), t),
+                            seq_scan(&data, &$op, $init, false),
+                            "{} n {n}",
+                            stringify!($op)
+                        );
+                    }};
+                }
+                check!(sign, Prod, None);
+                check!(i, Min, None);
+                check!(i, Max, Some(-3));
+                check!(u, BAnd, None);
+                check!(u, BOr, Some(1));
+                check!(b, LAnd, None);
+                check!(b, LOr, None);
+                let pairs: Vec<(i64, i32)> = i.iter().map(|&v| (v as i64, v)).collect();
+                check!(pairs, (Sum, Max), None);
+                let f: Vec<f64> = i.iter().map(|&v| v as f64).collect();
+                check!(f, Max, None);
+                // a custom reducer: products modulo a prime
+                let modp = reducer::custom(
+                    || 1i64,
+                    |a: &mut i64, b: &i64| *a = (*a * *b).rem_euclid(1_000_003),
+                );
+                let m: Vec<i64> = i.iter().map(|&v| v as i64 + 101).collect();
+                check!(m, modp, None);
+            }
+        }
+
+        #[test]
+        fn scans_in_place_strided_and_into_longer_outputs() {
+            let s = space();
+            let mut rng = Rng::new(3);
+            for n in sizes() {
+                let data = rng.vec(n, |r| (r % 100) as i64);
+                let mut x = view_in(&s, "x", data.clone());
+                let t = inclusive_scan_in_place(&s, &mut x, Sum, None);
+                assert_eq!((read(&x), t), seq_scan(&data, &Sum, None, true), "n {n}");
+                let mut x = view_in(&s, "x", data.clone());
+                let t = exclusive_scan_in_place(&s, &mut x, Sum, Some(5));
+                assert_eq!(
+                    (read(&x), t),
+                    seq_scan(&data, &Sum, Some(5), false),
+                    "n {n}"
+                );
+                // every second element of a 2n View, into a column of a 2-D View
+                let mut wide = Vec::with_capacity(2 * n);
+                for &v in &data {
+                    wide.extend([v, -1]);
+                }
+                let w =
+                    View2::<i64, LayoutRight, _>::from_vec_in(s.memory_space(), "w", [n, 2], wide)
+                        .unwrap();
+                let col = w.subview((ALL, 0)).unwrap();
+                let mut out =
+                    View2::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "out", [n, 3])
+                        .unwrap();
+                let mut oc = out.subview_mut((ALL, 1)).unwrap();
+                let t = exclusive_scan(&s, &col, &mut oc, Sum, None).unwrap();
+                let (expect, total) = seq_scan(&data, &Sum, None, false);
+                assert_eq!(t, total);
+                let got = create_mirror_view_and_copy(&out).unwrap();
+                assert!(
+                    (0..n)
+                        .all(|i| got[[i, 1]] == expect[i] && got[[i, 0]] == 0 && got[[i, 2]] == 0),
+                    "n {n}"
+                );
+                // a longer output keeps its tail
+                let x = view_in(&s, "x", data.clone());
+                let mut long = view_in(&s, "long", vec![-9i64; n + 3]);
+                inclusive_scan(&s, &x, &mut long, Sum, None).unwrap();
+                assert_eq!(read(&long)[n..], [-9, -9, -9]);
+            }
+        }
+
+        #[test]
+        fn transform_scans_apply_the_transform_once_per_element() {
+            let s = space();
+            let mut rng = Rng::new(4);
+            for n in sizes() {
+                let data = rng.vec(n, |r| (r % 3) as u8);
+                let x = view_in(&s, "x", data.clone());
+                let mut y = view_in(&s, "y", vec![0u64; n]);
+                let flags: Vec<u64> = data.iter().map(|&v| (v != 0) as u64).collect();
+                let t =
+                    transform_exclusive_scan(&s, &x, &mut y, Sum, None, |v: u8| (v != 0) as u64)
+                        .unwrap();
+                assert_eq!((read(&y), t), seq_scan(&flags, &Sum, None, false), "n {n}");
+                let sq: Vec<u64> = data.iter().map(|&v| (v as u64) * (v as u64)).collect();
+                let t = transform_inclusive_scan(&s, &x, &mut y, Sum, Some(1), |v: u8| {
+                    (v as u64) * (v as u64)
+                })
+                .unwrap();
+                assert_eq!((read(&y), t), seq_scan(&sq, &Sum, Some(1), true), "n {n}");
+            }
+        }
+
+        #[test]
+        fn float_scans_are_close_to_the_sequential_fold() {
+            let s = space();
+            let mut rng = Rng::new(5);
+            for n in sizes() {
+                let data = rng.vec(n, |r| (r % 1000) as f64 * 1e-3);
+                let x = view_in(&s, "x", data.clone());
+                let mut y = view_in(&s, "y", vec![0f64; n]);
+                let t = inclusive_scan(&s, &x, &mut y, Sum, None).unwrap();
+                let (expect, total) = seq_scan(&data, &Sum, None, true);
+                let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+                assert!(close(t, total), "n {n}: {t} vs {total}");
+                assert!(
+                    read(&y).iter().zip(&expect).all(|(&a, &b)| close(a, b)),
+                    "n {n}"
+                );
+                let d32: Vec<f32> = data.iter().map(|&v| v as f32).collect();
+                let x = view_in(&s, "x32", d32.clone());
+                let mut y = view_in(&s, "y32", vec![0f32; n]);
+                let t = exclusive_scan(&s, &x, &mut y, Sum, None).unwrap();
+                let (_, total) = seq_scan(&d32, &Sum, None, false);
+                assert!(
+                    (t - total).abs() <= 1e-3 * total.abs().max(1.0),
+                    "n {n}: {t} vs {total}"
+                );
+            }
+        }
+    };
+}

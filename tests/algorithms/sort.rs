@@ -1,0 +1,128 @@
+//! Sorts against the standard library: every key type and size,
+//! stability, float placement, comparison sort, is_sorted.
+
+macro_rules! sort_tests {
+    () => {
+        #[test]
+        fn radix_sort_orders_every_key_type_at_every_size() {
+            let s = space();
+            let mut rng = Rng::new(31);
+            for n in all_sizes() {
+                macro_rules! check {
+                    ($t:ty, $gen:expr) => {{
+                        let mut data: Vec<$t> = rng.vec(n, $gen);
+                        let mut x = view_in(&s, "k", data.clone());
+                        sort(&s, &mut x).unwrap();
+                        data.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                        assert_eq!(read(&x), data, "{} n {n}", stringify!($t));
+                    }};
+                }
+                check!(u32, |r| r as u32);
+                check!(i64, |r| r as i64);
+                if n <= 1 << 16 {
+                    check!(i32, |r| (r >> 7) as i32);
+                    check!(u64, |r| r >> (r % 64));
+                    check!(f32, |r| (r as i32) as f32 * 1e-3);
+                    check!(f64, |r| (r as i64) as f64 / 7.0);
+                    check!(u32, |r| (r % 5) as u32 + 1000); // most bytes shared: passes skipped
+                }
+            }
+        }
+
+        #[test]
+        fn sort_by_key_is_stable() {
+            let s = space();
+            let mut rng = Rng::new(32);
+            for n in all_sizes() {
+                let keys = rng.vec(n, |r| (r % 100) as u32);
+                let mut k = view_in(&s, "k", keys.clone());
+                let mut v = view_in(&s, "v", (0..n as u32).collect());
+                sort_by_key(&s, &mut k, &mut v).unwrap();
+                let mut expect: Vec<(u32, u32)> = keys.iter().copied().zip(0..).collect();
+                expect.sort_by_key(|p| p.0); // stable
+                let got: Vec<(u32, u32)> = read(&k).into_iter().zip(read(&v)).collect();
+                assert_eq!(got, expect, "n {n}");
+            }
+            // float keys with values, and strided Views
+            let keys = vec![2.0f32, -0.0, 1.0, 0.0, -0.0, 2.0];
+            let mut wide =
+                View2::<f32, LayoutRight, _>::zeros_in(s.memory_space(), "w", [6, 2]).unwrap();
+            deep_copy(
+                &mut wide.subview_mut((ALL, 1)).unwrap(),
+                &view_in(&s, "src", keys),
+            )
+            .unwrap();
+            let mut v = view_in(&s, "v", vec![0u8, 1, 2, 3, 4, 5]);
+            sort_by_key(&s, &mut wide.subview_mut((ALL, 1)).unwrap(), &mut v).unwrap();
+            assert_eq!(read(&v), [1, 4, 3, 2, 0, 5]);
+        }
+
+        #[test]
+        fn float_sorts_place_nan_infinities_and_signed_zeros() {
+            let s = space();
+            let neg_nan = -f64::NAN;
+            let data = vec![
+                1.0,
+                f64::NAN,
+                -0.0,
+                f64::INFINITY,
+                0.0,
+                neg_nan,
+                f64::NEG_INFINITY,
+                -2.0,
+                -0.0,
+            ];
+            let mut x = view_in(&s, "x", data.clone());
+            sort(&s, &mut x).unwrap();
+            let got: Vec<u64> = read(&x).iter().map(|v| v.to_bits()).collect();
+            let mut expect = data.clone();
+            expect.sort_by(f64::total_cmp);
+            assert_eq!(got, expect.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+            assert!(expect[0].is_nan() && expect[0].is_sign_negative());
+            assert_eq!(expect[1], f64::NEG_INFINITY);
+            assert!(
+                expect[3] == 0.0 && expect[3].is_sign_negative() && expect[4].is_sign_negative()
+            );
+            assert!(expect[5] == 0.0 && expect[5].is_sign_positive());
+            assert!(expect[8].is_nan() && expect[8].is_sign_positive());
+            let mut x32 = view_in(&s, "x32", vec![f32::NAN, 0.0, -0.0, f32::NEG_INFINITY]);
+            sort(&s, &mut x32).unwrap();
+            let got = read(&x32);
+            assert!(
+                got[0] == f32::NEG_INFINITY
+                    && got[1].is_sign_negative()
+                    && got[2].is_sign_positive()
+                    && got[3].is_nan()
+            );
+        }
+
+        #[test]
+        fn comparison_sort_is_stable_and_is_sorted_agrees() {
+            let s = space();
+            let mut rng = Rng::new(33);
+            for n in sizes().into_iter().chain([100_003]) {
+                let data: Vec<(u16, u32)> = rng
+                    .vec(n, |r| (r % 50) as u16)
+                    .into_iter()
+                    .zip(0..)
+                    .collect();
+                let mut x = view_in(&s, "x", data.clone());
+                sort_by(&s, &mut x, |a: (u16, u32), b: (u16, u32)| a.0 > b.0).unwrap();
+                let mut expect = data.clone();
+                expect.sort_by(|a, b| b.0.cmp(&a.0));
+                assert_eq!(read(&x), expect, "n {n}");
+                assert!(is_sorted_by(&s, &x, |a: (u16, u32), b: (u16, u32)| a.0 > b.0));
+                let keys = view_in(&s, "keys", expect.iter().map(|p| p.0).collect());
+                assert_eq!(
+                    is_sorted(&s, &keys),
+                    n < 2 || expect.first().unwrap().0 == expect.last().unwrap().0,
+                    "n {n}"
+                );
+            }
+            let x = view_in(&s, "x", vec![1, 2, 2, 3]);
+            assert!(is_sorted(&s, &x));
+            let x = view_in(&s, "x", vec![1, 3, 2]);
+            assert!(!is_sorted(&s, &x));
+        }
+    };
+}

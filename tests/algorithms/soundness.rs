@@ -1,0 +1,141 @@
+//! A predicate, transform, operator or comparator that panics unwinds to
+//! the caller on every space (no hang, the space stays usable).
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A hang check, not a timing assertion.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+/// Runs `f` on its own thread; returns the text of the panic it must end
+/// with, or fails if it returns or hangs.
+pub fn panic_text<F: FnOnce() + Send + 'static>(what: &str, f: F) -> String {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let outcome = catch_unwind(AssertUnwindSafe(f));
+        let _ = tx.send(outcome.err());
+    });
+    let payload: Box<dyn Any + Send> = match rx.recv_timeout(DEADLINE) {
+        Ok(Some(p)) => p,
+        Ok(None) => panic!("{what}: returned, but the user code panics"),
+        Err(_) => panic!("{what}: still running after {DEADLINE:?}: hung"),
+    };
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+macro_rules! soundness_tests {
+    () => {
+        fn expect_user_panic<F: FnOnce() + Send + 'static>(what: &str, f: F) {
+            let text = crate::soundness::panic_text(what, f);
+            assert!(
+                text.contains("user code failed"),
+                "{what}: unexpected panic {text:?}"
+            );
+        }
+
+        #[test]
+        fn panicking_user_code_unwinds_and_the_space_stays_usable() {
+            let n = 300_000usize;
+            let at = (n / 2) as i64;
+            expect_user_panic("copy_if", move || {
+                let s = space();
+                let x = view_in(&s, "x", (0..n as i64).collect());
+                let mut y = view_in(&s, "y", vec![0i64; n]);
+                let _ = copy_if(&s, &x, &mut y, move |v: i64| {
+                    if v == at {
+                        panic!("user code failed")
+                    } else {
+                        v % 2 == 0
+                    }
+                });
+            });
+            expect_user_panic("remove_if", move || {
+                let s = space();
+                let mut x = view_in(&s, "x", (0..n as i64).collect());
+                remove_if(&s, &mut x, move |v: i64| {
+                    if v == at {
+                        panic!("user code failed")
+                    } else {
+                        v % 2 == 0
+                    }
+                });
+            });
+            expect_user_panic("transform scan", move || {
+                let s = space();
+                let x = view_in(&s, "x", (0..n as i64).collect());
+                let mut y = view_in(&s, "y", vec![0i64; n]);
+                let _ = transform_inclusive_scan(&s, &x, &mut y, Sum, None, move |v: i64| {
+                    if v == at {
+                        panic!("user code failed")
+                    } else {
+                        v
+                    }
+                });
+            });
+            expect_user_panic("scan operator", move || {
+                let s = space();
+                let x = view_in(&s, "x", (0..n as i64).collect());
+                let mut y = view_in(&s, "y", vec![0i64; n]);
+                let op = reducer::custom(
+                    || 0i64,
+                    move |a: &mut i64, b: &i64| {
+                        if *b == at {
+                            panic!("user code failed")
+                        } else {
+                            *a += *b
+                        }
+                    },
+                );
+                let _ = exclusive_scan(&s, &x, &mut y, op, None);
+            });
+            expect_user_panic("count_if", move || {
+                let s = space();
+                let x = view_in(&s, "x", (0..n as i64).collect());
+                count_if(&s, &x, move |v: i64| {
+                    if v == at {
+                        panic!("user code failed")
+                    } else {
+                        true
+                    }
+                });
+            });
+            expect_user_panic("sort_by", move || {
+                let s = space();
+                let mut x = view_in(&s, "x", (0..n as i64).rev().collect());
+                let _ = sort_by(&s, &mut x, move |a: i64, b: i64| {
+                    if a == at {
+                        panic!("user code failed")
+                    } else {
+                        a < b
+                    }
+                });
+            });
+            // A predicate whose answers change between calls (safe code,
+            // through an atomic) may give a wrong selection, but must not
+            // make a block write into another block's range: it panics.
+            let text = crate::soundness::panic_text("impure predicate", move || {
+                let s = space();
+                let x = view_in(&s, "x", (0..n as i64).collect());
+                let mut y = view_in(&s, "y", vec![0i64; n]);
+                let calls = std::sync::atomic::AtomicUsize::new(0);
+                let _ = copy_if(&s, &x, &mut y, |_: i64| {
+                    calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 1
+                });
+            });
+            assert!(text.contains("must be a pure function"), "{text}");
+            let s = space();
+            let x = view_in(&s, "x", (0..n as i64).collect());
+            let mut y = view_in(&s, "y", vec![0i64; n]);
+            assert_eq!(copy_if(&s, &x, &mut y, |v: i64| v % 2 == 0).unwrap(), n / 2);
+            let mut z = view_in(&s, "z", (0..n as i64).rev().collect());
+            sort_by(&s, &mut z, |a: i64, b: i64| a < b).unwrap();
+            assert_eq!(read(&z), read(&x));
+        }
+    };
+}
