@@ -241,10 +241,15 @@ impl Cx {
         span: proc_macro2::Span,
     ) -> Result<String> {
         let kind = self.arith(elem);
+        // Signed overflow is undefined in C++, and 8- and 16-bit operands
+        // are promoted to `int`, where even `u16 * u16` overflows: the
+        // header's helpers compute in an unsigned type and wrap.
+        let narrow = matches!(self.infer.resolve(elem), Elem::Scalar(s) if s.is_narrow());
+        let wraps = kind == Arith::Signed || narrow;
         let helper = match (op, kind) {
-            (BinOp::Add(_), Arith::Signed) => "wadd",
-            (BinOp::Sub(_), Arith::Signed) => "wsub",
-            (BinOp::Mul(_), Arith::Signed) => "wmul",
+            (BinOp::Add(_), _) if wraps => "wadd",
+            (BinOp::Sub(_), _) if wraps => "wsub",
+            (BinOp::Mul(_), _) if wraps => "wmul",
             (BinOp::Div(_), Arith::Signed | Arith::Unsigned) => "div",
             (BinOp::Rem(_), Arith::Signed | Arith::Unsigned | Arith::Float) => "rem",
             (BinOp::BitAnd(_) | BinOp::BitOr(_) | BinOp::BitXor(_), Arith::Float) => {
