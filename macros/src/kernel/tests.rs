@@ -362,3 +362,19 @@ fn scalar_methods_take_the_argument_types_rust_gives_them() {
         "{s}"
     );
 }
+
+#[test]
+fn arithmetic_on_values_cpp_cannot_name_still_wraps() {
+    // A block among a `#[device]` call's arguments is a lambda, which
+    // C++17 keeps out of `decltype`: the result is `auto`, and its
+    // arithmetic goes through the helpers in the left operand's type.
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut i64, n: i64) { let v = helper({ let t = n; t * 2 }); *y = -(v * 3 + v); }",
+    );
+    assert!(s.contains("const auto v = helper("), "{s}");
+    assert!(
+        s.contains("granule::wadd_as(granule::wmul_as(v, 3), v)"),
+        "{s}"
+    );
+    assert!(s.contains("granule::wneg("), "{s}");
+}

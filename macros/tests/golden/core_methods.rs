@@ -23,7 +23,9 @@ fn core_methods(i: usize, y: &mut u64, z: &mut f32, a: i32, b: u16, x: &View1<f3
 
 // Untyped literals next to a `#[device]` call take its result type,
 // spelled `Plain<decltype(..)>`; a literal among the call's arguments
-// keeps its own type inside that spelling.
+// keeps its own type inside that spelling. A block among the arguments is
+// a lambda, which C++17 keeps out of `decltype`: that result is `auto`,
+// and its arithmetic still wraps, in the left operand's type.
 #[device]
 fn twice(v: i64) -> i64 {
     v * 2
@@ -32,4 +34,8 @@ fn twice(v: i64) -> i64 {
 #[kernel]
 fn device_literals(i: usize, y: &mut i64, n: i64) {
     *y = twice(1) * 3 + twice(n - 1);
+    *y += twice({
+        let t = n + 1;
+        t * t
+    }) * 2;
 }

@@ -113,6 +113,17 @@ template <class T> struct PlainOf<const T> { typedef T type; };
 template <class T> struct PlainOf<T&> { typedef typename PlainOf<T>::type type; };
 template <class T> using Plain = typename PlainOf<T>::type;
 
+// The bits of a float and back (`to_bits`, `f32::from_bits`), and its sign
+// bit: negation, `abs` and `copysign` change only that bit, as Rust
+// guarantees (NaN payloads included), where PTX's neg.f32 and abs.f32
+// leave a NaN's bits unspecified.
+__device__ __forceinline__ u32 bits_of(f32 v) { return (u32)__float_as_int(v); }
+__device__ __forceinline__ u64 bits_of(f64 v) { return (u64)__double_as_longlong(v); }
+__device__ __forceinline__ f32 from_bits(f32, u32 b) { return __int_as_float((i32)b); }
+__device__ __forceinline__ f64 from_bits(f64, u64 b) { return __longlong_as_double((i64)b); }
+__device__ __forceinline__ u32 sign_bit(f32) { return 0x80000000u; }
+__device__ __forceinline__ u64 sign_bit(f64) { return 0x8000000000000000ull; }
+
 // ---------------------------------------------------------------- errors
 
 // The first device-side failure of a launch; the host reads and clears it.
@@ -312,7 +323,7 @@ template <class T> __device__ __forceinline__ T wmul(T a, T b) {
 }
 template <class T> __device__ __forceinline__ T wneg(T a) {
   if constexpr (Num<T>::is_float) {
-    return -a;
+    return from_bits(a, bits_of(a) ^ sign_bit(a));
   } else {
     typedef typename Num<T>::Wide W;
     return (T)((W)0 - (W)a);
@@ -342,6 +353,15 @@ template <class T> __device__ __forceinline__ T rem(T a, T b) {
     return (T)(a % b);
   }
 }
+// Arithmetic on a value the translator cannot type (`auto`: a `#[device]`
+// call with a lambda among its arguments): the right operand, a value of
+// the same type or a literal Rust has checked against it, converted to
+// the left operand's type.
+template <class L, class R> __device__ __forceinline__ L wadd_as(L l, R r) { return wadd(l, (L)r); }
+template <class L, class R> __device__ __forceinline__ L wsub_as(L l, R r) { return wsub(l, (L)r); }
+template <class L, class R> __device__ __forceinline__ L wmul_as(L l, R r) { return wmul(l, (L)r); }
+template <class L, class R> __device__ __forceinline__ L div_as(L l, R r) { return div(l, (L)r); }
+template <class L, class R> __device__ __forceinline__ L rem_as(L l, R r) { return rem(l, (L)r); }
 // Shift counts are masked to the width, as in Rust's release profile. `<<`
 // goes through Wide (a left shift into or past the sign bit of a signed
 // type is undefined in C++17); a negative value is shifted right through
@@ -431,16 +451,15 @@ GRANULE_MATH1(cbrt, cbrtf, ::cbrt)
 GRANULE_MATH2(powf, ::powf, ::pow)
 GRANULE_MATH2(atan2, atan2f, ::atan2)
 GRANULE_MATH2(hypot, hypotf, ::hypot)
-GRANULE_MATH2(copysign, copysignf, ::copysign)
 #undef GRANULE_MATH2
+template <class T> __device__ __forceinline__ T copysign(T x, T y) {
+  return from_bits(x, (bits_of(x) & ~sign_bit(x)) | (bits_of(y) & sign_bit(x)));
+}
+// Unary minus of a float (the translator's `-x`): its sign bit flipped.
+template <class T> __device__ __forceinline__ T neg(T x) { return wneg(x); }
 __device__ __forceinline__ f32 mul_add(f32 x, f32 a, f32 b) { return fmaf(x, a, b); }
 __device__ __forceinline__ f64 mul_add(f64 x, f64 a, f64 b) { return ::fma(x, a, b); }
 
-// The bits of a float and back (`to_bits`, `f32::from_bits`).
-__device__ __forceinline__ u32 bits_of(f32 v) { return (u32)__float_as_int(v); }
-__device__ __forceinline__ u64 bits_of(f64 v) { return (u64)__double_as_longlong(v); }
-__device__ __forceinline__ f32 from_bits(f32, u32 b) { return __int_as_float((i32)b); }
-__device__ __forceinline__ f64 from_bits(f64, u64 b) { return __longlong_as_double((i64)b); }
 template <class T> __device__ __forceinline__ auto to_bits(T x) { return bits_of(x); }
 // The quiet NaN Rust's `f32::NAN` / `f64::NAN` are (what signum returns).
 template <class T> __device__ __forceinline__ T nan_value() {
@@ -756,7 +775,7 @@ template <class T> __device__ __forceinline__ T saturating_abs(T a) { return is_
 
 // Signs and distances.
 template <class T> __device__ __forceinline__ T abs(T x) {
-  if constexpr (Num<T>::is_float) return copysign(x, (T)1);  // clears the sign bit, NaN included
+  if constexpr (Num<T>::is_float) return from_bits(x, bits_of(x) & ~sign_bit(x));
   else return wrapping_abs(x);
 }
 template <class T> __device__ __forceinline__ UnsignedOf<T> unsigned_abs(T a) { return (UnsignedOf<T>)wrapping_abs(a); }
