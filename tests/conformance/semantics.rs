@@ -30,24 +30,9 @@
 //! `semantics_tests!()` instantiates the checks per space; each prints its
 //! count of probe points.
 
-// The probes spell every form on purpose: `x as u64` of a u64, `a == a`
-// patterns in generated code, blocks with compound assignments.
-#![allow(
-    clippy::unnecessary_cast,
-    clippy::eq_op,
-    clippy::precedence,
-    clippy::identity_op,
-    clippy::bool_comparison,
-    clippy::nonminimal_bool,
-    clippy::bool_to_int_with_if,
-    clippy::manual_clamp,
-    clippy::assign_op_pattern,
-    clippy::neg_multiply,
-    clippy::double_neg,
-    clippy::cast_abs_to_unsigned,
-    clippy::unnecessary_min_or_max,
-    clippy::bool_assert_comparison
-)]
+// The probes spell every form on purpose: `a.abs() as u64` records the
+// signed result's bits, `a < b` on bools is an operator under test.
+#![allow(clippy::cast_abs_to_unsigned, clippy::bool_comparison)]
 
 use granule::kernel::DeviceKernel;
 use granule::prelude::{kernel, AtomicView, TeamMember};
@@ -711,6 +696,7 @@ macro_rules! float_probes {
                     div_euclid 2: a.div_euclid(b),
                     as_other 1: a as $o,
                     as_self 1: a as $t,
+                    f64_from 1: f64::from(a),
                 ]
                 bits [
                     neg 1: -a,
@@ -800,6 +786,8 @@ probes! {
             min 2: a.min(b),
             max 2: a.max(b),
             clamp 3: a.clamp(b, c),
+            u8_from 1: u8::from(a),
+            u32_from 1: u32::from(a),
         ]
     }
 }

@@ -5,7 +5,8 @@
 //! functions, whose device results are within the bounds the README
 //! lists. Each becomes `granule::<name>(receiver, args..)`, the header's
 //! function of the same name; associated-function syntax
-//! (`i32::wrapping_add(a, b)`, `f64::from_bits(u)`) is the same call.
+//! (`i32::wrapping_add(a, b)`, `f64::from_bits(u)`) is the same call, and
+//! `T::from(x)` between scalars is the (lossless) conversion.
 //!
 //! `overflowing_*` results are `(T, bool)` tuples (`granule::Tuple`),
 //! used through `.0`/`.1` or `let (v, o) = ..`; `checked_*` results are
@@ -231,6 +232,16 @@ impl Cx {
         method: &syn::Ident,
     ) -> Result<(String, Ty)> {
         let args: Vec<&Expr> = c.args.iter().collect();
+        if method == "from" {
+            // `u32::from(flag)`, `f64::from(x)`: From between scalars is
+            // lossless (Rust has checked that the impl exists), so it is
+            // the C++ conversion.
+            let [v] = args.as_slice() else {
+                return Err(error_at(method.span(), "`from` takes 1 argument(s)"));
+            };
+            let (v, _) = self.value(v)?;
+            return Ok((format!("(({})({v}))", s.cpp()), Ty::scalar(s)));
+        }
         if method == "from_bits" {
             let bits = match s {
                 Scalar::F32 => Scalar::U32,

@@ -32,7 +32,7 @@ fn twice(v: i64) -> i64 {
 }
 
 #[kernel]
-fn device_literals(i: usize, y: &mut i64, n: i64) {
+fn device_literals(_i: usize, y: &mut i64, n: i64) {
     *y = twice(1) * 3 + twice(n - 1);
     *y += twice({
         let t = n + 1;
