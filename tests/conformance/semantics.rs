@@ -167,20 +167,43 @@ pub mod quiet {
         });
     }
 
-    /// Runs `f` with the expected panics of this thread (and, while it
-    /// runs, of Rayon's workers) unprinted.
-    pub fn run<R>(f: impl FnOnce() -> R) -> R {
-        install();
-        struct Reset(bool);
-        impl Drop for Reset {
-            fn drop(&mut self) {
-                QUIET.with(|q| q.set(self.0));
+    /// Restores the thread's flag (and the dispatch count) on the way out,
+    /// unwinding included.
+    struct Reset {
+        quiet: bool,
+        probing: bool,
+    }
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            QUIET.with(|q| q.set(self.quiet));
+            if self.probing {
                 PROBING.fetch_sub(1, Ordering::SeqCst);
             }
         }
-        PROBING.fetch_add(1, Ordering::SeqCst);
-        let _reset = Reset(QUIET.with(|q| q.replace(true)));
+    }
+
+    fn quietly<R>(probing: bool, f: impl FnOnce() -> R) -> R {
+        install();
+        if probing {
+            PROBING.fetch_add(1, Ordering::SeqCst);
+        }
+        let _reset = Reset {
+            quiet: QUIET.with(|q| q.replace(true)),
+            probing,
+        };
         f()
+    }
+
+    /// Runs `f` with this thread's expected panics unprinted (the host
+    /// reference).
+    pub fn run<R>(f: impl FnOnce() -> R) -> R {
+        quietly(false, f)
+    }
+
+    /// Runs `f`, a dispatch of a panicking point, with this thread's and
+    /// (while it runs) Rayon's workers' panics unprinted.
+    pub fn dispatch<R>(f: impl FnOnce() -> R) -> R {
+        quietly(true, f)
     }
 }
 
@@ -1414,7 +1437,9 @@ pub fn check_panics<T: Copy + std::fmt::Debug>(
     let run_here: Vec<&(Point<T>, String)> = plan.panics.iter().take(budget).collect();
     let quiet_ones: Vec<String> = run_here
         .iter()
-        .filter(|(pt, _)| quiet::run(|| catch_unwind(AssertUnwindSafe(|| run(&[*pt])))).is_ok())
+        .filter(|(pt, _)| {
+            quiet::dispatch(|| catch_unwind(AssertUnwindSafe(|| run(&[*pt])))).is_ok()
+        })
         .map(|(pt, m)| {
             format!(
                 "{}::{}{:?} panics on the host ({m}..) but not on {space}",
