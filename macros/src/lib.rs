@@ -72,6 +72,43 @@ pub fn reshape_map_with_crate(input: TokenStream) -> TokenStream {
 /// // The device side: f32 math only.
 /// assert!(__GRANULE_KERNEL_axpy.source.contains("y = ((a * x(i)) + y);"));
 /// ```
+///
+/// One body, one semantics: integer arithmetic wraps as in Rust's release
+/// profile (without C++ undefined behaviour), casts, shifts, division and
+/// IEEE float arithmetic give the host's bits, and so do the `core`
+/// methods the subset accepts: the `wrapping_*`, `overflowing_*`,
+/// `saturating_*` and `checked_*` families, bit counts, rotations,
+/// Euclidean division, float rounding, signs and bits. An `overflowing_*`
+/// pair is read by field or destructured; a `checked_*` Option is consumed
+/// at once (`unwrap`, `expect`, `unwrap_or`, `is_some`, ..), and a `None`
+/// unwrapped on the device fails the kernel with Rust's message.
+/// Transcendental functions (`exp`, `sin`, `powf`, ..) and `powi` are
+/// within documented ulp bounds of the host's results on a GPU
+/// (`src/kernel/README.md`, "Bounded functions").
+///
+/// ```
+/// use granule::prelude::*;
+///
+/// #[kernel]
+/// fn mix(i: usize, y: &mut u32, x: &View1<u32>) {
+///     let (p, wrapped) = x[i].overflowing_mul(0x9e37_79b9);
+///     let step = x[i].checked_add(1).unwrap_or(0);
+///     *y = (p ^ step).rotate_left(5) + u32::from(wrapped);
+/// }
+///
+/// let x = View1::<u32>::from_fn("x", 3, |i| [7, u32::MAX, 1 << 31][i]).unwrap();
+/// let mut y = View1::<u32>::zeros("y", 3).unwrap();
+/// parallel_for("mix", RangePolicy::new(&Serial, 0..3), &mut y, mix(&x));
+/// let want = |v: u32| {
+///     let (p, o) = v.overflowing_mul(0x9e37_79b9);
+///     (p ^ v.checked_add(1).unwrap_or(0)).rotate_left(5) + o as u32
+/// };
+/// assert_eq!(y.to_vec(), vec![want(7), want(u32::MAX), want(1 << 31)]);
+/// // Each method is the device header's function of the same name.
+/// let src = __GRANULE_KERNEL_mix.source;
+/// assert!(src.contains("granule::overflowing_mul(x(i), 2654435769u)"));
+/// assert!(src.contains("granule::unwrap_or(granule::checked_add(x(i), 1u), 0u)"));
+/// ```
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand_kernel(attr.into(), item.into()).into()
@@ -79,6 +116,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Marks a helper function or constant that `#[kernel]`s may use; it is
 /// translated like a kernel body and emitted before the kernels that use it.
+/// A helper may not call itself (a GPU thread has no stack sized for
+/// recursion): write it as a loop.
 ///
 /// ```
 /// use granule::prelude::*;

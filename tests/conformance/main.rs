@@ -41,6 +41,8 @@ mod scan;
 mod team;
 #[macro_use]
 mod soundness;
+#[macro_use]
+mod semantics;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -65,6 +67,7 @@ macro_rules! conformance_suite {
             team_tests!();
             bad_input_tests!();
             soundness_tests!();
+            semantics_tests!();
             $($host_only)*
         }
     };

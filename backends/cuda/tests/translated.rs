@@ -35,6 +35,7 @@ include!("../../../macros/tests/golden/asserts.rs");
 include!("../../../macros/tests/golden/custom_reducer.rs");
 include!("../../../macros/tests/golden/team_scratch.rs");
 include!("../../../macros/tests/golden/team_nested.rs");
+include!("../../../macros/tests/golden/core_methods.rs");
 
 #[kernel]
 fn f32_only(i: usize, y: &mut f32, x: &View1<f32>, n: i32) {
@@ -86,6 +87,8 @@ fn instances() -> Vec<Instance> {
         Instance::new(&__GRANULE_KERNEL_f32_only, Pattern::For, &[]),
         Instance::new(&__GRANULE_KERNEL_ints, Pattern::For, &[]),
         Instance::new(&__GRANULE_KERNEL_narrow, Pattern::For, &[]),
+        Instance::new(&__GRANULE_KERNEL_core_methods, Pattern::For, &[]),
+        Instance::new(&__GRANULE_KERNEL_device_literals, Pattern::For, &[]),
         Instance::new(&__GRANULE_KERNEL_checked, Pattern::For, &[]),
         Instance::new(
             &__GRANULE_KERNEL_peak,

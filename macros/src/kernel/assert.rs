@@ -50,9 +50,7 @@ impl Cx {
             ));
         }
         let args: Vec<&Expr> = args.iter().collect();
-        let at = mac.path.span();
-        let (line, column) = (at.start().line, at.start().column + 1);
-        let prefix = format!("{}:{line}:{column}: kernel `{}`: ", at.file(), self.fn_name);
+        let (prefix, line) = self.site(mac.path.span());
         let format = match args.get(arity) {
             Some(Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(s),
@@ -131,6 +129,14 @@ impl Cx {
             "[&]() {{ const auto {gl} = {l}; const auto {gr} = {r}; if (!({gl} {op} {gr})) {}; }}()",
             assert_fail(&message, line, &values)
         ))
+    }
+
+    /// `"<file>:<line>:<column>: kernel `<name>`: "`, the start of a device
+    /// failure's message at `at`, and the line.
+    pub(super) fn site(&self, at: proc_macro2::Span) -> (String, usize) {
+        let (line, column) = (at.start().line, at.start().column + 1);
+        let prefix = format!("{}:{line}:{column}: kernel `{}`: ", at.file(), self.fn_name);
+        (prefix, line)
     }
 
     /// Parses a format string and its arguments (`rest`, after the
@@ -318,7 +324,7 @@ fn rust_text(e: &Expr) -> String {
 }
 
 /// `s` as the body of a C++ string literal.
-fn cpp_escape(s: &str) -> String {
+pub(super) fn cpp_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

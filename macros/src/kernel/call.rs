@@ -16,6 +16,9 @@ impl Cx {
         if let Some(r) = self.nested(m)? {
             return Ok(r);
         }
+        if let Some(r) = self.option_use(m)? {
+            return Ok(r);
+        }
         if name == "unwrap" || name == "expect" {
             return self.scratch(m);
         }
@@ -34,7 +37,10 @@ impl Cx {
                 "a method of a tuple accumulator (use its fields: `acc.0`)",
             )),
             // Method calls auto-deref an output, as in Rust.
-            Ty::Elem(elem) | Ty::Out(elem) => self.math(m, &recv, &elem),
+            Ty::Elem(elem) | Ty::Out(elem) => {
+                let args: Vec<&Expr> = m.args.iter().collect();
+                self.scalar_method(&m.method, &recv, &elem, &args)
+            }
             _ => Err(unsupported(&m.method, &format!("the method `{name}` here"))),
         }
     }
@@ -139,54 +145,6 @@ impl Cx {
             .map(|x| self.value_as(x, &Elem::Scalar(Scalar::Usize)))
             .collect::<Result<Vec<_>>>()?;
         Ok(format!("granule::Loc<{rank}>{{{{{}}}}}", parts.join(", ")))
-    }
-
-    fn math(&mut self, m: &ExprMethodCall, recv: &str, elem: &Elem) -> Result<(String, Ty)> {
-        let name = m.method.to_string();
-        let float = matches!(self.infer.resolve(elem), Elem::Scalar(s) if s.is_float())
-            || self.infer.kind(elem) == Some(super::types::VarKind::Float)
-            || matches!(self.infer.resolve(elem), Elem::Generic(_));
-        let same = Ty::Elem(elem.clone());
-        let f = match (name.as_str(), float) {
-            ("sqrt" | "exp" | "ln" | "sin" | "cos" | "tanh" | "floor" | "ceil", true) => {
-                args::<0>(m)?;
-                return Ok((format!("granule::{name}({recv})"), same));
-            }
-            ("abs", _) => {
-                args::<0>(m)?;
-                return Ok((format!("granule::abs({recv})"), same));
-            }
-            ("powi", true) => {
-                let [n] = args::<1>(m)?;
-                let n = self.value_as(n, &Elem::Scalar(Scalar::I32))?;
-                return Ok((format!("granule::powi({recv}, {n})"), same));
-            }
-            ("powf" | "min" | "max", _) if name != "powf" || float => name.as_str(),
-            ("mul_add" | "clamp", _) if name != "mul_add" || float => name.as_str(),
-            _ => {
-                return Err(unsupported(
-                    &m.method,
-                    &format!("the method `{name}` on this type"),
-                ))
-            }
-        };
-        let args = m
-            .args
-            .iter()
-            .map(|a| self.value_as(a, elem))
-            .collect::<Result<Vec<_>>>()?;
-        let want = if matches!(f, "mul_add" | "clamp") {
-            2
-        } else {
-            1
-        };
-        if args.len() != want {
-            return Err(error_at(
-                m.method.span(),
-                format!("`{f}` takes {want} argument(s)"),
-            ));
-        }
-        Ok((format!("granule::{f}({recv}, {})", args.join(", ")), same))
     }
 
     /// The index argument of an atomic operation, as C++ call arguments.
@@ -565,6 +523,14 @@ impl Cx {
             return Err(unsupported(&c.func, "calling this expression"));
         };
         let last = last_segment(&p.path);
+        if let [ty, method] = p.path.segments.iter().collect::<Vec<_>>().as_slice() {
+            if let (Some(s), true) = (
+                Scalar::from_name(&ty.ident.to_string()),
+                method.arguments.is_none(),
+            ) {
+                return self.scalar_fn(s, c, &method.ident);
+            }
+        }
         match last.as_str() {
             "single" if p.path.segments.len() == 1 => self.single(c),
             "new" => Err(unsupported(

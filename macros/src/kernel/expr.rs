@@ -151,8 +151,13 @@ impl Cx {
             (UnOp::Neg(_), e) => {
                 let (t, elem) = self.value(e)?;
                 match self.arith(&elem) {
-                    Arith::Float | Arith::Auto => Ok((format!("(-{t})"), Ty::Elem(elem))),
-                    Arith::Signed => Ok((format!("granule::wneg({t})"), Ty::Elem(elem))),
+                    // A float's sign bit flipped, its NaN payload kept
+                    // (PTX's neg.f32 leaves a NaN's bits unspecified).
+                    Arith::Float => Ok((format!("granule::neg({t})"), Ty::Elem(elem))),
+                    // wneg wraps an integer and flips a float's sign bit.
+                    Arith::Signed | Arith::Auto => {
+                        Ok((format!("granule::wneg({t})"), Ty::Elem(elem)))
+                    }
                     _ => Err(error_at(
                         u.span(),
                         "cannot negate an unsigned or bool value",
@@ -241,10 +246,15 @@ impl Cx {
         span: proc_macro2::Span,
     ) -> Result<String> {
         let kind = self.arith(elem);
+        // Signed overflow is undefined in C++, and 8- and 16-bit operands
+        // are promoted to `int`, where even `u16 * u16` overflows: the
+        // header's helpers compute in an unsigned type and wrap.
+        let narrow = matches!(self.infer.resolve(elem), Elem::Scalar(s) if s.is_narrow());
+        let wraps = kind == Arith::Signed || narrow;
         let helper = match (op, kind) {
-            (BinOp::Add(_), Arith::Signed) => "wadd",
-            (BinOp::Sub(_), Arith::Signed) => "wsub",
-            (BinOp::Mul(_), Arith::Signed) => "wmul",
+            (BinOp::Add(_), _) if wraps => "wadd",
+            (BinOp::Sub(_), _) if wraps => "wsub",
+            (BinOp::Mul(_), _) if wraps => "wmul",
             (BinOp::Div(_), Arith::Signed | Arith::Unsigned) => "div",
             (BinOp::Rem(_), Arith::Signed | Arith::Unsigned | Arith::Float) => "rem",
             (BinOp::BitAnd(_) | BinOp::BitOr(_) | BinOp::BitXor(_), Arith::Float) => {
@@ -261,6 +271,13 @@ impl Cx {
             | (BinOp::BitAnd(_) | BinOp::BitOr(_) | BinOp::BitXor(_), _) => "",
             _ => return Err(error_at(span, "this operator is not supported")),
         };
+        if kind == Arith::Auto && is_arith(op) {
+            // A value C++17 cannot name (a `#[device]` call with a lambda
+            // among its arguments): the helper, with `r` converted to the
+            // left operand's type (a literal next to it defaults to i32,
+            // and Rust has checked that it fits).
+            return Ok(format!("granule::{}_as({l}, {r})", auto_helper(op)));
+        }
         if helper.is_empty() {
             let op = quote::ToTokens::to_token_stream(op).to_string();
             match self.infer.resolve(elem) {
@@ -543,6 +560,24 @@ impl Cx {
             return Err(unsupported(c, "`continue` outside a loop of this block"));
         }
         Ok(("continue".into(), Ty::Unit))
+    }
+}
+
+fn is_arith(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_)
+    )
+}
+
+/// The header's helper for an arithmetic operator on any scalar.
+fn auto_helper(op: &BinOp) -> &'static str {
+    match op {
+        BinOp::Add(_) => "wadd",
+        BinOp::Sub(_) => "wsub",
+        BinOp::Mul(_) => "wmul",
+        BinOp::Div(_) => "div",
+        _ => "rem",
     }
 }
 

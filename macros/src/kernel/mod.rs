@@ -9,6 +9,7 @@ mod emit;
 mod errors;
 mod expr;
 mod host;
+mod methods;
 mod nested;
 mod reducer;
 mod sig;
@@ -152,8 +153,9 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
         ));
     }
     let body = cx.block_stmts(&f.block, 1)?;
-    let decls: Vec<&str> = params.iter().map(|p| p.decl.as_str()).collect();
     let name = f.sig.ident.to_string();
+    reject_recursion(&cx, &name)?;
+    let decls: Vec<&str> = params.iter().map(|p| p.decl.as_str()).collect();
     let ret_cpp = ret.map_or("void".to_string(), |r| cx.infer.cpp(&r));
     let text = format!(
         "{}__device__ __forceinline__ {ret_cpp} {name}({}) {{\n{body}}}\n",
@@ -161,6 +163,21 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
         decls.join(", ")
     );
     Ok(finish(cx, name, generics, params, &text))
+}
+
+/// A `#[device]` function may not call itself: the emulator runs a GPU
+/// thread on a fiber of 64 KiB and a GPU launch sizes no stack for
+/// recursion, so a deep one would crash instead of failing. Calls that
+/// come back through other functions are rejected when the translation
+/// unit is assembled (granule-cuda's codegen).
+fn reject_recursion(cx: &Cx, name: &str) -> Result<()> {
+    match cx.deps.iter().find(|p| types::last_segment(p) == name) {
+        Some(call) => Err(errors::error_at(
+            syn::spanned::Spanned::span(call),
+            format!("`#[device]` fn `{name}` calls itself: recursion is not supported in device code (a GPU thread has no stack sized for it); write it as a loop"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Translates a `#[device] const`.

@@ -178,6 +178,9 @@ impl Cx {
 
     fn local(&mut self, l: &syn::Local, depth: usize) -> Result<String> {
         let p = pad(depth);
+        if let syn::Pat::Tuple(t) = &l.pat {
+            return self.tuple_local(t, l, depth);
+        }
         let (name, mutable, annotated) = local_pattern(&l.pat)?;
         let declared = annotated.map(|t| elem_of(t, &self.generics)).transpose()?;
         let Some(init) = &l.init else {
@@ -214,6 +217,49 @@ impl Cx {
         let konst = if mutable { "" } else { "const " };
         self.bind(name.clone(), ty, mutable);
         Ok(format!("{p}{konst}{cpp} {name} = {value};\n"))
+    }
+
+    /// `let (a, b, ..) = tuple;`: a tuple value (an `overflowing_*` pair, a
+    /// tuple accumulator's value) bound once, then each field by name (`_`
+    /// skips one).
+    fn tuple_local(&mut self, t: &syn::PatTuple, l: &syn::Local, depth: usize) -> Result<String> {
+        let p = pad(depth);
+        let Some(init) = l.init.as_ref().filter(|i| i.diverge.is_none()) else {
+            return Err(unsupported(
+                l,
+                "a tuple `let` without a value, or with `else`",
+            ));
+        };
+        let (value, ty) = self.expr(&init.expr)?;
+        let fields = match self.elem(&ty, init.expr.span())? {
+            Elem::Tuple(fields) if fields.len() == t.elems.len() => fields,
+            Elem::Tuple(fields) => {
+                return Err(error_at(
+                    t.span(),
+                    format!("the tuple has {} fields", fields.len()),
+                ))
+            }
+            _ => return Err(error_at(init.expr.span(), "this value is not a tuple")),
+        };
+        let whole = self.tmp("tuple");
+        let mut out = format!("{p}const auto {whole} = {value};\n");
+        for (k, (pat, field)) in t.elems.iter().zip(fields).enumerate() {
+            if matches!(pat, syn::Pat::Wild(_)) {
+                continue;
+            }
+            let (name, mutable, annotated) = local_pattern(pat)?;
+            if let Some(a) = annotated {
+                let declared = elem_of(a, &self.generics)?;
+                self.unify(&declared, &Elem::Scalar(field), a.span())?;
+            }
+            let konst = if mutable { "" } else { "const " };
+            out.push_str(&format!(
+                "{p}{konst}{} {name} = granule::get<{k}>({whole});\n",
+                field.cpp()
+            ));
+            self.bind(name, Ty::scalar(field), mutable);
+        }
+        Ok(out)
     }
 
     fn const_item(&mut self, c: &syn::ItemConst, depth: usize) -> Result<String> {
@@ -344,6 +390,9 @@ fn local_pattern(p: &syn::Pat) -> Result<(String, bool, Option<&syn::Type>)> {
             Ok((i.ident.to_string(), i.mutability.is_some(), None))
         }
         syn::Pat::Type(t) => local_pattern(&t.pat).map(|(n, m, _)| (n, m, Some(&*t.ty))),
-        _ => Err(unsupported(p, "this pattern (only `name` or `mut name`)")),
+        _ => Err(unsupported(
+            p,
+            "this pattern (only `name`, `mut name`, or a tuple of them: `(v, o)`)",
+        )),
     }
 }

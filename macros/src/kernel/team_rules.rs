@@ -362,6 +362,9 @@ impl An {
     }
 
     fn local(&mut self, l: &syn::Local) {
+        if let syn::Pat::Tuple(t) = &l.pat {
+            return self.tuple_local(t, l);
+        }
         let (ident, mutable) = match &l.pat {
             syn::Pat::Ident(i) => (&i.ident, i.mutability.is_some()),
             syn::Pat::Type(t) => match &*t.pat {
@@ -394,6 +397,34 @@ impl An {
             }
         };
         self.bind(var);
+    }
+
+    /// `let (a, b) = v;`: each name varies as `v` does, and a `mut` one
+    /// like an assigned variable.
+    fn tuple_local(&mut self, t: &syn::PatTuple, l: &syn::Local) {
+        let info = l
+            .init
+            .as_ref()
+            .map_or(Info::value(Level::Const), |i| self.expr(&i.expr));
+        for pat in &t.elems {
+            let pat = match pat {
+                syn::Pat::Type(t) => &*t.pat,
+                p => p,
+            };
+            let syn::Pat::Ident(i) = pat else { continue };
+            let mutable = i.mutability.is_some().then(|| {
+                let k = key(i.ident.span());
+                self.raise(k, info.level.max(self.here()));
+                k
+            });
+            self.bind(Var {
+                name: i.ident.to_string(),
+                level: info.level,
+                // A tuple's fields are scalars.
+                class: Class::Value,
+                mutable,
+            });
+        }
     }
 
     fn expr(&mut self, e: &Expr) -> Info {

@@ -236,3 +236,145 @@ fn assertions_without_values_keep_the_message_as_text() {
         "{s}"
     );
 }
+
+fn device_error(src: &str) -> String {
+    let f: syn::ItemFn = syn::parse_str(src).expect("valid Rust");
+    match translate_device(&f) {
+        Ok(t) => panic!("translated, but should not have:\n{}", t.source),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn narrow_integer_arithmetic_never_overflows_int() {
+    // u16 * u16 is computed in `int` by C++: 65535 * 65535 overflows it.
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut u16, a: u16, b: u8) { let mut p = a * a; p *= a; p -= a; *y = p + (b + b) as u16; }",
+    );
+    assert!(s.contains("granule::u16 p = granule::wmul(a, a);"), "{s}");
+    assert!(s.contains("p = granule::wmul(p, a);"), "{s}");
+    assert!(s.contains("p = granule::wsub(p, a);"), "{s}");
+    assert!(s.contains("granule::wadd(b, b)"), "{s}");
+}
+
+#[test]
+fn i32_min_is_a_valid_int_literal() {
+    // `-2147483648` is `-(2147483648)`, a `long` in C++, which would not
+    // deduce together with an `int` in the header's templates.
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut i32, a: i32) { *y = a.max(-2147483648) + -2147483647; }",
+    );
+    assert!(s.contains("((granule::i32)-2147483648ull)"), "{s}");
+    assert!(
+        s.contains("+ -2147483647") || s.contains(", -2147483647)"),
+        "{s}"
+    );
+}
+
+#[test]
+fn literals_inside_device_calls_leave_no_inference_markers() {
+    // The `1` among `helper`'s arguments is inside the decltype that the
+    // `3` next to the call takes as its type.
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut i64, n: i64) { *y = helper(1) * 3 - helper(n - 1) * 2; }",
+    );
+    assert!(!s.contains('\u{1}'), "{s:?}");
+    assert!(
+        s.contains("((granule::Plain<decltype(helper(1))>)3ull)"),
+        "{s}"
+    );
+    assert!(
+        s.contains(
+            "((granule::Plain<decltype(helper(granule::wsub(n, ((granule::i64)1ull))))>)2ull)"
+        ),
+        "{s}"
+    );
+}
+
+#[test]
+fn a_device_function_calling_itself_is_rejected() {
+    let e = device_error("fn fact(n: u64) -> u64 { if n == 0 { 1 } else { n * fact(n - 1) } }");
+    assert!(
+        e.contains("`fact` calls itself") && e.contains("loop"),
+        "{e}"
+    );
+    // Another function of the same unit is fine.
+    let f: syn::ItemFn = syn::parse_str("fn twice(n: u64) -> u64 { halve(n) * 4 }").unwrap();
+    assert!(translate_device(&f).is_ok());
+}
+
+#[test]
+fn methods_outside_the_subset_name_the_receiver_type() {
+    for (src, what) in [
+        (
+            "fn k(i: usize, y: &mut u32, x: f64) { *y = x.count_ones(); }",
+            "the method `count_ones` on `f64`",
+        ),
+        (
+            "fn k(i: usize, y: &mut u32, x: u32) { *y = x.abs(); }",
+            "the method `abs` on `u32`",
+        ),
+        (
+            "fn k(i: usize, y: &mut f64, x: f64) { *y = x.sin_cos(); }",
+            "the method `sin_cos` on `f64`",
+        ),
+        (
+            "fn k(i: usize, y: &mut i32, x: i32) { let c = x.checked_add(1); *y = 0; }",
+            "`checked_add` returns an Option",
+        ),
+        (
+            "fn k(i: usize, y: &mut i32, x: i32) { *y = x.wrapping_add(1, 2); }",
+            "`wrapping_add` takes 1 argument(s)",
+        ),
+        (
+            "fn k(i: usize, y: &mut i32, x: i32, m: usize) { *y = x.checked_add(1).expect(m); }",
+            "an `expect` message other than a string literal",
+        ),
+        (
+            "fn k(i: usize, y: &mut i32, x: i32) { let (a, b, c) = x.overflowing_add(1); *y = a; }",
+            "the tuple has 2 fields",
+        ),
+    ] {
+        let e = kernel_error(src);
+        assert!(e.contains(what), "{src}: `{e}` does not mention `{what}`");
+    }
+}
+
+#[test]
+fn scalar_methods_take_the_argument_types_rust_gives_them() {
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut i64, a: i64, f: f32) { \
+         let (v, _) = a.overflowing_shl(70); \
+         *y = v.wrapping_pow(3) + i64::rotate_right(a, 65) + (f.powi(-2).to_bits() as i64) \
+         + a.checked_mul(a).unwrap_or_default() + a.leading_zeros() as i64; }",
+    );
+    // u32 shift amounts and exponents, an i32 power, u32 bits.
+    assert!(s.contains("granule::overflowing_shl(a, 70u)"), "{s}");
+    assert!(s.contains("granule::wrapping_pow(v, 3u)"), "{s}");
+    assert!(s.contains("granule::rotate_right(a, 65u)"), "{s}");
+    assert!(s.contains("granule::powi(f, -2)"), "{s}");
+    assert!(
+        s.contains("granule::unwrap_or(granule::checked_mul(a, a), ((granule::i64)0ull))"),
+        "{s}"
+    );
+    assert!(
+        s.contains("const granule::i64 v = granule::get<0>(tuple_g1);"),
+        "{s}"
+    );
+}
+
+#[test]
+fn arithmetic_on_values_cpp_cannot_name_still_wraps() {
+    // A block among a `#[device]` call's arguments is a lambda, which
+    // C++17 keeps out of `decltype`: the result is `auto`, and its
+    // arithmetic goes through the helpers in the left operand's type.
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut i64, n: i64) { let v = helper({ let t = n; t * 2 }); *y = -(v * 3 + v); }",
+    );
+    assert!(s.contains("const auto v = helper("), "{s}");
+    assert!(
+        s.contains("granule::wadd_as(granule::wmul_as(v, 3), v)"),
+        "{s}"
+    );
+    assert!(s.contains("granule::wneg("), "{s}");
+}

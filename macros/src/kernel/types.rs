@@ -77,6 +77,18 @@ impl Scalar {
         matches!(self, Scalar::I8 | Scalar::I16 | Scalar::U8 | Scalar::U16)
     }
 
+    /// The unsigned integer of the same width (itself if unsigned).
+    pub fn unsigned(self) -> Scalar {
+        match self {
+            Scalar::I8 => Scalar::U8,
+            Scalar::I16 => Scalar::U16,
+            Scalar::I32 => Scalar::U32,
+            Scalar::I64 => Scalar::U64,
+            Scalar::Isize => Scalar::Usize,
+            s => s,
+        }
+    }
+
     pub fn is_int(self) -> bool {
         !self.is_float() && self != Scalar::Bool
     }
@@ -86,7 +98,13 @@ impl Scalar {
         match self {
             Scalar::F32 => format!("{}f", float_text(text)),
             Scalar::F64 => float_text(text),
-            Scalar::I32 if text.parse::<i64>().is_ok_and(|v| v <= i32::MAX as i64) => {
+            // i32::MIN is not an int literal in C++ (`-2147483648` negates
+            // a `long`): it takes the typed form below.
+            Scalar::I32
+                if text
+                    .parse::<i64>()
+                    .is_ok_and(|v| v > i64::from(i32::MIN) && v <= i64::from(i32::MAX)) =>
+            {
                 text.to_string()
             }
             Scalar::U32 => format!("{text}u"),
@@ -478,11 +496,26 @@ impl Infer {
 
     /// Replaces every marker in `text` now that all uses are seen.
     pub fn finish(&self, text: &str) -> String {
+        self.finish_at(text, 0)
+    }
+
+    /// `finish`, `depth` expansions deep: a marker may expand to a type
+    /// that holds markers itself (a literal next to a `#[device]` call's
+    /// result takes `Plain<decltype(helper(1))>`, whose argument is one),
+    /// so expansions are finished too. A type's text was written before
+    /// its variable was bound, so it cannot hold its own marker; the depth
+    /// bound is a guard, not a limit a kernel can reach.
+    fn finish_at(&self, text: &str, depth: usize) -> String {
         let mut out = String::with_capacity(text.len());
         let mut parts = text.split('\u{1}');
         out.push_str(parts.next().unwrap_or(""));
         while let (Some(marker), rest) = (parts.next(), parts.next()) {
-            out.push_str(&self.expand_marker(marker));
+            let expanded = self.expand_marker(marker);
+            if expanded.contains('\u{1}') && depth < 64 {
+                out.push_str(&self.finish_at(&expanded, depth + 1));
+            } else {
+                out.push_str(&expanded);
+            }
             out.push_str(rest.unwrap_or(""));
         }
         out

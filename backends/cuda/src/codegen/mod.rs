@@ -148,7 +148,12 @@ impl TranslationUnit {
                 .copied()
                 .chain(inst.pattern.custom_reducer())
             {
-                push_fn(&mut source, dep, &mut seen_fns);
+                push_fn(&mut source, dep, &mut seen_fns, &mut Vec::new()).map_err(|message| {
+                    CodegenError {
+                        kernel: inst.kernel.name,
+                        message,
+                    }
+                })?;
             }
             if !seen_kernels.contains(&(inst.kernel as *const _)) {
                 seen_kernels.push(inst.kernel);
@@ -211,16 +216,37 @@ impl TranslationUnit {
     }
 }
 
-fn push_fn(source: &mut String, f: &'static DeviceFn, seen: &mut Vec<*const DeviceFn>) {
+/// Emits `f` after its callees, each once. `path` is the chain of callers
+/// being emitted: a callee already on it is recursion, which the unit
+/// rejects (the translator rejects a function calling itself; calls that
+/// come back through others are found here). The unit declares nothing
+/// ahead, so such code could not compile anyway, and a GPU thread's stack
+/// is sized for the calls the compiler sees, not for recursion.
+fn push_fn(
+    source: &mut String,
+    f: &'static DeviceFn,
+    seen: &mut Vec<*const DeviceFn>,
+    path: &mut Vec<&'static str>,
+) -> Result<(), String> {
+    if path.contains(&f.name) {
+        path.push(f.name);
+        return Err(format!(
+            "the `#[device]` functions call each other ({}): recursion is not supported on the device; write it as a loop",
+            path.join(" -> ")
+        ));
+    }
     if seen.contains(&(f as *const _)) {
-        return;
+        return Ok(());
     }
-    seen.push(f);
+    path.push(f.name);
     for dep in f.deps {
-        push_fn(source, dep, seen);
+        push_fn(source, dep, seen, path)?;
     }
+    path.pop();
+    seen.push(f);
     source.push_str("\n// ---- device fn ");
     source.push_str(f.name);
     source.push('\n');
     source.push_str(f.source);
+    Ok(())
 }

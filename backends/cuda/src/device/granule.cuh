@@ -7,14 +7,18 @@
 //
 // Conventions that keep Rust semantics on the device:
 // - integer widths are exact (usize is 64-bit, checked below);
-// - signed + - * and unary - wrap (two's complement), like Rust's release
-//   profile; unsigned arithmetic wraps natively;
+// - integer + - * << and unary - wrap (two's complement), like Rust's
+//   release profile, without C++ undefined behaviour: they compute in an
+//   unsigned type no narrower than int (`wadd`, .., "integer ops");
 // - division or remainder by zero, and MIN / -1, trap (Rust panics);
 // - shift counts are masked to the width (Rust's release behaviour);
 // - float -> int `as` saturates, NaN -> 0; int -> int `as` wraps;
 // - 8- and 16-bit integers are promoted to int by C++ arithmetic: the
 //   translator casts results back (and the helpers below return T), so
 //   they wrap at their own width like Rust's;
+// - the `core` methods with an exact device form (wrapping_*, checked_*,
+//   count_ones, round, ..) compute what core's definitions compute;
+//   transcendental functions are CUDA's, within documented bounds;
 // - View indexing is bounds-checked: the first failure is recorded in the
 //   ErrorRecord `granule_error_at` points to and the thread traps; so are
 //   failed assertions.
@@ -54,23 +58,26 @@ static_assert(sizeof(usize) == 8 && sizeof(void*) == 8, "usize is 64-bit");
 // ---------------------------------------------------------------- traits
 
 template <class T> struct Num;
-#define GRANULE_INT(T, U, BITS, SIGNED, MINV, MAXV)                          \
+// `Wide` is the unsigned type an integer's + - * << are computed in: no
+// narrower than `int`, so that C++ never promotes it to a signed type.
+#define GRANULE_INT(T, U, W, BITS, SIGNED, MINV, MAXV)                       \
   template <> struct Num<T> {                                                \
     typedef U Unsigned;                                                      \
+    typedef W Wide;                                                          \
     static constexpr bool is_float = false;                                  \
     static constexpr bool is_signed = SIGNED;                                \
     static constexpr int bits = BITS;                                        \
     static __device__ __forceinline__ T min_value() { return MINV; }         \
     static __device__ __forceinline__ T max_value() { return MAXV; }         \
   };
-GRANULE_INT(i8, u8, 8, true, (i8)(-128), (i8)127)
-GRANULE_INT(u8, u8, 8, false, (u8)0, (u8)0xff)
-GRANULE_INT(i16, u16, 16, true, (i16)(-32768), (i16)32767)
-GRANULE_INT(u16, u16, 16, false, (u16)0, (u16)0xffff)
-GRANULE_INT(i32, u32, 32, true, (i32)0x80000000u, (i32)0x7fffffff)
-GRANULE_INT(u32, u32, 32, false, 0u, 0xffffffffu)
-GRANULE_INT(i64, u64, 64, true, (i64)0x8000000000000000ull, (i64)0x7fffffffffffffffll)
-GRANULE_INT(u64, u64, 64, false, 0ull, 0xffffffffffffffffull)
+GRANULE_INT(i8, u8, u32, 8, true, (i8)(-128), (i8)127)
+GRANULE_INT(u8, u8, u32, 8, false, (u8)0, (u8)0xff)
+GRANULE_INT(i16, u16, u32, 16, true, (i16)(-32768), (i16)32767)
+GRANULE_INT(u16, u16, u32, 16, false, (u16)0, (u16)0xffff)
+GRANULE_INT(i32, u32, u32, 32, true, (i32)0x80000000u, (i32)0x7fffffff)
+GRANULE_INT(u32, u32, u32, 32, false, 0u, 0xffffffffu)
+GRANULE_INT(i64, u64, u64, 64, true, (i64)0x8000000000000000ull, (i64)0x7fffffffffffffffll)
+GRANULE_INT(u64, u64, u64, 64, false, 0ull, 0xffffffffffffffffull)
 #undef GRANULE_INT
 template <> struct Num<bool> {
   typedef bool Unsigned;
@@ -105,6 +112,17 @@ template <class T> struct PlainOf { typedef T type; };
 template <class T> struct PlainOf<const T> { typedef T type; };
 template <class T> struct PlainOf<T&> { typedef typename PlainOf<T>::type type; };
 template <class T> using Plain = typename PlainOf<T>::type;
+
+// The bits of a float and back (`to_bits`, `f32::from_bits`), and its sign
+// bit: negation, `abs` and `copysign` change only that bit, as Rust
+// guarantees (NaN payloads included), where PTX's neg.f32 and abs.f32
+// leave a NaN's bits unspecified.
+__device__ __forceinline__ u32 bits_of(f32 v) { return (u32)__float_as_int(v); }
+__device__ __forceinline__ u64 bits_of(f64 v) { return (u64)__double_as_longlong(v); }
+__device__ __forceinline__ f32 from_bits(f32, u32 b) { return __int_as_float((i32)b); }
+__device__ __forceinline__ f64 from_bits(f64, u64 b) { return __longlong_as_double((i64)b); }
+__device__ __forceinline__ u32 sign_bit(f32) { return 0x80000000u; }
+__device__ __forceinline__ u64 sign_bit(f64) { return 0x8000000000000000ull; }
 
 // ---------------------------------------------------------------- errors
 
@@ -272,38 +290,43 @@ __device__ __noinline__ void assert_fail(const char* message, u32 line, u32 n, A
 
 // ---------------------------------------------------------- integer ops
 
-// Signed arithmetic goes through unsigned so that overflow wraps instead of
-// being undefined; floats and unsigned types use the operator directly.
+// Rust's release profile wraps every integer + - * and <<; C++ does not:
+// signed overflow is undefined, and 8- and 16-bit operands are promoted to
+// `int`, where even `u16 * u16` can overflow (65535 * 65535 > INT_MAX). So
+// these compute in `Num<T>::Wide`, an unsigned type no narrower than
+// `int`, where C++ arithmetic wraps, and convert the result back to T:
+// modulo 2^bits, which C++20 requires and which NVRTC and g++ implement
+// for C++17 too. Floats (and bool) use the operator.
 template <class T> __device__ __forceinline__ T wadd(T a, T b) {
-  if constexpr (!Num<T>::is_float && Num<T>::is_signed) {
-    typedef typename Num<T>::Unsigned U;
-    return (T)((U)a + (U)b);
-  } else {
+  if constexpr (Num<T>::is_float || Num<T>::bits == 1) {
     return a + b;
+  } else {
+    typedef typename Num<T>::Wide W;
+    return (T)((W)a + (W)b);
   }
 }
 template <class T> __device__ __forceinline__ T wsub(T a, T b) {
-  if constexpr (!Num<T>::is_float && Num<T>::is_signed) {
-    typedef typename Num<T>::Unsigned U;
-    return (T)((U)a - (U)b);
-  } else {
+  if constexpr (Num<T>::is_float || Num<T>::bits == 1) {
     return a - b;
+  } else {
+    typedef typename Num<T>::Wide W;
+    return (T)((W)a - (W)b);
   }
 }
 template <class T> __device__ __forceinline__ T wmul(T a, T b) {
-  if constexpr (!Num<T>::is_float && Num<T>::is_signed) {
-    typedef typename Num<T>::Unsigned U;
-    return (T)((U)a * (U)b);
-  } else {
+  if constexpr (Num<T>::is_float || Num<T>::bits == 1) {
     return a * b;
+  } else {
+    typedef typename Num<T>::Wide W;
+    return (T)((W)a * (W)b);
   }
 }
 template <class T> __device__ __forceinline__ T wneg(T a) {
-  if constexpr (!Num<T>::is_float && Num<T>::is_signed) {
-    typedef typename Num<T>::Unsigned U;
-    return (T)((U)0 - (U)a);
+  if constexpr (Num<T>::is_float) {
+    return from_bits(a, bits_of(a) ^ sign_bit(a));
   } else {
-    return -a;
+    typedef typename Num<T>::Wide W;
+    return (T)((W)0 - (W)a);
   }
 }
 // C++ truncates toward zero like Rust, so only the panicking cases differ.
@@ -315,26 +338,46 @@ template <class T> __device__ __forceinline__ void check_div(T a, T b) {
     }
   }
 }
+// After check_div, `a / b` and `a % b` cannot overflow, promoted or not.
 template <class T> __device__ __forceinline__ T div(T a, T b) {
   check_div(a, b);
-  return a / b;
+  return (T)(a / b);
 }
 __device__ __forceinline__ f32 fmod_(f32 a, f32 b) { return fmodf(a, b); }
-__device__ __forceinline__ f64 fmod_(f64 a, f64 b) { return fmod(a, b); }
+__device__ __forceinline__ f64 fmod_(f64 a, f64 b) { return ::fmod(a, b); }
 template <class T> __device__ __forceinline__ T rem(T a, T b) {
   if constexpr (Num<T>::is_float) {
     return fmod_(a, b);
   } else {
     check_div(a, b);
-    return a % b;
+    return (T)(a % b);
   }
 }
+// Arithmetic on a value the translator cannot type (`auto`: a `#[device]`
+// call with a lambda among its arguments): the right operand, a value of
+// the same type or a literal Rust has checked against it, converted to
+// the left operand's type.
+template <class L, class R> __device__ __forceinline__ L wadd_as(L l, R r) { return wadd(l, (L)r); }
+template <class L, class R> __device__ __forceinline__ L wsub_as(L l, R r) { return wsub(l, (L)r); }
+template <class L, class R> __device__ __forceinline__ L wmul_as(L l, R r) { return wmul(l, (L)r); }
+template <class L, class R> __device__ __forceinline__ L div_as(L l, R r) { return div(l, (L)r); }
+template <class L, class R> __device__ __forceinline__ L rem_as(L l, R r) { return rem(l, (L)r); }
+// Shift counts are masked to the width, as in Rust's release profile. `<<`
+// goes through Wide (a left shift into or past the sign bit of a signed
+// type is undefined in C++17); a negative value is shifted right through
+// its complement, which is non-negative, so that no right shift depends on
+// the implementation-defined shift of a negative number.
+template <class T> __device__ __forceinline__ u32 shift_count(u32 s) { return s & (u32)(Num<T>::bits - 1); }
 template <class T, class S> __device__ __forceinline__ T shl(T a, S s) {
-  typedef typename Num<T>::Unsigned U;
-  return (T)((U)a << ((u32)s & (u32)(Num<T>::bits - 1)));
+  typedef typename Num<T>::Wide W;
+  return (T)((W)a << shift_count<T>((u32)s));
 }
 template <class T, class S> __device__ __forceinline__ T shr(T a, S s) {
-  return (T)(a >> ((u32)s & (u32)(Num<T>::bits - 1)));
+  const u32 n = shift_count<T>((u32)s);
+  if constexpr (Num<T>::is_signed) {
+    if (a < (T)0) return (T)~(~a >> n);
+  }
+  return (T)(a >> n);
 }
 
 // ---------------------------------------------------------------- ranges
@@ -368,43 +411,101 @@ template <class To, class From> __device__ __forceinline__ To cast(From x) {
 
 // ------------------------------------------------------------------ math
 
+// Exact float operations: IEEE-754 specifies their results (square root,
+// rounding to an integer, fused multiply-add), so every device gives the
+// host's bits. CUDA's own roundf is a sequence whose exactness is not
+// documented; `round` below is exact by construction.
 #define GRANULE_MATH1(NAME, F32, F64)                                            \
   __device__ __forceinline__ f32 NAME(f32 x) { return F32(x); }                \
   __device__ __forceinline__ f64 NAME(f64 x) { return F64(x); }
 GRANULE_MATH1(sqrt, sqrtf, ::sqrt)
-GRANULE_MATH1(exp, expf, ::exp)
-GRANULE_MATH1(ln, logf, ::log)
-GRANULE_MATH1(sin, sinf, ::sin)
-GRANULE_MATH1(cos, cosf, ::cos)
-GRANULE_MATH1(tanh, tanhf, ::tanh)
 GRANULE_MATH1(floor, floorf, ::floor)
 GRANULE_MATH1(ceil, ceilf, ::ceil)
+GRANULE_MATH1(trunc, truncf, ::trunc)
+// Rust's round_ties_even is IEEE roundToIntegralTiesToEven, C's rint.
+GRANULE_MATH1(round_ties_even, rintf, ::rint)
+// Transcendental functions: a GPU's results differ from the host's libm
+// within the bounds the CUDA C++ Programming Guide documents (the kernel
+// README lists them; the semantics conformance test checks them).
+GRANULE_MATH1(exp, expf, ::exp)
+GRANULE_MATH1(exp2, exp2f, ::exp2)
+GRANULE_MATH1(exp_m1, expm1f, ::expm1)
+GRANULE_MATH1(ln, logf, ::log)
+GRANULE_MATH1(log2, log2f, ::log2)
+GRANULE_MATH1(log10, log10f, ::log10)
+GRANULE_MATH1(ln_1p, log1pf, ::log1p)
+GRANULE_MATH1(sin, sinf, ::sin)
+GRANULE_MATH1(cos, cosf, ::cos)
+GRANULE_MATH1(tan, tanf, ::tan)
+GRANULE_MATH1(asin, asinf, ::asin)
+GRANULE_MATH1(acos, acosf, ::acos)
+GRANULE_MATH1(atan, atanf, ::atan)
+GRANULE_MATH1(sinh, sinhf, ::sinh)
+GRANULE_MATH1(cosh, coshf, ::cosh)
+GRANULE_MATH1(tanh, tanhf, ::tanh)
+GRANULE_MATH1(cbrt, cbrtf, ::cbrt)
 #undef GRANULE_MATH1
-__device__ __forceinline__ f32 abs(f32 x) { return fabsf(x); }
-__device__ __forceinline__ f64 abs(f64 x) { return fabs(x); }
-__device__ __forceinline__ i8 abs(i8 x) { return x < 0 ? wneg(x) : x; }
-__device__ __forceinline__ i16 abs(i16 x) { return x < 0 ? wneg(x) : x; }
-__device__ __forceinline__ i32 abs(i32 x) { return x < 0 ? wneg(x) : x; }
-__device__ __forceinline__ i64 abs(i64 x) { return x < 0 ? wneg(x) : x; }
-__device__ __forceinline__ f32 powf(f32 x, f32 y) { return ::powf(x, y); }
-__device__ __forceinline__ f64 powf(f64 x, f64 y) { return ::pow(x, y); }
-__device__ __forceinline__ f32 mul_add(f32 x, f32 a, f32 b) { return fmaf(x, a, b); }
-__device__ __forceinline__ f64 mul_add(f64 x, f64 a, f64 b) { return fma(x, a, b); }
-// Float min/max ignore a NaN operand, as Rust's f64::min/max do.
-__device__ __forceinline__ f32 min(f32 a, f32 b) { return fminf(a, b); }
-__device__ __forceinline__ f64 min(f64 a, f64 b) { return fmin(a, b); }
-__device__ __forceinline__ f32 max(f32 a, f32 b) { return fmaxf(a, b); }
-__device__ __forceinline__ f64 max(f64 a, f64 b) { return fmax(a, b); }
-template <class T> __device__ __forceinline__ T min(T a, T b) { return b < a ? b : a; }
-template <class T> __device__ __forceinline__ T max(T a, T b) { return a < b ? b : a; }
-// Rust panics when lo > hi; a NaN x stays NaN.
-template <class T> __device__ __forceinline__ T clamp(T x, T lo, T hi) {
-  if (!(lo <= hi)) fail(4, 0, 0, 0, 0);
-  if (x < lo) return lo;
-  if (x > hi) return hi;
-  return x;
+#define GRANULE_MATH2(NAME, F32, F64)                                            \
+  __device__ __forceinline__ f32 NAME(f32 x, f32 y) { return F32(x, y); }      \
+  __device__ __forceinline__ f64 NAME(f64 x, f64 y) { return F64(x, y); }
+GRANULE_MATH2(powf, ::powf, ::pow)
+GRANULE_MATH2(atan2, atan2f, ::atan2)
+GRANULE_MATH2(hypot, hypotf, ::hypot)
+#undef GRANULE_MATH2
+template <class T> __device__ __forceinline__ T copysign(T x, T y) {
+  return from_bits(x, (bits_of(x) & ~sign_bit(x)) | (bits_of(y) & sign_bit(x)));
 }
-// powi by repeated squaring, a negative exponent through the reciprocal.
+// Unary minus of a float (the translator's `-x`): its sign bit flipped.
+template <class T> __device__ __forceinline__ T neg(T x) { return wneg(x); }
+__device__ __forceinline__ f32 mul_add(f32 x, f32 a, f32 b) { return fmaf(x, a, b); }
+__device__ __forceinline__ f64 mul_add(f64 x, f64 a, f64 b) { return ::fma(x, a, b); }
+
+template <class T> __device__ __forceinline__ auto to_bits(T x) { return bits_of(x); }
+// The quiet NaN Rust's `f32::NAN` / `f64::NAN` are (what signum returns).
+template <class T> __device__ __forceinline__ T nan_value() {
+  if constexpr (Num<T>::bits == 32) return from_bits(T(), 0x7fc00000u);
+  else return from_bits(T(), 0x7ff8000000000000ull);
+}
+// The smallest positive normal number (`MIN_POSITIVE`).
+template <class T> __device__ __forceinline__ T min_positive() {
+  if constexpr (Num<T>::bits == 32) return from_bits(T(), 0x00800000u);
+  else return from_bits(T(), 0x0010000000000000ull);
+}
+
+// Float classification, from comparisons and the sign bit.
+template <class T> __device__ __forceinline__ bool is_nan(T x) { return x != x; }
+template <class T> __device__ __forceinline__ bool is_infinite(T x) {
+  return x == Num<T>::max_value() || x == Num<T>::min_value();
+}
+template <class T> __device__ __forceinline__ bool is_finite(T x) { return !is_nan(x) && !is_infinite(x); }
+template <class T> __device__ __forceinline__ bool is_sign_negative(T x) {
+  return (bits_of(x) >> (Num<T>::bits - 1)) != 0u;
+}
+template <class T> __device__ __forceinline__ bool is_sign_positive(T x) { return !is_sign_negative(x); }
+template <class T> __device__ __forceinline__ bool is_normal(T x) {
+  return is_finite(x) && (x >= min_positive<T>() || x <= -min_positive<T>());
+}
+template <class T> __device__ __forceinline__ bool is_subnormal(T x) {
+  return x != (T)0 && x < min_positive<T>() && x > -min_positive<T>();
+}
+
+// Rust's round: half away from zero. x - trunc(x) is exact (no bits below
+// x's last one are lost), and so is t +- 1 for any x with a fraction.
+template <class T> __device__ __forceinline__ T round(T x) {
+  const T t = trunc(x);
+  const T f = x - t;
+  if (f >= (T)0.5) return t + (T)1;
+  if (f <= (T)-0.5) return t - (T)1;
+  return t;
+}
+// As Rust defines them (core's f32/f64 `math` module), operation by operation.
+template <class T> __device__ __forceinline__ T fract(T x) { return x - trunc(x); }
+template <class T> __device__ __forceinline__ T recip(T x) { return (T)1 / x; }
+
+// powi by repeated squaring, in the order of the compiler runtime's
+// __powisf2/__powidf2 that Rust's powi calls, a negative exponent through
+// the reciprocal. Rust leaves powi's precision unspecified (LLVM may also
+// expand or fold it), so the result is documented as bounded.
 template <class T> __device__ __forceinline__ T powi(T x, i32 n) {
   u32 e = n < 0 ? (u32)0 - (u32)n : (u32)n;
   T r = (T)1;
@@ -414,6 +515,352 @@ template <class T> __device__ __forceinline__ T powi(T x, i32 n) {
     e >>= 1;
   }
   return n < 0 ? (T)1 / r : r;
+}
+
+// ---------------------------------------------------- core integer methods
+
+// Rust's `(T, bool)` of the overflowing_* methods is a Tuple<T, bool> (the
+// header's tuple, defined with the reducers); its `Option<T>` of the
+// checked_* methods is a Checked<T>, which the translator only lets a
+// kernel unwrap (a failed unwrap is a device failure, as Rust's panic),
+// test (`is_some`, `is_none`) or replace (`unwrap_or`).
+template <class... Ts> struct Tuple;
+template <class T> struct Checked {
+  T value;
+  bool ok;
+};
+template <class T> __device__ __forceinline__ Tuple<T, bool> pair(T v, bool overflowed) {
+  Tuple<T, bool> r;
+  r.head = v;
+  r.tail.head = overflowed;
+  return r;
+}
+template <class T> __device__ __forceinline__ Checked<T> checked(T v, bool ok) { return Checked<T>{v, ok}; }
+template <class T> __device__ __forceinline__ T unwrap(Checked<T> c, const char* message, u32 line) {
+  if (!c.ok) assert_fail(message, line);
+  return c.value;
+}
+template <class T> __device__ __forceinline__ T unwrap_or(Checked<T> c, T otherwise) { return c.ok ? c.value : otherwise; }
+
+template <class T> using UnsignedOf = typename Num<T>::Unsigned;
+// `a < 0`, spelled so that no compiler warns about an unsigned T.
+template <class T> __device__ __forceinline__ bool is_neg(T a) {
+  if constexpr (Num<T>::is_signed) return a < (T)0;
+  else return false;
+}
+template <class T> __device__ __forceinline__ bool is_min(T a) {
+  if constexpr (Num<T>::is_signed) return a == Num<T>::min_value();
+  else return false;
+}
+// Whether `a / b` (or `a % b`) overflows: MIN / -1.
+template <class T> __device__ __forceinline__ bool div_overflows(T a, T b) {
+  if constexpr (Num<T>::is_signed) return a == Num<T>::min_value() && b == (T)-1;
+  else return false;
+}
+template <class T> __device__ __forceinline__ void check_divisor(T b) {
+  if (b == (T)0) fail(2, 0, 0, 0, 0);
+}
+
+// Whether a + b, a - b, a * b leave T's range.
+template <class T> __device__ __forceinline__ bool add_overflows(T a, T b) {
+  const T r = wadd(a, b);
+  if constexpr (Num<T>::is_signed) return (a < (T)0) == (b < (T)0) && (r < (T)0) != (a < (T)0);
+  else return r < a;
+}
+template <class T> __device__ __forceinline__ bool sub_overflows(T a, T b) {
+  const T r = wsub(a, b);
+  if constexpr (Num<T>::is_signed) return (a < (T)0) != (b < (T)0) && (r < (T)0) != (a < (T)0);
+  else return a < b;
+}
+// The high 64 bits of a 64 x 64-bit product, exactly, from 32-bit halves.
+__device__ __forceinline__ u64 mul_hi_u64(u64 a, u64 b) {
+  const u64 al = a & 0xffffffffull, ah = a >> 32, bl = b & 0xffffffffull, bh = b >> 32;
+  const u64 lh = al * bh, hl = ah * bl;
+  const u64 mid = ((al * bl) >> 32) + (lh & 0xffffffffull) + (hl & 0xffffffffull);
+  return ah * bh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+template <class T> __device__ __forceinline__ bool mul_overflows(T a, T b) {
+  if constexpr (Num<T>::bits < 64 && Num<T>::is_signed) {
+    const i64 p = (i64)a * (i64)b;  // |p| <= 2^62: exact
+    return p < (i64)Num<T>::min_value() || p > (i64)Num<T>::max_value();
+  } else if constexpr (Num<T>::bits < 64) {
+    return (u64)a * (u64)b > (u64)Num<T>::max_value();
+  } else if constexpr (Num<T>::is_signed) {
+    // The magnitudes' product fits when it is at most MAX, or MAX + 1 for a
+    // negative result.
+    const u64 ma = a < (T)0 ? (u64)0 - (u64)a : (u64)a;
+    const u64 mb = b < (T)0 ? (u64)0 - (u64)b : (u64)b;
+    const u64 limit = ((a < (T)0) != (b < (T)0)) ? 0x8000000000000000ull : 0x7fffffffffffffffull;
+    return mul_hi_u64(ma, mb) != 0ull || ma * mb > limit;
+  } else {
+    return mul_hi_u64(a, b) != 0ull;
+  }
+}
+
+template <class T> __device__ __forceinline__ T wrapping_add(T a, T b) { return wadd(a, b); }
+template <class T> __device__ __forceinline__ T wrapping_sub(T a, T b) { return wsub(a, b); }
+template <class T> __device__ __forceinline__ T wrapping_mul(T a, T b) { return wmul(a, b); }
+template <class T> __device__ __forceinline__ T wrapping_neg(T a) { return wneg(a); }
+template <class T> __device__ __forceinline__ T wrapping_shl(T a, u32 s) { return shl(a, s); }
+template <class T> __device__ __forceinline__ T wrapping_shr(T a, u32 s) { return shr(a, s); }
+template <class T> __device__ __forceinline__ T wrapping_abs(T a) { return is_neg(a) ? wneg(a) : a; }
+template <class T> __device__ __forceinline__ T wrapping_div(T a, T b) {
+  check_divisor(b);
+  return div_overflows(a, b) ? a : (T)(a / b);
+}
+template <class T> __device__ __forceinline__ T wrapping_rem(T a, T b) {
+  check_divisor(b);
+  return div_overflows(a, b) ? (T)0 : (T)(a % b);
+}
+// pow by squaring, as core's: in release every product wraps, and the
+// product modulo 2^bits does not depend on the order.
+template <class T> __device__ __forceinline__ T wrapping_pow(T base, u32 e) {
+  T acc = (T)1;
+  while (e != 0u) {
+    GRANULE_LOOP_TICK();
+    if (e & 1u) acc = wmul(acc, base);
+    e >>= 1;
+    if (e != 0u) base = wmul(base, base);
+  }
+  return acc;
+}
+template <class T> __device__ __forceinline__ T pow(T base, u32 e) { return wrapping_pow(base, e); }
+
+// Euclidean division (integers and floats), as core defines it.
+template <class T> __device__ __forceinline__ T rem_euclid(T a, T b) {
+  if constexpr (Num<T>::is_float) {
+    const T r = fmod_(a, b);
+    return r < (T)0 ? r + copysign(b, (T)1) : r;
+  } else {
+    check_div(a, b);
+    const T r = (T)(a % b);
+    return is_neg(r) ? wadd(r, wrapping_abs(b)) : r;
+  }
+}
+template <class T> __device__ __forceinline__ T div_euclid(T a, T b) {
+  if constexpr (Num<T>::is_float) {
+    const T q = trunc(a / b);
+    if (fmod_(a, b) < (T)0) return b > (T)0 ? q - (T)1 : q + (T)1;
+    return q;
+  } else {
+    check_div(a, b);
+    const T q = (T)(a / b);
+    // q - 1 and q + 1 cannot overflow: |q| < |MIN| when a % b != 0.
+    if (is_neg((T)(a % b))) return b > (T)0 ? (T)(q - 1) : (T)(q + 1);
+    return q;
+  }
+}
+template <class T> __device__ __forceinline__ T wrapping_div_euclid(T a, T b) {
+  check_divisor(b);
+  return div_overflows(a, b) ? a : div_euclid(a, b);
+}
+template <class T> __device__ __forceinline__ T wrapping_rem_euclid(T a, T b) {
+  check_divisor(b);
+  return div_overflows(a, b) ? (T)0 : rem_euclid(a, b);
+}
+
+// (wrapped result, whether it overflowed), as core's overflowing_*.
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_add(T a, T b) {
+  return pair(wadd(a, b), add_overflows(a, b));
+}
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_sub(T a, T b) {
+  return pair(wsub(a, b), sub_overflows(a, b));
+}
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_mul(T a, T b) {
+  return pair(wmul(a, b), mul_overflows(a, b));
+}
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_neg(T a) {
+  if constexpr (Num<T>::is_signed) return pair(wneg(a), is_min(a));
+  else return pair(wneg(a), a != (T)0);
+}
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_abs(T a) {
+  return pair(wrapping_abs(a), is_min(a));
+}
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_shl(T a, u32 s) {
+  return pair(shl(a, s), s >= (u32)Num<T>::bits);
+}
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_shr(T a, u32 s) {
+  return pair(shr(a, s), s >= (u32)Num<T>::bits);
+}
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_div(T a, T b) {
+  return pair(wrapping_div(a, b), div_overflows(a, b));
+}
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_rem(T a, T b) {
+  return pair(wrapping_rem(a, b), div_overflows(a, b));
+}
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_div_euclid(T a, T b) {
+  return pair(wrapping_div_euclid(a, b), div_overflows(a, b));
+}
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_rem_euclid(T a, T b) {
+  return pair(wrapping_rem_euclid(a, b), div_overflows(a, b));
+}
+// core's overflowing_pow, step by step: the flag is set by any product
+// that overflows, the last squaring is skipped.
+template <class T> __device__ __forceinline__ Tuple<T, bool> overflowing_pow(T base, u32 e) {
+  T acc = (T)1;
+  bool over = false;
+  while (e != 0u) {
+    GRANULE_LOOP_TICK();
+    if (e & 1u) {
+      over = over || mul_overflows(acc, base);
+      acc = wmul(acc, base);
+    }
+    e >>= 1;
+    if (e != 0u) {
+      over = over || mul_overflows(base, base);
+      base = wmul(base, base);
+    }
+  }
+  return pair(acc, over);
+}
+
+// Option<T> as core's checked_*: none where the operation overflows, or
+// (division, remainder) where the divisor is zero.
+template <class T> __device__ __forceinline__ Checked<T> checked_add(T a, T b) { return checked(wadd(a, b), !add_overflows(a, b)); }
+template <class T> __device__ __forceinline__ Checked<T> checked_sub(T a, T b) { return checked(wsub(a, b), !sub_overflows(a, b)); }
+template <class T> __device__ __forceinline__ Checked<T> checked_mul(T a, T b) { return checked(wmul(a, b), !mul_overflows(a, b)); }
+template <class T> __device__ __forceinline__ Checked<T> checked_neg(T a) {
+  const Tuple<T, bool> r = overflowing_neg(a);
+  return checked(r.head, !r.tail.head);
+}
+template <class T> __device__ __forceinline__ Checked<T> checked_abs(T a) { return checked(wrapping_abs(a), !is_min(a)); }
+template <class T> __device__ __forceinline__ Checked<T> checked_shl(T a, u32 s) { return checked(shl(a, s), s < (u32)Num<T>::bits); }
+template <class T> __device__ __forceinline__ Checked<T> checked_shr(T a, u32 s) { return checked(shr(a, s), s < (u32)Num<T>::bits); }
+template <class T> __device__ __forceinline__ bool divisible(T a, T b) { return b != (T)0 && !div_overflows(a, b); }
+template <class T> __device__ __forceinline__ Checked<T> checked_div(T a, T b) {
+  return divisible(a, b) ? checked((T)(a / b), true) : checked((T)0, false);
+}
+template <class T> __device__ __forceinline__ Checked<T> checked_rem(T a, T b) {
+  return divisible(a, b) ? checked((T)(a % b), true) : checked((T)0, false);
+}
+template <class T> __device__ __forceinline__ Checked<T> checked_div_euclid(T a, T b) {
+  return divisible(a, b) ? checked(div_euclid(a, b), true) : checked((T)0, false);
+}
+template <class T> __device__ __forceinline__ Checked<T> checked_rem_euclid(T a, T b) {
+  return divisible(a, b) ? checked(rem_euclid(a, b), true) : checked((T)0, false);
+}
+template <class T> __device__ __forceinline__ Checked<T> checked_pow(T base, u32 e) {
+  const Tuple<T, bool> r = overflowing_pow(base, e);
+  return checked(r.head, !r.tail.head);
+}
+
+// Clamped to T's range, as core's saturating_*.
+template <class T> __device__ __forceinline__ T saturating_add(T a, T b) {
+  if (!add_overflows(a, b)) return wadd(a, b);
+  if constexpr (Num<T>::is_signed) return b < (T)0 ? Num<T>::min_value() : Num<T>::max_value();
+  else return Num<T>::max_value();
+}
+template <class T> __device__ __forceinline__ T saturating_sub(T a, T b) {
+  if (!sub_overflows(a, b)) return wsub(a, b);
+  if constexpr (Num<T>::is_signed) return b > (T)0 ? Num<T>::min_value() : Num<T>::max_value();
+  else return Num<T>::min_value();
+}
+template <class T> __device__ __forceinline__ T saturating_mul(T a, T b) {
+  if (!mul_overflows(a, b)) return wmul(a, b);
+  if constexpr (Num<T>::is_signed) return (a < (T)0) == (b < (T)0) ? Num<T>::max_value() : Num<T>::min_value();
+  else return Num<T>::max_value();
+}
+template <class T> __device__ __forceinline__ T saturating_pow(T base, u32 e) {
+  const Tuple<T, bool> r = overflowing_pow(base, e);
+  if (!r.tail.head) return r.head;
+  if constexpr (Num<T>::is_signed) return base < (T)0 && (e & 1u) ? Num<T>::min_value() : Num<T>::max_value();
+  else return Num<T>::max_value();
+}
+template <class T> __device__ __forceinline__ T saturating_div(T a, T b) {
+  check_divisor(b);
+  return div_overflows(a, b) ? Num<T>::max_value() : (T)(a / b);
+}
+template <class T> __device__ __forceinline__ T saturating_neg(T a) { return is_min(a) ? Num<T>::max_value() : wneg(a); }
+template <class T> __device__ __forceinline__ T saturating_abs(T a) { return is_min(a) ? Num<T>::max_value() : wrapping_abs(a); }
+
+// Signs and distances.
+template <class T> __device__ __forceinline__ T abs(T x) {
+  if constexpr (Num<T>::is_float) return from_bits(x, bits_of(x) & ~sign_bit(x));
+  else return wrapping_abs(x);
+}
+template <class T> __device__ __forceinline__ UnsignedOf<T> unsigned_abs(T a) { return (UnsignedOf<T>)wrapping_abs(a); }
+template <class T> __device__ __forceinline__ UnsignedOf<T> abs_diff(T a, T b) {
+  typedef typename Num<T>::Wide W;
+  return (UnsignedOf<T>)(a < b ? (W)b - (W)a : (W)a - (W)b);
+}
+// Floats: NaN for NaN (Rust's f32::NAN), otherwise 1 with x's sign.
+template <class T> __device__ __forceinline__ T signum(T x) {
+  if constexpr (Num<T>::is_float) return x != x ? nan_value<T>() : copysign((T)1, x);
+  else return (T)((x > (T)0) - (x < (T)0));
+}
+template <class T> __device__ __forceinline__ bool is_positive(T a) { return a > (T)0; }
+template <class T> __device__ __forceinline__ bool is_negative(T a) { return a < (T)0; }
+template <class T> __device__ __forceinline__ bool is_power_of_two(T a) {
+  return a != (T)0 && (T)(a & (T)(a - (T)1)) == (T)0;
+}
+
+// Bits. CUDA's __clz, __popc, __ffs and __brev work on 32 or 64 bits;
+// narrower types are zero-extended into 32 and the result corrected.
+template <class T> __device__ __forceinline__ u32 count_ones(T a) {
+  if constexpr (Num<T>::bits == 64) return (u32)__popcll((u64)a);
+  else return (u32)__popc((u32)(UnsignedOf<T>)a);
+}
+template <class T> __device__ __forceinline__ u32 count_zeros(T a) { return (u32)Num<T>::bits - count_ones(a); }
+template <class T> __device__ __forceinline__ u32 leading_zeros(T a) {
+  if constexpr (Num<T>::bits == 64) return (u32)__clzll((i64)a);
+  else return (u32)__clz((i32)(u32)(UnsignedOf<T>)a) - (32u - (u32)Num<T>::bits);
+}
+template <class T> __device__ __forceinline__ u32 trailing_zeros(T a) {
+  if (a == (T)0) return (u32)Num<T>::bits;
+  if constexpr (Num<T>::bits == 64) return (u32)__ffsll((i64)a) - 1u;
+  else return (u32)__ffs((i32)(u32)(UnsignedOf<T>)a) - 1u;
+}
+template <class T> __device__ __forceinline__ u32 leading_ones(T a) { return leading_zeros((T)~a); }
+template <class T> __device__ __forceinline__ u32 trailing_ones(T a) { return trailing_zeros((T)~a); }
+template <class T> __device__ __forceinline__ T rotate_left(T a, u32 n) {
+  typedef typename Num<T>::Wide W;
+  const u32 bits = (u32)Num<T>::bits;
+  n %= bits;
+  const W x = (W)(UnsignedOf<T>)a;
+  return n == 0u ? a : (T)(UnsignedOf<T>)((x << n) | (x >> (bits - n)));
+}
+template <class T> __device__ __forceinline__ T rotate_right(T a, u32 n) {
+  return rotate_left(a, ((u32)Num<T>::bits - n % (u32)Num<T>::bits) % (u32)Num<T>::bits);
+}
+template <class T> __device__ __forceinline__ T swap_bytes(T a) {
+  typedef typename Num<T>::Wide W;
+  const W x = (W)(UnsignedOf<T>)a;
+  W r = 0;
+  for (u32 k = 0; k < (u32)sizeof(T); ++k) r = (r << 8) | ((x >> (8u * k)) & (W)0xff);
+  return (T)(UnsignedOf<T>)r;
+}
+template <class T> __device__ __forceinline__ T reverse_bits(T a) {
+  if constexpr (Num<T>::bits == 64) return (T)__brevll((u64)a);
+  else return (T)(UnsignedOf<T>)(__brev((u32)(UnsignedOf<T>)a) >> (32u - (u32)Num<T>::bits));
+}
+
+// min, max and clamp of any scalar. Integers and bool as Ord's (the second
+// argument on a tie, which is the same value). Floats ignore a NaN operand
+// (NaN only if both are), as Rust's f32::min/max; Rust leaves the sign of
+// a zero result unspecified when the operands are zeros of both signs,
+// and the device orders -0 below +0 (IEEE 754-2019 minimumNumber).
+template <class T> __device__ __forceinline__ T min(T a, T b) {
+  if constexpr (Num<T>::is_float) {
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return is_sign_negative(a) ? a : b;
+  }
+  return b < a ? b : a;
+}
+template <class T> __device__ __forceinline__ T max(T a, T b) {
+  if constexpr (Num<T>::is_float) {
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return is_sign_negative(a) ? b : a;
+  }
+  return a < b ? b : a;
+}
+// Rust panics when lo > hi (or either is NaN); a NaN x stays NaN.
+template <class T> __device__ __forceinline__ T clamp(T x, T lo, T hi) {
+  if (!(lo <= hi)) fail(4, 0, 0, 0, 0);
+  if (x < lo) return lo;
+  if (x > hi) return hi;
+  return x;
 }
 
 // ----------------------------------------------------------------- views
@@ -467,11 +914,6 @@ template <class T, int R, class L = LayoutRight> struct View {
 };
 
 // ------------------------------------------------------------------ atomics
-
-__device__ __forceinline__ u32 bits_of(f32 v) { return (u32)__float_as_int(v); }
-__device__ __forceinline__ u64 bits_of(f64 v) { return (u64)__double_as_longlong(v); }
-__device__ __forceinline__ f32 from_bits(f32, u32 b) { return __int_as_float((i32)b); }
-__device__ __forceinline__ f64 from_bits(f64, u64 b) { return __longlong_as_double((i64)b); }
 
 template <class T> struct AtomicWord { typedef T type; };
 template <> struct AtomicWord<f32> { typedef u32 type; };
@@ -734,6 +1176,12 @@ template <> struct TupleField<0> {
   static __device__ __forceinline__ T& of(Tuple<T, Ts...>& t) { return t.head; }
 };
 template <int N, class... Ts> __device__ __forceinline__ auto& get(Tuple<Ts...>& t) { return TupleField<N>::of(t); }
+// A field's value from a constant or temporary tuple (`let (v, o) = ..`,
+// `x.overflowing_add(y).0`).
+template <int N, class... Ts> __device__ __forceinline__ auto get(const Tuple<Ts...>& t) {
+  Tuple<Ts...> copy = t;
+  return TupleField<N>::of(copy);
+}
 
 // A tuple of reducers (`Reducers<Sum<f64>, Max<f64>, ..>`): reducer k
 // reduces field k, as the host's tuple of reducers does.
@@ -1139,8 +1587,14 @@ struct TeamMember {
   // thread: a larger T would spill into the team's scratch. Only
   // team_broadcast<T> uses the slot, and every call ends with a barrier
   // after its reads, so the next call's write cannot overtake them.
+  // A source past the team fails as the host's assertion does: no thread
+  // would write the slot, and the others would read a stale value.
   template <class T> __device__ T team_broadcast(T v, usize src) const {
     static_assert(alignof(T) <= 8, "broadcast values are at most 8-aligned");
+    if (src >= (usize)blockDim.y) {
+      assert_fail("team_broadcast from team rank {}, but the team has {} threads", 0u, 2u, assert_arg(src),
+                  assert_arg((usize)blockDim.y));
+    }
     __shared__ unsigned long long slot[(sizeof(T) + 7) / 8];
     if (threadIdx.y == src && threadIdx.x == 0) *(T*)slot = v;
     __syncthreads();

@@ -114,6 +114,23 @@ inline int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
 inline double __longlong_as_double(long long x) { return __builtin_bit_cast(double, x); }
 inline long long __double_as_longlong(double x) { return __builtin_bit_cast(long long, x); }
 
+// Bit-counting intrinsics (the header's count_ones, leading_zeros, ..),
+// with CUDA's results for zero.
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int k = 0; k < 32; ++k) r |= ((x >> k) & 1u) << (31 - k);
+  return r;
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+
 // Atomics (defined in runtime.cpp, outside the instrumentation: they are
 // counted as atomics and are never data races).
 unsigned atomicAdd(unsigned* p, unsigned v);
