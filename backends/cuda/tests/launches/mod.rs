@@ -161,7 +161,7 @@ pub fn reduce_sum<D: Device + ?Sized>(dev: &D, x: &[i64], grid: u32, block: u32)
     // SAFETY: (begin, end, x, then the tail buffers partials, counter,
     // result), zeroed and sized by reduce_workspace for this grid.
     unsafe {
-        dev.launch(
+        dev.launch_and_wait(
             &module,
             "granule_reduce_sum_sum_i64",
             &config(grid, block, 0),
@@ -235,7 +235,7 @@ pub fn scan_any<T: ScanElem, D: Device + ?Sized>(
     // scan_workspace, launched with its block and shared memory (the
     // driver takes any grid).
     unsafe {
-        dev.launch(
+        dev.launch_and_wait(
             &module,
             &instance.entry(),
             &config(grid.unwrap_or(ws.grid), ws.block, ws.shared_bytes),
@@ -284,7 +284,7 @@ pub fn check_axpy<D: Device + ?Sized>(dev: &D, n: usize, grid: u32, block: u32) 
     view1(&mut args, &xb, n, 2);
     // SAFETY: (begin, end, y, a, x) is granule_for_axpy's parameter list
     // and both Views cover n elements of live buffers.
-    unsafe { dev.launch(&module, "granule_for_axpy", &config(grid, block, 0), &args) }
+    unsafe { dev.launch_and_wait(&module, "granule_for_axpy", &config(grid, block, 0), &args) }
         .unwrap_or_else(|e| panic!("n = {n}: {e}"));
     let y = download::<f64, _>(dev, &yb, n);
     for i in 0..n {
