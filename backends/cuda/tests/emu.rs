@@ -1058,7 +1058,8 @@ fn blocks_run_concurrently_so_they_can_wait_on_each_other() {
     args.scalar(0u64).scalar(64u64);
     view1(&mut args, &flags, 2, 9);
     // SAFETY: (begin, end, an atomic View of two u32 over flags).
-    unsafe { two.launch_and_wait(&module, "granule_for_handshake", &config(2, 32, 0), &args) }.unwrap();
+    unsafe { two.launch_and_wait(&module, "granule_for_handshake", &config(2, 32, 0), &args) }
+        .unwrap();
     assert_eq!(download::<u32, _>(&two, &flags, 2), [1, 1]);
 
     // One worker runs the blocks one after the other: the first waits
@@ -1074,8 +1075,9 @@ fn blocks_run_concurrently_so_they_can_wait_on_each_other() {
     args.scalar(0u64).scalar(64u64);
     view1(&mut args, &mine, 2, 9);
     // SAFETY: as above, over `mine`.
-    let err = unsafe { one.launch_and_wait(&module, "granule_for_handshake", &config(2, 32, 0), &args) }
-        .unwrap_err();
+    let err =
+        unsafe { one.launch_and_wait(&module, "granule_for_handshake", &config(2, 32, 0), &args) }
+            .unwrap_err();
     assert!(matches!(err, DeviceError::Timeout { .. }), "{err}");
     two.free(flags).unwrap();
     one.free(mine).unwrap();
@@ -1124,8 +1126,8 @@ fn an_index_past_the_extent_is_a_fault_naming_the_view() {
     view1(&mut args, &xb, 10, 42);
     // SAFETY: (begin, end, y, x); the View x says 10 elements, so the
     // header's bounds check stops index 10 before it reads past xb.
-    let err =
-        unsafe { dev.launch_and_wait(&module, "granule_for_copy", &config(1, 16, 0), &args) }.unwrap_err();
+    let err = unsafe { dev.launch_and_wait(&module, "granule_for_copy", &config(1, 16, 0), &args) }
+        .unwrap_err();
     assert_eq!(
         err,
         DeviceError::Fault {
@@ -1195,18 +1197,21 @@ fn launches_the_device_cannot_run_are_refused_before_they_start() {
     short.scalar(0u64).scalar(1u64);
     // SAFETY: refused before anything runs (checked below).
     let err =
-        unsafe { dev.launch_and_wait(&module, "granule_for_copy", &config(1, 32, 0), &short) }.unwrap_err();
+        unsafe { dev.launch_and_wait(&module, "granule_for_copy", &config(1, 32, 0), &short) }
+            .unwrap_err();
     assert!(
         matches!(&err, DeviceError::InvalidLaunch { reason, .. } if reason.contains("4 parameters of [8, 8, 32, 32] bytes")),
         "{err}"
     );
     // SAFETY: refused before anything runs.
-    let err = unsafe { dev.launch_and_wait(&module, "granule_for_copy", &config(1, 2048, 0), &short) }
-        .unwrap_err();
+    let err =
+        unsafe { dev.launch_and_wait(&module, "granule_for_copy", &config(1, 2048, 0), &short) }
+            .unwrap_err();
     assert!(matches!(err, DeviceError::InvalidLaunch { .. }), "{err}");
     // SAFETY: refused before anything runs.
-    let err = unsafe { dev.launch_and_wait(&module, "granule_for_nothing", &config(1, 32, 0), &short) }
-        .unwrap_err();
+    let err =
+        unsafe { dev.launch_and_wait(&module, "granule_for_nothing", &config(1, 32, 0), &short) }
+            .unwrap_err();
     assert!(
         matches!(&err, DeviceError::UnknownEntry { entries, .. } if entries == &["granule_for_copy"]),
         "{err}"
@@ -1390,7 +1395,8 @@ fn atomics_of_every_width_and_type_combine_across_blocks() {
     view1(&mut args, &u, 3, 2);
     view1(&mut args, &f, 1, 3);
     // SAFETY: (begin, end, three atomic Views over s, u, f).
-    unsafe { dev.launch_and_wait(&module, "granule_for_atomics64", &config(5, 64, 0), &args) }.unwrap();
+    unsafe { dev.launch_and_wait(&module, "granule_for_atomics64", &config(5, 64, 0), &args) }
+        .unwrap();
     assert_eq!(download::<i64, _>(&dev, &s, 2), [-500, 499]);
     let got_u: Vec<u64> = download::<i64, _>(&dev, &u, 3)
         .iter()
@@ -1415,7 +1421,8 @@ fn atomics_of_every_width_and_type_combine_across_blocks() {
     view1(&mut args, &m, 5, 3);
     // SAFETY: (begin, end, x, lo, width, h, m) as granule_for_histogram
     // takes them, over 16 bins and 5 f32.
-    unsafe { dev.launch_and_wait(&module, "granule_for_histogram", &config(3, 128, 0), &args) }.unwrap();
+    unsafe { dev.launch_and_wait(&module, "granule_for_histogram", &config(3, 128, 0), &args) }
+        .unwrap();
     let mut expect = [0u32; 16];
     for v in &x32 {
         expect[(((v - lo) / width) as usize).min(15)] += 1;

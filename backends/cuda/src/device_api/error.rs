@@ -349,7 +349,9 @@ impl DeviceError {
     /// ```
     pub fn cause(&self) -> &DeviceError {
         match self {
-            DeviceError::Queued { error, .. } | DeviceError::Dispatch { error, .. } => error.cause(),
+            DeviceError::Queued { error, .. } | DeviceError::Dispatch { error, .. } => {
+                error.cause()
+            }
             other => other,
         }
     }

@@ -89,7 +89,10 @@ mod tests {
         let text = e.to_string();
         assert!(text.contains("launch #3"), "{text}");
         assert!(text.contains("integer division by zero"), "{text}");
-        assert!(text.contains("the 2 launches issued after it did not run"), "{text}");
+        assert!(
+            text.contains("the 2 launches issued after it did not run"),
+            "{text}"
+        );
         assert_eq!(e.cause(), &fault());
     }
 

@@ -38,11 +38,11 @@ mod stream;
 
 use crate::cache;
 use crate::codegen::TranslationUnit;
+use crate::device_api::LaunchId;
 use crate::device_api::{
     check_range, Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, Module,
 };
 use crate::nvrtc::{self, FloatMode, NvrtcError, Target};
-use crate::device_api::LaunchId;
 use cudarc::driver::sys::{self, CUctx_flags, CUdevice_attribute};
 use cudarc::driver::{result, CudaContext, CudaStream, DriverError};
 use module::GpuModule;

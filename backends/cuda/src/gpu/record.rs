@@ -58,8 +58,8 @@ impl HostRecord {
         let bytes = std::mem::size_of::<Mapped>();
         // SAFETY: a context is current (the caller's contract); the
         // allocation is owned by the returned value until `free`.
-        let host = unsafe { result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_DEVICEMAP) }?
-            .cast::<Mapped>();
+        let host =
+            unsafe { result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_DEVICEMAP) }?.cast::<Mapped>();
         let empty = Mapped {
             record: ErrorRecord::EMPTY,
             progress: 0,

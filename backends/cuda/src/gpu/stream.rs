@@ -341,7 +341,11 @@ mod tests {
     fn skipping_needs_a_failure() {
         let mut q = Queue::default();
         assert_eq!(q.skip(), None);
-        q.pending = Some(Pending::new(Some(LaunchId(1)), DeviceError::UnknownBuffer { address: 0 }, 0));
+        q.pending = Some(Pending::new(
+            Some(LaunchId(1)),
+            DeviceError::UnknownBuffer { address: 0 },
+            0,
+        ));
         q.issued = 1;
         assert_eq!(q.skip(), Some(LaunchId(2)));
         let e = q.pending.take().unwrap().report();

@@ -91,10 +91,7 @@ impl CudaSpace {
     fn queue(&self) -> MutexGuard<'_, Queue> {
         // Every change to the queue is one push or one `take`, so a panic
         // elsewhere cannot have left it half-updated.
-        self.inner
-            .queue
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        self.inner.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A synchronization point: runs `op`, an operation of the device that

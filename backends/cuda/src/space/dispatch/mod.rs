@@ -315,10 +315,14 @@ impl<'a> Launch<'a> {
         };
         let space = &self.cuda.space;
         if let Err(e) = space.make_room() {
-            report(&e, &format!("dispatch \"{}\", which waited for room", self.label));
+            report(
+                &e,
+                &format!("dispatch \"{}\", which waited for room", self.label),
+            );
         }
         let entry = self.inst.entry();
-        let (args, label, kernel, views) = (&self.args, self.label, self.inst.kernel.name, &self.ids);
+        let (args, label, kernel, views) =
+            (&self.args, self.label, self.inst.kernel.name, &self.ids);
         let issued = space.issue(
             // SAFETY: forwarded from the caller: the entry's arguments, its
             // workspace and a configuration its driver accepts; every View
