@@ -95,6 +95,27 @@ fn axpy_covers_every_size_and_grid() {
     assert_eq!(dev.stats().launches, 8);
 }
 
+/// As on a GPU (`gpu.rs` runs the same): launches queued without a wait
+/// run in order, and the copy that reads the result waits once.
+#[test]
+fn queued_launches_run_in_stream_order() {
+    let dev = device();
+    chained_axpys(&dev, 1000, 50);
+    let st = dev.stats();
+    assert_eq!(
+        (st.launches, st.synchronizations),
+        (50, 3),
+        "two uploads, one download"
+    );
+}
+
+/// As on a GPU: a fault is reported at the next synchronization, naming
+/// its launch; the emulator then goes on.
+#[test]
+fn a_fault_among_queued_launches_is_traced_to_its_launch() {
+    a_fault_among_queued_launches(&device()).unwrap();
+}
+
 #[test]
 fn a_copy_loads_and_stores_each_element_once() {
     let dev = device();

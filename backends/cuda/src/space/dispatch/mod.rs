@@ -291,7 +291,7 @@ impl<'a> Launch<'a> {
     pub fn alloc_work(&mut self, bytes: usize) -> u64 {
         let buffer = match self.cuda.device().alloc_zeroed(bytes.max(1)) {
             Ok(b) => b,
-            Err(e) => self.fail(&format!("the driver's workspace: {e}")),
+            Err(e) => self.fail_device("the driver's workspace", &e),
         };
         let addr = buffer.address();
         self.work.push(buffer);
@@ -311,7 +311,7 @@ impl<'a> Launch<'a> {
         }
         let module = match self.cuda.module(&self.inst, self.label) {
             Ok(m) => m,
-            Err(e) => self.fail(&e.to_string()),
+            Err(e) => self.fail_device("compiling the kernel", &e),
         };
         let space = &self.cuda.space;
         if let Err(e) = space.make_room() {
@@ -338,7 +338,7 @@ impl<'a> Launch<'a> {
             },
         );
         if let Err(e) = issued {
-            self.fail(&self.with_ids(&e));
+            self.fail_device("the launch", &e);
         }
     }
 
@@ -365,7 +365,7 @@ impl<'a> Launch<'a> {
             Err(e @ (DeviceError::Dispatch { .. } | DeviceError::Queued { .. })) => {
                 report(&e, &format!("the result of \"{}\"", self.label))
             }
-            Err(e) => self.fail(&format!("reading the result back: {e}")),
+            Err(e) => self.fail_device("reading the result back", &e),
         }
     }
 
@@ -377,6 +377,21 @@ impl<'a> Launch<'a> {
             .map(|(k, l)| format!("{} = \"{l}\"", k + 1))
             .collect();
         format!("{e} (View ids: {})", names.join(", "))
+    }
+
+    /// Panics for the device's error `e` in `what`. A lost context (a GPU
+    /// refuses everything after a kernel faulted) first reports the
+    /// failure that lost it, when the space's next synchronization holds
+    /// one: where the emulator, which goes on, would have reported it.
+    fn fail_device(&self, what: &str, e: &DeviceError) -> ! {
+        if matches!(e, DeviceError::Unavailable { .. }) {
+            if let Err(f @ (DeviceError::Dispatch { .. } | DeviceError::Queued { .. })) =
+                self.cuda.space.synchronize()
+            {
+                report(&f, &format!("dispatch \"{}\"", self.label));
+            }
+        }
+        self.fail(&format!("{what}: {}", self.with_ids(e)))
     }
 
     /// Panics, naming the dispatch, the kernel and the device.
