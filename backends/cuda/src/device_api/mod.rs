@@ -10,6 +10,10 @@
 //! [`Module`] holds a loaded `CUmodule`, and [`KernelArgs`] is the `void**`
 //! of `cuLaunchKernel`.
 //!
+//! Work is asynchronous, in the order of one stream per device: launches
+//! and device copies are queued, and the host's copies and frees wait for
+//! what was queued before them ([`Device`]'s "Stream order").
+//!
 //! The trait is object safe: a space holds an `Arc<dyn Device>` and does
 //! not care which implementation it drives. It is `unsafe` to implement:
 //! Views, copies and mirrors build Rust values from the bytes a device
@@ -451,11 +455,12 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
     /// #         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
     /// #         Param { name: "y", kind: ParamKind::Out, cpp: "granule::u32" },
     /// #     ],
-    /// #     "__device__ void half(granule::usize i, granule::u32& y) { y = 10u / (granule::u32)i; }\n",
+    /// #     "__device__ void half(granule::usize i, granule::u32& y) { y = granule::div(10u, (granule::u32)i); }\n",
     /// #     &[],
     /// # ) };
     /// use granule_cuda::device_api::{Device, DeviceError, Fault, KernelArgs, LaunchConfig};
-    /// // `half` stores 10 / i, which divides by zero at i = 0.
+    /// // `half` stores 10 / i (Rust's checked division), which divides by
+    /// // zero at i = 0.
     /// let unit = TranslationUnit::new(&[Instance::new(&HALF, Pattern::For, &[])]).unwrap();
     /// let dev = granule_cuda::emu::EmuDevice::new().unwrap();
     /// let module = dev.compile(&unit, "half").unwrap();

@@ -399,6 +399,9 @@ unsafe impl Device for EmuDevice {
             offset,
             src.len(),
         )?;
+        if src.is_empty() {
+            return Ok(());
+        }
         let mut stream = self.stream();
         // As a GPU's: queued after what is in flight, then waited for.
         stream.busy = true;
@@ -426,6 +429,9 @@ unsafe impl Device for EmuDevice {
             offset,
             dst.len(),
         )?;
+        if dst.is_empty() {
+            return Ok(());
+        }
         let mut stream = self.stream();
         stream.busy = true;
         self.sync(&mut stream)?;

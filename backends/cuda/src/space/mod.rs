@@ -296,6 +296,7 @@ impl Cuda {
     /// every later use says so.
     ///
     /// ```
+    /// use granule_core::kernel::kernel;
     /// use granule_core::prelude::*;
     /// use granule_cuda::{device_api::DeviceError, Cuda, CudaSpace};
     ///

@@ -24,10 +24,19 @@ use std::sync::MutexGuard;
 /// Dispatches a space keeps in flight at most: the next one waits for
 /// them first, as a GPU's launch queue makes the host wait when it is
 /// full. It bounds what the space keeps for reports.
+///
+/// ```
+/// assert_eq!(granule_cuda::space::MAX_IN_FLIGHT, 1024);
+/// ```
 pub const MAX_IN_FLIGHT: usize = 1024;
 
-/// Workspace bytes a space holds for dispatches in flight at most, before
-/// the next dispatch waits for them (and frees the workspace).
+/// Workspace bytes a space holds for dispatches in flight at most (team
+/// scratch of level 1, which a `parallel_for` allocates per dispatch),
+/// before the next dispatch waits for them and frees the workspace.
+///
+/// ```
+/// assert_eq!(granule_cuda::space::MAX_HELD_WORK_BYTES, 256 << 20);
+/// ```
 pub const MAX_HELD_WORK_BYTES: usize = 256 << 20;
 
 /// A dispatch issued on the device, for the report of its failure.
