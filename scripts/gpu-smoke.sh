@@ -24,6 +24,9 @@
 #   device       the cudarc device: launches, copies, parameter tables (gpu)
 #   fidelity     host bits, error records, argument checks, on the GPU (fidelity)
 #   dispatch     every pattern and policy through the Cuda space (dispatch)
+#   async        asynchronous dispatch: stream order, one wait per fence, a
+#                fault reported at the next synchronization with its label
+#                (asynchrony)
 #   conformance  the conformance suite's Cuda instance, minus the tests whose
 #                kernels panic on purpose
 #   panics       those tests, one after another: a device panic loses the
@@ -35,7 +38,7 @@
 # CI=true make a missing driver or NVRTC a failure, never a skip.
 set -uo pipefail
 
-TESTS=(conformance dispatch nvrtc_toolchain translated fidelity gpu)
+TESTS=(conformance dispatch asynchrony nvrtc_toolchain translated fidelity gpu)
 BENCH=cuda_patterns
 G=target/gpu
 BUDGET=280
@@ -151,6 +154,7 @@ run() {
   group device 30 gpu
   group fidelity 30 fidelity
   group dispatch 40 dispatch
+  group async 30 asynchrony
   group conformance 90 conformance cuda:: "${skips[@]}"
   group panics 60 conformance "${panics[@]}" --test-threads=1
   group bench 50 "$BENCH" --bench --warm-up-time 1 --measurement-time 2 --noplot

@@ -49,8 +49,10 @@ mod semantics;
 /// plus `, host_only` for a host space: the host-only section adds tests of
 /// behaviour no device space can have (e.g. dispatching from inside a
 /// kernel, or the host spaces' own limits), each with the reason beside it.
+/// A device space adds `, own = expression` making a space of its own for
+/// each call (see `own_space`).
 macro_rules! conformance_suite {
-    (@space $name:ident, $ty:ty, $make:expr, { $($host_only:tt)* }) => {
+    (@space $name:ident, $ty:ty, $make:expr, $own:expr, { $($host_only:tt)* }) => {
         mod $name {
             #[allow(unused_imports)]
             use crate::kernels::*;
@@ -59,6 +61,16 @@ macro_rules! conformance_suite {
             #[allow(dead_code)]
             fn space() -> $ty {
                 $make
+            }
+            /// A space that no other test shares, for the tests whose
+            /// kernels fail on purpose. A device space dispatches
+            /// asynchronously and reports a kernel's failure at its next
+            /// synchronization point, which, on a space shared by tests
+            /// running side by side, could be another test's. A host space
+            /// fails in the dispatch itself, so its own space is `space()`.
+            #[allow(dead_code)]
+            fn own_space() -> $ty {
+                $own
             }
             for_tests!();
             reduce_tests!();
@@ -72,7 +84,7 @@ macro_rules! conformance_suite {
         }
     };
     ($name:ident, $ty:ty, $make:expr, host_only) => {
-        conformance_suite!(@space $name, $ty, $make, {
+        conformance_suite!(@space $name, $ty, $make, $make, {
             // host-only section
             for_host_only_tests!();
             reduce_host_only_tests!();
@@ -80,8 +92,8 @@ macro_rules! conformance_suite {
             team_host_only_tests!();
         });
     };
-    ($name:ident, $ty:ty, $make:expr) => {
-        conformance_suite!(@space $name, $ty, $make, {});
+    ($name:ident, $ty:ty, $make:expr, own = $own:expr) => {
+        conformance_suite!(@space $name, $ty, $make, $own, {});
     };
 }
 
@@ -112,8 +124,9 @@ conformance_suite!(rayon3, granule::Rayon, crate::rayon_space(3), host_only);
 /// `GRANULE_CUDA` names (a GPU run sets `GRANULE_CUDA=gpu`). One per
 /// process, so each kernel is compiled once, until a device panic loses a
 /// GPU space's context (the emulator's survives): then the suite takes a
-/// fresh space, as a program would. On a GPU the tests whose kernels
-/// panic therefore run apart from the others (`scripts/gpu-smoke.sh`).
+/// fresh space, as a program would. The tests whose kernels panic use a
+/// space of their own (`cuda_space_of_its_own`); on a GPU they also run
+/// apart from the others (`scripts/gpu-smoke.sh`).
 #[cfg(feature = "cuda")]
 fn cuda_space() -> granule::Cuda {
     use std::sync::Mutex;
@@ -131,5 +144,19 @@ fn cuda_space() -> granule::Cuda {
     }
 }
 
+/// A Cuda space of its own: a device (and, on a GPU, a CUDA context and
+/// stream) no other test uses, so a failure its kernels report at the
+/// next synchronization point reaches only the test that caused it.
+/// Compiled kernels come from the emulator's (or NVRTC's) disk cache.
 #[cfg(feature = "cuda")]
-conformance_suite!(cuda, granule::Cuda, crate::cuda_space());
+fn cuda_space_of_its_own() -> granule::Cuda {
+    granule::Cuda::from_env_or(granule::CudaSelection::Emulator).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[cfg(feature = "cuda")]
+conformance_suite!(
+    cuda,
+    granule::Cuda,
+    crate::cuda_space(),
+    own = crate::cuda_space_of_its_own()
+);

@@ -1,6 +1,13 @@
 //! Soundness regressions: a panicking kernel unwinds to its caller (no
 //! hang, the space stays usable), write parts never reach past what they
 //! were checked for, and no bound or size computation wraps.
+//!
+//! A device space dispatches asynchronously, so a kernel's panic reaches
+//! its caller at the space's next synchronization point rather than in
+//! `parallel_for`: the tests below fence after a `parallel_for` whose
+//! kernel panics (a no-op on host spaces, which panic in the dispatch),
+//! while a reduction or scan waits for its own result. Kernels that panic
+//! run on `own_space()`, so that the report reaches their test only.
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -57,11 +64,13 @@ macro_rules! soundness_tests {
             let n = 200_000;
             for chunk in [0, 1000] {
                 expect_kernel_panic("for", n / 2, move || {
-                    let s = space();
+                    let s = own_space();
                     let mut y =
                         View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
                     let p = RangePolicy::new(&s, 0..n).chunk_size(chunk);
                     parallel_for("fails", p, &mut y, fail_for_at(n / 2));
+                    // Where an asynchronous space reports the panic.
+                    s.fence();
                 });
             }
             let s = space();
@@ -75,7 +84,7 @@ macro_rules! soundness_tests {
         fn panic_in_reduce_unwinds_and_the_space_stays_usable() {
             let n = 200_000;
             expect_kernel_panic("reduce", n / 2 + 1, move || {
-                let s = space();
+                let s = own_space();
                 let _: i64 = parallel_reduce(
                     "fails",
                     RangePolicy::new(&s, 0..n),
@@ -95,7 +104,7 @@ macro_rules! soundness_tests {
             for final_only in [false, true] {
                 for chunk in [0, 1000] {
                     expect_kernel_panic("scan", n / 2, move || {
-                        let s = space();
+                        let s = own_space();
                         let mut y =
                             View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n)
                                 .unwrap();
@@ -122,13 +131,15 @@ macro_rules! soundness_tests {
         fn panic_in_team_unwinds_and_the_space_stays_usable() {
             let league = 64;
             expect_kernel_panic("team", league / 2, move || {
-                let s = space();
+                let s = own_space();
                 let mut hits =
                     View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "hits", league)
                         .unwrap();
                 let h = hits.atomic().unwrap();
                 let p = TeamPolicy::new(&s, league, AUTO);
                 parallel_for("fails", p, (), fail_team_at(league / 2, &h));
+                // Where an asynchronous space reports the panic.
+                s.fence();
             });
             let s = space();
             let mut hits =
@@ -215,7 +226,7 @@ macro_rules! soundness_tests {
             // 2^64 bytes. A space either refuses the size up front or runs
             // the kernel, which stops at index 1000; neither may wrap.
             let payload = crate::soundness::panic_of("huge scan", || {
-                let s = space();
+                let s = own_space();
                 let p = RangePolicy::new(&s, 0..(1usize << 58) + 1).chunk_size(1);
                 let _: i64 = parallel_scan("huge", p, (), count_until(1000));
             });

@@ -97,7 +97,7 @@ fn device_owners(
     view1(&mut args, &owner, len, 2);
     // SAFETY: (begin, end, threads, locals, width, count, owner) as the
     // entry takes them; both Views hold `len` u32.
-    unsafe { dev.launch(&module, "granule_for_owners", &config(2, 32, 0), &args) }
+    unsafe { dev.launch_and_wait(&module, "granule_for_owners", &config(2, 32, 0), &args) }
         .unwrap_or_else(|e| panic!("{e}"));
     let counts = download::<u32, _>(dev, &count, len);
     let owners = download::<u32, _>(dev, &owner, len);

@@ -323,6 +323,9 @@ fn a_device_fault_names_the_dispatch_and_the_view() {
     let mut y = upload(&s, "y", vec![0.0; 4]);
     let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         parallel_for("oob", RangePolicy::new(&s, 0..4), &mut y, past_the_end(&x));
+        // Dispatches are asynchronous: the fault is reported at the next
+        // synchronization point, which still names the dispatch.
+        s.fence();
     }))
     .expect_err("reading past the end faults");
     let msg = err

@@ -78,7 +78,7 @@ fn run_one_output(
     let entry = format!("granule_for_{}", kernel.name);
     // SAFETY: begin, end and the output View over y's n elements are the
     // entry's parameters.
-    let r = unsafe { dev.launch(&module, &entry, &cfg, &args) };
+    let r = unsafe { dev.launch_and_wait(&module, &entry, &cfg, &args) };
     let v = download::<u32, _>(dev, &y, n);
     dev.free(y).unwrap();
     r.map(|()| v)
@@ -93,6 +93,27 @@ fn axpy_covers_every_size_and_grid() {
         check_axpy(&dev, n, grid, block);
     }
     assert_eq!(dev.stats().launches, 8);
+}
+
+/// As on a GPU (`gpu.rs` runs the same): launches queued without a wait
+/// run in order, and the copy that reads the result waits once.
+#[test]
+fn queued_launches_run_in_stream_order() {
+    let dev = device();
+    chained_axpys(&dev, 1000, 50);
+    let st = dev.stats();
+    assert_eq!(
+        (st.launches, st.synchronizations),
+        (50, 3),
+        "two uploads, one download"
+    );
+}
+
+/// As on a GPU: a fault is reported at the next synchronization, naming
+/// its launch; the emulator then goes on.
+#[test]
+fn a_fault_among_queued_launches_is_traced_to_its_launch() {
+    a_fault_among_queued_launches(&device()).unwrap();
 }
 
 #[test]
@@ -129,6 +150,8 @@ fn a_copy_loads_and_stores_each_element_once() {
             global_atomic_bytes: 0,
             footprint_read_bytes: 4 * n as u64,
             footprint_written_bytes: 4 * n as u64,
+            // The launch is queued; the host has not waited for it yet.
+            synchronizations: 0,
         }
     );
     assert_eq!(s.words_per_element(4, n as u64), 2.0);
@@ -566,7 +589,7 @@ fn probe_fixed_lookback<T: Float>(dev: &EmuDevice, cpp: &'static [&'static str])
     // its buffer's elements; only tiles below 31 of their window are
     // probed, so nothing publishes.
     unsafe {
-        dev.launch(
+        dev.launch_and_wait(
             &module,
             &instance.entry(),
             &config(probes.len() as u32, 32, 0),
@@ -700,7 +723,7 @@ fn a_tuple_scan_carries_struct_values_between_tiles() {
     // over n elements, the tail zeroed and sized by scan_workspace for the
     // tuple's size, launched with its geometry.
     unsafe {
-        dev.launch(
+        dev.launch_and_wait(
             &module,
             &instance.entry(),
             &config(ws.grid, ws.block, ws.shared_bytes),
@@ -834,7 +857,7 @@ fn warp_shuffles_and_ballots_exchange_within_warps() {
     }
     // SAFETY: (begin, end, five u32 outputs of n elements).
     unsafe {
-        dev.launch(
+        dev.launch_and_wait(
             &module,
             "granule_for_warp_ops",
             &config(grid, block, 0),
@@ -987,7 +1010,7 @@ fn run_on_word(
     view1(&mut args, &h, 1, 9);
     let entry = format!("granule_for_{}", k.name);
     // SAFETY: (begin, end, an atomic View of one u32 over h).
-    let r = unsafe { dev.launch(&module, &entry, &cfg, &args) };
+    let r = unsafe { dev.launch_and_wait(&module, &entry, &cfg, &args) };
     let v = download::<u32, _>(dev, &h, 1)[0];
     dev.free(h).unwrap();
     r.map(|()| v)
@@ -1056,7 +1079,8 @@ fn blocks_run_concurrently_so_they_can_wait_on_each_other() {
     args.scalar(0u64).scalar(64u64);
     view1(&mut args, &flags, 2, 9);
     // SAFETY: (begin, end, an atomic View of two u32 over flags).
-    unsafe { two.launch(&module, "granule_for_handshake", &config(2, 32, 0), &args) }.unwrap();
+    unsafe { two.launch_and_wait(&module, "granule_for_handshake", &config(2, 32, 0), &args) }
+        .unwrap();
     assert_eq!(download::<u32, _>(&two, &flags, 2), [1, 1]);
 
     // One worker runs the blocks one after the other: the first waits
@@ -1072,8 +1096,9 @@ fn blocks_run_concurrently_so_they_can_wait_on_each_other() {
     args.scalar(0u64).scalar(64u64);
     view1(&mut args, &mine, 2, 9);
     // SAFETY: as above, over `mine`.
-    let err = unsafe { one.launch(&module, "granule_for_handshake", &config(2, 32, 0), &args) }
-        .unwrap_err();
+    let err =
+        unsafe { one.launch_and_wait(&module, "granule_for_handshake", &config(2, 32, 0), &args) }
+            .unwrap_err();
     assert!(matches!(err, DeviceError::Timeout { .. }), "{err}");
     two.free(flags).unwrap();
     one.free(mine).unwrap();
@@ -1122,8 +1147,8 @@ fn an_index_past_the_extent_is_a_fault_naming_the_view() {
     view1(&mut args, &xb, 10, 42);
     // SAFETY: (begin, end, y, x); the View x says 10 elements, so the
     // header's bounds check stops index 10 before it reads past xb.
-    let err =
-        unsafe { dev.launch(&module, "granule_for_copy", &config(1, 16, 0), &args) }.unwrap_err();
+    let err = unsafe { dev.launch_and_wait(&module, "granule_for_copy", &config(1, 16, 0), &args) }
+        .unwrap_err();
     assert_eq!(
         err,
         DeviceError::Fault {
@@ -1143,7 +1168,7 @@ fn an_index_past_the_extent_is_a_fault_naming_the_view() {
     view1(&mut args, &yb, 12, 1);
     view1(&mut args, &xb, 10, 42);
     // SAFETY: as above, within bounds.
-    unsafe { dev.launch(&module, "granule_for_copy", &config(1, 16, 0), &args) }.unwrap();
+    unsafe { dev.launch_and_wait(&module, "granule_for_copy", &config(1, 16, 0), &args) }.unwrap();
     dev.free(xb).unwrap();
     dev.free(yb).unwrap();
 }
@@ -1193,18 +1218,21 @@ fn launches_the_device_cannot_run_are_refused_before_they_start() {
     short.scalar(0u64).scalar(1u64);
     // SAFETY: refused before anything runs (checked below).
     let err =
-        unsafe { dev.launch(&module, "granule_for_copy", &config(1, 32, 0), &short) }.unwrap_err();
+        unsafe { dev.launch_and_wait(&module, "granule_for_copy", &config(1, 32, 0), &short) }
+            .unwrap_err();
     assert!(
         matches!(&err, DeviceError::InvalidLaunch { reason, .. } if reason.contains("4 parameters of [8, 8, 32, 32] bytes")),
         "{err}"
     );
     // SAFETY: refused before anything runs.
-    let err = unsafe { dev.launch(&module, "granule_for_copy", &config(1, 2048, 0), &short) }
-        .unwrap_err();
+    let err =
+        unsafe { dev.launch_and_wait(&module, "granule_for_copy", &config(1, 2048, 0), &short) }
+            .unwrap_err();
     assert!(matches!(err, DeviceError::InvalidLaunch { .. }), "{err}");
     // SAFETY: refused before anything runs.
-    let err = unsafe { dev.launch(&module, "granule_for_nothing", &config(1, 32, 0), &short) }
-        .unwrap_err();
+    let err =
+        unsafe { dev.launch_and_wait(&module, "granule_for_nothing", &config(1, 32, 0), &short) }
+            .unwrap_err();
     assert!(
         matches!(&err, DeviceError::UnknownEntry { entries, .. } if entries == &["granule_for_copy"]),
         "{err}"
@@ -1298,7 +1326,7 @@ fn run_rows(
     // SAFETY: (league, scratch, a, x, out, counts) as granule_team_rows
     // takes them; level-0 scratch of n f64 per team fits the dynamic shared
     // memory given, and there is no level 1.
-    let r = unsafe { dev.launch(&module, "granule_team_rows", &cfg, &args) };
+    let r = unsafe { dev.launch_and_wait(&module, "granule_team_rows", &cfg, &args) };
     let out = download::<f64, _>(dev, &outb, league as usize);
     let counts = download::<i64, _>(dev, &countsb, 8);
     for b in [ab, xb, outb, countsb] {
@@ -1388,7 +1416,8 @@ fn atomics_of_every_width_and_type_combine_across_blocks() {
     view1(&mut args, &u, 3, 2);
     view1(&mut args, &f, 1, 3);
     // SAFETY: (begin, end, three atomic Views over s, u, f).
-    unsafe { dev.launch(&module, "granule_for_atomics64", &config(5, 64, 0), &args) }.unwrap();
+    unsafe { dev.launch_and_wait(&module, "granule_for_atomics64", &config(5, 64, 0), &args) }
+        .unwrap();
     assert_eq!(download::<i64, _>(&dev, &s, 2), [-500, 499]);
     let got_u: Vec<u64> = download::<i64, _>(&dev, &u, 3)
         .iter()
@@ -1413,7 +1442,8 @@ fn atomics_of_every_width_and_type_combine_across_blocks() {
     view1(&mut args, &m, 5, 3);
     // SAFETY: (begin, end, x, lo, width, h, m) as granule_for_histogram
     // takes them, over 16 bins and 5 f32.
-    unsafe { dev.launch(&module, "granule_for_histogram", &config(3, 128, 0), &args) }.unwrap();
+    unsafe { dev.launch_and_wait(&module, "granule_for_histogram", &config(3, 128, 0), &args) }
+        .unwrap();
     let mut expect = [0u32; 16];
     for v in &x32 {
         expect[(((v - lo) / width) as usize).min(15)] += 1;
@@ -1487,7 +1517,7 @@ fn run_word(
     let entry = format!("granule_for_{}", k.name);
     // SAFETY: (begin, end, an output View of n u32 over y, an atomic View
     // of 4 u32 over h).
-    let r = unsafe { dev.launch(&module, &entry, &cfg, &args) };
+    let r = unsafe { dev.launch_and_wait(&module, &entry, &cfg, &args) };
     let words = download::<u32, _>(dev, &h, 4);
     dev.free(y).unwrap();
     dev.free(h).unwrap();

@@ -422,7 +422,8 @@ fn arguments_that_differ_from_the_table_are_refused() {
     };
     // SAFETY: refused before anything runs (that is what is tested); the
     // addresses are a live buffer of 4 f32s.
-    let e = unsafe { dev.launch(&module, "granule_for_axpy_f32", &config, &args) }.unwrap_err();
+    let e = unsafe { dev.launch_and_wait(&module, "granule_for_axpy_f32", &config, &args) }
+        .unwrap_err();
     assert!(matches!(e, DeviceError::InvalidLaunch { .. }), "{e}");
     assert!(
         e.to_string().contains(

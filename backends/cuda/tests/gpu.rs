@@ -112,6 +112,27 @@ fn entry_tables_and_argument_checks_match_the_emulator() {
 }
 
 #[test]
+fn launches_are_queued_in_stream_order() {
+    let Some(dev) = gpu("launches_are_queued_in_stream_order") else {
+        return;
+    };
+    chained_axpys(&dev, 100_000, 50);
+}
+
+/// The report of a fault comes at the next synchronization and names the
+/// launch, from the progress word the stream writes; the context is lost
+/// after it (a device of its own: `gpu` makes a new one).
+#[test]
+fn a_fault_among_queued_launches_is_traced_to_its_launch() {
+    let Some(dev) = gpu("a_fault_among_queued_launches_is_traced_to_its_launch") else {
+        return;
+    };
+    let after = a_fault_among_queued_launches(&dev).unwrap_err();
+    assert!(matches!(after, DeviceError::Unavailable { .. }), "{after}");
+    assert!(after.to_string().contains("out of bounds"), "{after}");
+}
+
+#[test]
 fn shared_memory_is_the_opt_in_maximum() {
     let Some(dev) = gpu("shared_memory_is_the_opt_in_maximum") else {
         return;

@@ -1,5 +1,6 @@
 //! The typed errors of a [`super::Device`].
 
+use super::LaunchId;
 use crate::nvrtc::Excerpt;
 use std::fmt;
 use std::time::Duration;
@@ -302,6 +303,67 @@ pub enum DeviceError {
         /// Why.
         reason: String,
     },
+    /// A launch failed after [`Device::launch`](super::Device::launch) had
+    /// queued it. Launches are asynchronous, so the failure is reported by
+    /// the next synchronization ([`Device::synchronize`](super::Device::synchronize),
+    /// or a copy between host and device), which names the launch.
+    Queued {
+        /// The launch, by its number on the device.
+        launch: LaunchId,
+        /// Launches issued after it on the device, which did not run.
+        skipped: u64,
+        /// What the launch reported (a fault, a race, ..).
+        error: Box<DeviceError>,
+    },
+    /// A dispatch of a Cuda space failed on the device after the dispatch
+    /// had returned: the space's next synchronization point (a fence, a
+    /// reduction or scan result, a copy between host and device) reports
+    /// it, naming the dispatch.
+    Dispatch {
+        /// The dispatch's label.
+        label: String,
+        /// The kernel's name.
+        kernel: String,
+        /// The device's name.
+        device: String,
+        /// The labels of the dispatch's Views, by the id the device's
+        /// errors give them (the first is View #1).
+        views: Vec<String>,
+        /// Launches issued after it on the device, which did not run.
+        skipped: u64,
+        /// What the device reported.
+        error: Box<DeviceError>,
+    },
+}
+
+impl DeviceError {
+    /// The device's own error: what a [`DeviceError::Queued`] or
+    /// [`DeviceError::Dispatch`] report wraps, or the error itself.
+    ///
+    /// ```
+    /// use granule_cuda::device_api::{DeviceError, Fault, LaunchId};
+    /// let fault = DeviceError::Fault { label: "k".into(), entry: "e".into(), fault: Fault::Trap };
+    /// let queued = DeviceError::Queued { launch: LaunchId(4), skipped: 0, error: Box::new(fault.clone()) };
+    /// assert_eq!(queued.cause(), &fault);
+    /// assert_eq!(fault.cause(), &fault);
+    /// ```
+    pub fn cause(&self) -> &DeviceError {
+        match self {
+            DeviceError::Queued { error, .. } | DeviceError::Dispatch { error, .. } => {
+                error.cause()
+            }
+            other => other,
+        }
+    }
+}
+
+/// The end of a report whose launch stopped the ones after it.
+fn skipped_note(f: &mut fmt::Formatter<'_>, skipped: u64) -> fmt::Result {
+    match skipped {
+        0 => Ok(()),
+        1 => write!(f, "; the 1 launch issued after it did not run"),
+        n => write!(f, "; the {n} launches issued after it did not run"),
+    }
 }
 
 impl fmt::Display for DeviceError {
@@ -385,6 +447,36 @@ impl fmt::Display for DeviceError {
                 entry,
                 reason,
             } => write!(f, "launch of `{label}` ({entry}) failed: {reason}"),
+            DeviceError::Queued {
+                launch,
+                skipped,
+                error,
+            } => {
+                write!(f, "launch {launch} failed after it was queued: {error}")?;
+                skipped_note(f, *skipped)
+            }
+            DeviceError::Dispatch {
+                label,
+                kernel,
+                device,
+                views,
+                skipped,
+                error,
+            } => {
+                let ids: Vec<String> = views
+                    .iter()
+                    .enumerate()
+                    .map(|(k, l)| format!("{} = \"{l}\"", k + 1))
+                    .collect();
+                write!(
+                    f,
+                    "parallel dispatch \"{label}\" of kernel `{kernel}` on Cuda ({device}) \
+                     failed: {} (View ids: {})",
+                    error.cause(),
+                    ids.join(", ")
+                )?;
+                skipped_note(f, *skipped)
+            }
         }
     }
 }

@@ -10,6 +10,10 @@
 //! [`Module`] holds a loaded `CUmodule`, and [`KernelArgs`] is the `void**`
 //! of `cuLaunchKernel`.
 //!
+//! Work is asynchronous, in the order of one stream per device: launches
+//! and device copies are queued, and the host's copies and frees wait for
+//! what was queued before them ([`Device`]'s "Stream order").
+//!
 //! The trait is object safe: a space holds an `Arc<dyn Device>` and does
 //! not care which implementation it drives. It is `unsafe` to implement:
 //! Views, copies and mirrors build Rust values from the bytes a device
@@ -54,9 +58,12 @@
 
 mod args;
 mod error;
+mod stream;
 
 pub use args::{ArgScalar, KernelArgs};
 pub use error::{DeviceError, Fault, MemoryKind, Race, RaceKind, ThreadId};
+pub use stream::LaunchId;
+pub(crate) use stream::Pending;
 
 use crate::codegen::TranslationUnit;
 use std::any::Any;
@@ -245,9 +252,35 @@ impl fmt::Debug for Module {
     }
 }
 
-/// A CUDA device: memory, compilation and launches. Operations are in
-/// stream order and [`Device::synchronize`] waits for all of them (the
-/// emulator runs each one to completion before it returns).
+/// A CUDA device: memory, compilation and launches, in the order of one
+/// stream.
+///
+/// # Stream order
+/// Launches and device-to-device copies are queued: [`Device::launch`]
+/// returns once the launch is issued, possibly before it runs, with its
+/// [`LaunchId`]. Whatever lets the host read, write or release device
+/// memory waits for the queue first: [`Device::copy_to_device`],
+/// [`Device::copy_to_host`] (so [`Device::read_bytes`]) and
+/// [`Device::free`] act only once every launch and device copy issued
+/// before them has completed, and [`Device::synchronize`] returns only
+/// then. So no kernel runs while the host touches its memory, and a
+/// launch's buffers stay allocated until it is done, whatever the caller
+/// does after `launch` returns. (The emulator runs each launch to
+/// completion inside `launch`, and waits only in name; it counts those
+/// waits, [`EmuStats::synchronizations`](crate::emu::EmuStats::synchronizations).)
+///
+/// A launch that fails while it runs (a fault, a trap, a race the
+/// emulator's checked mode finds, a timeout) is reported by the next
+/// synchronization, not by `launch`, exactly as a GPU reports it: as
+/// [`DeviceError::Queued`], which names the launch, returned by
+/// [`Device::synchronize`] or by the next copy between host and device
+/// (which then copies nothing). [`Device::free`] waits but leaves the
+/// report to those. Launches and device copies issued after a failed
+/// launch do not run (a GPU's context refuses them; the emulator skips
+/// them), and the report counts the launches. `launch` itself fails only
+/// for what it checks before anything is queued: a configuration or
+/// argument list it refuses, a context lost by a failure already
+/// reported.
 ///
 /// # Safety
 /// Safe code trusts what a device says about its memory: `CudaSpace`
@@ -256,26 +289,33 @@ impl fmt::Debug for Module {
 /// `bool` must be 0 or 1). So an implementation promises, for every
 /// method, even when it returns `Err`:
 /// - [`Device::alloc_zeroed`] returns a buffer of exactly `bytes` bytes,
-///   zeroed, at least 256-byte aligned, that does not overlap any other
-///   live buffer of the device or any host memory, and stays allocated
-///   until [`Device::free`] of it (which releases nothing else);
+///   zeroed (in stream order: before any launch or copy issued after it),
+///   at least 256-byte aligned, that does not overlap any other live
+///   buffer of the device or any host memory, and stays allocated until
+///   [`Device::free`] of it (which releases nothing else);
 /// - [`Device::copy_to_device`] writes exactly `src.len()` bytes of `src`
-///   at `offset` of `dst` and nothing else; [`Device::copy_on_device`]
-///   copies exactly `bytes` bytes from `src_offset` of `src` to
-///   `dst_offset` of `dst` and nothing else; a copy whose range does not
-///   fit its buffer, or a buffer that is not a live one of this device,
-///   is refused (`Err`) before anything is touched;
+///   at `offset` of `dst` and nothing else, and reads `src` only before it
+///   returns; [`Device::copy_on_device`] copies exactly `bytes` bytes from
+///   `src_offset` of `src` to `dst_offset` of `dst` and nothing else; a
+///   copy whose range does not fit its buffer, or a buffer that is not a
+///   live one of this device, is refused (`Err`) before anything is
+///   touched;
 /// - [`Device::copy_to_host`] writes into `dst` only the bytes of
 ///   `src[offset..offset + dst.len()]`, each as the device holds it
-///   (a byte it never had initialized stays uninitialized), and touches no
-///   other host memory; [`Device::read_bytes`], if overridden, keeps the
-///   same promise, so that a range of initialized device bytes gives
-///   initialized host bytes;
+///   (a byte it never had initialized stays uninitialized), touches no
+///   other host memory, and writes nothing after it returns;
+///   [`Device::read_bytes`], if overridden, keeps the same promise, so
+///   that a range of initialized device bytes gives initialized host bytes;
 /// - device bytes change only through these copies and through the
 ///   kernels of [`Device::launch`], which runs exactly the entry `entry` of
 ///   `module` (compiled by this device from the [`TranslationUnit`] given to
 ///   [`Device::compile`], unchanged) on `config`'s geometry with exactly
-///   `args`, and returns only when it has finished or can no longer run;
+///   `args` (read before it returns), at most once, after every launch
+///   and copy issued before it;
+/// - stream order, as above: `copy_to_device`, `copy_to_host`,
+///   `read_bytes` and `free` act only once every launch and device copy
+///   issued before them has completed or can no longer run, and
+///   `synchronize` returns only then;
 /// - [`Device::limits`] is true: a launch within it runs as configured.
 pub unsafe trait Device: Send + Sync + fmt::Debug {
     /// A name for messages (`"emulator"`, or the GPU's name).
@@ -287,10 +327,14 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
     /// `bytes` bytes of zeroed device memory (at least 256-byte aligned).
     fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError>;
 
-    /// Releases a buffer of this device.
+    /// Releases a buffer of this device, once every launch and copy issued
+    /// before has completed (a failure among them stays for the next
+    /// synchronization to report).
     fn free(&self, buffer: DeviceBuffer) -> Result<(), DeviceError>;
 
-    /// Copies `src` into `dst` at byte `offset`.
+    /// Copies `src` into `dst` at byte `offset`, after every launch and
+    /// copy issued before (a synchronization: a launch that failed meanwhile
+    /// is reported instead, and nothing is copied).
     ///
     /// The bytes may be uninitialized (the padding of a struct), which is
     /// why they are `MaybeUninit<u8>`: a `&[u8]` over a padded value would
@@ -302,7 +346,9 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
         src: &[MaybeUninit<u8>],
     ) -> Result<(), DeviceError>;
 
-    /// Copies `dst.len()` bytes of `src` from byte `offset` into `dst`.
+    /// Copies `dst.len()` bytes of `src` from byte `offset` into `dst`,
+    /// after every launch and copy issued before (a synchronization, as
+    /// [`Device::copy_to_device`]).
     ///
     /// The device may hold uninitialized bytes (copied from the padding of
     /// host values), so the destination is `MaybeUninit<u8>`;
@@ -354,8 +400,8 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
         self.copy_to_host(dst, src, offset)
     }
 
-    /// Copies `bytes` bytes of `src` from `src_offset` into `dst` at
-    /// `dst_offset`.
+    /// Queues a copy of `bytes` bytes of `src` from `src_offset` into `dst`
+    /// at `dst_offset`, in stream order (it does not wait).
     fn copy_on_device(
         &self,
         dst: &mut DeviceBuffer,
@@ -368,24 +414,88 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
     /// Compiles and loads `unit`; `label` names it in errors.
     fn compile(&self, unit: &TranslationUnit, label: &str) -> Result<Module, DeviceError>;
 
-    /// Runs entry point `entry` of `module` on `config`'s grid with `args`,
-    /// and returns when it has finished (or failed).
+    /// Queues entry point `entry` of `module` on `config`'s grid with
+    /// `args`, and returns its number; it may run after this returns (see
+    /// "Stream order"). `args` may be dropped at once: the device copies
+    /// them.
+    ///
+    /// # Errors
+    /// Only what is found before anything is queued: a configuration or
+    /// argument list the device refuses, an unknown entry, a module of
+    /// another device, a context lost earlier. A failure while the kernel
+    /// runs is reported by the next synchronization.
     ///
     /// # Safety
     /// `args` must be the entry's parameters in order, each laid out as the
     /// C++ parameter type (see [`KernelArgs`]), and every device address
     /// they carry (View data, reduction and scan buffers) must lie in a
     /// live buffer of this device, large enough for every element the
-    /// kernel may touch, that no host code accesses during the launch.
+    /// kernel may touch. (The buffer stays live and untouched by the host
+    /// until the kernel is done: `free` and the copies wait for it.)
     unsafe fn launch(
         &self,
         module: &Module,
         entry: &str,
         config: &LaunchConfig,
         args: &KernelArgs,
-    ) -> Result<(), DeviceError>;
+    ) -> Result<LaunchId, DeviceError>;
 
-    /// Waits until every operation issued so far has completed.
+    /// [`Device::launch`], then [`Device::synchronize`]: runs the launch to
+    /// completion and reports its own failure as the error it made (a
+    /// [`DeviceError::Fault`], a [`DeviceError::Race`], ..); the failure
+    /// of an earlier launch stays a [`DeviceError::Queued`] naming it.
+    ///
+    /// ```
+    /// # use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
+    /// # use granule_cuda::kernel::{DeviceKernel, KernelPattern, Param, ParamKind};
+    /// # // SAFETY: the source defines `half` with the parameters listed.
+    /// # static HALF: DeviceKernel = unsafe { DeviceKernel::new(
+    /// #     "half", KernelPattern::For, &[],
+    /// #     &[
+    /// #         Param { name: "i", kind: ParamKind::Index, cpp: "granule::usize" },
+    /// #         Param { name: "y", kind: ParamKind::Out, cpp: "granule::u32" },
+    /// #     ],
+    /// #     "__device__ void half(granule::usize i, granule::u32& y) { y = granule::div(10u, (granule::u32)i); }\n",
+    /// #     &[],
+    /// # ) };
+    /// use granule_cuda::device_api::{Device, DeviceError, Fault, KernelArgs, LaunchConfig};
+    /// // `half` stores 10 / i (Rust's checked division), which divides by
+    /// // zero at i = 0.
+    /// let unit = TranslationUnit::new(&[Instance::new(&HALF, Pattern::For, &[])]).unwrap();
+    /// let dev = granule_cuda::emu::EmuDevice::new().unwrap();
+    /// let module = dev.compile(&unit, "half").unwrap();
+    /// let y = dev.alloc_zeroed(4 * 4).unwrap();
+    /// let mut args = KernelArgs::new();
+    /// args.scalar(0u64).scalar(4u64).view(y.address(), &[4], &[1], 1);
+    /// let config = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 };
+    /// // SAFETY (of the example): the arguments are `granule_for_half`'s,
+    /// // and `y` holds the 4 elements its View describes.
+    /// let e = unsafe { dev.launch_and_wait(&module, "granule_for_half", &config, &args) }.unwrap_err();
+    /// assert!(matches!(e, DeviceError::Fault { fault: Fault::DivisionByZero, .. }), "{e}");
+    /// dev.free(y).unwrap();
+    /// ```
+    ///
+    /// # Safety
+    /// As [`Device::launch`].
+    unsafe fn launch_and_wait(
+        &self,
+        module: &Module,
+        entry: &str,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<(), DeviceError> {
+        // SAFETY: forwarded from the caller.
+        let id = unsafe { self.launch(module, entry, config, args) }?;
+        match self.synchronize() {
+            Err(DeviceError::Queued { launch, error, .. }) if launch == id => Err(*error),
+            other => other,
+        }
+    }
+
+    /// Waits until every launch and copy issued so far has completed, and
+    /// reports the first launch that failed since the last synchronization
+    /// ([`DeviceError::Queued`]; once: the next call starts afresh, though
+    /// a GPU whose context the failure lost refuses everything after).
     fn synchronize(&self) -> Result<(), DeviceError>;
 }
 

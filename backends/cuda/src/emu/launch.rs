@@ -1,7 +1,7 @@
 //! One launch: checking it, handing it to the runtime, and turning the
 //! runtime's report into counts or a typed error.
 
-use super::compile::Library;
+use super::compile::{Entry, Library};
 use super::{EmuDevice, EmuStats};
 use crate::device::ErrorRecord;
 use crate::device_api::{
@@ -69,20 +69,15 @@ fn unflatten(k: u64, (x, y, _): (u32, u32, u32)) -> (u32, u32, u32) {
     ((k % x) as u32, (k / x % y) as u32, (k / x / y) as u32)
 }
 
-/// Runs `entry` of `lib`.
-///
-/// # Safety
-/// As [`crate::device_api::Device::launch`]: `args` match the entry and
-/// the addresses they carry lie in live buffers that nothing else touches.
-pub(crate) unsafe fn launch(
-    dev: &EmuDevice,
-    lib: &Library,
+/// The entry `entry` of `lib`, once the launch is one the emulator runs:
+/// what a GPU refuses before queueing anything is refused here too.
+pub(crate) fn check<'l>(
+    lib: &'l Library,
     label: &str,
     entry: &str,
     config: &LaunchConfig,
     args: &KernelArgs,
-) -> Result<EmuStats, DeviceError> {
-    let (arena, options) = (dev.arena(), &dev.options);
+) -> Result<&'l Entry, DeviceError> {
     let invalid = |reason: String| DeviceError::InvalidLaunch {
         label: label.to_string(),
         entry: entry.to_string(),
@@ -105,6 +100,24 @@ pub(crate) unsafe fn launch(
         )));
     }
     args.check_params(&e.sizes).map_err(invalid)?;
+    Ok(e)
+}
+
+/// Runs entry `e` of `lib` (from [`check`]) to completion.
+///
+/// # Safety
+/// As [`crate::device_api::Device::launch`]: `args` match the entry and
+/// the addresses they carry lie in live buffers that nothing else touches.
+pub(crate) unsafe fn launch(
+    dev: &EmuDevice,
+    lib: &Library,
+    e: &Entry,
+    label: &str,
+    entry: &str,
+    config: &LaunchConfig,
+    args: &KernelArgs,
+) -> Result<EmuStats, DeviceError> {
+    let (arena, options) = (dev.arena(), &dev.options);
     let mut pointers = args.pointers();
     let workers = u32::try_from(options.workers.max(1)).unwrap_or(u32::MAX);
     let timeout_ns = options
@@ -172,6 +185,7 @@ pub(crate) unsafe fn launch(
         global_atomic_bytes: p.atomic_bytes,
         footprint_read_bytes: p.read_bytes,
         footprint_written_bytes: p.written_bytes,
+        synchronizations: 0,
     };
     let message = CStr::from_bytes_until_nul(&p.message)
         .map(|m| m.to_string_lossy().into_owned())

@@ -18,6 +18,13 @@
 //! launch past the time limit [`DeviceError::Timeout`], even in a loop of
 //! arithmetic alone.
 //!
+//! It keeps the stream order of a GPU (see [`Device`]'s "Stream order"):
+//! a launch runs to completion inside [`Device::launch`], but its failure
+//! is held, as a GPU's would be, until the next synchronization reports
+//! it, and launches and device copies issued meanwhile are skipped. The
+//! host's waits are counted ([`EmuStats::synchronizations`]), so tests see
+//! how often a program would wait for a GPU.
+//!
 //! ```
 //! use granule_cuda::device_api::{as_uninit, Device};
 //! let dev = granule_cuda::emu::EmuDevice::new().unwrap();
@@ -37,12 +44,13 @@ mod launch;
 
 use crate::codegen::TranslationUnit;
 use crate::device_api::{
-    Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, Module,
+    Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, LaunchId, Module,
+    Pending,
 };
 use std::mem::MaybeUninit;
 use std::ops::AddAssign;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use compile::SHIM;
@@ -92,6 +100,9 @@ impl Default for EmuOptions {
 ///   loads its input twice but reads it from memory once: the footprint is
 ///   the measure of "words per element".
 ///
+/// It also counts the host's synchronizations with the device
+/// (`synchronizations`): the waits a GPU would make the host do.
+///
 /// ```
 /// use granule_cuda::emu::EmuStats;
 /// let s = EmuStats { launches: 1, footprint_read_bytes: 40, footprint_written_bytes: 40, ..Default::default() };
@@ -99,8 +110,16 @@ impl Default for EmuOptions {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EmuStats {
-    /// Launches.
+    /// Launches that ran (a launch skipped after a failed one does not
+    /// count).
     pub launches: u64,
+    /// Times the host waited for the device, as it would for a GPU: each
+    /// copy between host and device (which waits for itself and for what
+    /// was queued before it), and each [`Device::synchronize`] and
+    /// [`Device::free`] that found launches or device copies issued since
+    /// the last wait (one with nothing to wait for returns at once and is
+    /// not counted).
+    pub synchronizations: u64,
     /// Load instructions on global memory.
     pub global_loads: u64,
     /// Store instructions on global memory.
@@ -140,6 +159,7 @@ impl EmuStats {
 impl AddAssign for EmuStats {
     fn add_assign(&mut self, o: EmuStats) {
         self.launches += o.launches;
+        self.synchronizations += o.synchronizations;
         self.global_loads += o.global_loads;
         self.global_stores += o.global_stores;
         self.global_load_bytes += o.global_load_bytes;
@@ -158,6 +178,20 @@ pub struct EmuDevice {
     id: u64,
     options: EmuOptions,
     stats: Mutex<EmuStats>,
+    stream: Mutex<Stream>,
+}
+
+/// The emulator's model of a GPU stream. Work runs when it is issued, so
+/// a wait has nothing to wait for; what it models is when the host learns
+/// of a failure, and how often the host would wait.
+#[derive(Debug, Default)]
+struct Stream {
+    /// The number of the last launch issued.
+    issued: u64,
+    /// Whether launches or device copies were issued since the last wait.
+    busy: bool,
+    /// The first failure since the last synchronization.
+    pending: Option<Pending>,
 }
 
 impl EmuDevice {
@@ -198,6 +232,7 @@ impl EmuDevice {
             id: IDS.fetch_add(1, Ordering::Relaxed),
             options,
             stats: Mutex::new(EmuStats::default()),
+            stream: Mutex::new(Stream::default()),
         })
     }
 
@@ -250,6 +285,69 @@ impl EmuDevice {
     fn arena(&self) -> &'static arena::Arena {
         arena::arena().expect("the arena was reserved when the device was made")
     }
+
+    fn stream(&self) -> MutexGuard<'_, Stream> {
+        // Every change to the stream state is one assignment, so a panic
+        // elsewhere cannot have left it half-updated.
+        self.stream.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn count(&self, update: impl FnOnce(&mut EmuStats)) {
+        update(&mut self.stats.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+
+    /// The host waits for what it issued (nothing is running: the work
+    /// ran when issued), counted when there was something to wait for.
+    fn wait(&self, stream: &mut Stream) {
+        if std::mem::take(&mut stream.busy) {
+            self.count(|s| s.synchronizations += 1);
+        }
+    }
+
+    /// A synchronization: waits, then reports the failure held since the
+    /// last one.
+    fn sync(&self, stream: &mut Stream) -> Result<(), DeviceError> {
+        self.wait(stream);
+        stream.pending.take().map_or(Ok(()), |p| Err(p.report()))
+    }
+
+    /// Runs a launch now, as a GPU would run it later: its failure is held
+    /// for the next synchronization. A refusal (found before anything
+    /// runs) is returned at once, as a GPU's.
+    ///
+    /// # Safety
+    /// As [`Device::launch`].
+    unsafe fn run(
+        &self,
+        lib: &compile::Library,
+        module: &Module,
+        entry: &str,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<LaunchId, DeviceError> {
+        let label = module.label();
+        let e = launch::check(lib, label, entry, config, args)?;
+        let mut stream = self.stream();
+        stream.issued += 1;
+        let id = LaunchId(stream.issued);
+        if let Some(p) = &mut stream.pending {
+            // A GPU's context refuses work after a fault: skip it.
+            p.skip();
+            return Ok(id);
+        }
+        stream.busy = true;
+        // SAFETY: the caller upholds Device::launch's contract, which is
+        // launch::launch's, and `e` is the checked entry; the launch is
+        // over when it returns.
+        match unsafe { launch::launch(self, lib, e, label, entry, config, args) } {
+            Ok(stats) => self.count(|s| *s += stats),
+            Err(error) => {
+                self.count(|s| s.launches += 1);
+                stream.pending = Some(Pending::new(Some(id), error, 0));
+            }
+        }
+        Ok(id)
+    }
 }
 
 // SAFETY: buffers are whole pages of the arena, made accessible (and so
@@ -261,7 +359,10 @@ impl EmuDevice {
 // `launch` runs the named entry of a library compiled from the unit's
 // source with exactly the given arguments, checked against the entry's
 // parameter sizes, and returns once every block has finished or the launch
-// has stopped. `limits` are the ones `launch` checks and runs.
+// has stopped (or skips it after a failure), so stream order holds as it
+// is issued: launches, copies and frees take the stream lock, and none
+// starts before the one before it has finished. `limits` are the ones
+// `launch` checks and runs.
 unsafe impl Device for EmuDevice {
     fn name(&self) -> String {
         "emulator".into()
@@ -280,6 +381,8 @@ unsafe impl Device for EmuDevice {
     }
 
     fn free(&self, buffer: DeviceBuffer) -> Result<(), DeviceError> {
+        let mut stream = self.stream();
+        self.wait(&mut stream);
         self.arena().free(buffer.address() as usize, self.id)
     }
 
@@ -296,12 +399,19 @@ unsafe impl Device for EmuDevice {
             offset,
             src.len(),
         )?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        let mut stream = self.stream();
+        // As a GPU's: queued after what is in flight, then waited for.
+        stream.busy = true;
+        self.sync(&mut stream)?;
         // SAFETY: `to` starts a checked range of src.len() bytes inside a
         // live, writable allocation; `dst` is borrowed mutably, so no other
-        // copy uses the buffer, and kernels do not run concurrently with
-        // host access (Device::launch's contract); host memory never
-        // overlaps the arena. The arena is untyped memory, so it may take
-        // uninitialized bytes (padding) as they are.
+        // copy uses the buffer, and no kernel runs (they run inside
+        // `launch`, which holds the stream as this does); host memory
+        // never overlaps the arena. The arena is untyped memory, so it may
+        // take uninitialized bytes (padding) as they are.
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), to.cast(), src.len()) };
         Ok(())
     }
@@ -319,9 +429,15 @@ unsafe impl Device for EmuDevice {
             offset,
             dst.len(),
         )?;
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let mut stream = self.stream();
+        stream.busy = true;
+        self.sync(&mut stream)?;
         // SAFETY: `from` starts a checked range of dst.len() bytes inside a
         // live allocation that no one writes meanwhile (no `&mut` to `src`
-        // exists, and launches do not overlap host access). `dst` is
+        // exists, and no kernel runs while the stream is held). `dst` is
         // `MaybeUninit<u8>`, so the range's uninitialized bytes, if any,
         // stay uninitialized rather than become `u8`s.
         unsafe { std::ptr::copy_nonoverlapping(from.cast(), dst.as_mut_ptr(), dst.len()) };
@@ -351,8 +467,15 @@ unsafe impl Device for EmuDevice {
             dst_offset,
             bytes,
         )?;
+        let mut stream = self.stream();
+        if stream.pending.is_some() {
+            // Queued after a failed launch: a GPU would not run it.
+            return Ok(());
+        }
+        stream.busy = true;
         // SAFETY: both ranges are checked and lie in distinct live
-        // allocations (`dst` is exclusive, so it is not `src`).
+        // allocations (`dst` is exclusive, so it is not `src`), and no
+        // kernel runs while the stream is held.
         unsafe { std::ptr::copy_nonoverlapping(from, to, bytes) };
         Ok(())
     }
@@ -368,7 +491,7 @@ unsafe impl Device for EmuDevice {
         entry: &str,
         config: &LaunchConfig,
         args: &KernelArgs,
-    ) -> Result<(), DeviceError> {
+    ) -> Result<LaunchId, DeviceError> {
         let Some(lib) = module.inner::<compile::Library>() else {
             return Err(DeviceError::InvalidLaunch {
                 label: module.label().to_string(),
@@ -376,23 +499,12 @@ unsafe impl Device for EmuDevice {
                 reason: "the module was compiled by another kind of device".into(),
             });
         };
-        // SAFETY: the caller upholds Device::launch's contract, which is
-        // launch::launch's.
-        let result = unsafe { launch::launch(self, lib, module.label(), entry, config, args) };
-        let mut stats = self.stats.lock().unwrap_or_else(|p| p.into_inner());
-        match result {
-            Ok(s) => {
-                *stats += s;
-                Ok(())
-            }
-            Err(e) => {
-                stats.launches += 1;
-                Err(e)
-            }
-        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.run(lib, module, entry, config, args) }
     }
 
     fn synchronize(&self) -> Result<(), DeviceError> {
-        Ok(())
+        let mut stream = self.stream();
+        self.sync(&mut stream)
     }
 }

@@ -13,9 +13,14 @@
 //! same and the NVRTC version (under the target folder), so a second run
 //! of the same program compiles nothing.
 //!
-//! Operations are synchronous: each returns once the device has finished
-//! it, as the emulator's do, so a launch's arguments and buffers are free
-//! again when `launch` returns. Before a launch the device checks what
+//! Work is asynchronous, in the order of one non-blocking stream the device
+//! owns (`stream.rs`): launches, device copies and the zeroing of new
+//! buffers are queued and return; copies between host and device are
+//! queued and then waited for (the host buffer is borrowed only for the
+//! call), and `free` and `synchronize` wait for the stream, so the host
+//! never touches or releases memory that queued work may use (the
+//! [`Device`] trait's "Stream order"). A failure is traced to its launch
+//! at the next synchronization. Before a launch the device checks what
 //! the emulator checks: the arguments against the entry's parameter table
 //! (`codegen::params_symbol`), the geometry against the limits, and the
 //! shared memory against the opt-in maximum with the entry's static
@@ -29,22 +34,26 @@
 
 mod module;
 mod record;
+mod stream;
 
 use crate::cache;
 use crate::codegen::TranslationUnit;
+use crate::device_api::LaunchId;
 use crate::device_api::{
     check_range, Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, Module,
 };
 use crate::nvrtc::{self, FloatMode, NvrtcError, Target};
 use cudarc::driver::sys::{self, CUctx_flags, CUdevice_attribute};
-use cudarc::driver::{result, CudaContext, DriverError};
+use cudarc::driver::{result, CudaContext, CudaStream, DriverError};
 use module::GpuModule;
 use record::{is_sticky, lost_reason, HostRecord};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::fmt;
 use std::mem::MaybeUninit;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
+use stream::Queue;
 
 /// A CUDA GPU, driven through cudarc, in a CUDA context of its own.
 ///
@@ -65,10 +74,17 @@ pub struct GpuDevice {
     buffers: Mutex<HashMap<u64, usize>>,
     /// Loaded modules by source key, for the process.
     modules: Mutex<HashMap<String, Module>>,
-    /// The error record every module of this device writes.
+    /// The error record every module of this device writes, and the
+    /// progress word the stream writes.
     record: HostRecord,
-    /// Launches take turns, so that a failed one reads its own record.
-    launches: Mutex<()>,
+    /// The stream every launch and copy is queued on.
+    stream: Arc<CudaStream>,
+    /// What is queued on the stream; held while anything is issued or
+    /// waited for, so issue order is stream order.
+    queue: Mutex<Queue>,
+    /// Whether the driver has stream writes (`cuStreamWriteValue32_v2`)
+    /// to mark each launch's completion; without, each launch waits.
+    marks: AtomicBool,
     /// Why the context was lost, once it was.
     lost: Mutex<Option<String>>,
 }
@@ -85,6 +101,11 @@ impl fmt::Debug for GpuDevice {
 
 impl Drop for GpuDevice {
     fn drop(&mut self) {
+        // Queued kernels may still write the record and the progress word:
+        // wait for them before freeing those.
+        let mut q = lock(&self.queue);
+        self.wait(&mut q);
+        drop(q);
         // The record belongs to the context, which the last module drops.
         if self.ctx.bind_to_thread().is_ok() {
             self.record.free();
@@ -178,6 +199,7 @@ impl GpuDevice {
         let (major, minor) = ctx.compute_capability().map_err(driver)?;
         let limits = read_limits(&ctx).map_err(driver)?;
         let name = ctx.name().map_err(driver)?;
+        let stream = ctx.new_stream().map_err(driver)?;
         let record = HostRecord::new().map_err(|e| {
             unavailable(
                 ordinal,
@@ -196,7 +218,9 @@ impl GpuDevice {
             buffers: Mutex::new(HashMap::new()),
             modules: Mutex::new(HashMap::new()),
             record,
-            launches: Mutex::new(()),
+            stream,
+            queue: Mutex::new(Queue::default()),
+            marks: AtomicBool::new(has_stream_writes()),
             lost: Mutex::new(None),
         })
     }
@@ -297,39 +321,14 @@ impl GpuDevice {
         let _ = cache::store(&path, &out.bytes);
         Ok(out.bytes)
     }
+}
 
-    /// The error of a launch whose launch or synchronization failed with
-    /// `e`: the kernel's record when it left one (the emulator's fault), a
-    /// lost context when `e` is sticky, or the driver's refusal.
-    fn launch_failure(&self, label: &str, entry: &str, e: DriverError) -> DeviceError {
-        // SAFETY: the launch failed, or its synchronization returned: no
-        // kernel of this context runs (launches take turns).
-        let record = unsafe { self.record.take() };
-        if record.code != 0 {
-            let fault = record.fault();
-            if is_sticky(e) {
-                self.lose(format!("kernel `{label}` ({entry}) failed: {fault}"));
-            }
-            return DeviceError::Fault {
-                label: label.into(),
-                entry: entry.into(),
-                fault,
-            };
-        }
-        let mut reason = describe(e);
-        if is_sticky(e) {
-            self.lose(format!("kernel `{label}` ({entry}) failed with {reason}"));
-            reason.push_str(
-                " (the kernel faulted without a record: this device's CUDA context is lost, \
-                 and every later operation on it fails)",
-            );
-        }
-        DeviceError::Launch {
-            label: label.into(),
-            entry: entry.into(),
-            reason,
-        }
-    }
+/// Whether the driver library has `cuStreamWriteValue32_v2` (CUDA 11.7
+/// and later), which cudarc would panic without.
+fn has_stream_writes() -> bool {
+    // SAFETY: looks a symbol up in the driver library, which `new` found
+    // present; nothing is called.
+    unsafe { sys::culib().get::<unsafe extern "C" fn()>(b"cuStreamWriteValue32_v2\0") }.is_ok()
 }
 
 /// The key of a loaded module in the device's cache: what NVRTC was given.
@@ -372,10 +371,16 @@ fn compile_error(e: NvrtcError, label: &str, (major, minor): (i32, i32)) -> Devi
 }
 
 // SAFETY: memory, copies and launches are the CUDA driver's (cuMemAlloc,
-// cuMemsetD8 zeroing, cuMemcpy*, cuLaunchKernel of the module loaded from
-// the unit's CUBIN), whose contracts are the trait's; every copy and free
-// is checked against this device's registry of live buffers and their
-// sizes first, and limits are the device's own attributes.
+// cuMemsetD8Async zeroing, cuMemcpy*Async, cuLaunchKernel of the module
+// loaded from the unit's CUBIN), whose contracts are the trait's; every
+// copy and free is checked against this device's registry of live buffers
+// and their sizes first, and limits are the device's own attributes.
+// Stream order: everything is queued on the device's one stream under the
+// queue lock, so in issue order; copies between host and device wait for
+// the stream (which holds them) before returning, so the host buffer is
+// used only during the call and the copy follows every launch before it;
+// `free` waits for the stream before cuMemFree, so no queued work uses
+// released memory.
 unsafe impl Device for GpuDevice {
     fn name(&self) -> String {
         format!("{} (sm_{})", self.name, self.arch)
@@ -388,21 +393,26 @@ unsafe impl Device for GpuDevice {
     fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError> {
         let alloc = |reason: String| DeviceError::Alloc { bytes, reason };
         self.alive()?;
+        let mut q = self.queue();
         self.ctx
             .bind_to_thread()
-            .map_err(|e| self.failure("allocation", e, alloc))?;
+            .map_err(|e| self.driver_error(&mut q, "allocation", e, alloc))?;
         // cuMemAlloc refuses 0 bytes; an empty buffer still gets an address.
         let size = bytes.max(1);
         // SAFETY: the context is current; the allocation is owned by the
         // returned buffer until `free`.
         let addr = unsafe { result::malloc_sync(size) }
-            .map_err(|e| self.failure("cuMemAlloc", e, alloc))?;
-        // SAFETY: `addr` holds `size` bytes, just allocated.
-        if let Err(e) = unsafe { result::memset_d8_sync(addr, 0, size) } {
-            // SAFETY: allocated above, released once.
+            .map_err(|e| self.driver_error(&mut q, "cuMemAlloc", e, alloc))?;
+        // SAFETY: `addr` holds `size` bytes, just allocated; the zeroing is
+        // queued before anything that can use the buffer (the stream's
+        // order), and `free` waits for it.
+        let zeroed = unsafe { result::memset_d8_async(addr, 0, size, self.stream.cu_stream()) };
+        if let Err(e) = zeroed {
+            // SAFETY: allocated above, released once; nothing was queued.
             let _ = unsafe { result::free_sync(addr) };
-            return Err(self.failure("cuMemsetD8", e, alloc));
+            return Err(self.driver_error(&mut q, "cuMemsetD8Async", e, alloc));
         }
+        q.queued();
         lock(&self.buffers).insert(addr, bytes);
         Ok(DeviceBuffer::new(addr, bytes))
     }
@@ -410,11 +420,16 @@ unsafe impl Device for GpuDevice {
     fn free(&self, buffer: DeviceBuffer) -> Result<(), DeviceError> {
         let addr = buffer.address();
         self.live(addr)?;
+        let mut q = self.queue();
+        // Queued work may use the buffer: wait for it (a failure stays
+        // held for the next synchronization).
+        self.wait(&mut q);
         self.bind("free")?;
         // SAFETY: `addr` is a live allocation of this context (checked
-        // above) and the handle is consumed, so it is freed once.
+        // above), no queued work uses it (the stream is idle), and the
+        // handle is consumed, so it is freed once.
         unsafe { result::free_sync(addr) }.map_err(|e| {
-            self.failure("cuMemFree", e, |r| DeviceError::Alloc {
+            self.driver_error(&mut q, "cuMemFree", e, |r| DeviceError::Alloc {
                 bytes: buffer.len(),
                 reason: format!("cuMemFree failed: {r}"),
             })
@@ -438,21 +453,28 @@ unsafe impl Device for GpuDevice {
         if src.is_empty() {
             return Ok(());
         }
+        let mut q = self.queue();
+        self.sync_if_failed(&mut q)?;
         self.bind("copy to device")?;
         // SAFETY: the destination range lies in a live buffer (checked
-        // above) that `&mut` keeps from any other use; the copy is
-        // synchronous, so `src` outlives it. The driver reads `src` as raw
-        // memory (a `*const c_void`), so uninitialized bytes in it are
-        // never read as Rust values.
+        // above) that `&mut` keeps from any other use; the copy is queued
+        // after every launch before it and waited for below, before `src`'s
+        // borrow ends (a failed wait means the context stopped before the
+        // copy ran). The driver reads `src` as raw memory (a `*const
+        // c_void`), so uninitialized bytes in it are never read as Rust
+        // values.
         unsafe {
-            sys::cuMemcpyHtoD_v2(
+            sys::cuMemcpyHtoDAsync_v2(
                 dst.address() + offset as u64,
                 src.as_ptr().cast::<c_void>(),
                 src.len(),
+                self.stream.cu_stream(),
             )
         }
         .result()
-        .map_err(|e| self.copy_err("copy to device", e))
+        .map_err(|e| self.copy_failure(&mut q, "copy to device", e))?;
+        q.queued();
+        self.sync(&mut q)
     }
 
     fn copy_to_host(
@@ -470,19 +492,27 @@ unsafe impl Device for GpuDevice {
         if dst.is_empty() {
             return Ok(());
         }
+        let mut q = self.queue();
+        self.sync_if_failed(&mut q)?;
         self.bind("copy to host")?;
         // SAFETY: the source range lies in a live buffer (checked above);
-        // the copy is synchronous and `dst` is a unique borrow of
-        // `dst.len()` writable bytes, which may take any bytes.
+        // the copy is queued after every launch before it and waited for
+        // below, before `dst`'s unique borrow of `dst.len()` writable
+        // bytes ends (a failed wait means the context stopped before the
+        // copy ran, so nothing writes `dst` later); `dst` may take any
+        // bytes.
         unsafe {
-            sys::cuMemcpyDtoH_v2(
+            sys::cuMemcpyDtoHAsync_v2(
                 dst.as_mut_ptr().cast::<c_void>(),
                 src.address() + offset as u64,
                 dst.len(),
+                self.stream.cu_stream(),
             )
         }
         .result()
-        .map_err(|e| self.copy_err("copy to host", e))
+        .map_err(|e| self.copy_failure(&mut q, "copy to host", e))?;
+        q.queued();
+        self.sync(&mut q)
     }
 
     fn copy_on_device(
@@ -505,21 +535,27 @@ unsafe impl Device for GpuDevice {
             src_offset,
             bytes,
         )?;
-        if bytes == 0 {
+        let mut q = self.queue();
+        if bytes == 0 || q.failed() {
+            // Queued after a failed launch, a copy would not run.
             return Ok(());
         }
         self.bind("device copy")?;
-        // SAFETY: both ranges lie in live buffers (checked above); `dst`
-        // is a unique handle, so the two buffers are distinct allocations
-        // and the ranges cannot overlap.
+        // SAFETY: both ranges lie in live buffers (checked above), which
+        // stay live until the copy has run (`free` waits for the stream);
+        // `dst` is a unique handle, so the two buffers are distinct
+        // allocations and the ranges cannot overlap.
         unsafe {
-            result::memcpy_dtod_sync(
+            result::memcpy_dtod_async(
                 dst.address() + dst_offset as u64,
                 src.address() + src_offset as u64,
                 bytes,
+                self.stream.cu_stream(),
             )
         }
-        .map_err(|e| self.copy_err("device copy", e))
+        .map_err(|e| self.copy_err(&mut q, "device copy", e))?;
+        q.queued();
+        Ok(())
     }
 
     fn compile(&self, unit: &TranslationUnit, label: &str) -> Result<Module, DeviceError> {
@@ -548,7 +584,7 @@ unsafe impl Device for GpuDevice {
         entry: &str,
         config: &LaunchConfig,
         args: &KernelArgs,
-    ) -> Result<(), DeviceError> {
+    ) -> Result<LaunchId, DeviceError> {
         let refuse = |reason: String| DeviceError::InvalidLaunch {
             label: module.label().into(),
             entry: entry.into(),
@@ -568,7 +604,10 @@ unsafe impl Device for GpuDevice {
                 entries: module.entries().to_vec(),
             })?;
         args.check_params(&f.params).map_err(refuse)?;
-        let _turn = lock(&self.launches);
+        let mut q = self.queue();
+        if let Some(skipped) = q.skip() {
+            return Ok(skipped);
+        }
         self.bind(module.label())?;
         f.fit_shared_memory(config.shared_mem_bytes, self.limits.max_shared_mem_bytes)
             .map_err(refuse)?;
@@ -576,42 +615,44 @@ unsafe impl Device for GpuDevice {
         // SAFETY: `f` belongs to a module loaded in this (current) context;
         // the arguments match the entry's parameter table (checked above)
         // and the caller guarantees every address in them lies in a live
-        // buffer the kernel may use; `params` and `args` outlive the
-        // launch, which is synchronized before returning.
+        // buffer the kernel may use, which stays live until the kernel has
+        // run (`free` waits for the stream); cuLaunchKernel copies the
+        // parameter values `params` points to before it returns.
         let launched = unsafe {
             result::launch_kernel(
                 f.f,
                 config.grid_dim,
                 config.block_dim,
                 config.shared_mem_bytes,
-                std::ptr::null_mut(),
+                self.stream.cu_stream(),
                 &mut params,
             )
         };
-        launched
-            .and_then(|()| result::ctx::synchronize())
-            .map_err(|e| self.launch_failure(module.label(), entry, e))
+        self.launched(&mut q, launched, module.label(), entry)
     }
 
     fn synchronize(&self) -> Result<(), DeviceError> {
-        self.alive()?;
-        self.ctx.synchronize().map_err(|e| {
-            self.failure("synchronize", e, |reason| DeviceError::Launch {
-                label: "synchronize".into(),
-                entry: String::new(),
-                reason,
-            })
-        })
+        let mut q = self.queue();
+        self.sync(&mut q)
     }
 }
 
 impl GpuDevice {
-    fn copy_err(&self, what: &str, e: DriverError) -> DeviceError {
-        self.failure(what, e, |reason| DeviceError::Launch {
+    fn copy_err(&self, q: &mut Queue, what: &str, e: DriverError) -> DeviceError {
+        self.driver_error(q, what, e, |reason| DeviceError::Launch {
             label: what.into(),
             entry: String::new(),
             reason,
         })
+    }
+
+    /// Reports the failure a synchronization would, when one is held: a
+    /// copy between host and device queued after it would not run.
+    fn sync_if_failed(&self, q: &mut Queue) -> Result<(), DeviceError> {
+        if q.failed() {
+            return self.sync(q);
+        }
+        Ok(())
     }
 }
 

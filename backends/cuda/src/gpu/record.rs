@@ -1,4 +1,5 @@
-//! The GPU's error record, and what a lost context means.
+//! The GPU's error record and progress word, and what a lost context
+//! means.
 //!
 //! A failing kernel writes its record (see [`crate::device::ErrorRecord`])
 //! and then traps. A trap is a sticky error: the driver fails every later
@@ -7,6 +8,11 @@
 //! through the bus and the host reads as plain memory after the failed
 //! synchronization; every module the device loads gets its device address
 //! in `granule_error_at`.
+//!
+//! Beside it is the progress word: after each launch the stream writes the
+//! launch's number there (`stream.rs`), so after a failed synchronization
+//! it names the last launch that completed, and the next one is the launch
+//! that failed.
 //!
 //! The context cannot be repaired: its allocations (which Views still
 //! name) died with it. [`GpuDevice`](super::GpuDevice) therefore owns a
@@ -18,31 +24,48 @@
 use crate::device::ErrorRecord;
 use cudarc::driver::sys::{self, cudaError_enum};
 use cudarc::driver::{result, DriverError};
+use std::sync::atomic::{AtomicU32, Ordering};
 
-/// One error record in mapped pinned host memory, freed with its context
-/// (its owner frees it while the context is current).
+/// What the mapped allocation holds.
+#[repr(C)]
+struct Mapped {
+    record: ErrorRecord,
+    /// The low 32 bits of the number of the last launch the stream
+    /// completed, written by the stream (`cuStreamWriteValue32`).
+    progress: u32,
+}
+
+/// The error record and the progress word in mapped pinned host memory,
+/// freed with their context (their owner frees them while the context is
+/// current).
 pub(super) struct HostRecord {
-    host: *mut ErrorRecord,
+    host: *mut Mapped,
     device: u64,
 }
 
-// SAFETY: the record is plain memory; the device reads and clears it only
-// between launches, under its launch lock.
+// SAFETY: the record is plain memory, which the device reads and clears
+// only while no kernel runs (after a failed synchronization), under its
+// queue lock; the progress word is accessed atomically.
 unsafe impl Send for HostRecord {}
 // SAFETY: as above.
 unsafe impl Sync for HostRecord {}
 
 impl HostRecord {
-    /// Allocates a zeroed record, mapped into the current context (which
-    /// must have been created with `CU_CTX_MAP_HOST`).
+    /// Allocates a zeroed record and progress word, mapped into the
+    /// current context (which must have been created with
+    /// `CU_CTX_MAP_HOST`).
     pub(super) fn new() -> Result<Self, DriverError> {
-        let bytes = std::mem::size_of::<ErrorRecord>();
+        let bytes = std::mem::size_of::<Mapped>();
         // SAFETY: a context is current (the caller's contract); the
         // allocation is owned by the returned value until `free`.
-        let host = unsafe { result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_DEVICEMAP) }?
-            .cast::<ErrorRecord>();
+        let host =
+            unsafe { result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_DEVICEMAP) }?.cast::<Mapped>();
+        let empty = Mapped {
+            record: ErrorRecord::EMPTY,
+            progress: 0,
+        };
         // SAFETY: `host` holds `bytes` page-aligned bytes, just allocated.
-        unsafe { host.write(ErrorRecord::EMPTY) };
+        unsafe { host.write(empty) };
         let mut device = 0;
         // SAFETY: `host` is a DEVICEMAP allocation of this context; flags
         // must be 0.
@@ -60,19 +83,45 @@ impl HostRecord {
         self.device
     }
 
+    /// The address the stream writes the progress word at.
+    pub(super) fn progress_address(&self) -> u64 {
+        self.device + std::mem::offset_of!(Mapped, progress) as u64
+    }
+
+    fn progress_word(&self) -> &AtomicU32 {
+        // SAFETY: `host` is live until `free` (which takes `&mut self`, so
+        // no reference from here outlives it), and the word is 4-byte
+        // aligned in a `repr(C)` struct. The host accesses it only through
+        // this atomic; the device's stream writes it whole, as a 32-bit
+        // store to mapped memory.
+        unsafe { AtomicU32::from_ptr(&raw mut (*self.host).progress) }
+    }
+
+    /// The low 32 bits of the last completed launch's number.
+    pub(super) fn progress(&self) -> u32 {
+        self.progress_word().load(Ordering::Acquire)
+    }
+
+    /// Sets the progress word, when the stream is idle (after a successful
+    /// synchronization, every launch issued has completed).
+    pub(super) fn set_progress(&self, value: u32) {
+        self.progress_word().store(value, Ordering::Release);
+    }
+
     /// Reads the record and clears it.
     ///
     /// # Safety
-    /// No kernel of the context is running (a launch was synchronized, or
-    /// failed): nothing writes the record meanwhile; `free` was not called.
+    /// No kernel of the context is running (a synchronization failed with
+    /// a sticky error): nothing writes the record meanwhile; `free` was not
+    /// called.
     pub(super) unsafe fn take(&self) -> ErrorRecord {
-        // SAFETY: `host` is live until `free` and, per the contract, not
-        // written concurrently.
-        unsafe { ErrorRecord::take(self.host) }
+        // SAFETY: `host` is live until `free` and, per the contract, the
+        // record is not written concurrently.
+        unsafe { ErrorRecord::take(&raw mut (*self.host).record) }
     }
 
     /// Releases the memory (once; later calls do nothing), for the
-    /// owner's drop; the context must be current.
+    /// owner's drop; the context must be current and its stream idle.
     pub(super) fn free(&mut self) {
         let host = std::mem::replace(&mut self.host, std::ptr::null_mut());
         if !host.is_null() {

@@ -8,8 +8,17 @@
 //! Device-to-device copies between different mappings stage the same way,
 //! down and up again; a packing kernel launched through the dispatch would
 //! avoid the round trip (not written yet).
+//!
+//! A copy between host and device is a synchronization point: the device
+//! waits for the dispatches queued before it (stream order), so the host
+//! never reads memory a kernel is still writing, nor writes memory a
+//! kernel still reads; a failure of one of them panics here, naming the
+//! dispatch (see `dispatch/`'s "Asynchrony"). A contiguous device-to-device
+//! copy is queued on the stream like a launch, and does not wait.
 
 use super::memory::{address, CudaSpace};
+use super::queue::report;
+use crate::device_api::{Device, DeviceError};
 use granule_views::{HostSpace, Mapping, Pod, SpaceCopy};
 use std::mem::MaybeUninit;
 
@@ -46,20 +55,37 @@ fn zeroed_vec<T: Pod>(len: usize) -> Vec<T> {
     vec![unsafe { std::mem::zeroed::<T>() }; len]
 }
 
+/// A copy between host and device: `op`, which waits for the work queued
+/// before it. A failure of that work panics, naming its dispatch; the
+/// copy's own error is returned, described by `what`.
+fn blocking(
+    space: &CudaSpace,
+    what: impl FnOnce() -> String,
+    op: impl FnOnce(&dyn Device) -> Result<(), DeviceError>,
+) -> Result<(), String> {
+    match space.waiting(op) {
+        Ok(()) => Ok(()),
+        Err(e @ (DeviceError::Dispatch { .. } | DeviceError::Queued { .. })) => {
+            report(&e, "a copy between host and device")
+        }
+        Err(e) => Err(format!("{} failed: {e}", what())),
+    }
+}
+
 /// Host memory into the device, at device address `addr`.
 fn upload<T: Pod>(space: &CudaSpace, addr: u64, src: &[T]) -> Result<(), String> {
     let bytes = as_bytes(src);
     let mut at = space.locate(addr, bytes.len())?;
-    space
-        .device()
-        .copy_to_device(&mut at.buffer, at.offset, bytes)
-        .map_err(|e| {
-            format!(
-                "copying {} bytes from the host to the {} device failed: {e}",
-                bytes.len(),
-                space.device().name()
-            )
-        })
+    let what = || {
+        format!(
+            "copying {} bytes from the host to the {} device",
+            bytes.len(),
+            space.device().name()
+        )
+    };
+    blocking(space, what, |device| {
+        device.copy_to_device(&mut at.buffer, at.offset, bytes)
+    })
 }
 
 /// Device memory at `addr` into host memory.
@@ -83,21 +109,24 @@ fn download<T: Pod>(space: &CudaSpace, addr: u64, dst: &mut [T]) -> Result<(), S
     // that `T` holds no pointers or handles makes the copy a faithful
     // value. Padding may arrive uninitialized, as it left the host, and a
     // `T`'s padding may hold any byte. A failed copy writes nothing: both
-    // devices check the range before copying, and the driver fails a
-    // copy before it starts (short of a hardware fault, which no host
-    // code can guard against).
+    // devices check the range before copying, the driver fails a copy
+    // before it starts (short of a hardware fault, which no host code can
+    // guard against), and a copy queued after a failed launch never runs.
+    // The copy waits for the launches before it (stream order), so no
+    // kernel writes the source meanwhile, and nothing writes `dst` after
+    // it returns.
     let bytes = unsafe { as_bytes_mut(dst) };
     let at = space.locate(addr, bytes.len())?;
     let len = bytes.len();
-    space
-        .device()
-        .copy_to_host(bytes, &at.buffer, at.offset)
-        .map_err(|e| {
-            format!(
-                "copying {len} bytes from the {} device to the host failed: {e}",
-                space.device().name()
-            )
-        })
+    let what = || {
+        format!(
+            "copying {len} bytes from the {} device to the host",
+            space.device().name()
+        )
+    };
+    blocking(space, what, |device| {
+        device.copy_to_host(bytes, &at.buffer, at.offset)
+    })
 }
 
 /// A typed error unless both spaces allocate on one device instance:
@@ -207,9 +236,9 @@ fn download_packed<T: Pod>(
 // elements: a contiguous copy moves `count` elements, and a mapped copy
 // moves only runs of offsets of the destination mapping; every device range
 // is checked against a live allocation of this space first. The host side
-// reads exactly the elements of `src_map`. No pointer outlives the call:
-// operations are synchronous (the Device contract's stream order, and
-// both devices finish each copy before returning).
+// reads exactly the elements of `src_map`. No host pointer outlives the
+// call: a copy from the host reads its source before it returns (the
+// Device contract), after the launches queued before it (stream order).
 unsafe impl SpaceCopy<HostSpace> for CudaSpace {
     unsafe fn copy_contiguous<T: Pod>(
         &self,
@@ -301,8 +330,13 @@ unsafe impl SpaceCopy<CudaSpace> for HostSpace {
 
 // SAFETY: both sides are checked to be on one device instance and every
 // range against a live allocation of its space; only the described
-// elements' bytes are read and written (runs of the two mappings), and
-// the copies are synchronous, so no pointer outlives the call.
+// elements' bytes are read and written (runs of the two mappings). A
+// contiguous copy is queued on the device's stream and may run after the
+// call: in stream order, after every launch before it and before every
+// launch after it, while freeing either buffer and every host access to
+// them wait for it (the Device contract), so using the device addresses
+// past the call races with nothing. A mapped copy stages through host
+// memory, with copies that wait.
 unsafe impl SpaceCopy<CudaSpace> for CudaSpace {
     unsafe fn copy_contiguous<T: Pod>(
         &self,

@@ -8,6 +8,7 @@
 //! an allocation, so the space keeps a registry of its live allocations
 //! (base address -> bytes) to find the buffer and offset of any address.
 
+use super::queue::Queue;
 use crate::device_api::{Device, DeviceBuffer};
 use granule_views::space::ALLOC_ALIGN;
 use granule_views::MemorySpace;
@@ -44,13 +45,24 @@ const _: () = assert!(std::mem::align_of::<CacheLine>() == ALLOC_ALIGN);
 /// ```
 #[derive(Clone)]
 pub struct CudaSpace {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(super) struct Inner {
     device: Arc<dyn Device>,
     /// Live allocations made through this space: base address -> bytes.
     live: Mutex<BTreeMap<u64, usize>>,
+    /// What the space's dispatches have in flight (`queue.rs`).
+    pub(super) queue: Mutex<Queue>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Workspace of dispatches nobody waited for is freed once they are
+        // done; a failure among them is printed.
+        let queue = self.queue.get_mut().unwrap_or_else(|e| e.into_inner());
+        queue.drain(&*self.device);
+    }
 }
 
 impl fmt::Debug for CudaSpace {
@@ -85,6 +97,7 @@ impl CudaSpace {
             inner: Arc::new(Inner {
                 device,
                 live: Mutex::new(BTreeMap::new()),
+                queue: Mutex::default(),
             }),
         }
     }
@@ -148,7 +161,10 @@ pub(crate) fn address<T>(ptr: *const T) -> u64 {
 // is valid on the device, not on the host: IS_HOST_ACCESSIBLE is false
 // and the space does not implement HostAccessible, so views never
 // dereference it, and only this crate's copies read or write it, through
-// the device. `deallocate` frees exactly the buffer `allocate` registered.
+// the device. `deallocate` frees exactly the buffer `allocate` registered,
+// through `Device::free`, which waits for every kernel and copy queued
+// before it (the Device contract's stream order): a kernel still running
+// on a View's memory when the View is dropped keeps it until it is done.
 unsafe impl MemorySpace for CudaSpace {
     const NAME: &'static str = "Cuda";
     const IS_HOST_ACCESSIBLE: bool = false;
@@ -190,6 +206,9 @@ unsafe impl MemorySpace for CudaSpace {
         }
         let addr = address(ptr.as_ptr());
         let registered = self.live().remove(&addr);
+        // `free` waits for queued kernels that may use the memory; a failure
+        // among them stays for the space's next synchronization point to
+        // report (a drop cannot).
         let outcome = match registered {
             Some(len) => self.inner.device.free(DeviceBuffer::new(addr, len)),
             None => Err(crate::device_api::DeviceError::UnknownBuffer { address: addr }),

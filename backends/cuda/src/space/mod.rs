@@ -12,8 +12,10 @@
 mod copy;
 mod dispatch;
 mod memory;
+mod queue;
 
 pub use memory::CudaSpace;
+pub use queue::{MAX_HELD_WORK_BYTES, MAX_IN_FLIGHT};
 
 use crate::device::{reserved_smem, STATIC_SMEM_ALLOWANCE};
 use crate::device_api::{Device, DeviceError};
@@ -75,6 +77,32 @@ impl CudaSelection {
 /// Clones share the device (and its cache of compiled kernels). The space
 /// allocates, copies, reports its limits, fences, and runs `#[kernel]`s
 /// for every policy and pattern (see `dispatch/`).
+///
+/// # Asynchronous dispatch
+/// As in Kokkos, dispatches are asynchronous: each is queued on the
+/// device's stream (one per device, shared by clones of the space) and
+/// returns, so a chain of kernels runs back to back with no round trip to
+/// the host. The host waits only at a synchronization point:
+/// - [`ExecutionSpace::fence`] (or [`Cuda::try_fence`]);
+/// - a `parallel_reduce` or `parallel_scan`, which returns what the kernel
+///   computed;
+/// - a copy between host and device (`deep_copy`, the mirrors);
+/// - dropping a View, whose memory a queued kernel may still use: the
+///   free waits for it (but leaves a failure to the next point above);
+/// - the 1025th dispatch in flight ([`MAX_IN_FLIGHT`]).
+///
+/// Safe code cannot see a race through this: the host reaches device
+/// memory only through the device, whose copies and frees wait for the
+/// work queued before them (the reasons are in `dispatch/`'s docs).
+///
+/// A kernel that fails while it runs (a bounds check, an assertion) is
+/// reported at the next synchronization point, naming the dispatch, its
+/// kernel and its Views ([`DeviceError::Dispatch`]): there a reduction,
+/// a scan, a copy or `fence` panics with that report, as the dispatch
+/// itself would have panicked on a host space, and `try_fence` returns
+/// it. The emulator reports at the same points as a GPU. Dispatches
+/// queued after a failed one do not run. Spaces that share a device share
+/// its stream: a synchronization reports the first failure of either.
 ///
 /// ```
 /// use granule_core::ExecutionSpace;
@@ -258,6 +286,40 @@ impl Cuda {
     pub fn memory_space(&self) -> CudaSpace {
         self.space.clone()
     }
+
+    /// [`ExecutionSpace::fence`] that returns the failure instead of
+    /// panicking: waits for every dispatch and copy issued on the device,
+    /// and reports the first dispatch that failed since the last
+    /// synchronization point ([`DeviceError::Dispatch`], with its label,
+    /// kernel and Views, and the device's message). After the report the
+    /// emulator goes on; a GPU has lost the space's context for good, and
+    /// every later use says so.
+    ///
+    /// ```
+    /// use granule_core::kernel::kernel;
+    /// use granule_core::prelude::*;
+    /// use granule_cuda::{device_api::DeviceError, Cuda, CudaSpace};
+    ///
+    /// #[kernel(crate = granule_core)]
+    /// fn shift(i: usize, y: &mut f64, x: &View1<f64>) {
+    ///     *y = x[i + 1]; // reads past the end at the last index
+    /// }
+    ///
+    /// let cuda = Cuda::emulated()?;
+    /// let x = View1::<f64, LayoutRight, CudaSpace>::zeros_in(cuda.memory_space(), "x", 4)?;
+    /// let mut y = View1::<f64, LayoutRight, CudaSpace>::zeros_in(cuda.memory_space(), "y", 4)?;
+    /// // Returns at once: the kernel's failure is reported at the next
+    /// // synchronization point.
+    /// parallel_for("shift", RangePolicy::new(&cuda, 0..4), &mut y, shift(&x));
+    /// let e = cuda.try_fence().unwrap_err();
+    /// assert!(matches!(&e, DeviceError::Dispatch { label, .. } if label == "shift"), "{e}");
+    /// assert!(e.to_string().contains("out of bounds"), "{e}");
+    /// cuda.try_fence()?; // reported once
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn try_fence(&self) -> Result<(), DeviceError> {
+        self.space.synchronize()
+    }
 }
 
 impl Default for Cuda {
@@ -292,17 +354,18 @@ impl ExecutionSpace for Cuda {
         l.multiprocessor_count as usize * l.max_threads_per_multiprocessor as usize
     }
 
-    /// Waits for the device.
+    /// Waits until every dispatch and copy issued on the space's device
+    /// has finished (dispatches are asynchronous: see [`Cuda`]).
     ///
     /// # Panics
-    /// If the device reports an error (the trait's fence is infallible),
-    /// with the device's message.
+    /// When one of them failed since the last synchronization point, with
+    /// the report that names the dispatch ([`DeviceError::Dispatch`]), as
+    /// the dispatch itself would have panicked on a host space; or when the
+    /// device is lost. The trait's fence is infallible:
+    /// [`Cuda::try_fence`] returns the error instead.
     fn fence(&self) {
-        if let Err(e) = self.device().synchronize() {
-            panic!(
-                "Cuda::fence on the {} device failed: {e}",
-                self.device().name()
-            );
+        if let Err(e) = self.try_fence() {
+            panic!("Cuda::fence on the {} device: {e}", self.device().name());
         }
     }
 

@@ -10,7 +10,7 @@ use granule_cuda::codegen::{
     reduce_workspace, scan_workspace, Instance, Pattern, Reducer, TranslationUnit,
 };
 use granule_cuda::device_api::{
-    as_uninit, ArgScalar, Device, DeviceBuffer, KernelArgs, LaunchConfig,
+    as_uninit, ArgScalar, Device, DeviceBuffer, DeviceError, Fault, KernelArgs, LaunchConfig,
 };
 use granule_cuda::kernel::DeviceKernel;
 
@@ -161,7 +161,7 @@ pub fn reduce_sum<D: Device + ?Sized>(dev: &D, x: &[i64], grid: u32, block: u32)
     // SAFETY: (begin, end, x, then the tail buffers partials, counter,
     // result), zeroed and sized by reduce_workspace for this grid.
     unsafe {
-        dev.launch(
+        dev.launch_and_wait(
             &module,
             "granule_reduce_sum_sum_i64",
             &config(grid, block, 0),
@@ -235,7 +235,7 @@ pub fn scan_any<T: ScanElem, D: Device + ?Sized>(
     // scan_workspace, launched with its block and shared memory (the
     // driver takes any grid).
     unsafe {
-        dev.launch(
+        dev.launch_and_wait(
             &module,
             &instance.entry(),
             &config(grid.unwrap_or(ws.grid), ws.block, ws.shared_bytes),
@@ -284,7 +284,7 @@ pub fn check_axpy<D: Device + ?Sized>(dev: &D, n: usize, grid: u32, block: u32) 
     view1(&mut args, &xb, n, 2);
     // SAFETY: (begin, end, y, a, x) is granule_for_axpy's parameter list
     // and both Views cover n elements of live buffers.
-    unsafe { dev.launch(&module, "granule_for_axpy", &config(grid, block, 0), &args) }
+    unsafe { dev.launch_and_wait(&module, "granule_for_axpy", &config(grid, block, 0), &args) }
         .unwrap_or_else(|e| panic!("n = {n}: {e}"));
     let y = download::<f64, _>(dev, &yb, n);
     for i in 0..n {
@@ -296,4 +296,83 @@ pub fn check_axpy<D: Device + ?Sized>(dev: &D, n: usize, grid: u32, block: u32) 
     }
     dev.free(xb).unwrap();
     dev.free(yb).unwrap();
+}
+
+/// `granule_for_axpy` over `0..end` of the `n` f64s of `y` and `x`, queued
+/// (not waited for): with `end` past `n` the kernel's bounds check of `y`
+/// (View #1, the written one, checked first) fails.
+pub fn queue_axpy<D: Device + ?Sized>(
+    dev: &D,
+    module: &granule_cuda::device_api::Module,
+    (y, x): (&DeviceBuffer, &DeviceBuffer),
+    n: usize,
+    end: usize,
+) -> granule_cuda::device_api::LaunchId {
+    let mut args = KernelArgs::new();
+    args.scalar(0u64).scalar(end as u64);
+    view1(&mut args, y, n, 1);
+    args.scalar(2.0f64);
+    view1(&mut args, x, n, 2);
+    // SAFETY: (begin, end, y, a, x) is granule_for_axpy's parameter list
+    // and both Views cover the n elements of live buffers; an index past
+    // them fails the bounds check before any access.
+    unsafe { dev.launch(module, "granule_for_axpy", &config(4, 64, 0), &args) }
+        .unwrap_or_else(|e| panic!("a launch is queued: {e}"))
+}
+
+/// The axpy module of `dev`.
+pub fn axpy_module<D: Device + ?Sized>(dev: &D) -> granule_cuda::device_api::Module {
+    let kernel = <axpy as granule::kernel::KernelSource>::KERNEL;
+    dev.compile(&unit(&[Instance::new(kernel, Pattern::For, &[])]), "axpy")
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Queues `count` axpy launches (`y += 2 x`) on the same buffers without
+/// waiting, then reads `y` back: the copy waits for all of them, which ran
+/// one after the other in stream order.
+pub fn chained_axpys<D: Device + ?Sized>(dev: &D, n: usize, count: usize) {
+    let module = axpy_module(dev);
+    let x: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let (xb, yb) = (upload(dev, &x), upload(dev, &vec![1.0f64; n]));
+    let ids: Vec<_> = (0..count)
+        .map(|_| queue_axpy(dev, &module, (&yb, &xb), n, n))
+        .collect();
+    assert!(ids.windows(2).all(|w| w[1].0 == w[0].0 + 1), "{ids:?}");
+    let y = download::<f64, _>(dev, &yb, n);
+    for (i, v) in y.iter().enumerate() {
+        assert_eq!(*v, 1.0 + 2.0 * count as f64 * i as f64, "y[{i}]");
+    }
+    dev.free(xb).unwrap();
+    dev.free(yb).unwrap();
+}
+
+/// Queues a good launch, one that reads past its View, and a good one
+/// again, with no wait: all are accepted, and the synchronization after
+/// them reports the bad one by its number, counting the one after it.
+/// Returns what the next synchronization says (the emulator goes on; a
+/// GPU's context is lost).
+pub fn a_fault_among_queued_launches<D: Device + ?Sized>(dev: &D) -> Result<(), DeviceError> {
+    let module = axpy_module(dev);
+    let n = 64;
+    let (xb, yb) = (upload(dev, &vec![1.0f64; n]), upload(dev, &vec![0.0f64; n]));
+    queue_axpy(dev, &module, (&yb, &xb), n, n);
+    let bad = queue_axpy(dev, &module, (&yb, &xb), n, n + 1);
+    queue_axpy(dev, &module, (&yb, &xb), n, n);
+    let e = dev.synchronize().unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Queued { launch, skipped: 1, .. } if *launch == bad),
+        "{e}"
+    );
+    assert!(
+        matches!(
+            e.cause(),
+            DeviceError::Fault { fault: Fault::OutOfBounds { view: 1, index, .. }, .. }
+                if *index == n as u64
+        ),
+        "{e}"
+    );
+    let after = dev.synchronize();
+    // A lost context refuses the frees too; the buffers went with it.
+    let _ = (dev.free(xb), dev.free(yb));
+    after
 }

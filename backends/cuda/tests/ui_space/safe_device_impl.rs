@@ -4,7 +4,7 @@
 // cannot be written without `unsafe impl` and the trait's contract.
 use granule_cuda::codegen::TranslationUnit;
 use granule_cuda::device_api::{
-    Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, Module,
+    Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, LaunchId, Module,
 };
 use granule_cuda::emu::EmuDevice;
 use std::mem::MaybeUninit;
@@ -61,7 +61,7 @@ impl Device for Liar {
         entry: &str,
         config: &LaunchConfig,
         args: &KernelArgs,
-    ) -> Result<(), DeviceError> {
+    ) -> Result<LaunchId, DeviceError> {
         // SAFETY: forwarded from the caller.
         unsafe { self.0.launch(module, entry, config, args) }
     }

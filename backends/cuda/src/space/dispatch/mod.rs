@@ -11,15 +11,59 @@
 //!   written Views from the call's write parts), then the driver's
 //!   workspace;
 //! - every View address is checked against the space's live allocations,
-//!   and every size against the device's limits, before the launch;
-//! - the dispatch waits for the device, so a failure names the dispatch's
-//!   label. A failure panics with the typed [`DeviceError`]'s message, as
-//!   a host kernel's panic would.
+//!   and every size against the device's limits, before the launch.
+//!
+//! # Asynchrony
+//! A dispatch is asynchronous, as in Kokkos: it issues its launch on the
+//! device's stream and returns. `parallel_for` returns at once;
+//! `parallel_reduce` and `parallel_scan` return a value the kernel
+//! computes, so they wait for it (a reduction into a device View through
+//! `parallel_reduce_into` waits too, as core's pattern hands the value
+//! over on the host). What a refusal before the launch finds (a View of
+//! another space, a size past the device's limits) still panics in the
+//! dispatch, naming it.
+//!
+//! A failure while the kernel runs (a bounds check, an assertion, a race
+//! the emulator finds) is reported at the space's next synchronization
+//! point, as a [`DeviceError::Dispatch`] that names the dispatch's label,
+//! its kernel and its Views, with the device's message: `Cuda::fence`
+//! panics with it (`Cuda::try_fence` returns it), a reduction or scan
+//! waiting for its result panics with it, and so does a copy between host
+//! and device (`deep_copy`, the mirrors). Dispatches issued after a failed
+//! one do not run (a GPU's context refuses them; the emulator skips them),
+//! and the report counts them.
+//!
+//! # Why the host cannot see a kernel's memory early
+//! When a dispatch returns, the borrows it took of its Views end, though
+//! the kernel may still run. Whatever safe code then does with those Views
+//! waits for the kernel first:
+//! - it can reach device memory only through the device: copies to and
+//!   from the host (`deep_copy`, mirrors, a reduction's result) are
+//!   [`Device::copy_to_device`](crate::device_api::Device::copy_to_device)
+//!   and `copy_to_host`, which wait for every launch issued before them;
+//! - dropping a View frees its memory through [`Device::free`](crate::device_api::Device::free),
+//!   which waits for the launches issued before it, so the memory stays
+//!   allocated while a kernel may use it;
+//! - another dispatch, or a device-to-device copy, is queued after the
+//!   kernel on the same stream, so it sees the kernel's writes;
+//! - a View's host mirror is a separate allocation that the kernel never
+//!   sees (kernels take only Views of the space's memory, checked here);
+//!   captured scalars are copied into the launch's arguments when it is
+//!   issued;
+//! - a driver's workspace (reduction partials, scan status, level-1
+//!   scratch) is freed only after a synchronization point, or at once
+//!   when its own dispatch was waited for.
+//!
+//! The device makes these waits itself (the `Device` trait's "Stream
+//! order"), so no path around the space skips them. A space keeps at most
+//! [`MAX_IN_FLIGHT`](super::MAX_IN_FLIGHT) dispatches in flight, then the
+//! next one waits (a synchronization point too).
 
 mod mdrange;
 mod range;
 mod team;
 
+use super::queue::{report, Dispatched};
 use super::Cuda;
 use crate::codegen::{Instance, Pattern, TranslationUnit};
 use crate::device_api::{DeviceBuffer, DeviceError, KernelArgs, LaunchConfig, Module};
@@ -70,7 +114,8 @@ pub(super) struct Launch<'a> {
     args: KernelArgs,
     /// View labels by the id their arguments carry, for error messages.
     ids: Vec<String>,
-    /// Driver workspace, freed when the launch is dropped.
+    /// Driver workspace, retired when the launch is dropped (freed once no
+    /// kernel may use it).
     work: Vec<DeviceBuffer>,
 }
 
@@ -242,18 +287,19 @@ impl<'a> Launch<'a> {
     }
 
     /// A zeroed workspace buffer of `bytes` (at least one byte), freed
-    /// with the launch.
+    /// once the launch is done with it and its kernel has run.
     pub fn alloc_work(&mut self, bytes: usize) -> u64 {
         let buffer = match self.cuda.device().alloc_zeroed(bytes.max(1)) {
             Ok(b) => b,
-            Err(e) => self.fail(&format!("the driver's workspace: {e}")),
+            Err(e) => self.fail_device("the driver's workspace", &e),
         };
         let addr = buffer.address();
         self.work.push(buffer);
         addr
     }
 
-    /// Compiles (once per space) and launches, then waits for the device.
+    /// Compiles (once per space) and issues the launch on the device's
+    /// stream; it runs asynchronously (see the module's "Asynchrony").
     ///
     /// # Safety
     /// The arguments are the entry point's, in order, and the workspace
@@ -265,20 +311,40 @@ impl<'a> Launch<'a> {
         }
         let module = match self.cuda.module(&self.inst, self.label) {
             Ok(m) => m,
-            Err(e) => self.fail(&e.to_string()),
+            Err(e) => self.fail_device("compiling the kernel", &e),
         };
+        let space = &self.cuda.space;
+        if let Err(e) = space.make_room() {
+            report(
+                &e,
+                &format!("dispatch \"{}\", which waited for room", self.label),
+            );
+        }
         let entry = self.inst.entry();
-        let device = self.cuda.device();
-        // SAFETY: forwarded from the caller: the entry's arguments, its
-        // workspace and a configuration its driver accepts; every View
-        // argument was checked to lie in a live allocation of this device.
-        let launched = unsafe { device.launch(&module, &entry, config, &self.args) };
-        if let Err(e) = launched.and_then(|()| device.synchronize()) {
-            self.fail(&self.with_ids(&e));
+        let (args, label, kernel, views) =
+            (&self.args, self.label, self.inst.kernel.name, &self.ids);
+        let issued = space.issue(
+            // SAFETY: forwarded from the caller: the entry's arguments, its
+            // workspace and a configuration its driver accepts; every View
+            // argument was checked to lie in a live allocation of this
+            // device, and the workspace stays allocated until the kernel
+            // has run (`Drop` retires it to the space).
+            |device| unsafe { device.launch(&module, &entry, config, args) },
+            |launch| Dispatched {
+                launch,
+                label: label.to_string(),
+                kernel,
+                views: views.clone(),
+            },
+        );
+        if let Err(e) = issued {
+            self.fail_device("the launch", &e);
         }
     }
 
-    /// Reads a `T` from a workspace buffer.
+    /// Reads a `T` from a workspace buffer: a synchronization point, which
+    /// waits for the launch (and reports a failure of the space's
+    /// dispatches).
     pub fn read<T: DeviceValue>(&self, address: u64) -> T {
         let buffer = self
             .work
@@ -286,15 +352,21 @@ impl<'a> Launch<'a> {
             .find(|b| b.address() == address)
             .expect("a workspace buffer of this launch");
         let mut bytes = vec![0u8; T::SIZE];
-        // SAFETY: workspace buffers are made by `alloc_zeroed` and written
-        // only by this launch's kernels, so every byte is initialized (see
-        // `Device::read_bytes`); the padding of a `T` the kernel stored is
-        // the machine's bytes, not uninitialized host padding.
-        let read = unsafe { self.cuda.device().read_bytes(&mut bytes, buffer, 0) };
-        if let Err(e) = read {
-            self.fail(&format!("reading the result back: {e}"));
+        let read = self.cuda.space.waiting(|device| {
+            // SAFETY: workspace buffers are made by `alloc_zeroed` and
+            // written only by this launch's kernels, so every byte is
+            // initialized (see `Device::read_bytes`); the padding of a `T`
+            // the kernel stored is the machine's bytes, not uninitialized
+            // host padding. The read waits for the kernel (stream order).
+            unsafe { device.read_bytes(&mut bytes, buffer, 0) }
+        });
+        match read {
+            Ok(()) => T::load(&bytes),
+            Err(e @ (DeviceError::Dispatch { .. } | DeviceError::Queued { .. })) => {
+                report(&e, &format!("the result of \"{}\"", self.label))
+            }
+            Err(e) => self.fail_device("reading the result back", &e),
         }
-        T::load(&bytes)
     }
 
     fn with_ids(&self, e: &DeviceError) -> String {
@@ -305,6 +377,21 @@ impl<'a> Launch<'a> {
             .map(|(k, l)| format!("{} = \"{l}\"", k + 1))
             .collect();
         format!("{e} (View ids: {})", names.join(", "))
+    }
+
+    /// Panics for the device's error `e` in `what`. A lost context (a GPU
+    /// refuses everything after a kernel faulted) first reports the
+    /// failure that lost it, when the space's next synchronization holds
+    /// one: where the emulator, which goes on, would have reported it.
+    fn fail_device(&self, what: &str, e: &DeviceError) -> ! {
+        if matches!(e, DeviceError::Unavailable { .. }) {
+            if let Err(f @ (DeviceError::Dispatch { .. } | DeviceError::Queued { .. })) =
+                self.cuda.space.synchronize()
+            {
+                report(&f, &format!("dispatch \"{}\"", self.label));
+            }
+        }
+        self.fail(&format!("{what}: {}", self.with_ids(e)))
     }
 
     /// Panics, naming the dispatch, the kernel and the device.
@@ -321,13 +408,9 @@ impl<'a> Launch<'a> {
 
 impl Drop for Launch<'_> {
     fn drop(&mut self) {
-        for b in self.work.drain(..) {
-            let addr = b.address();
-            if let Err(e) = self.cuda.device().free(b) {
-                // A drop cannot fail; the buffer stays allocated.
-                eprintln!("granule-cuda: freeing the workspace at {addr:#x} failed: {e}");
-            }
-        }
+        // The kernel may still run: the space frees the workspace once it
+        // has (at once when none of the space's dispatches is in flight).
+        self.cuda.space.retire(std::mem::take(&mut self.work));
     }
 }
 

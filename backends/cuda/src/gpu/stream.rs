@@ -1,0 +1,354 @@
+//! The device's stream: what is queued on it, and how a failure that a
+//! synchronization finds is traced back to its launch.
+//!
+//! Launches, device copies and the zeroing of new buffers are queued on
+//! one non-blocking stream that the device owns; copies between host and
+//! device are queued there too, and waited for (see [`Device`]'s "Stream
+//! order"). After each launch the stream writes the launch's number into
+//! the progress word (`cuStreamWriteValue32`, in mapped pinned memory,
+//! beside the error record). A kernel that traps stops the stream: the
+//! driver runs nothing after it in the lost context. So when a
+//! synchronization fails, the progress word holds the number of the last
+//! launch that completed, the launch after it is the one that failed, its
+//! error record (written before the trap) says why, and the launches
+//! queued since the last wait give its label and entry. A driver without
+//! stream writes makes each launch wait for itself instead, which traces
+//! the failure the same way.
+//!
+//! [`Device`]: crate::device_api::Device
+
+use super::record::is_sticky;
+use super::{describe, lock, GpuDevice};
+use crate::device::ErrorRecord;
+use crate::device_api::{DeviceError, LaunchId, Pending};
+use cudarc::driver::sys::{self, cudaError_enum, CUstreamWriteValue_flags};
+use cudarc::driver::{result, DriverError};
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::MutexGuard;
+
+/// A launch queued since the last wait, not yet known to have completed.
+struct InFlight {
+    id: LaunchId,
+    /// The module's label and the entry, for the failure's report.
+    label: String,
+    entry: String,
+}
+
+/// What the device has queued on its stream since the last wait.
+#[derive(Default)]
+pub(super) struct Queue {
+    /// The number of the last launch issued.
+    issued: u64,
+    /// Launches that may not have completed, oldest first.
+    in_flight: VecDeque<InFlight>,
+    /// Whether anything was queued since the last wait.
+    busy: bool,
+    /// The first failure since the last synchronization.
+    pending: Option<Pending>,
+}
+
+impl Queue {
+    fn next(&mut self) -> LaunchId {
+        self.issued += 1;
+        LaunchId(self.issued)
+    }
+
+    /// A number for a launch issued after a failure the next
+    /// synchronization reports, which will not run; `None` when there is
+    /// no such failure.
+    pub(super) fn skip(&mut self) -> Option<LaunchId> {
+        self.pending.as_ref()?;
+        let id = self.next();
+        self.pending.as_mut().map(Pending::skip);
+        Some(id)
+    }
+
+    /// Whether a failure waits for the next synchronization (work issued
+    /// meanwhile is not run).
+    pub(super) fn failed(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Something was queued.
+    pub(super) fn queued(&mut self) {
+        self.busy = true;
+    }
+}
+
+/// Whether the launch numbered `id` has completed, when the last launch
+/// the stream completed has `progress` for its low 32 bits (launches in
+/// flight are fewer than 2^31, so the difference decides).
+fn completed(progress: u32, id: LaunchId) -> bool {
+    progress.wrapping_sub(id.0 as u32) as i32 >= 0
+}
+
+impl GpuDevice {
+    pub(super) fn queue(&self) -> MutexGuard<'_, Queue> {
+        lock(&self.queue)
+    }
+
+    /// What cuLaunchKernel's `launched` means: the launch's number once it
+    /// is queued (and marked), or once it is skipped because an earlier
+    /// launch failed (a sticky error); a refusal of the driver, which
+    /// queued nothing, is returned.
+    pub(super) fn launched(
+        &self,
+        q: &mut Queue,
+        launched: Result<(), DriverError>,
+        label: &str,
+        entry: &str,
+    ) -> Result<LaunchId, DeviceError> {
+        match launched {
+            Ok(()) => {
+                let id = q.next();
+                q.in_flight.push_back(InFlight {
+                    id,
+                    label: label.into(),
+                    entry: entry.into(),
+                });
+                q.queued();
+                self.mark(q, id);
+                self.trim(q);
+                Ok(id)
+            }
+            Err(e) if is_sticky(e) => {
+                self.observe(q, e);
+                Ok(q.skip().expect("observe holds a failure"))
+            }
+            Err(e) => Err(DeviceError::Launch {
+                label: label.into(),
+                entry: entry.into(),
+                reason: describe(e),
+            }),
+        }
+    }
+
+    /// Queues the write of `id` into the progress word after the launch.
+    fn mark(&self, q: &mut Queue, id: LaunchId) {
+        let marked = if self.marks.load(Ordering::Relaxed) {
+            // SAFETY: the progress word is a 4-byte aligned word of mapped
+            // pinned memory of this (current) context, alive until the
+            // device drops, which waits for the stream first; the stream
+            // is the device's own.
+            unsafe {
+                sys::cuStreamWriteValue32_v2(
+                    self.stream.cu_stream(),
+                    self.record.progress_address(),
+                    id.0 as u32,
+                    CUstreamWriteValue_flags::CU_STREAM_WRITE_VALUE_DEFAULT as u32,
+                )
+            }
+            .result()
+        } else {
+            Err(DriverError(cudaError_enum::CUDA_ERROR_NOT_SUPPORTED))
+        };
+        match marked {
+            Ok(()) => {}
+            Err(e) if is_sticky(e) => self.observe(q, e),
+            Err(_) => {
+                // No stream writes: a wait now tells where the stream is.
+                self.marks.store(false, Ordering::Relaxed);
+                self.wait(q);
+            }
+        }
+    }
+
+    /// Forgets the launches the progress word shows complete, so the list
+    /// stays short between synchronizations.
+    fn trim(&self, q: &mut Queue) {
+        let progress = self.record.progress();
+        while q
+            .in_flight
+            .front()
+            .is_some_and(|l| completed(progress, l.id))
+        {
+            q.in_flight.pop_front();
+        }
+    }
+
+    /// Waits for everything queued, if anything was; a failure becomes the
+    /// pending one (the first stays).
+    pub(super) fn wait(&self, q: &mut Queue) {
+        if !std::mem::take(&mut q.busy) {
+            return;
+        }
+        if q.failed() {
+            // The context is lost: nothing queued since will run.
+            q.in_flight.clear();
+            return;
+        }
+        let synced = self.ctx.bind_to_thread().and_then(|()| {
+            // SAFETY: the stream is the device's own, alive until it drops.
+            unsafe { result::stream::synchronize(self.stream.cu_stream()) }
+        });
+        match synced {
+            Ok(()) => {
+                q.in_flight.clear();
+                // Nothing runs: the host may set the word for what follows.
+                self.record.set_progress(q.issued as u32);
+            }
+            Err(e) => self.observe(q, e),
+        }
+    }
+
+    /// A synchronization: waits, then reports the failure held since the
+    /// last one, or the loss of the context reported before.
+    pub(super) fn sync(&self, q: &mut Queue) -> Result<(), DeviceError> {
+        self.wait(q);
+        match q.pending.take() {
+            Some(p) => Err(p.report()),
+            None => self.alive(),
+        }
+    }
+
+    /// Holds the first failure the driver reported (`e`, from a wait or a
+    /// call): which launch failed and why. A sticky error loses the
+    /// context, so nothing runs any more and the record can be read.
+    pub(super) fn observe(&self, q: &mut Queue, e: DriverError) {
+        let in_flight = std::mem::take(&mut q.in_flight);
+        if q.failed() {
+            return;
+        }
+        let progress = self.record.progress();
+        let failed = in_flight.iter().position(|l| !completed(progress, l.id));
+        let record = if is_sticky(e) {
+            // SAFETY: a sticky error stopped the context: no kernel runs.
+            unsafe { self.record.take() }
+        } else {
+            ErrorRecord::EMPTY
+        };
+        let culprit = failed.map(|k| &in_flight[k]);
+        let (error, cause) = launch_error(culprit, &record, e);
+        if is_sticky(e) {
+            self.lose(cause);
+        }
+        let after = failed.map_or(0, |k| (in_flight.len() - k - 1) as u64);
+        q.pending = Some(Pending::new(culprit.map(|l| l.id), error, after));
+    }
+
+    /// The error of the driver's failure `e` of `what` outside a launch
+    /// (an allocation, a copy): with a sticky error, the failure of the
+    /// launch behind it is held for the next synchronization and the
+    /// context's loss returned; otherwise `other` of the driver's words.
+    pub(super) fn driver_error(
+        &self,
+        q: &mut Queue,
+        what: &str,
+        e: DriverError,
+        other: impl FnOnce(String) -> DeviceError,
+    ) -> DeviceError {
+        if !is_sticky(e) {
+            return other(describe(e));
+        }
+        self.observe(q, e);
+        let cause = self.lose(format!("{what} failed with {}", describe(e)));
+        self.lost_error(&cause)
+    }
+
+    /// The error of a copy between host and device whose driver call
+    /// failed with `e`: the failure of a launch before it when `e` is
+    /// sticky (a synchronization reports it), the driver's words otherwise.
+    pub(super) fn copy_failure(&self, q: &mut Queue, what: &str, e: DriverError) -> DeviceError {
+        let error = self.driver_error(q, what, e, |reason| DeviceError::Launch {
+            label: what.into(),
+            entry: String::new(),
+            reason,
+        });
+        q.pending.take().map_or(error, Pending::report)
+    }
+}
+
+/// The failure of `culprit` (or of the stream, when no launch is known to
+/// have failed) that the driver reported with `e`: the kernel's record
+/// when it left one, the driver's words otherwise; and the cause a lost
+/// context names.
+fn launch_error(
+    culprit: Option<&InFlight>,
+    record: &ErrorRecord,
+    e: DriverError,
+) -> (DeviceError, String) {
+    let (label, entry) = culprit.map_or(("the stream", ""), |l| (&l.label, &l.entry));
+    let (label, entry) = (label.to_string(), entry.to_string());
+    if record.code != 0 {
+        let fault = record.fault();
+        let cause = format!("kernel `{label}` ({entry}) failed: {fault}");
+        return (
+            DeviceError::Fault {
+                label,
+                entry,
+                fault,
+            },
+            cause,
+        );
+    }
+    let mut reason = describe(e);
+    let cause = format!("kernel `{label}` ({entry}) failed with {reason}");
+    if is_sticky(e) {
+        reason.push_str(
+            " (the kernel faulted without a record: this device's CUDA context is lost, and \
+             every later operation on it fails)",
+        );
+    }
+    (
+        DeviceError::Launch {
+            label,
+            entry,
+            reason,
+        },
+        cause,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_is_read_across_the_wrap_of_the_progress_word() {
+        assert!(completed(5, LaunchId(5)));
+        assert!(completed(5, LaunchId(4)));
+        assert!(!completed(5, LaunchId(6)));
+        // Launch 2^32 + 1 writes 1; launch 2^32 - 1 completed before it.
+        assert!(completed(1, LaunchId((1 << 32) - 1)));
+        assert!(!completed(u32::MAX, LaunchId(1 << 32)));
+    }
+
+    #[test]
+    fn a_recorded_fault_names_the_launch_and_loses_the_context() {
+        let l = InFlight {
+            id: LaunchId(3),
+            label: "fill".into(),
+            entry: "granule_for_fill".into(),
+        };
+        let mut record = ErrorRecord::EMPTY;
+        record.code = 2;
+        let sticky = DriverError(cudaError_enum::CUDA_ERROR_LAUNCH_FAILED);
+        let (e, cause) = launch_error(Some(&l), &record, sticky);
+        assert!(
+            matches!(&e, DeviceError::Fault { label, .. } if label == "fill"),
+            "{e:?}"
+        );
+        assert_eq!(
+            cause,
+            "kernel `fill` (granule_for_fill) failed: integer division by zero"
+        );
+        // (Without a record the driver describes the error, which needs a
+        // driver: the GPU tests cover that case.)
+    }
+
+    #[test]
+    fn skipping_needs_a_failure() {
+        let mut q = Queue::default();
+        assert_eq!(q.skip(), None);
+        q.pending = Some(Pending::new(
+            Some(LaunchId(1)),
+            DeviceError::UnknownBuffer { address: 0 },
+            0,
+        ));
+        q.issued = 1;
+        assert_eq!(q.skip(), Some(LaunchId(2)));
+        let e = q.pending.take().unwrap().report();
+        assert!(matches!(e, DeviceError::Queued { skipped: 1, .. }), "{e:?}");
+    }
+}

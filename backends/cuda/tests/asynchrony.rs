@@ -1,0 +1,471 @@
+//! Asynchronous dispatch (issue 15, item 4): dispatches are queued on the
+//! device's stream and return; the host waits only at synchronization
+//! points (a fence, a reduction or scan result, a copy between host and
+//! device, a free), and a kernel's failure is reported at the next one,
+//! naming its dispatch.
+//!
+//! The emulator runs each launch when it is issued but counts the waits a
+//! GPU would make (`EmuStats::synchronizations`) and holds a failure until
+//! the next synchronization, as a GPU does: the counting tests use an
+//! emulator of their own; the timing of reports is checked on the space
+//! `GRANULE_CUDA` names (the emulator, or a GPU on the GPU machine).
+
+use granule_core::kernel::kernel;
+use granule_core::prelude::*;
+use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
+use granule_cuda::device_api::{
+    Device, DeviceBuffer, DeviceError, Fault, KernelArgs, LaunchConfig, LaunchId, Module,
+};
+use granule_cuda::emu::{EmuDevice, EmuStats};
+use granule_cuda::kernel::KernelSource;
+use granule_cuda::space::MAX_IN_FLIGHT;
+use granule_cuda::{Cuda, CudaSelection, CudaSpace};
+use granule_views::{create_mirror_view_and_copy, deep_copy, LayoutRight};
+use std::sync::Arc;
+
+type DView1<T> = View1<T, LayoutRight, CudaSpace>;
+
+#[kernel(crate = granule_core)]
+fn add_one(_i: usize, y: &mut i64) {
+    *y += 1;
+}
+
+#[kernel(crate = granule_core)]
+fn set_to(_i: usize, y: &mut i64, v: i64) {
+    *y = v;
+}
+
+#[kernel(crate = granule_core)]
+fn past_the_end(i: usize, y: &mut f64, x: &View1<f64>) {
+    *y = x[i + 1];
+}
+
+#[kernel(crate = granule_core, reduce)]
+fn sum_i64(i: usize, x: &View1<i64>, acc: &mut i64) {
+    *acc += x[i];
+}
+
+#[kernel(crate = granule_core, scan)]
+fn inclusive(i: usize, x: &View1<i64>, out: &mut i64, p: &mut i64, last: bool) {
+    *p += x[i];
+    if last {
+        *out = *p;
+    }
+}
+
+/// Team `l` fills row `l` through level-1 team scratch (a workspace the
+/// space allocates per dispatch): the team's threads write the scratch,
+/// then thread 0, which owns the team's row, copies it out.
+#[kernel(crate = granule_core)]
+fn row_through_scratch(m: &TeamMember, n: usize, mut row: TeamChunk<u32>) {
+    let l = m.league_rank();
+    let mut s = m.team_scratch::<u32, 1>(1, n).unwrap();
+    TeamThreadRange::new(m, 0..n).parallel_for(|j| s[j] = (l * 100 + j) as u32);
+    m.team_barrier();
+    if m.team_rank() == 0 {
+        let mut mine = row
+            .chunk_mut(MapContinuousLinear::new(n), m.thread_ids())
+            .unwrap();
+        for j in 0..n {
+            mine[j] = s[j];
+        }
+    }
+}
+
+/// A space over an emulator of its own, whose waits the test counts.
+fn counted() -> (Cuda, Arc<EmuDevice>) {
+    let emu = Arc::new(EmuDevice::new().unwrap());
+    (Cuda::with_device(emu.clone()), emu)
+}
+
+/// The space `GRANULE_CUDA` names (the emulator here), of its own: a
+/// failure reported at its synchronization points is this test's.
+fn own_space() -> Cuda {
+    Cuda::from_env_or(CudaSelection::Emulator).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn zeros<T: granule_views::Pod>(s: &Cuda, label: &str, n: usize) -> DView1<T> {
+    DView1::<T>::zeros_in(s.memory_space(), label, n).unwrap()
+}
+
+fn upload<T: granule_views::Pod>(s: &Cuda, label: &str, v: Vec<T>) -> DView1<T> {
+    let host = View1::<T>::from_vec(label, v.len(), v).unwrap();
+    let mut d = zeros(s, label, host.extent(0));
+    deep_copy(&mut d, &host).unwrap();
+    d
+}
+
+fn download<T: granule_views::Pod>(v: &DView1<T>) -> Vec<T> {
+    create_mirror_view_and_copy(v).unwrap().as_view().to_vec()
+}
+
+/// The message of the panic `f` ends with.
+fn panic_message(f: impl FnOnce()) -> String {
+    let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).expect_err("it panics");
+    p.downcast_ref::<String>().cloned().unwrap_or_default()
+}
+
+/// A failing dispatch ("oob": its kernel reads past View "short") on `s`.
+fn dispatch_a_fault(s: &Cuda, y: &mut DView1<f64>, x: &DView1<f64>) {
+    parallel_for("oob", RangePolicy::new(s, 0..4), y, past_the_end(x));
+}
+
+// ------------------------------------------------- how often the host waits
+
+#[test]
+fn a_chain_of_100_dispatches_then_a_fence_waits_once() {
+    let (s, emu) = counted();
+    let n = 1000;
+    let mut y = zeros::<i64>(&s, "y", n);
+    emu.take_stats();
+    for _ in 0..100 {
+        parallel_for("add", RangePolicy::new(&s, 0..n), &mut y, add_one());
+    }
+    assert_eq!(
+        emu.stats().synchronizations,
+        0,
+        "the dispatches did not wait"
+    );
+    s.fence();
+    let st = emu.take_stats();
+    assert_eq!((st.launches, st.synchronizations), (100, 1));
+    // Nothing is in flight after the fence: the copy waits only for itself.
+    assert!(download(&y).iter().all(|&v| v == 100));
+    assert_eq!(emu.take_stats().synchronizations, 1);
+}
+
+#[test]
+fn a_copy_to_the_host_waits_for_the_dispatches_before_it() {
+    let (s, emu) = counted();
+    let n = 300;
+    let mut y = zeros::<i64>(&s, "y", n);
+    emu.take_stats();
+    parallel_for("seven", RangePolicy::new(&s, 0..n), &mut y, set_to(7));
+    parallel_for("add", RangePolicy::new(&s, 0..n), &mut y, add_one());
+    // One wait covers both kernels and the copy.
+    assert_eq!(download(&y), vec![8; n]);
+    assert_eq!(emu.take_stats().synchronizations, 1);
+    // A copy from the host is ordered after the kernels before it, and
+    // the kernels after it see what it wrote.
+    parallel_for("seven", RangePolicy::new(&s, 0..n), &mut y, set_to(7));
+    let host = View1::<i64>::from_fn("host", n, |i| i as i64).unwrap();
+    deep_copy(&mut y, &host).unwrap();
+    parallel_for("add", RangePolicy::new(&s, 0..n), &mut y, add_one());
+    assert_eq!(download(&y), (1..=n as i64).collect::<Vec<_>>());
+}
+
+#[test]
+fn reductions_and_scans_wait_once_for_their_result() {
+    let (s, emu) = counted();
+    let n = 5000;
+    let x = upload(&s, "x", (0..n as i64).collect());
+    let mut out = zeros::<i64>(&s, "out", n);
+    emu.take_stats();
+    let sum: i64 = parallel_reduce("sum", RangePolicy::new(&s, 0..n), Sum, sum_i64(&x));
+    assert_eq!(sum, (n as i64) * (n as i64 - 1) / 2);
+    assert_eq!(emu.take_stats().synchronizations, 1);
+    let total = parallel_scan("scan", RangePolicy::new(&s, 0..n), &mut out, inclusive(&x));
+    assert_eq!(total, sum);
+    assert_eq!(emu.take_stats().synchronizations, 1);
+}
+
+/// A team dispatch with level-1 scratch leaves its workspace to the space
+/// until a synchronization point: freeing it at once would wait for the
+/// kernel (and count), so one wait in all shows it was held.
+#[test]
+fn workspace_outlives_its_kernel_until_the_next_synchronization() {
+    let (s, emu) = counted();
+    let (league, n) = (6usize, 40usize);
+    let mut out = zeros::<u32>(&s, "out", league * n);
+    let policy = || {
+        TeamPolicy::new(&s, league, 32)
+            .set_scratch_size(1, PerTeam(n * 4))
+            .unwrap()
+    };
+    emu.take_stats();
+    for _ in 0..3 {
+        parallel_for(
+            "rows",
+            policy(),
+            out.chunked(MapContinuousLinear::new(n)),
+            row_through_scratch(n),
+        );
+    }
+    assert_eq!(emu.stats().synchronizations, 0);
+    s.fence();
+    assert_eq!(emu.take_stats().synchronizations, 1);
+    let got = download(&out);
+    for l in 0..league {
+        for j in 0..n {
+            assert_eq!(got[l * n + j], (l * 100 + j) as u32, "out[{l}, {j}]");
+        }
+    }
+}
+
+#[test]
+fn dropping_a_view_waits_for_the_kernels_that_use_it() {
+    let (s, emu) = counted();
+    let x = upload(&s, "x", vec![1i64; 64]);
+    let mut y = zeros::<i64>(&s, "y", 64);
+    emu.take_stats();
+    parallel_for("add", RangePolicy::new(&s, 0..64), &mut y, add_one());
+    drop(y);
+    assert_eq!(emu.take_stats().synchronizations, 1, "the free waited");
+    // Nothing in flight: dropping waits for nothing more.
+    drop(x);
+    assert_eq!(emu.take_stats().synchronizations, 0);
+}
+
+#[test]
+fn a_full_queue_makes_the_next_dispatch_wait() {
+    let (s, emu) = counted();
+    let mut y = zeros::<i64>(&s, "y", 1);
+    emu.take_stats();
+    for _ in 0..MAX_IN_FLIGHT {
+        parallel_for("add", RangePolicy::new(&s, 0..1), &mut y, add_one());
+    }
+    assert_eq!(emu.stats().synchronizations, 0);
+    parallel_for("add", RangePolicy::new(&s, 0..1), &mut y, add_one());
+    assert_eq!(emu.take_stats().synchronizations, 1);
+    assert_eq!(download(&y), vec![MAX_IN_FLIGHT as i64 + 1]);
+}
+
+// ----------------------------------------------- when a failure is reported
+
+/// Both devices: the dispatch returns, the next synchronization point
+/// reports the fault with the dispatch's label, kernel and Views, once.
+#[test]
+fn a_fault_is_reported_at_the_next_synchronization_naming_its_dispatch() {
+    let s = own_space();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&s, "y", 4);
+    dispatch_a_fault(&s, &mut y, &x);
+    let e = s.try_fence().unwrap_err();
+    let DeviceError::Dispatch {
+        label,
+        kernel,
+        views,
+        ..
+    } = &e
+    else {
+        panic!("{e:?}");
+    };
+    assert_eq!((label.as_str(), kernel.as_str()), ("oob", "past_the_end"));
+    assert_eq!(views, &["y", "short"]);
+    assert!(
+        matches!(
+            e.cause(),
+            DeviceError::Fault {
+                fault: Fault::OutOfBounds {
+                    view: 2,
+                    index: 4,
+                    ..
+                },
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(text.contains("2 = \"short\""), "{text}");
+    let again = s.try_fence();
+    if s.device().name() == "emulator" {
+        // Reported once; the emulator goes on.
+        again.unwrap();
+    } else {
+        // A GPU lost the space's context, and says why.
+        let lost = again.unwrap_err().to_string();
+        assert!(
+            lost.contains("context was lost") && lost.contains("out of bounds"),
+            "{lost}"
+        );
+    }
+}
+
+#[test]
+fn fence_panics_with_the_report() {
+    let s = own_space();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&s, "y", 4);
+    dispatch_a_fault(&s, &mut y, &x);
+    let msg = panic_message(|| s.fence());
+    assert!(msg.starts_with("Cuda::fence on the "), "{msg}");
+    assert!(
+        msg.contains("parallel dispatch \"oob\" of kernel `past_the_end`")
+            && msg.contains("out of bounds")
+            && msg.contains("\"short\""),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_reduction_reports_the_failure_of_a_dispatch_before_it() {
+    let s = own_space();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&s, "y", 4);
+    let ones = upload(&s, "ones", vec![1i64; 8]);
+    dispatch_a_fault(&s, &mut y, &x);
+    let msg = panic_message(|| {
+        let _: i64 = parallel_reduce("sum", RangePolicy::new(&s, 0..8), Sum, sum_i64(&ones));
+    });
+    assert!(
+        msg.contains("parallel dispatch \"oob\"") && msg.contains("out of bounds"),
+        "{msg}"
+    );
+    if s.device().name() == "emulator" {
+        // A GPU may learn of the fault earlier, when the reduction asks
+        // for its workspace in the lost context; the report is the same.
+        assert!(msg.contains("[reported at the result of \"sum\"]"), "{msg}");
+        assert!(
+            msg.contains("the 1 launch issued after it did not run"),
+            "{msg}"
+        );
+    }
+}
+
+#[test]
+fn a_copy_to_the_host_reports_the_failure() {
+    let s = own_space();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&s, "y", 4);
+    dispatch_a_fault(&s, &mut y, &x);
+    let msg = panic_message(|| {
+        let _ = create_mirror_view_and_copy(&y);
+    });
+    assert!(
+        msg.contains("parallel dispatch \"oob\"")
+            && msg.contains("[reported at a copy between host and device]"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn dropping_views_after_a_failure_leaves_the_report_to_the_next_point() {
+    let s = own_space();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&s, "y", 4);
+    dispatch_a_fault(&s, &mut y, &x);
+    // A drop cannot report: it waits, and keeps the failure.
+    drop(y);
+    drop(x);
+    let e = s.try_fence().unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Dispatch { label, .. } if label == "oob"),
+        "{e}"
+    );
+}
+
+/// Emulator: what is queued after a failed dispatch does not run, as a
+/// GPU's context refuses it; after the report the space runs again.
+#[test]
+fn dispatches_after_a_failed_one_do_not_run() {
+    let (s, emu) = counted();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&s, "y", 4);
+    let mut z = zeros::<i64>(&s, "z", 4);
+    emu.take_stats();
+    dispatch_a_fault(&s, &mut y, &x);
+    parallel_for("skipped", RangePolicy::new(&s, 0..4), &mut z, set_to(5));
+    parallel_for("skipped", RangePolicy::new(&s, 0..4), &mut z, add_one());
+    let e = s.try_fence().unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Dispatch { label, skipped: 2, .. } if label == "oob"),
+        "{e}"
+    );
+    assert_eq!(emu.take_stats().launches, 1, "only the failed one ran");
+    assert_eq!(download(&z), vec![0; 4]);
+    parallel_for("runs", RangePolicy::new(&s, 0..4), &mut z, set_to(5));
+    assert_eq!(download(&z), vec![5; 4]);
+}
+
+// ------------------------------------------------------ the device itself
+
+/// `set_to` compiled by `dev`.
+fn set_to_module(dev: &EmuDevice) -> Module {
+    let kernel = <set_to as KernelSource>::KERNEL;
+    let unit = TranslationUnit::new(&[Instance::new(kernel, Pattern::For, &[])]).unwrap();
+    dev.compile(&unit, "set_to").unwrap()
+}
+
+/// Launches `granule_for_set_to` over indices `0..end` of a View of the
+/// 4 i64s of `y`: with `end` past 4, the kernel's bounds check fails.
+fn launch_set_to(dev: &EmuDevice, module: &Module, y: &DeviceBuffer, end: u64, v: i64) -> LaunchId {
+    let mut args = KernelArgs::new();
+    args.scalar(0u64)
+        .scalar(end)
+        .view(y.address(), &[4], &[1], 1)
+        .scalar(v);
+    let config = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the arguments are `granule_for_set_to`'s (begin, end, y, v);
+    // `y` holds the 4 elements its View describes, and an index past them
+    // fails the bounds check before any store.
+    unsafe { dev.launch(module, "granule_for_set_to", &config, &args) }
+        .expect("a launch that runs, or fails while it runs, is queued")
+}
+
+fn read_i64s(dev: &EmuDevice, y: &DeviceBuffer) -> Result<Vec<i64>, DeviceError> {
+    let mut out = [0u8; 32];
+    // SAFETY: `y` was zeroed, then written only by kernels.
+    unsafe { dev.read_bytes(&mut out, y, 0) }?;
+    Ok(out
+        .chunks(8)
+        .map(|c| i64::from_ne_bytes(c.try_into().unwrap()))
+        .collect())
+}
+
+#[test]
+fn a_device_holds_a_launch_failure_until_a_synchronization() {
+    let dev = EmuDevice::new().unwrap();
+    let module = set_to_module(&dev);
+    let y = dev.alloc_zeroed(4 * 8).unwrap();
+    let bad = launch_set_to(&dev, &module, &y, 5, 1);
+    let after = launch_set_to(&dev, &module, &y, 4, 9);
+    assert_eq!(after, LaunchId(bad.0 + 1));
+    // A copy to the host is a synchronization: it reports the failure,
+    // naming the launch, and copies nothing.
+    let e = read_i64s(&dev, &y).unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Queued { launch, skipped: 1, .. } if *launch == bad),
+        "{e}"
+    );
+    assert!(
+        matches!(
+            e.cause(),
+            DeviceError::Fault {
+                fault: Fault::OutOfBounds { index: 4, .. },
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // Reported once; the launch after the failed one did not run.
+    let got = read_i64s(&dev, &y).unwrap();
+    assert!(!got.contains(&9), "{got:?}");
+    launch_set_to(&dev, &module, &y, 4, 9);
+    assert_eq!(read_i64s(&dev, &y).unwrap(), [9; 4]);
+    dev.free(y).unwrap();
+}
+
+#[test]
+fn a_device_free_waits_and_keeps_the_failure() {
+    let dev = EmuDevice::new().unwrap();
+    let module = set_to_module(&dev);
+    let y = dev.alloc_zeroed(4 * 8).unwrap();
+    let other = dev.alloc_zeroed(8).unwrap();
+    dev.take_stats();
+    let bad = launch_set_to(&dev, &module, &y, 5, 1);
+    dev.free(other).unwrap();
+    assert_eq!(dev.stats().synchronizations, 1, "the free waited");
+    let e = dev.synchronize().unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Queued { launch, .. } if *launch == bad),
+        "{e}"
+    );
+    let st: EmuStats = dev.take_stats();
+    assert_eq!(st.synchronizations, 1, "nothing was left to wait for");
+    dev.free(y).unwrap();
+}
