@@ -535,7 +535,7 @@ macro_rules! semantics_tests {
             let league = 3;
             let team = 4.min(s.team_size_max());
             let run = move |src: usize| {
-                let s = space();
+                let s = own_space();
                 let mut out = View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "out", league).unwrap();
                 {
                     let a = out.atomic().unwrap();
@@ -559,23 +559,25 @@ macro_rules! semantics_tests {
             #[test]
             fn $test() {
                 let probes = &crate::semantics::$m::PROBES;
-                let run = semantics_tests!(@run $m::$k);
+                let run = semantics_tests!(@run $m::$k, space());
                 crate::semantics::check_values(probes, space().name(), run);
             }
 
             #[test]
             fn $panics() {
                 let probes = &crate::semantics::$m::PROBES;
-                let run = semantics_tests!(@run $m::$k);
+                // Each panicking point on a space of its own: its failure
+                // is reported at its own readback, never at another test's.
+                let run = semantics_tests!(@run $m::$k, own_space());
                 crate::semantics::check_panics(probes, space().name(), run);
             }
         )*
     };
     // Dispatches the probe kernel over points, returns `lo` and `hi`.
-    (@run $m:ident :: $k:ident) => {
+    (@run $m:ident :: $k:ident, $space:expr) => {
         |pts: &[crate::semantics::Point<_>]| {
             use crate::semantics::$m;
-            let s = space();
+            let s = $space;
             let n = pts.len();
             let view = |label, f: &dyn Fn(&crate::semantics::Point<_>) -> _| {
                 View1::<_, LayoutRight, _>::from_fn_in(s.memory_space(), label, n, |i| f(&pts[i]))
