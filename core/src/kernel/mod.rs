@@ -33,6 +33,7 @@
 
 pub mod check;
 mod device;
+mod element;
 mod meta;
 mod reduction;
 mod source;
@@ -41,6 +42,7 @@ pub use device::{
     atomic_arg_of, scalar_arg_of, view_arg_of, ChunkedArg, DeviceArg, DeviceFunctor, DeviceValue,
     DeviceWrites, SameMemorySpace, ViewArg,
 };
+pub use element::DeviceElementFn;
 pub use granule_macros::{device, kernel};
 pub use meta::{
     DeviceChunkMap, DeviceFn, DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind,
@@ -57,7 +59,7 @@ pub mod __rt {
     pub use super::device::{
         atomic_arg_of as atomic_arg, scalar_arg_of as scalar_arg, view_arg_of as view_arg,
     };
-    pub use crate::functor::{ForFunctor, ReduceFunctor, ScanFunctor};
+    pub use crate::functor::{BinaryFunctor, ForFunctor, ReduceFunctor, ScanFunctor, UnaryFunctor};
     pub use crate::policy::{PerTeam, PerThread};
     pub use crate::reducer::{
         BAnd, BOr, LAnd, LOr, Max, MaxLoc, Min, MinLoc, MinMax, MinMaxLoc, MinMaxLocScalar,

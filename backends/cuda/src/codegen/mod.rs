@@ -41,6 +41,7 @@ impl Pattern {
     /// The patterns a `#[kernel]` written for `pattern` can be wrapped in
     /// with accumulator C++ type `acc` (the type of its last `&mut`): every
     /// reducer that applies to the type (reducers are the call's choice).
+    /// None for an element function, which algorithms' drivers call.
     ///
     /// ```
     /// use granule_cuda::codegen::{Pattern, Reducer};
@@ -53,6 +54,7 @@ impl Pattern {
             KernelPattern::For => vec![Pattern::For],
             KernelPattern::Reduce => reducers.into_iter().map(Pattern::Reduce).collect(),
             KernelPattern::Scan => reducers.into_iter().map(Pattern::Scan).collect(),
+            KernelPattern::Element => Vec::new(),
         }
     }
 }

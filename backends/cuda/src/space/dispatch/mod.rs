@@ -101,10 +101,10 @@ impl<'a> Launch<'a> {
                 "the kernel is written for {:?}, not for this pattern ({wanted:?}); write it as \
                  #[kernel{}]",
                 kernel.pattern,
-                match wanted {
-                    KernelPattern::For => "",
-                    KernelPattern::Reduce => "(reduce)",
-                    KernelPattern::Scan => "(scan)",
+                match pattern {
+                    Pattern::For | Pattern::Team => "",
+                    Pattern::Reduce(_) => "(reduce)",
+                    Pattern::Scan(_) => "(scan)",
                 }
             ));
         }
@@ -139,7 +139,8 @@ impl<'a> Launch<'a> {
                 ParamKind::Index
                 | ParamKind::MdIndex { .. }
                 | ParamKind::Team
-                | ParamKind::Final => continue,
+                | ParamKind::Final
+                | ParamKind::Element => continue,
                 ParamKind::Scalar | ParamKind::View { .. } | ParamKind::Atomic { .. } => {
                     caps.next()
                 }
