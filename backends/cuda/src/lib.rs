@@ -44,4 +44,4 @@ pub mod kernel;
 pub mod nvrtc;
 pub mod space;
 
-pub use space::{Cuda, CudaSelection, CudaSpace, GRANULE_CUDA};
+pub use space::{Cuda, CudaSelection, CudaSpace, DriverLaunch, DriverWorkspace, GRANULE_CUDA};

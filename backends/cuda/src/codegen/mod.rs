@@ -6,6 +6,7 @@
 //! Entry points are plain C names, `granule_<pattern>_<kernel>[__<types>]`,
 //! so no NVRTC name expressions are needed to find template instances.
 
+pub mod driver;
 mod workspace;
 mod wrapper;
 
@@ -172,6 +173,33 @@ impl TranslationUnit {
         Ok(TranslationUnit {
             source,
             entries,
+            float_mode: FloatMode::Exact,
+        })
+    }
+
+    /// The unit of one driver instance (see [`driver`]): the header, the
+    /// instance's custom reducer and element functions, the driver's
+    /// source and its entry point.
+    ///
+    /// ```
+    /// use granule_cuda::codegen::driver::{DeviceDriver, DriverInstance, DriverParam, DriverParamKind};
+    /// use granule_cuda::codegen::TranslationUnit;
+    /// // SAFETY: fills y(i) with 1 below its extent, one thread per index.
+    /// static ONES: DeviceDriver = unsafe {
+    ///     DeviceDriver::new("ones", &["T"], None,
+    ///         &[DriverParam { name: "y", kind: DriverParamKind::Output, cpp: "T" }],
+    ///         &[], "", "granule::drive_for(0, y.extent(0), [&](granule::u64 i) { y(i) = (T)1; });")
+    /// };
+    /// let inst = DriverInstance { driver: &ONES, types: vec!["granule::u8"], reducer: None, functions: vec![] };
+    /// let unit = TranslationUnit::for_driver(&inst).unwrap();
+    /// assert_eq!(unit.entries(), ["granule_drv_ones__u8"]);
+    /// assert!(unit.source().contains("granule::View<granule::u8, 1, granule::LayoutStride> y"));
+    /// ```
+    pub fn for_driver(inst: &driver::DriverInstance) -> Result<Self, CodegenError> {
+        let (entry, source) = driver::unit_source(inst)?;
+        Ok(TranslationUnit {
+            source,
+            entries: vec![entry],
             float_mode: FloatMode::Exact,
         })
     }

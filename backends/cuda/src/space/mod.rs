@@ -13,6 +13,7 @@ mod copy;
 mod dispatch;
 mod memory;
 
+pub use dispatch::{DriverLaunch, DriverWorkspace};
 pub use memory::CudaSpace;
 
 use crate::device::{reserved_smem, STATIC_SMEM_ALLOWANCE};

@@ -16,12 +16,16 @@
 //!   label. A failure panics with the typed [`DeviceError`]'s message, as
 //!   a host kernel's panic would.
 
+mod driver;
 mod mdrange;
 mod range;
 mod team;
 
+pub use driver::{DriverLaunch, DriverWorkspace};
+
 use super::Cuda;
-use crate::codegen::{Instance, Pattern, TranslationUnit};
+use crate::codegen::driver::DriverInstance;
+use crate::codegen::{CodegenError, Instance, Pattern, TranslationUnit};
 use crate::device_api::{DeviceBuffer, DeviceError, KernelArgs, LaunchConfig, Module};
 use crate::kernel::{
     DeviceArg, DeviceFn, DeviceKernel, DeviceValue, KernelPattern, ParamKind, ViewArg,
@@ -37,27 +41,82 @@ const BLOCK: u32 = 256;
 pub(super) struct Modules(Mutex<HashMap<ModuleKey, Module>>);
 
 /// What decides an instance's translation unit: the kernel (its source and
-/// `#[device]` dependencies), the entry name (driver, reducer name and
-/// template arguments, which are scalar C++ names) and a custom reducer's
-/// definition. Definitions are told apart by address, not by name: two
-/// kernels, or two `#[device] impl Reducer<T> for R` with the same `R`, may
-/// share a name in different Rust modules, never an address.
+/// `#[device]` dependencies) or the driver and its element functions, the
+/// entry name (driver, reducer name and template arguments, which are
+/// scalar C++ names) and a custom reducer's definition. Definitions are
+/// told apart by address, not by name: two kernels, or two `#[device] impl
+/// Reducer<T> for R` with the same `R`, may share a name in different Rust
+/// modules, never an address.
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct ModuleKey {
-    kernel: usize,
+    code: Vec<usize>,
     entry: String,
     reducer: Option<usize>,
 }
 
-impl ModuleKey {
-    fn of(inst: &Instance) -> Self {
-        ModuleKey {
-            kernel: inst.kernel as *const DeviceKernel as usize,
-            entry: inst.entry(),
-            reducer: inst
-                .pattern
-                .custom_reducer()
-                .map(|f| f as *const DeviceFn as usize),
+/// What a launch runs: a `#[kernel]` in a pattern's driver, or an
+/// instance of a driver brought by a crate above (see `driver.rs`).
+#[derive(Clone, Debug)]
+pub(super) enum Code {
+    Kernel(Instance),
+    Driver(DriverInstance),
+}
+
+impl Code {
+    fn entry(&self) -> String {
+        match self {
+            Code::Kernel(i) => i.entry(),
+            Code::Driver(d) => d.entry(),
+        }
+    }
+
+    fn key(&self) -> ModuleKey {
+        let addr = |k: &'static DeviceKernel| k as *const DeviceKernel as usize;
+        let custom = |r: Option<crate::codegen::Reducer>| match r {
+            Some(crate::codegen::Reducer::Custom(f)) => Some(f as *const DeviceFn as usize),
+            _ => None,
+        };
+        match self {
+            Code::Kernel(i) => ModuleKey {
+                code: vec![addr(i.kernel)],
+                entry: i.entry(),
+                reducer: i
+                    .pattern
+                    .custom_reducer()
+                    .map(|f| f as *const DeviceFn as usize),
+            },
+            Code::Driver(d) => ModuleKey {
+                code: std::iter::once(d.driver as *const _ as usize)
+                    .chain(d.functions.iter().map(|f| addr(f.function)))
+                    .collect(),
+                entry: d.entry(),
+                reducer: custom(d.reducer),
+            },
+        }
+    }
+
+    fn unit(&self) -> Result<TranslationUnit, CodegenError> {
+        match self {
+            Code::Kernel(i) => TranslationUnit::new(std::slice::from_ref(i)),
+            Code::Driver(d) => TranslationUnit::for_driver(d),
+        }
+    }
+
+    /// How failures name it: "kernel `axpy`", "driver `copy_if` with `odd`".
+    fn what(&self) -> String {
+        match self {
+            Code::Kernel(i) => format!("kernel `{}`", i.kernel.name),
+            Code::Driver(d) => {
+                let fns: Vec<String> = d
+                    .functions
+                    .iter()
+                    .map(|f| format!("`{}`", f.function.name))
+                    .collect();
+                match fns.is_empty() {
+                    true => format!("driver `{}`", d.driver.name),
+                    false => format!("driver `{}` with {}", d.driver.name, fns.join(", ")),
+                }
+            }
         }
     }
 }
@@ -66,7 +125,7 @@ impl ModuleKey {
 pub(super) struct Launch<'a> {
     cuda: &'a Cuda,
     label: &'a str,
-    inst: Instance,
+    code: Code,
     args: KernelArgs,
     /// View labels by the id their arguments carry, for error messages.
     ids: Vec<String>,
@@ -86,7 +145,7 @@ impl<'a> Launch<'a> {
         let launch = Launch {
             cuda,
             label,
-            inst: Instance::new(kernel, pattern, types),
+            code: Code::Kernel(Instance::new(kernel, pattern, types)),
             args: KernelArgs::new(),
             ids: Vec::new(),
             work: Vec::new(),
@@ -111,9 +170,29 @@ impl<'a> Launch<'a> {
         launch
     }
 
+    /// A launch of a driver instance (see `driver.rs`).
+    pub fn driver(cuda: &'a Cuda, label: &'a str, inst: DriverInstance) -> Self {
+        Launch {
+            cuda,
+            label,
+            code: Code::Driver(inst),
+            args: KernelArgs::new(),
+            ids: Vec::new(),
+            work: Vec::new(),
+        }
+    }
+
+    /// The pattern instance being launched (made by [`Launch::new`]).
+    fn instance(&self) -> &Instance {
+        match &self.code {
+            Code::Kernel(i) => i,
+            Code::Driver(_) => unreachable!("only pattern dispatch binds kernel parameters"),
+        }
+    }
+
     /// The kernel being launched.
     pub fn kernel(&self) -> &'static DeviceKernel {
-        self.inst.kernel
+        self.instance().kernel
     }
 
     /// The policy's arguments (`begin, end`, an `MdRange`, ..).
@@ -125,13 +204,16 @@ impl<'a> Launch<'a> {
     /// values, read and atomic Views; `written` for `&mut` elements and
     /// team chunks, except the accumulator a reduce or scan driver binds.
     pub fn params(&mut self, captures: Vec<DeviceArg<'_>>, written: Vec<DeviceArg<'_>>) {
-        let kernel = self.inst.kernel;
+        let kernel = self.instance().kernel;
         let outs = kernel
             .params
             .iter()
             .filter(|p| p.kind == ParamKind::Out)
             .count();
-        let driver_binds_last = matches!(self.inst.pattern, Pattern::Reduce(_) | Pattern::Scan(_));
+        let driver_binds_last = matches!(
+            self.instance().pattern,
+            Pattern::Reduce(_) | Pattern::Scan(_)
+        );
         let (mut caps, mut writes) = (captures.into_iter(), written.into_iter());
         let mut out_k = 0;
         for p in kernel.params {
@@ -264,11 +346,11 @@ impl<'a> Launch<'a> {
         if let Err(reason) = self.cuda.device().limits().check(config) {
             self.fail(&format!("the launch does not fit the device: {reason}"));
         }
-        let module = match self.cuda.module(&self.inst, self.label) {
+        let module = match self.cuda.module(&self.code, self.label) {
             Ok(m) => m,
             Err(e) => self.fail(&e.to_string()),
         };
-        let entry = self.inst.entry();
+        let entry = self.code.entry();
         let device = self.cuda.device();
         // SAFETY: forwarded from the caller: the entry's arguments, its
         // workspace and a configuration its driver accepts; every View
@@ -308,13 +390,13 @@ impl<'a> Launch<'a> {
         format!("{e} (View ids: {})", names.join(", "))
     }
 
-    /// Panics, naming the dispatch, the kernel and the device.
+    /// Panics, naming the dispatch, the kernel (or driver) and the device.
     #[track_caller]
     pub fn fail(&self, what: &str) -> ! {
         panic!(
-            "parallel dispatch \"{}\" of kernel `{}` on Cuda ({}): {what}",
+            "parallel dispatch \"{}\" of {} on Cuda ({}): {what}",
             self.label,
-            self.inst.kernel.name,
+            self.code.what(),
             self.cuda.device().name()
         )
     }
@@ -334,16 +416,17 @@ impl Drop for Launch<'_> {
 
 impl Cuda {
     /// The instance's compiled module, compiling it on first use.
-    fn module(&self, inst: &Instance, label: &str) -> Result<Module, DeviceError> {
-        let key = ModuleKey::of(inst);
+    fn module(&self, code: &Code, label: &str) -> Result<Module, DeviceError> {
+        let key = code.key();
         let mut cache = self.modules.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = cache.get(&key) {
             return Ok(m.clone());
         }
-        let unit = TranslationUnit::new(std::slice::from_ref(inst))
+        let unit = code
+            .unit()
             .map_err(|e| DeviceError::Launch {
                 label: label.to_string(),
-                entry: inst.entry(),
+                entry: code.entry(),
                 reason: e.to_string(),
             })?
             .with_float_mode(self.float_mode);
