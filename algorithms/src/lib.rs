@@ -44,6 +44,8 @@
 //! [`Reducer`]: granule_core::reducer::Reducer
 
 pub mod compact;
+#[cfg(feature = "cuda")]
+mod device;
 mod error;
 mod host;
 pub mod io;
@@ -55,6 +57,8 @@ pub use compact::{
     compact_by_flags, copy_if, copy_if_counted, partition_copy, partition_copy_counted, remove_if,
     unique,
 };
+#[cfg(feature = "cuda")]
+pub use device::DeviceElement;
 pub use error::AlgorithmError;
 pub use reduce::{
     all_of, any_of, count_if, equal, max_element, min_element, minmax_element, none_of, reduce,

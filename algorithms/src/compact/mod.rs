@@ -17,6 +17,8 @@
 //! read of the input and one more predicate call per element, so they are
 //! slower) and require only that many.
 
+#[cfg(feature = "cuda")]
+mod cuda;
 mod host;
 
 use crate::io::{same_len, Input, Output};

@@ -9,10 +9,14 @@
 //! and a small per-element adapter from [`adapt`].
 
 pub mod adapt;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod host;
 
 use crate::io::Input;
 use adapt::{AllOf, AnyOf, CountIf, Elem, Equal, Loc, MinMaxOf, Unindexed};
+#[cfg(feature = "cuda")]
+pub use cuda::{CudaPairMap, CudaReduceMap};
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{
     LAnd, LOr, MaxLoc, MinLoc, MinMaxLoc, MinMaxLocScalar, Reducer, ReductionIdentity, Sum,

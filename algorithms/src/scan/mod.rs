@@ -25,7 +25,12 @@
 //! [`LAnd`]: granule_core::reducer::LAnd
 //! [`LOr`]: granule_core::reducer::LOr
 
+#[cfg(feature = "cuda")]
+mod cuda;
 mod host;
+
+#[cfg(feature = "cuda")]
+pub use cuda::CudaTransform;
 
 use crate::io::{Input, Output};
 use crate::AlgorithmError;

@@ -7,10 +7,16 @@
 //! positives, `+inf`, `+NaN`.
 
 mod key;
+#[cfg(feature = "cuda")]
+mod merge_cuda;
 mod merge_host;
+#[cfg(feature = "cuda")]
+mod radix_cuda;
 mod radix_host;
 
 pub use key::RadixKey;
+#[cfg(feature = "cuda")]
+pub use radix_cuda::CudaRadixKey;
 
 use crate::io::{same_len, Input, Output};
 use crate::reduce::ReducePairsImpl;

@@ -109,6 +109,10 @@ inline unsigned __ballot_sync(unsigned mask, int pred) {
   return (unsigned)::granule_emu::warp_op(::granule_emu::BALLOT, mask, pred != 0, 0, 32);
 }
 
+// Population counts (the drivers of granule-algorithms rank ballots).
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+
 inline float __int_as_float(int x) { return __builtin_bit_cast(float, x); }
 inline int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
 inline double __longlong_as_double(long long x) { return __builtin_bit_cast(double, x); }

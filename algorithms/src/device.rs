@@ -1,0 +1,100 @@
+//! What the Cuda implementations of every family share: the element
+//! types a driver takes, an algorithm's Views as driver arguments, and
+//! launch geometry. Each family's `cuda.rs` (or `*_cuda.rs`) describes its
+//! drivers, whose device code is in the family's `.cuh`.
+
+use crate::io::{Input, Output};
+use granule_cuda::codegen::driver::{DeviceDriver, DriverInstance, ElementUse};
+use granule_cuda::device_api::LaunchConfig;
+use granule_cuda::kernel::{DeviceElementFn, DeviceScalar, DeviceValue, ViewArg};
+use granule_cuda::{Cuda, CudaSpace, DriverLaunch};
+use granule_views::Pod;
+
+/// An element type the device drivers take: a number or `bool` (a device
+/// scalar, with the same bytes on both sides).
+///
+/// ```
+/// fn on_device<T: granule::algorithms::DeviceElement>() {}
+/// on_device::<f32>();
+/// on_device::<bool>();
+/// ```
+pub trait DeviceElement: DeviceScalar + DeviceValue + Pod {}
+
+impl<T: DeviceScalar + DeviceValue + Pod> DeviceElement for T {}
+
+/// The most blocks a launch has (CUDA's `gridDim.x` limit); the drivers
+/// loop over their tiles when there are more.
+const MAX_GRID: u64 = (1 << 31) - 1;
+
+/// A View an algorithm reads, as a driver argument.
+pub(crate) fn input_arg<'a, T>(x: &Input<'a, T, CudaSpace>) -> ViewArg<'a> {
+    ViewArg::of::<T>(x.label, x.ptr as usize, &[x.len], &[x.stride])
+}
+
+/// A View an algorithm writes, as a driver argument (also its input
+/// when the driver works in place).
+pub(crate) fn output_arg<'a, T>(x: &Output<'a, T, CudaSpace>) -> ViewArg<'a> {
+    ViewArg::of::<T>(x.label, x.ptr as usize, &[x.len], &[x.stride])
+}
+
+/// A launch of `grid` blocks of `block` threads with `shared` bytes of
+/// dynamic shared memory (the launch checks them against the device).
+pub(crate) fn config(grid: u64, block: u32, shared: u64) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (grid.clamp(1, MAX_GRID) as u32, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: u32::try_from(shared).unwrap_or(u32::MAX),
+    }
+}
+
+/// Blocks of `block` threads for a grid-stride loop over `n` elements:
+/// enough to fill the device twice over, no more than the elements need.
+pub(crate) fn grid_for(cuda: &Cuda, n: usize, block: u32) -> u32 {
+    let l = cuda.device().limits();
+    let resident = u64::from(l.multiprocessor_count)
+        * u64::from((l.max_threads_per_multiprocessor / block).max(1));
+    let wanted = (n as u64)
+        .div_ceil(u64::from(block))
+        .clamp(1, 2 * resident.max(1));
+    u32::try_from(wanted.min(u64::from(l.max_grid_dim.0))).unwrap_or(u32::MAX)
+}
+
+/// Tiles of `per_tile` elements covering `n`.
+pub(crate) fn tiles(n: usize, per_tile: u64) -> u64 {
+    (n as u64).div_ceil(per_tile)
+}
+
+/// `count` elements of `size` bytes, or a panic naming `what` (a
+/// workspace larger than the host can count cannot be allocated anyway).
+pub(crate) fn bytes(label: &str, what: &str, count: u64, size: usize) -> usize {
+    count
+        .checked_mul(size as u64)
+        .and_then(|b| usize::try_from(b).ok())
+        .unwrap_or_else(|| panic!("{label}: the {what} of {count} x {size} bytes overflows"))
+}
+
+/// A driver with its types, and optionally a reducer, with no element
+/// function.
+pub(crate) fn instance(
+    driver: &'static DeviceDriver,
+    types: Vec<&'static str>,
+    reducer: Option<granule_cuda::codegen::Reducer>,
+) -> DriverInstance {
+    DriverInstance {
+        driver,
+        types,
+        reducer,
+        functions: Vec::new(),
+    }
+}
+
+/// An element function of a driver instance: how the instance names it
+/// and how the launch binds its captures.
+pub(crate) fn element_use<F: DeviceElementFn<CudaSpace>>() -> ElementUse {
+    ElementUse::of::<F, CudaSpace>()
+}
+
+/// Starts the launch of `inst` on `cuda`.
+pub(crate) fn launch<'a>(cuda: &'a Cuda, label: &'a str, inst: DriverInstance) -> DriverLaunch<'a> {
+    cuda.driver_launch(label, inst)
+}
