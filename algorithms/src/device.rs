@@ -98,3 +98,60 @@ pub(crate) fn element_use<F: DeviceElementFn<CudaSpace>>() -> ElementUse {
 pub(crate) fn launch<'a>(cuda: &'a Cuda, label: &'a str, inst: DriverInstance) -> DriverLaunch<'a> {
     cuda.driver_launch(label, inst)
 }
+
+/// Compiling the drivers under NVRTC, as a GPU would: element functions
+/// to instantiate them with, and the check.
+#[cfg(test)]
+pub(crate) mod nvrtc_check {
+    use granule_core::kernel::kernel;
+    use granule_cuda::codegen::driver::DriverInstance;
+    use granule_cuda::codegen::TranslationUnit;
+    use granule_cuda::nvrtc::{self, Target};
+
+    #[kernel(crate = granule_core)]
+    pub fn positive(x: i64) -> bool {
+        x > 0
+    }
+
+    #[kernel(crate = granule_core)]
+    pub fn scaled(x: i32, by: f64) -> f64 {
+        x as f64 * by
+    }
+
+    #[kernel(binary, crate = granule_core)]
+    pub fn before<T: PartialOrd>(a: T, b: T) -> bool {
+        a < b
+    }
+
+    /// Compiles `insts` as one unit to PTX and CUBIN for sm_80 and sm_90
+    /// (skipped, with a message, without NVRTC, unless CI=true).
+    pub fn compiles_everywhere(name: &str, insts: &[DriverInstance]) {
+        if !nvrtc::available_or_skip(name) {
+            return;
+        }
+        let unit = TranslationUnit::for_drivers(insts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let targets = [
+            Target::Ptx(80),
+            Target::Ptx(90),
+            Target::Cubin(80),
+            Target::Cubin(90),
+        ];
+        let source = unit.source();
+        std::thread::scope(|s| {
+            let jobs: Vec<_> = targets
+                .iter()
+                .map(|&t| s.spawn(move || (t, nvrtc::compile(source, name, t, &[]))))
+                .collect();
+            for job in jobs {
+                let (t, out) = job.join().expect("a compile thread");
+                let out = out.unwrap_or_else(|e| panic!("{name} {t:?}: {e}"));
+                if let Target::Ptx(_) = t {
+                    let ptx = std::str::from_utf8(&out.bytes).expect("PTX is text");
+                    for e in unit.entries() {
+                        assert!(ptx.contains(&format!(".entry {e}(")), "{t:?}: no entry {e}");
+                    }
+                }
+            }
+        });
+    }
+}

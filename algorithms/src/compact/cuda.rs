@@ -287,3 +287,22 @@ impl<T: DeviceElement + PartialEq> UniqueImpl<T> for Cuda {
         compact::<T>(self, label, inst, (n, true), &views, |_| {})
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::nvrtc_check::{compiles_everywhere, positive};
+
+    #[test]
+    fn the_compaction_drivers_compile_for_gpus() {
+        let insts = vec![
+            with_pred::<i64, positive<'static>>(&COPY_IF),
+            with_pred::<i64, positive<'static>>(&REMOVE_IF),
+            with_pred::<i64, positive<'static>>(&PARTITION),
+            instance(&BY_FLAGS, vec!["granule::f32", "bool"], None),
+            instance(&BY_FLAGS, vec!["granule::u8", "granule::u32"], None),
+            instance(&UNIQUE, vec!["granule::f64"], None),
+        ];
+        compiles_everywhere("compact.cu", &insts);
+    }
+}

@@ -402,3 +402,50 @@ where
         reduce_tail::<bool>(&mut l, label, grid, |l| f.bind(l))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::nvrtc_check::{before, compiles_everywhere, positive, scaled};
+    use granule_cuda::codegen::Reducer;
+
+    fn with(
+        mut inst: granule_cuda::codegen::driver::DriverInstance,
+        f: ElementUse,
+    ) -> granule_cuda::codegen::driver::DriverInstance {
+        inst.functions = vec![f];
+        inst
+    }
+
+    #[test]
+    fn the_reduction_drivers_compile_for_gpus() {
+        let insts = vec![
+            instance(&REDUCE, vec!["granule::f32"], Some(Reducer::Sum)),
+            with(
+                instance(
+                    &REDUCE_MAP,
+                    vec!["granule::i32", "granule::f64"],
+                    Some(Reducer::Max),
+                ),
+                element_use::<scaled<'static>>(),
+            ),
+            with(
+                instance(&COUNT_IF, vec!["granule::i64"], Some(Reducer::Sum)),
+                element_use::<positive<'static>>(),
+            ),
+            with(
+                instance(&TEST_ALL, vec!["granule::i64"], Some(Reducer::LOr)),
+                element_use::<positive<'static>>(),
+            ),
+            instance(&LOC, vec!["granule::u16"], Some(Reducer::MinLoc)),
+            instance(&MINMAX_LOC, vec!["granule::f64"], Some(Reducer::MinMaxLoc)),
+            instance(&EQUAL, vec!["granule::f64"], Some(Reducer::LAnd)),
+            instance(&IN_ORDER, vec!["granule::i8"], Some(Reducer::LAnd)),
+            with(
+                instance(&IN_ORDER_BY, vec!["granule::f32"], Some(Reducer::LAnd)),
+                element_use::<before<'static, f32>>(),
+            ),
+        ];
+        compiles_everywhere("reduce.cu", &insts);
+    }
+}

@@ -248,3 +248,45 @@ where
         scan::<U, T, R, F>(self, label, (n, x, out), &spec)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{CudaTransform, SCAN, SCAN_MAP};
+    use crate::device::nvrtc_check::{compiles_everywhere, scaled};
+    use crate::device::{element_use, instance};
+    use granule_cuda::codegen::Reducer;
+
+    #[test]
+    fn the_scan_drivers_compile_for_gpus() {
+        let mut insts = vec![
+            instance(
+                &SCAN,
+                vec!["granule::i32", "granule::i32"],
+                Some(Reducer::Sum),
+            ),
+            instance(
+                &SCAN,
+                vec!["granule::f64", "granule::f64"],
+                Some(Reducer::Max),
+            ),
+            instance(&SCAN, vec!["bool", "bool"], Some(Reducer::LAnd)),
+            instance(
+                &SCAN,
+                vec!["granule::u8", "granule::u8"],
+                Some(Reducer::BOr),
+            ),
+        ];
+        let mut map = instance(
+            &SCAN_MAP,
+            vec!["granule::i32", "granule::f64"],
+            Some(Reducer::Sum),
+        );
+        map.functions = vec![element_use::<scaled<'static>>()];
+        insts.push(map);
+        assert!(std::ptr::eq(
+            <scaled<'static> as CudaTransform<i32, f64>>::driver(),
+            &SCAN_MAP
+        ));
+        compiles_everywhere("scan.cu", &insts);
+    }
+}

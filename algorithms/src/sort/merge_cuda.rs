@@ -185,3 +185,28 @@ fn merge_runs<T: DeviceElement, C>(
         ))
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::nvrtc_check::{before, compiles_everywhere};
+
+    #[test]
+    fn the_merge_sort_drivers_compile_for_gpus() {
+        let insts: Vec<_> = [&SORT_TILES, &MERGE_RUNS]
+            .into_iter()
+            .flat_map(|d| {
+                [
+                    (vec!["granule::u64"], element_use::<before<'static, u64>>()),
+                    (vec!["granule::f32"], element_use::<before<'static, f32>>()),
+                ]
+                .map(|(types, f)| {
+                    let mut inst = instance(d, types, None);
+                    inst.functions = vec![f];
+                    inst
+                })
+            })
+            .collect();
+        compiles_everywhere("merge.cu", &insts);
+    }
+}

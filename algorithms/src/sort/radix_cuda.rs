@@ -301,7 +301,19 @@ fn pass<K: CudaRadixKey, V: DeviceElement>(
 
 #[cfg(test)]
 mod tests {
-    use super::passes;
+    use super::*;
+    use crate::device::nvrtc_check::compiles_everywhere;
+
+    #[test]
+    fn the_radix_drivers_compile_for_gpus() {
+        let mut insts = Vec::new();
+        for k in [u32::CPP, i32::CPP, f32::CPP, u64::CPP, i64::CPP, f64::CPP] {
+            insts.push(instance(&HISTOGRAM, vec![k], None));
+            insts.push(instance(&PASS, vec![k, u32::CPP], None));
+            insts.push(instance(&PASS_PAIRS, vec![k, u8::CPP, u64::CPP], None));
+        }
+        compiles_everywhere("radix.cu", &insts);
+    }
 
     #[test]
     fn shared_digits_are_skipped_in_pairs() {

@@ -11,7 +11,7 @@
 //!     <the driver's parameters>, <each element function's captures>) {
 //!   typedef <type> <generic>; ..            // the driver's generics
 //!   typedef <reducer over the accumulator> Op;
-//!   auto f0 = [&](auto... e__) { return ::fn0<..>(e__..., <its captures>); };
+//!   auto f0 = [&](A e0__) { return ::fn0<..>(e0__, <its captures>); };
 //!   <the driver's call>
 //! }
 //! ```
@@ -407,15 +407,24 @@ impl DriverInstance {
 }
 
 /// Element function `k`'s capture parameters in the entry (`f<k>_<name>`)
-/// and the lambda `f<k>` that calls it with its elements first.
+/// and the lambda `f<k>` that calls it, elements first. (The lambda names
+/// its parameter types: NVRTC takes a generic lambda in a kernel for a
+/// host function.)
 fn function_binding(k: usize, f: &ElementUse) -> (Vec<String>, String) {
     let func = f.function;
     let mut decls = Vec::new();
-    let mut args = vec!["e__...".to_string()];
+    let mut elems = Vec::new();
+    let mut args = Vec::new();
     for p in func.params {
         let t = subst(p.cpp, func.generics, f.types);
         let name = format!("f{k}_{}", p.name);
         match p.kind {
+            ParamKind::Element => {
+                let e = format!("e{}__", elems.len());
+                elems.push(format!("{t} {e}"));
+                args.push(e);
+                continue;
+            }
             ParamKind::Scalar => decls.push(format!("{t} {name}")),
             ParamKind::View { rank, layout } => decls.push(format!(
                 "granule::View<const {t}, {rank}, {}> {name}",
@@ -431,43 +440,56 @@ fn function_binding(k: usize, f: &ElementUse) -> (Vec<String>, String) {
         format!("<{}>", f.types.join(", "))
     };
     let lambda = format!(
-        "  auto f{k} = [&](auto... e__) {{ return ::{}{targs}({}); }};\n",
+        "  auto f{k} = [&]({}) {{ return ::{}{targs}({}); }};\n",
+        elems.join(", "),
         func.name,
         args.join(", ")
     );
     (decls, lambda)
 }
 
-/// The translation unit of one driver instance: the header, the custom
-/// reducer and the element functions with their `#[device]` items, the
-/// driver's source, and the entry point.
-pub(super) fn unit_source(inst: &DriverInstance) -> Result<(String, String), CodegenError> {
-    let (name, entry) = inst.entry_point()?;
+/// The translation unit of driver instances: the header, the custom
+/// reducers and the element functions with their `#[device]` items, the
+/// drivers' sources (each text once), and the entry points.
+pub(super) fn unit_source(insts: &[DriverInstance]) -> Result<(Vec<String>, String), CodegenError> {
     let mut source = String::from(HEADER);
     let mut seen: Vec<*const DeviceFn> = Vec::new();
-    if let Some(ReducerOp::Custom(f)) = inst.reducer {
-        push_fn(&mut source, f, &mut seen);
-    }
     let mut seen_fns: Vec<*const DeviceKernel> = Vec::new();
-    for f in &inst.functions {
-        for dep in f.function.deps {
-            push_fn(&mut source, dep, &mut seen);
+    let mut seen_sources: Vec<&str> = Vec::new();
+    let mut entries: Vec<(String, String)> = Vec::new();
+    for inst in insts {
+        if let Some(ReducerOp::Custom(f)) = inst.reducer {
+            push_fn(&mut source, f, &mut seen);
         }
-        if !seen_fns.contains(&(f.function as *const _)) {
-            seen_fns.push(f.function);
-            source.push_str("\n// ---- element function ");
-            source.push_str(f.function.name);
+        for f in &inst.functions {
+            for dep in f.function.deps {
+                push_fn(&mut source, dep, &mut seen);
+            }
+            if !seen_fns.contains(&(f.function as *const _)) {
+                seen_fns.push(f.function);
+                source.push_str("\n// ---- element function ");
+                source.push_str(f.function.name);
+                source.push('\n');
+                source.push_str(f.function.source);
+            }
+        }
+        if !seen_sources.contains(&inst.driver.source) {
+            seen_sources.push(inst.driver.source);
+            source.push_str("\n// ---- driver ");
+            source.push_str(inst.driver.name);
             source.push('\n');
-            source.push_str(f.function.source);
+            source.push_str(inst.driver.source);
+        }
+        let (name, text) = inst.entry_point()?;
+        if !entries.iter().any(|(n, _)| *n == name) {
+            entries.push((name, text));
         }
     }
-    source.push_str("\n// ---- driver ");
-    source.push_str(inst.driver.name);
-    source.push('\n');
-    source.push_str(inst.driver.source);
-    source.push('\n');
-    source.push_str(&entry);
-    Ok((name, source))
+    for (_, text) in &entries {
+        source.push('\n');
+        source.push_str(text);
+    }
+    Ok((entries.into_iter().map(|(n, _)| n).collect(), source))
 }
 
 #[cfg(test)]

@@ -196,10 +196,17 @@ impl TranslationUnit {
     /// assert!(unit.source().contains("granule::View<granule::u8, 1, granule::LayoutStride> y"));
     /// ```
     pub fn for_driver(inst: &driver::DriverInstance) -> Result<Self, CodegenError> {
-        let (entry, source) = driver::unit_source(inst)?;
+        Self::for_drivers(std::slice::from_ref(inst))
+    }
+
+    /// The unit of several driver instances (each entry once), as
+    /// [`TranslationUnit::for_driver`] makes for one: to compile a
+    /// family of drivers at once.
+    pub fn for_drivers(insts: &[driver::DriverInstance]) -> Result<Self, CodegenError> {
+        let (entries, source) = driver::unit_source(insts)?;
         Ok(TranslationUnit {
             source,
-            entries: vec![entry],
+            entries,
             float_mode: FloatMode::Exact,
         })
     }
