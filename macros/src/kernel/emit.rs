@@ -48,7 +48,7 @@ impl KernelArgs {
             (None, false, _) => Ok(None),
             (_, _, Pattern::Reduce | Pattern::Scan) => Err(syn::Error::new(
                 f.sig.ident.span(),
-                "a `#[kernel(reduce)]` or `#[kernel(scan)]` writes through its `&mut` \
+                "#[kernel]: a `#[kernel(reduce)]` or `#[kernel(scan)]` writes through its `&mut` \
                  parameters and returns nothing; a function that returns a value is an element \
                  function (`#[kernel]`, `#[kernel(binary)]`)",
             )),
