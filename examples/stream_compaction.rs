@@ -339,7 +339,7 @@ fn gen_array(n: usize, max: u64, seed: u64) -> Vec<i32> {
 }
 
 fn scan_tests(b: &Bench, size: usize, failures: &mut u32) -> Result<()> {
-    let device = format!("{}", DefaultExecutionSpace::NAME);
+    let device = DefaultExecutionSpace::NAME;
     println!("\n****************\n** SCAN TESTS **\n****************");
     let a = gen_array(size, 50, 7);
     print_array(&a);
@@ -363,19 +363,19 @@ fn scan_tests(b: &Bench, size: usize, failures: &mut u32) -> Result<()> {
 
         print_desc(&format!("naive scan, {which}"));
         let (out, t, counts) = b.time(n, || naive_scan(b, &x))?;
-        print_time(t, &device);
+        print_time(t, device);
         print_cmp(&cpu, &download(&out)?, &counts, failures);
 
         print_desc(&format!("work-efficient scan, {which}"));
         let (out, t, counts) = b.time(n, || work_efficient_scan(b, &x))?;
-        print_time(t, &device);
+        print_time(t, device);
         print_cmp(&cpu, &download(&out)?, &counts, failures);
 
         print_desc(&format!("granule exclusive_scan, {which}"));
         let mut out = b.zeros("out", n)?;
         let (_, t, counts) =
             b.time(n, || Ok(exclusive_scan(&b.space, &x, &mut out, Sum, None)?))?;
-        print_time(t, &device);
+        print_time(t, device);
         let got = download(&out)?;
         print_array(&got);
         print_cmp(&cpu, &got, &counts, failures);
@@ -384,7 +384,7 @@ fn scan_tests(b: &Bench, size: usize, failures: &mut u32) -> Result<()> {
 }
 
 fn compaction_tests(b: &Bench, size: usize, failures: &mut u32) -> Result<()> {
-    let device = format!("{}", DefaultExecutionSpace::NAME);
+    let device = DefaultExecutionSpace::NAME;
     println!("\n*****************************\n** STREAM COMPACTION TESTS **\n*****************************");
     let a = gen_array(size, 4, 11);
     print_array(&a);
@@ -411,7 +411,7 @@ fn compaction_tests(b: &Bench, size: usize, failures: &mut u32) -> Result<()> {
 
         print_desc(&format!("work-efficient compact, {which}"));
         let ((out, kept), t, counts) = b.time(n, || work_efficient_compact(b, &x))?;
-        print_time(t, &device);
+        print_time(t, device);
         let got = download(&out)?;
         print_array(&got[..kept]);
         print_cmp(&expect, &got[..kept], &counts, failures);
@@ -419,7 +419,7 @@ fn compaction_tests(b: &Bench, size: usize, failures: &mut u32) -> Result<()> {
         print_desc(&format!("granule copy_if, {which}"));
         let mut out = b.zeros("out", n)?;
         let (kept, t, counts) = b.time(n, || Ok(copy_if(&b.space, &x, &mut out, nonzero())?))?;
-        print_time(t, &device);
+        print_time(t, device);
         let got = download(&out)?;
         print_array(&got[..kept]);
         print_cmp(&expect, &got[..kept], &counts, failures);

@@ -22,6 +22,11 @@
 //! assert_eq!(y[10], 21.0);
 //! ```
 //!
+//! A `#[kernel]` function that returns a value is an *element function*
+//! (a predicate, transform or comparator for the algorithms): a
+//! `UnaryFunctor`/`BinaryFunctor` on the host and a [`DeviceElementFn`] for
+//! device spaces.
+//!
 //! The metadata types ([`DeviceKernel`], [`Param`], ..) live here, in
 //! granule-core, so that kernels depend on no backend; the CUDA backend
 //! reads them to wrap kernels in its drivers. [`KernelSource`] and
