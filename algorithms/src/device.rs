@@ -59,9 +59,20 @@ pub(crate) fn grid_for(cuda: &Cuda, n: usize, block: u32) -> u32 {
     u32::try_from(wanted.min(u64::from(l.max_grid_dim.0))).unwrap_or(u32::MAX)
 }
 
-/// Tiles of `per_tile` elements covering `n`.
+/// Tiles of `per_tile` elements covering `n`. The drivers hand tiles out
+/// from a u32 counter, one number more per block when they run out, so
+/// the tiles and a full grid must fit in it.
+///
+/// # Panics
+/// When they do not (2^32 tiles of at least 1024 elements: more memory
+/// than a device has).
 pub(crate) fn tiles(n: usize, per_tile: u64) -> u64 {
-    (n as u64).div_ceil(per_tile)
+    let tiles = (n as u64).div_ceil(per_tile);
+    assert!(
+        tiles.saturating_add(MAX_GRID) <= u64::from(u32::MAX),
+        "{n} elements make {tiles} tiles, more than a u32 tile counter hands out"
+    );
+    tiles
 }
 
 /// `count` elements of `size` bytes, or a panic naming `what` (a
