@@ -183,6 +183,20 @@ mod sealed {
 /// How an adapter of [`super::adapt`] runs on Cuda: its driver, its
 /// generic types and its element function (when it wraps a `#[kernel]`
 /// one; closures are host-only).
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::reduce::{adapt::{CountIf, Elem}, CudaReduceMap};
+///
+/// #[kernel]
+/// fn odd(v: i32) -> bool {
+///     v % 2 != 0
+/// }
+///
+/// fn on_cuda<T, U, F: CudaReduceMap<T, U>>(_: &F) {}
+/// on_cuda::<i32, usize, _>(&CountIf(odd()));
+/// on_cuda::<f64, f64, _>(&Elem);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot run on a device execution space: it does not wrap a `#[kernel]` element function",
     note = "closures run only on host spaces (Serial, Rayon); for Cuda write the function as `#[kernel] fn name(x: T, captured: C, ..) -> U {{ .. }}` and pass `name(captured, ..)`"
@@ -323,6 +337,21 @@ fn reduce_tail<U: DeviceValue>(
 /// How a pair adapter ([`Equal`], [`InOrder`]) runs on Cuda: its driver
 /// and its element function (a `#[kernel(binary)]` comparator for
 /// `is_sorted_by`; closures are host-only).
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::reduce::{adapt::Equal, CudaPairMap};
+/// use granule::algorithms::sort::InOrder;
+///
+/// #[kernel(binary)]
+/// fn descending(a: u16, b: u16) -> bool {
+///     a > b
+/// }
+///
+/// fn on_cuda<T, F: CudaPairMap<T>>(_: &F) {}
+/// on_cuda::<u16, _>(&InOrder(descending()));
+/// on_cuda::<f32, _>(&Equal);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot run on a device execution space: it does not wrap a `#[kernel]` element function",
     note = "closures run only on host spaces (Serial, Rayon); for Cuda write the comparator as `#[kernel(binary)] fn name(a: T, b: T) -> bool {{ .. }}` and pass `name()`"

@@ -113,6 +113,20 @@ mod sealed {
 
 /// The transform of a scan on Cuda: [`Identity`] for the plain scans, or
 /// a `#[kernel]` element function from `U` to `T`. Closures are host-only.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::{scan::CudaTransform, Identity};
+///
+/// #[kernel]
+/// fn flag(v: u8) -> u64 {
+///     (v != 0) as u64
+/// }
+///
+/// fn on_cuda<U, T, F: CudaTransform<U, T>>(_: &F) {}
+/// on_cuda::<u8, u64, _>(&flag());
+/// on_cuda::<f32, f32, _>(&Identity);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot run on a device execution space: it is not a `#[kernel]` element function",
     label = "not a `#[kernel]` element function",

@@ -202,6 +202,20 @@ impl TranslationUnit {
     /// The unit of several driver instances (each entry once), as
     /// [`TranslationUnit::for_driver`] makes for one: to compile a
     /// family of drivers at once.
+    ///
+    /// ```
+    /// use granule_cuda::codegen::driver::{DeviceDriver, DriverInstance, DriverParam, DriverParamKind};
+    /// use granule_cuda::codegen::TranslationUnit;
+    /// // SAFETY: fills y(i) with 0 below its extent, one thread per index.
+    /// static ZERO: DeviceDriver = unsafe {
+    ///     DeviceDriver::new("zero", &["T"], None,
+    ///         &[DriverParam { name: "y", kind: DriverParamKind::Output, cpp: "T" }],
+    ///         &[], "", "granule::drive_for(0, y.extent(0), [&](granule::u64 i) { y(i) = (T)0; });")
+    /// };
+    /// let of = |t| DriverInstance { driver: &ZERO, types: vec![t], reducer: None, functions: vec![] };
+    /// let unit = TranslationUnit::for_drivers(&[of("granule::f32"), of("bool"), of("granule::f32")]).unwrap();
+    /// assert_eq!(unit.entries(), ["granule_drv_zero__f32", "granule_drv_zero__bool"]);
+    /// ```
     pub fn for_drivers(insts: &[driver::DriverInstance]) -> Result<Self, CodegenError> {
         let (entries, source) = driver::unit_source(insts)?;
         Ok(TranslationUnit {

@@ -9,7 +9,34 @@ use crate::kernel::{DeviceArg, DeviceElementFn, DeviceScalar, DeviceValue, ViewA
 use crate::CudaSpace;
 
 /// A zeroed buffer of one driver launch (see [`DriverLaunch::workspace`]),
-/// freed with the launch.
+/// freed with the launch; [`DriverLaunch::read`] reads it back.
+///
+/// ```
+/// use granule_cuda::codegen::driver::{DeviceDriver, DriverInstance, DriverParam, DriverParamKind};
+/// use granule_cuda::device_api::LaunchConfig;
+/// use granule_cuda::Cuda;
+///
+/// // SAFETY: block 0's thread 0 writes n * (n + 1) / 2 into the u64 its
+/// // workspace holds; no other access.
+/// static TRIANGLE: DeviceDriver = unsafe {
+///     DeviceDriver::new("triangle", &[], None,
+///         &[
+///             DriverParam { name: "n", kind: DriverParamKind::Scalar, cpp: "granule::u64" },
+///             DriverParam { name: "out", kind: DriverParamKind::Workspace, cpp: "granule::u64" },
+///         ],
+///         &[], "", "if (blockIdx.x == 0 && threadIdx.x == 0) *out = n * (n + 1) / 2;")
+/// };
+/// let cuda = Cuda::emulated()?;
+/// let inst = DriverInstance { driver: &TRIANGLE, types: vec![], reducer: None, functions: vec![] };
+/// let mut launch = cuda.driver_launch("triangle", inst);
+/// launch.scalar(10u64);
+/// let out = launch.workspace(8);
+/// let config = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 };
+/// // SAFETY: one u64 of workspace, any geometry.
+/// unsafe { launch.run(&config) };
+/// assert_eq!(launch.read::<u64>(out), 55);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DriverWorkspace(u64);
 
