@@ -1,14 +1,17 @@
-//! Scan and reduce of i32 on the Cuda space, beside a device-to-device
-//! copy of the same bytes measured in the same run (the bandwidth a
-//! memory-bound pattern can reach on that device).
+//! Scan and reduce of i32 on the Cuda space, and granule-algorithms'
+//! `exclusive_scan`, `copy_if` (two thirds kept) and radix `sort` (u32),
+//! beside a device-to-device copy of the same bytes measured in the same
+//! run (the bandwidth a memory-bound pattern can reach on that device).
 //!
 //! `GRANULE_CUDA=gpu cargo bench --features cuda --bench cuda_patterns`
 //! on a GPU (2^24 and 2^28 elements); on the emulator
 //! (`GRANULE_CUDA=emulator`, the default here) it runs 2^20 and first
 //! prints the emulator's counts per dispatch: launches and global-memory
 //! words per element, the figures the CUDA issue sets (scan at most 2.1,
-//! reduce at most 1.05, one launch each). Emulator times are not GPU
-//! times; only the counts mean anything there.
+//! reduce at most 1.05, one launch each; the algorithms issue's: copy_if
+//! one launch of at most 1.05 + 2/3 + 0.1, sort at most 5 launches of 9.5
+//! words). Emulator times are not GPU times; only the counts mean
+//! anything there.
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]
@@ -25,6 +28,13 @@ fn prefix_i32(i: usize, x: &View1<i32>, out: &mut i32, p: &mut i32, last: bool) 
     if last {
         *out = *p;
     }
+}
+
+/// The compaction's predicate: keeps 0 and 1 of the inputs' -3..=3 when
+/// shifted, two thirds of `i % 3`.
+#[kernel]
+fn below_two(v: i32) -> bool {
+    v < 2
 }
 
 #[kernel(reduce)]
@@ -51,6 +61,12 @@ fn input(s: &Cuda, n: usize) -> (DView, DView) {
     (x, out)
 }
 
+/// Pseudo-random u32 keys (a multiplicative hash of the index).
+fn keys(s: &Cuda, n: usize) -> View1<u32, LayoutRight, CudaSpace> {
+    let hash = |i: usize| (i as u32).wrapping_mul(2_654_435_761).rotate_left(7);
+    View1::from_fn_in(s.memory_space(), "keys", n, hash).expect("keys")
+}
+
 fn print_counts(s: &Cuda, emu: &EmuDevice, n: usize) {
     let (x, mut out) = input(s, n);
     emu.take_stats();
@@ -58,9 +74,24 @@ fn print_counts(s: &Cuda, emu: &EmuDevice, n: usize) {
     let scan = emu.take_stats();
     let _: i32 = parallel_reduce("reduce", RangePolicy::new(s, 0..n), Sum, sum_i32(&x));
     let reduce = emu.take_stats();
-    for (what, st) in [("scan", scan), ("reduce", reduce)] {
+    let thirds = DView::from_fn_in(s.memory_space(), "thirds", n, |i| (i % 3) as i32).expect("x");
+    let _ = exclusive_scan(s, &x, &mut out, Sum, None).expect("scan");
+    let algo_scan = emu.take_stats();
+    let _ = copy_if(s, &thirds, &mut out, below_two()).expect("copy_if");
+    let algo_copy_if = emu.take_stats();
+    let mut keys = keys(s, n);
+    emu.take_stats();
+    sort(s, &mut keys).expect("sort");
+    let algo_sort = emu.take_stats();
+    for (what, st) in [
+        ("scan of i32", scan),
+        ("reduce of i32", reduce),
+        ("exclusive_scan of i32", algo_scan),
+        ("copy_if of i32 (2/3 kept)", algo_copy_if),
+        ("sort of u32 keys", algo_sort),
+    ] {
         println!(
-            "emulator counts, {what} of 2^{} i32: {} launch(es), {:.4} global words per element",
+            "emulator counts, {what}, 2^{} elements: {} launch(es), {:.4} global words per element",
             n.trailing_zeros(),
             st.launches,
             st.words_per_element(4, n as u64)
@@ -96,6 +127,22 @@ fn patterns(c: &mut Criterion) {
                 let r: i32 =
                     parallel_reduce("reduce", RangePolicy::new(&s, 0..n), Sum, sum_i32(&x));
                 r
+            })
+        });
+        let thirds =
+            DView::from_fn_in(s.memory_space(), "thirds", n, |i| (i % 3) as i32).expect("x");
+        g.bench_function("algorithms::exclusive_scan", |b| {
+            b.iter(|| exclusive_scan(&s, &x, &mut out, Sum, None).expect("scan"))
+        });
+        g.bench_function("algorithms::copy_if", |b| {
+            b.iter(|| copy_if(&s, &thirds, &mut out, below_two()).expect("copy_if"))
+        });
+        let unsorted = keys(&s, n);
+        let mut k = keys(&s, n);
+        g.bench_function("algorithms::sort (with a copy of the keys)", |b| {
+            b.iter(|| {
+                deep_copy(&mut k, &unsorted).expect("copy");
+                sort(&s, &mut k).expect("sort")
             })
         });
         g.finish();

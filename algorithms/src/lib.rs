@@ -28,11 +28,47 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Per-element user code that must also run on Cuda is a `#[kernel]`
+//! *element function*: a `#[kernel] fn` that returns a value, whose first
+//! parameter is the element (the first two with `#[kernel(binary)]`, for
+//! a comparator) and whose other parameters are captured, so that
+//! `above(0.5)` below is the predicate "x > 0.5". It runs as it is on the
+//! host spaces and is translated to CUDA C++ for Cuda, where a closure is
+//! a compile error that says to write one. The same program runs on every
+//! space:
+//!
+//! ```
+//! use granule::prelude::*;
+//! use granule::algorithms::{copy_if, count_if, sort_by};
+//!
+//! #[kernel]
+//! fn above(x: f64, threshold: f64) -> bool {
+//!     x > threshold
+//! }
+//!
+//! #[kernel(binary)]
+//! fn by_magnitude(a: f64, b: f64) -> bool {
+//!     a.abs() < b.abs()
+//! }
+//!
+//! let space = DefaultExecutionSpace::default();
+//! let mem = space.memory_space();
+//! let x = View1::<f64, LayoutRight, _>::from_fn_in(mem.clone(), "x", 8, |i| i as f64 / 8.0 - 0.2)?;
+//! let mut y = View1::<f64, LayoutRight, _>::zeros_in(mem, "y", 8)?;
+//! assert_eq!(count_if(&space, &x, above(0.5)), 2);
+//! let kept = copy_if(&space, &x, &mut y, above(0.0))?;
+//! sort_by(&space, &mut y, by_magnitude())?;
+//! assert_eq!((kept, create_mirror_view_and_copy(&y)?.to_vec()[0]), (6, 0.0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Each family is a module with its entry points and the trait a space
 //! implements to run them ([`scan::ScanImpl`], [`compact::CompactImpl`],
 //! [`reduce::ReduceImpl`], [`sort::SortImpl`]); the host implementations
-//! (Serial and Rayon) sit in each module's `host.rs`. A space without an
-//! implementation (Cuda, until its device drivers land) is a compile
+//! (Serial and Rayon) sit in each module's `host.rs`, the Cuda ones (with
+//! the `cuda` feature) in its `cuda.rs` (`radix_cuda.rs`,
+//! `merge_cuda.rs`), whose device drivers are the family's `.cuh` files.
+//! A space without an implementation for the types given is a compile
 //! error naming the missing trait, never a run-time failure.
 //!
 //! Fallible calls return [`AlgorithmError`] before anything is written:
@@ -44,6 +80,8 @@
 //! [`Reducer`]: granule_core::reducer::Reducer
 
 pub mod compact;
+#[cfg(feature = "cuda")]
+mod device;
 mod error;
 mod host;
 pub mod io;
@@ -55,6 +93,8 @@ pub use compact::{
     compact_by_flags, copy_if, copy_if_counted, partition_copy, partition_copy_counted, remove_if,
     unique,
 };
+#[cfg(feature = "cuda")]
+pub use device::DeviceElement;
 pub use error::AlgorithmError;
 pub use reduce::{
     all_of, any_of, count_if, equal, max_element, min_element, minmax_element, none_of, reduce,

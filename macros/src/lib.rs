@@ -47,6 +47,28 @@ pub fn reshape_map_with_crate(input: TokenStream) -> TokenStream {
 /// `last: bool`). Anything outside the supported subset is a compile error
 /// at its span (see `src/kernel/README.md`).
 ///
+/// A `#[kernel]` function that returns a value is an *element function*,
+/// the per-element user code the algorithms take (a predicate, a
+/// transform, a comparator): its first parameter is the element (its
+/// first two with `#[kernel(binary)]`), the others are captured; the
+/// constructor gives a `UnaryFunctor` (`BinaryFunctor`) that also runs on
+/// Cuda:
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::core::functor::UnaryFunctor;
+///
+/// #[kernel]
+/// fn above(x: i64, threshold: i64) -> bool {
+///     x > threshold
+/// }
+///
+/// assert!(above(10).call(11));
+/// let x = View1::<i64>::from_fn("x", 20, |i| i as i64)?;
+/// assert_eq!(granule::algorithms::count_if(&Serial, &x, above(10)), 9);
+/// # Ok::<(), ViewError>(())
+/// ```
+///
 /// The kernel's name becomes a constructor taking the captured parameters
 /// (scalars, read Views, atomic Views) and returning a functor for the
 /// pattern; `name::body(..)` calls the body directly. A hidden

@@ -31,14 +31,14 @@ macro_rules! bad_input_tests {
                 exclusive_scan(&s, &x, &mut short, Sum, None).unwrap_err()
             ));
             assert!(is_too_small(
-                transform_inclusive_scan(&s, &x, &mut short, Sum, None, |v: i64| v).unwrap_err()
+                transform_inclusive_scan(&s, &x, &mut short, Sum, None, identity()).unwrap_err()
             ));
             assert!(is_too_small(
-                copy_if(&s, &x, &mut short, |_: i64| true).unwrap_err()
+                copy_if(&s, &x, &mut short, always()).unwrap_err()
             ));
             let mut ok = view_in(&s, "ok", vec![-1i64; 100]);
             assert!(is_too_small(
-                partition_copy(&s, &x, &mut ok, &mut short, |_: i64| true).unwrap_err()
+                partition_copy(&s, &x, &mut ok, &mut short, always()).unwrap_err()
             ));
             let flags = view_in(&s, "flags", vec![1u8; 100]);
             assert!(is_too_small(
@@ -46,7 +46,7 @@ macro_rules! bad_input_tests {
             ));
             // the counted form needs room for the kept elements only
             let mut tiny = view_in(&s, "tiny", vec![-1i64; 9]);
-            let e = copy_if_counted(&s, &x, &mut tiny, |v: i64| v < 10).unwrap_err();
+            let e = copy_if_counted(&s, &x, &mut tiny, under(10)).unwrap_err();
             assert!(
                 e.to_string().contains("\"tiny\" [9]") && e.to_string().contains("10 elements"),
                 "{e}"

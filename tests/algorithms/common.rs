@@ -77,6 +77,19 @@ pub fn rayon_space(threads: usize) -> granule::Rayon {
         .clone()
 }
 
+/// The Cuda space of the suite, one per process: the emulator unless
+/// `GRANULE_CUDA` names a GPU.
+#[cfg(feature = "cuda")]
+pub fn cuda_space() -> granule::Cuda {
+    use std::sync::OnceLock;
+    static SPACE: OnceLock<granule::Cuda> = OnceLock::new();
+    SPACE
+        .get_or_init(|| {
+            granule::Cuda::from_env_or(granule::CudaSelection::Emulator).expect("a Cuda space")
+        })
+        .clone()
+}
+
 /// Sequential inclusive (or exclusive) scan reference.
 pub fn seq_scan<T: Copy, R: Reducer<T>>(
     x: &[T],

@@ -11,7 +11,7 @@ macro_rules! compact_tests {
                 let data = rng.vec(n, |r| (r % 3) as i64);
                 let x = view_in(&s, "x", data.clone());
                 let mut y = view_in(&s, "y", vec![-1i64; n]);
-                let k = copy_if(&s, &x, &mut y, |v: i64| v != 0).unwrap();
+                let k = copy_if(&s, &x, &mut y, nonzero()).unwrap();
                 let expect: Vec<i64> = data.iter().copied().filter(|&v| v != 0).collect();
                 let got = read(&y);
                 assert_eq!(&got[..k], &expect[..], "n {n}");
@@ -31,7 +31,7 @@ macro_rules! compact_tests {
                 let data = rng.vec(n, |r| r);
                 let expect: Vec<u64> = data.iter().copied().filter(|&v| v % 4 != 0).collect();
                 let mut x = view_in(&s, "x", data.clone());
-                let k = remove_if(&s, &mut x, |v: u64| v % 4 == 0);
+                let k = remove_if(&s, &mut x, multiple_of_4());
                 assert_eq!(&read(&x)[..k], &expect[..], "remove_if n {n}");
                 let runs = rng.vec(n, |r| (r % 3 == 0) as u32);
                 let mut run_vals = Vec::with_capacity(n);
@@ -58,7 +58,7 @@ macro_rules! compact_tests {
                 let (yes, no): (Vec<i32>, Vec<i32>) = data.iter().partition(|&&v| v < 300);
                 let mut t = view_in(&s, "t", vec![0; n]);
                 let mut f = view_in(&s, "f", vec![0; n]);
-                let (a, b) = partition_copy(&s, &x, &mut t, &mut f, |v: i32| v < 300).unwrap();
+                let (a, b) = partition_copy(&s, &x, &mut t, &mut f, below(300)).unwrap();
                 assert_eq!(
                     (&read(&t)[..a], &read(&f)[..b]),
                     (&yes[..], &no[..]),
@@ -66,15 +66,14 @@ macro_rules! compact_tests {
                 );
                 let mut t = view_in(&s, "t", vec![0; yes.len()]);
                 let mut f = view_in(&s, "f", vec![0; no.len()]);
-                let (a, b) =
-                    partition_copy_counted(&s, &x, &mut t, &mut f, |v: i32| v < 300).unwrap();
+                let (a, b) = partition_copy_counted(&s, &x, &mut t, &mut f, below(300)).unwrap();
                 assert_eq!(
                     (read(&t), read(&f), a, b),
                     (yes.clone(), no.clone(), yes.len(), no.len())
                 );
                 let mut exact = view_in(&s, "exact", vec![0; yes.len()]);
                 assert_eq!(
-                    copy_if_counted(&s, &x, &mut exact, |v: i32| v < 300).unwrap(),
+                    copy_if_counted(&s, &x, &mut exact, below(300)).unwrap(),
                     yes.len()
                 );
                 assert_eq!(read(&exact), yes);
@@ -99,7 +98,7 @@ macro_rules! compact_tests {
                     &s,
                     &w.subview((ALL, 0)).unwrap(),
                     &mut out.subview_mut((ALL, 1)).unwrap(),
-                    |v: i32| v < 300,
+                    below(300),
                 )
                 .unwrap();
                 let got = create_mirror_view_and_copy(&out).unwrap();

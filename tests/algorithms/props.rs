@@ -32,7 +32,7 @@ macro_rules! prop_tests {
                     let s = space();
                     let x = view_in(&s, "x", data.clone());
                     let mut y = view_in(&s, "y", vec![0i16; data.len()]);
-                    let k = copy_if(&s, &x, &mut y, move |v: i16| v < cut).unwrap();
+                    let k = copy_if(&s, &x, &mut y, below_i16(cut)).unwrap();
                     let expect: Vec<i16> = data.iter().copied().filter(|&v| v < cut).collect();
                     prop_assert_eq!(&read(&y)[..k], &expect[..]);
                 }
@@ -46,7 +46,7 @@ macro_rules! prop_tests {
                     expect.sort_unstable();
                     prop_assert_eq!(read(&x), expect.clone());
                     let mut y = view_in(&s, "y", data);
-                    sort_by(&s, &mut y, |a: i64, b: i64| a < b).unwrap();
+                    sort_by(&s, &mut y, less()).unwrap();
                     prop_assert_eq!(read(&y), expect);
                 }
             }

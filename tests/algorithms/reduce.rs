@@ -15,16 +15,16 @@ macro_rules! reduce_tests {
                     data.iter().copied().max().unwrap_or(-1000)
                 );
                 assert_eq!(
-                    transform_reduce(&s, &x, Sum, Some(1), |v: i64| v * v),
+                    transform_reduce(&s, &x, Sum, Some(1), square()),
                     1 + data.iter().map(|v| v * v).sum::<i64>()
                 );
                 assert_eq!(
-                    count_if(&s, &x, |v: i64| v > 10),
+                    count_if(&s, &x, above(10)),
                     data.iter().filter(|&&v| v > 10).count()
                 );
-                assert_eq!(all_of(&s, &x, |v: i64| v >= -50), true);
-                assert_eq!(any_of(&s, &x, |v: i64| v == 50), data.contains(&50));
-                assert_eq!(none_of(&s, &x, |v: i64| v == 50), !data.contains(&50));
+                assert_eq!(all_of(&s, &x, at_least(-50)), true);
+                assert_eq!(any_of(&s, &x, equals(50)), data.contains(&50));
+                assert_eq!(none_of(&s, &x, equals(50)), !data.contains(&50));
                 let first_min = data
                     .iter()
                     .copied()
@@ -66,8 +66,9 @@ macro_rules! reduce_tests {
                 (reduce(&s, &empty, Sum, None), minmax_element(&s, &empty)),
                 (0.0, None)
             );
-            assert!(all_of(&s, &empty, |_: f64| false) && !any_of(&s, &empty, |_: f64| true));
+            assert!(all_of(&s, &empty, never()) && !any_of(&s, &empty, nan()));
             assert!(!equal(&s, &nans, &nans), "NaN differs from itself");
+            assert!(any_of(&s, &x, nan()) && !all_of(&s, &x, nan()));
         }
     };
 }

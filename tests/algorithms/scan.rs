@@ -1,5 +1,6 @@
 //! Scans against a sequential fold: every size, every operator, in place,
-//! strided, transforms, floats.
+//! strided, transforms, floats; tuples, custom and closure code on the
+//! host spaces.
 
 macro_rules! scan_tests {
     () => {
@@ -29,7 +30,7 @@ macro_rules! scan_tests {
         }
 
         #[test]
-        fn scans_take_every_operator_and_tuples() {
+        fn scans_take_every_operator() {
             let s = space();
             let mut rng = Rng::new(2);
             for n in [1usize, 33, 1000, (1 << 14) + 5, 40_000] {
@@ -65,17 +66,8 @@ macro_rules! scan_tests {
                 check!(u, BOr, Some(1));
                 check!(b, LAnd, None);
                 check!(b, LOr, None);
-                let pairs: Vec<(i64, i32)> = i.iter().map(|&v| (v as i64, v)).collect();
-                check!(pairs, (Sum, Max), None);
                 let f: Vec<f64> = i.iter().map(|&v| v as f64).collect();
                 check!(f, Max, None);
-                // a custom reducer: products modulo a prime
-                let modp = reducer::custom(
-                    || 1i64,
-                    |a: &mut i64, b: &i64| *a = (*a * *b).rem_euclid(1_000_003),
-                );
-                let m: Vec<i64> = i.iter().map(|&v| v as i64 + 101).collect();
-                check!(m, modp, None);
             }
         }
 
@@ -134,15 +126,11 @@ macro_rules! scan_tests {
                 let x = view_in(&s, "x", data.clone());
                 let mut y = view_in(&s, "y", vec![0u64; n]);
                 let flags: Vec<u64> = data.iter().map(|&v| (v != 0) as u64).collect();
-                let t =
-                    transform_exclusive_scan(&s, &x, &mut y, Sum, None, |v: u8| (v != 0) as u64)
-                        .unwrap();
+                let t = transform_exclusive_scan(&s, &x, &mut y, Sum, None, flag()).unwrap();
                 assert_eq!((read(&y), t), seq_scan(&flags, &Sum, None, false), "n {n}");
                 let sq: Vec<u64> = data.iter().map(|&v| (v as u64) * (v as u64)).collect();
-                let t = transform_inclusive_scan(&s, &x, &mut y, Sum, Some(1), |v: u8| {
-                    (v as u64) * (v as u64)
-                })
-                .unwrap();
+                let t =
+                    transform_inclusive_scan(&s, &x, &mut y, Sum, Some(1), square_u8()).unwrap();
                 assert_eq!((read(&y), t), seq_scan(&sq, &Sum, Some(1), true), "n {n}");
             }
         }
@@ -172,6 +160,43 @@ macro_rules! scan_tests {
                     (t - total).abs() <= 1e-3 * total.abs().max(1.0),
                     "n {n}: {t} vs {total}"
                 );
+            }
+        }
+    };
+}
+
+/// Scans only host spaces run: tuples of reducers, a closure reducer and
+/// closure transforms.
+macro_rules! host_scan_tests {
+    () => {
+        #[test]
+        fn host_scans_take_tuples_custom_reducers_and_closures() {
+            let s = space();
+            let mut rng = Rng::new(6);
+            for n in [1usize, 33, 1000, (1 << 14) + 5, 40_000] {
+                let i = rng.vec(n, |r| (r % 200) as i32 - 100);
+                let pairs: Vec<(i64, i32)> = i.iter().map(|&v| (v as i64, v)).collect();
+                let x = view_in(&s, "x", pairs.clone());
+                let mut y = view_in(&s, "y", pairs.clone());
+                let t = inclusive_scan(&s, &x, &mut y, (Sum, Max), None).unwrap();
+                assert_eq!((read(&y), t), seq_scan(&pairs, &(Sum, Max), None, true));
+                // a custom reducer: products modulo a prime
+                let modp = reducer::custom(
+                    || 1i64,
+                    |a: &mut i64, b: &i64| *a = (*a * *b).rem_euclid(1_000_003),
+                );
+                let m: Vec<i64> = i.iter().map(|&v| v as i64 + 101).collect();
+                let x = view_in(&s, "x", m.clone());
+                let mut y = view_in(&s, "y", m.clone());
+                let t = exclusive_scan(&s, &x, &mut y, modp, None).unwrap();
+                assert_eq!((read(&y), t), seq_scan(&m, &modp, None, false), "n {n}");
+                let small: Vec<u8> = i.iter().map(|&v| (v & 3) as u8).collect();
+                let x = view_in(&s, "x", small.clone());
+                let mut y = view_in(&s, "y", vec![0u64; n]);
+                let t = transform_inclusive_scan(&s, &x, &mut y, Sum, None, |v: u8| v as u64 + 1)
+                    .unwrap();
+                let plus: Vec<u64> = small.iter().map(|&v| v as u64 + 1).collect();
+                assert_eq!((read(&y), t), seq_scan(&plus, &Sum, None, true), "n {n}");
             }
         }
     };

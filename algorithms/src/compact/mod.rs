@@ -17,6 +17,8 @@
 //! read of the input and one more predicate call per element, so they are
 //! slower) and require only that many.
 
+#[cfg(feature = "cuda")]
+mod cuda;
 mod host;
 
 use crate::io::{same_len, Input, Output};
@@ -30,7 +32,8 @@ use granule_views::storage::{Storage, StorageMut};
 use granule_views::{Layout, Pod, ViewBase};
 
 /// How an execution space runs the predicate compactions. Implemented
-/// for the spaces that have them (Serial and Rayon). The entry points
+/// for Serial and Rayon, and for Cuda with a `#[kernel]` predicate over
+/// a device scalar type (`cuda.rs`). The entry points
 /// have checked that every output can hold every element written to it.
 ///
 /// ```
@@ -40,8 +43,8 @@ use granule_views::{Layout, Pod, ViewBase};
 /// compacts(&Serial);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no stream compaction of these types: it runs on Serial and Rayon",
-    note = "on a device space, the predicate must be a `#[kernel]` function once the device compaction exists"
+    message = "`{Self}` has no stream compaction of these types",
+    note = "on Cuda the elements are a number type or bool and the predicate a `#[kernel]` element function"
 )]
 pub trait CompactImpl<T, P>: ExecutionSpace {
     /// Writes the elements for which `pred` is true to the front of
@@ -69,7 +72,7 @@ pub trait CompactImpl<T, P>: ExecutionSpace {
 }
 
 /// How an execution space compacts by a flags View (see
-/// [`compact_by_flags`]). Implemented for Serial and Rayon.
+/// [`compact_by_flags`]). Implemented for Serial, Rayon and Cuda.
 ///
 /// ```
 /// use granule::prelude::*;
@@ -78,7 +81,8 @@ pub trait CompactImpl<T, P>: ExecutionSpace {
 /// compacts(&Serial);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no compaction by flags of these types: it runs on Serial and Rayon"
+    message = "`{Self}` has no compaction by flags of these types",
+    note = "on Cuda the elements and the flags are a number type or bool"
 )]
 pub trait CompactByFlagsImpl<T, G>: ExecutionSpace {
     /// Writes `input[i]` for every nonzero `flags[i]` to the front of
@@ -93,7 +97,7 @@ pub trait CompactByFlagsImpl<T, G>: ExecutionSpace {
 }
 
 /// How an execution space removes consecutive duplicates (see [`unique`]).
-/// Implemented for Serial and Rayon.
+/// Implemented for Serial, Rayon and Cuda.
 ///
 /// ```
 /// use granule::prelude::*;
@@ -102,7 +106,8 @@ pub trait CompactByFlagsImpl<T, G>: ExecutionSpace {
 /// dedups(&Serial);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no `unique` of these types: it runs on Serial and Rayon"
+    message = "`{Self}` has no `unique` of these types",
+    note = "on Cuda the elements are a number type or bool"
 )]
 pub trait UniqueImpl<T>: ExecutionSpace {
     /// Keeps the first of every run of equal elements, moved to the front

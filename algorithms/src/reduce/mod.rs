@@ -9,10 +9,14 @@
 //! and a small per-element adapter from [`adapt`].
 
 pub mod adapt;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod host;
 
 use crate::io::Input;
 use adapt::{AllOf, AnyOf, CountIf, Elem, Equal, Loc, MinMaxOf, Unindexed};
+#[cfg(feature = "cuda")]
+pub use cuda::{CudaPairMap, CudaReduceMap};
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{
     LAnd, LOr, MaxLoc, MinLoc, MinMaxLoc, MinMaxLocScalar, Reducer, ReductionIdentity, Sum,
@@ -23,7 +27,8 @@ use granule_views::storage::Storage;
 use granule_views::{Layout, Pod, ViewBase};
 
 /// How an execution space reduces `f(i, input[i])` (values `U`, operator
-/// `R`). Implemented for Serial and Rayon.
+/// `R`). Implemented for Serial and Rayon, and for Cuda through
+/// `CudaReduceMap` (with the `cuda` feature).
 ///
 /// ```
 /// use granule::prelude::*;
@@ -32,7 +37,8 @@ use granule_views::{Layout, Pod, ViewBase};
 /// sums(&Serial);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no reduction of these types: the reduction algorithms run on Serial and Rayon"
+    message = "`{Self}` has no reduction of these types",
+    note = "on Cuda the elements are a number type or bool and user functions `#[kernel]` element functions"
 )]
 pub trait ReduceImpl<T, U, R, F>: ExecutionSpace {
     /// The join by `op`, from `op.init()`, of `f(i, input[i])` for every
@@ -47,7 +53,8 @@ pub trait ReduceImpl<T, U, R, F>: ExecutionSpace {
 }
 
 /// How an execution space reduces `f(a[i], b[i])` over two Views of the
-/// same length. Implemented for Serial and Rayon.
+/// same length. Implemented for Serial and Rayon, and for Cuda through
+/// `CudaPairMap` (with the `cuda` feature).
 ///
 /// ```
 /// use granule::prelude::*;
@@ -56,7 +63,8 @@ pub trait ReduceImpl<T, U, R, F>: ExecutionSpace {
 /// compares(&Serial);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no two-View reduction of these types: it runs on Serial and Rayon"
+    message = "`{Self}` has no two-View reduction of these types",
+    note = "on Cuda the elements are a number type or bool and a comparator a `#[kernel(binary)]` element function"
 )]
 pub trait ReducePairsImpl<A, B, U, R, F>: ExecutionSpace {
     /// The join by `op`, from `op.init()`, of `f(a[i], b[i])` (not

@@ -25,7 +25,12 @@
 //! [`LAnd`]: granule_core::reducer::LAnd
 //! [`LOr`]: granule_core::reducer::LOr
 
+#[cfg(feature = "cuda")]
+mod cuda;
 mod host;
+
+#[cfg(feature = "cuda")]
+pub use cuda::CudaTransform;
 
 use crate::io::{Input, Output};
 use crate::AlgorithmError;
@@ -89,7 +94,10 @@ pub struct ScanSpec<'s, T, R, F> {
 
 /// How an execution space runs an out-of-place scan of `U` elements,
 /// transformed to `T` by `F` and combined by `R`. Implemented for the
-/// spaces that have the scans (Serial and Rayon).
+/// spaces that have the scans: Serial and Rayon, and Cuda for elements
+/// of device scalar types, operators with a device counterpart and
+/// [`Identity`] or `#[kernel]` transforms (`CudaTransform`, with the
+/// `cuda` feature).
 ///
 /// Implementations write `output[0..input.len()]` and nothing else, and
 /// return the total; the entry points have checked the lengths.
@@ -101,8 +109,8 @@ pub struct ScanSpec<'s, T, R, F> {
 /// has_scans(&Serial);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no scan of these types: the scans run on Serial and Rayon",
-    note = "on a device space, pass a `#[kernel]` transform and Views of the space's memory once the device scans exist"
+    message = "`{Self}` has no scan of these types",
+    note = "on Cuda the elements are a number type or bool, the operator a built-in, tuple or `#[device]` reducer, and the transform a `#[kernel]` element function"
 )]
 pub trait ScanImpl<U, T, R, F>: ExecutionSpace {
     /// Scans `input` into `output[0..input.len()]`; returns the total.

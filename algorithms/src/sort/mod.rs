@@ -7,10 +7,16 @@
 //! positives, `+inf`, `+NaN`.
 
 mod key;
+#[cfg(feature = "cuda")]
+mod merge_cuda;
 mod merge_host;
+#[cfg(feature = "cuda")]
+mod radix_cuda;
 mod radix_host;
 
 pub use key::RadixKey;
+#[cfg(feature = "cuda")]
+pub use radix_cuda::CudaRadixKey;
 
 use crate::io::{same_len, Input, Output};
 use crate::reduce::ReducePairsImpl;
@@ -22,7 +28,9 @@ use granule_views::storage::{Storage, StorageMut};
 use granule_views::{Layout, Pod, ViewBase};
 
 /// How an execution space radix-sorts keys `K`, optionally carrying
-/// values `V`. Implemented for Serial and Rayon.
+/// values `V`. Implemented for Serial and Rayon (`radix_host.rs`) and,
+/// with the `cuda` feature, for Cuda (`radix_cuda.rs`: keys of
+/// `CudaRadixKey` types, values of device scalar types).
 ///
 /// ```
 /// use granule::prelude::*;
@@ -31,7 +39,8 @@ use granule_views::{Layout, Pod, ViewBase};
 /// sorts(&Serial);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no radix sort of these types: it runs on Serial and Rayon"
+    message = "`{Self}` has no radix sort of these types",
+    note = "the radix sort runs on Serial and Rayon, and on Cuda for u32, i32, f32, u64, i64 and f64 keys with values of a number type or bool"
 )]
 pub trait SortImpl<K, V>: ExecutionSpace {
     /// Sorts `keys` (stable), applying the same permutation to `values`
@@ -45,7 +54,8 @@ pub trait SortImpl<K, V>: ExecutionSpace {
 }
 
 /// How an execution space sorts with a comparator `C` ("less").
-/// Implemented for Serial and Rayon.
+/// Implemented for Serial and Rayon, and for Cuda with a `#[kernel(binary)]`
+/// comparator over a device scalar type (`merge_cuda.rs`).
 ///
 /// ```
 /// use granule::prelude::*;
@@ -54,8 +64,8 @@ pub trait SortImpl<K, V>: ExecutionSpace {
 /// sorts(&Serial);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no comparison sort of these types: it runs on Serial and Rayon",
-    note = "on a device space the comparator must be a `#[kernel]` function once the device sort exists"
+    message = "`{Self}` has no comparison sort of these types",
+    note = "on Cuda the elements are a number type or bool and the comparator a `#[kernel(binary)]` element function"
 )]
 pub trait MergeSortImpl<T, C>: ExecutionSpace {
     /// Sorts `data` stably by `less`.

@@ -9,6 +9,13 @@
 //! cudarc device ([`gpu::GpuDevice`]) on a real GPU, the host emulator
 //! ([`emu::EmuDevice`]) on the CPU, from the same generated source.
 //!
+//! Crates above this one bring drivers of their own (granule-algorithms'
+//! scans, compaction and sorts): a [`codegen::driver::DeviceDriver`],
+//! made only through an `unsafe` constructor, instantiated with types, a
+//! reducer and `#[kernel]` element functions, and launched through a
+//! [`DriverLaunch`], which checks every argument as the patterns'
+//! dispatch does.
+//!
 //! ```
 //! use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
 //! use granule_cuda::kernel::{DeviceKernel, Param, ParamKind};
@@ -44,4 +51,4 @@ pub mod kernel;
 pub mod nvrtc;
 pub mod space;
 
-pub use space::{Cuda, CudaSelection, CudaSpace, GRANULE_CUDA};
+pub use space::{Cuda, CudaSelection, CudaSpace, DriverLaunch, DriverWorkspace, GRANULE_CUDA};

@@ -250,7 +250,10 @@ fn a_fault_is_reported_at_the_next_synchronization_naming_its_dispatch() {
     else {
         panic!("{e:?}");
     };
-    assert_eq!((label.as_str(), kernel.as_str()), ("oob", "past_the_end"));
+    assert_eq!(
+        (label.as_str(), kernel.as_str()),
+        ("oob", "kernel `past_the_end`")
+    );
     assert_eq!(views, &["y", "short"]);
     assert!(
         matches!(

@@ -53,6 +53,9 @@ pub enum ParamKind {
     Out,
     /// The `is_final` flag of a scan kernel (`bool`).
     Final,
+    /// An element an algorithm hands to an element function
+    /// ([`KernelPattern::Element`]): its leading parameters, by value.
+    Element,
     /// An atomic View.
     Atomic {
         /// Rank, 1..=8.
@@ -103,7 +106,9 @@ pub struct Param {
 }
 
 /// Which pattern a kernel is written for (`#[kernel]`, `#[kernel(reduce)]`,
-/// `#[kernel(scan)]`); the policy follows from the first parameter.
+/// `#[kernel(scan)]`), or that it is an element function (`#[kernel]` on a
+/// function that returns a value); the policy follows from the first
+/// parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KernelPattern {
     /// `parallel_for`: the `&mut` parameters are the work item's elements.
@@ -113,6 +118,12 @@ pub enum KernelPattern {
     /// `parallel_scan`: the `&mut` parameters are the elements, then the
     /// running partial, then the `bool` final flag.
     Scan,
+    /// An element function (`#[kernel] fn f(x: T, ..) -> U`): not a
+    /// kernel of a pattern but per-element user code an algorithm calls
+    /// (a predicate, a transform, a comparator). Its leading
+    /// [`ParamKind::Element`] parameters are the elements, the others its
+    /// captures (scalars and read Views); it returns a value.
+    Element,
 }
 
 /// A `#[device]` item (helper function, constant, struct or custom

@@ -22,6 +22,11 @@
 //! assert_eq!(y[10], 21.0);
 //! ```
 //!
+//! A `#[kernel]` function that returns a value is an *element function*
+//! (a predicate, transform or comparator for the algorithms): a
+//! `UnaryFunctor`/`BinaryFunctor` on the host and a [`DeviceElementFn`] for
+//! device spaces.
+//!
 //! The metadata types ([`DeviceKernel`], [`Param`], ..) live here, in
 //! granule-core, so that kernels depend on no backend; the CUDA backend
 //! reads them to wrap kernels in its drivers. [`KernelSource`] and
@@ -33,6 +38,7 @@
 
 pub mod check;
 mod device;
+mod element;
 mod meta;
 mod reduction;
 mod source;
@@ -41,6 +47,7 @@ pub use device::{
     atomic_arg_of, scalar_arg_of, view_arg_of, ChunkedArg, DeviceArg, DeviceFunctor, DeviceValue,
     DeviceWrites, SameMemorySpace, ViewArg,
 };
+pub use element::DeviceElementFn;
 pub use granule_macros::{device, kernel};
 pub use meta::{
     DeviceChunkMap, DeviceFn, DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind,
@@ -57,7 +64,7 @@ pub mod __rt {
     pub use super::device::{
         atomic_arg_of as atomic_arg, scalar_arg_of as scalar_arg, view_arg_of as view_arg,
     };
-    pub use crate::functor::{ForFunctor, ReduceFunctor, ScanFunctor};
+    pub use crate::functor::{BinaryFunctor, ForFunctor, ReduceFunctor, ScanFunctor, UnaryFunctor};
     pub use crate::policy::{PerTeam, PerThread};
     pub use crate::reducer::{
         BAnd, BOr, LAnd, LOr, Max, MaxLoc, Min, MinLoc, MinMax, MinMaxLoc, MinMaxLocScalar,

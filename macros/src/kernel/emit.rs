@@ -3,6 +3,7 @@
 //! the device (see README.md).
 
 use super::canon::Checks;
+use super::element::{element_glue, translate_element};
 use super::reducer::translate_reducer;
 use super::sig::Kind;
 use super::structs::{add_repr_c, translate_struct};
@@ -33,6 +34,27 @@ fn crate_arg(nv: syn::MetaNameValue) -> syn::Result<syn::Path> {
 pub struct KernelArgs {
     pub krate: syn::Path,
     pub pattern: Pattern,
+    /// `unary` (1) or `binary` (2): an element function of that many
+    /// elements. A function that returns a value without either is unary.
+    pub arity: Option<usize>,
+}
+
+impl KernelArgs {
+    /// The number of elements when `f` is an element function: it
+    /// returns a value, or the attribute names its arity.
+    pub fn element_arity(&self, f: &syn::ItemFn) -> syn::Result<Option<usize>> {
+        let returns = matches!(f.sig.output, syn::ReturnType::Type(..));
+        match (self.arity, returns, self.pattern) {
+            (None, false, _) => Ok(None),
+            (_, _, Pattern::Reduce | Pattern::Scan) => Err(syn::Error::new(
+                f.sig.ident.span(),
+                "#[kernel]: a `#[kernel(reduce)]` or `#[kernel(scan)]` writes through its `&mut` \
+                 parameters and returns nothing; a function that returns a value is an element \
+                 function (`#[kernel]`, `#[kernel(binary)]`)",
+            )),
+            (arity, _, Pattern::For) => Ok(Some(arity.unwrap_or(1))),
+        }
+    }
 }
 
 /// `#[kernel]`, `#[kernel(reduce)]`, `#[kernel(scan)]`, each optionally
@@ -42,17 +64,20 @@ pub fn kernel_args(attr: TokenStream) -> syn::Result<KernelArgs> {
     let mut args = KernelArgs {
         krate: default_crate(),
         pattern: Pattern::For,
+        arity: None,
     };
     let metas = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
     for meta in syn::parse::Parser::parse2(metas, attr)? {
         match meta {
             syn::Meta::Path(p) if p.is_ident("reduce") => args.pattern = Pattern::Reduce,
             syn::Meta::Path(p) if p.is_ident("scan") => args.pattern = Pattern::Scan,
+            syn::Meta::Path(p) if p.is_ident("unary") => args.arity = Some(1),
+            syn::Meta::Path(p) if p.is_ident("binary") => args.arity = Some(2),
             syn::Meta::NameValue(nv) if nv.path.is_ident("crate") => args.krate = crate_arg(nv)?,
             other => {
                 return Err(syn::Error::new(
                     other.span(),
-                    "#[kernel]: expected `reduce`, `scan` or `crate = path`",
+                    "#[kernel]: expected `reduce`, `scan`, `unary`, `binary` or `crate = path`",
                 ))
             }
         }
@@ -124,6 +149,7 @@ fn param_tokens(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
                 Kind::Index => quote!(Index),
                 Kind::MdIndex { rank } => quote!(MdIndex { rank: #rank }),
                 Kind::Final => quote!(Final),
+                Kind::Element => quote!(Element),
                 Kind::Team => quote!(Team),
                 Kind::Scalar => quote!(Scalar),
                 Kind::Out => quote!(Out),
@@ -157,8 +183,12 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn kernel_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let KernelArgs { krate, pattern } = kernel_args(attr)?;
+    let args = kernel_args(attr)?;
     let f: syn::ItemFn = syn::parse2(item)?;
+    if let Some(arity) = args.element_arity(&f)? {
+        return element_tokens(&f, arity, &args.krate);
+    }
+    let KernelArgs { krate, pattern, .. } = args;
     let t = translate_kernel(&f, pattern)?;
     let (name, source, generics) = (&t.name, &t.source, &t.generics);
     let params = param_tokens(&t, &krate);
@@ -186,6 +216,38 @@ fn kernel_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
                 &[#(#deps),*],
             )
         } #one_lane;
+    })
+}
+
+/// `#[kernel]` on an element function: the glue and the hidden static,
+/// of pattern `Element`.
+fn element_tokens(f: &syn::ItemFn, arity: usize, krate: &syn::Path) -> syn::Result<TokenStream> {
+    let t = translate_element(f, arity)?;
+    let (name, source, generics) = (&t.name, &t.source, &t.generics);
+    let params = param_tokens(&t, krate);
+    let deps = deps(&t, krate);
+    let stat = hidden("KERNEL", &f.sig.ident);
+    let vis = &f.vis;
+    let glue = element_glue(f, &t.params, arity, krate, &stat);
+    let types = fn_type_checks(f, krate, generics);
+    Ok(quote! {
+        #glue
+        #types
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        // SAFETY: `#[kernel]` translated `source` from the element
+        // function above and described its parameters (elements first);
+        // `deps` are its `#[device]` items.
+        #vis static #stat: #krate::kernel::DeviceKernel = unsafe {
+            #krate::kernel::DeviceKernel::new(
+                #name,
+                #krate::kernel::KernelPattern::Element,
+                &[#(#generics),*],
+                &[#(#params),*],
+                #source,
+                &[#(#deps),*],
+            )
+        };
     })
 }
 

@@ -137,10 +137,10 @@ fn in_space(ty: &syn::Type, rt: &TokenStream, mem: &syn::Ident) -> syn::Type {
 }
 
 /// One parameter of the kernel fn as the glue sees it.
-struct Arg<'a> {
-    ident: syn::Ident,
-    ty: &'a syn::Type,
-    kind: &'a Kind,
+pub(super) struct Arg<'a> {
+    pub ident: syn::Ident,
+    pub ty: &'a syn::Type,
+    pub kind: &'a Kind,
 }
 
 fn args<'a>(f: &'a syn::ItemFn, params: &'a [Param]) -> Vec<Arg<'a>> {
@@ -167,7 +167,7 @@ fn args<'a>(f: &'a syn::ItemFn, params: &'a [Param]) -> Vec<Arg<'a>> {
         .collect()
 }
 
-fn captured(kind: &Kind) -> bool {
+pub(super) fn captured(kind: &Kind) -> bool {
     matches!(kind, Kind::Scalar | Kind::View { .. } | Kind::Atomic { .. })
 }
 
@@ -335,13 +335,186 @@ fn value_type(pattern: Pattern, outs: &[&Arg]) -> TokenStream {
     }
 }
 
-/// Everything but the hidden device static.
+/// What every functor a `#[kernel]` makes has: the captured parameters,
+/// the generics (with the hidden memory space when Views are captured),
+/// the struct, its constructor and `name::body`. The pattern functors
+/// ([`glue`]) and the element functions (`element.rs`) add their trait
+/// impls to it.
 ///
 /// A kernel that captures Views gets a hidden last type parameter, the
 /// memory space of those Views (defaulting to the host's): the host
 /// functor impls exist for host memory, the device ones for any space,
 /// so a device space launches the kernel only with Views of its own
 /// memory, and the error for host Views names both spaces.
+pub(super) struct Shell<'a> {
+    pub rt: TokenStream,
+    pub kapi: TokenStream,
+    pub f: &'a syn::ItemFn,
+    pub args: Vec<Arg<'a>>,
+    /// The struct's and constructor's generics.
+    pub sg: syn::Generics,
+    /// The device impl's generics: `sg` and the space it runs in.
+    pub dg: syn::Generics,
+    /// `sg` without the hidden space: what the host impls are generic over.
+    pub base: syn::Generics,
+    /// The space the device impl runs in.
+    pub run: syn::Ident,
+    /// `Mem: SameMemorySpace<Run>,` when Views are captured.
+    pub same_space: Option<TokenStream>,
+    /// The functor's type with host Views: what the host impls are for.
+    pub host_ty: TokenStream,
+    /// The user's where predicates, with a trailing comma.
+    pub where_preds: TokenStream,
+    pub tparams: Vec<&'a syn::Ident>,
+}
+
+impl<'a> Shell<'a> {
+    pub fn new(f: &'a syn::ItemFn, params: &'a [Param], krate: &syn::Path) -> Self {
+        let rt = quote!(#krate::kernel::__rt);
+        let kapi = quote!(#krate::kernel);
+        let k = k_lt();
+        let mem = mem_ident();
+        let args = args(f, params);
+        let views = args.iter().any(|a| is_view(a.kind));
+        let base = with_lifetimes(&f.sig.generics, std::slice::from_ref(&k));
+        let sg = if views {
+            with_mem(&base, &rt, &mem, false)
+        } else {
+            base.clone()
+        };
+        // The device impl: for every space the kernel's Views are in
+        // (`run`), through a bound whose error names both spaces.
+        let run = syn::Ident::new("__GranuleRun", Span::call_site());
+        let dg = with_mem(&sg, &rt, &run, false);
+        let same_space = views.then(|| quote!(#mem: #kapi::SameMemorySpace<#run>,));
+        let where_preds = f
+            .sig
+            .generics
+            .where_clause
+            .as_ref()
+            .map(|wc| {
+                let p = &wc.predicates;
+                quote!(#p,)
+            })
+            .unwrap_or_default();
+        let tparams: Vec<&syn::Ident> = f.sig.generics.type_params().map(|t| &t.ident).collect();
+        let host_space = views.then(|| quote!(#rt::HostSpace));
+        let name = &f.sig.ident;
+        let host_ty = quote!(#name<#k, #(#tparams,)* #host_space>);
+        Shell {
+            rt,
+            kapi,
+            f,
+            args,
+            sg,
+            dg,
+            base,
+            run,
+            same_space,
+            host_ty,
+            where_preds,
+            tparams,
+        }
+    }
+
+    /// The captured parameters (scalars, read and atomic Views).
+    pub fn caps(&self) -> Vec<&Arg<'a>> {
+        self.args.iter().filter(|a| captured(a.kind)).collect()
+    }
+
+    /// `name<'k, T.., Mem>`: the functor's type, generic over the space.
+    pub fn s_name(&self) -> TokenStream {
+        let name = &self.f.sig.ident;
+        let (_, s_ty, _) = self.sg.split_for_impl();
+        quote!(#name #s_ty)
+    }
+
+    /// The device arguments of the captured parameters, in order.
+    pub fn capture_args(&self) -> Vec<TokenStream> {
+        self.caps()
+            .iter()
+            .map(|a| capture_arg(&self.rt, a))
+            .collect()
+    }
+
+    /// `T: DeviceScalar + DeviceValue,` per generic parameter, and the
+    /// `TYPES` constant's value.
+    pub fn device_types(&self) -> (TokenStream, TokenStream) {
+        let (kapi, tparams) = (&self.kapi, &self.tparams);
+        (
+            quote!(#(#tparams: #kapi::DeviceScalar + #kapi::DeviceValue,)*),
+            quote!(&[#(<#tparams as #kapi::DeviceScalar>::CPP),*]),
+        )
+    }
+
+    /// The struct, the constructor and `name::body` (documented as
+    /// `body_doc`).
+    pub fn tokens(&self, body_doc: &str) -> TokenStream {
+        let (f, rt) = (self.f, &self.rt);
+        let (name, vis) = (&f.sig.ident, &f.vis);
+        let k = k_lt();
+        let mem = mem_ident();
+        let caps = self.caps();
+        let views = caps.iter().any(|a| is_view(a.kind));
+        let cap_names: Vec<&syn::Ident> = caps.iter().map(|a| &a.ident).collect();
+        let cap_tys: Vec<syn::Type> = caps
+            .iter()
+            .map(|a| match is_view(a.kind) {
+                true => named(&in_space(a.ty, rt, &mem), k.clone()),
+                false => named(a.ty, k.clone()),
+            })
+            .collect();
+        let decl_g = if views {
+            with_mem(&self.base, rt, &mem, true)
+        } else {
+            self.base.clone()
+        };
+        let (s_impl, _, s_where) = self.sg.split_for_impl();
+        let (b_impl, _, _) = self.base.split_for_impl();
+        let marker = marker_type(&f.sig.generics, &k, views.then_some(&mem));
+        let host_ty = &self.host_ty;
+        // The body, unchanged, as `name::body`: user attributes (docs,
+        // lints) stay with it and with the constructor.
+        let mut body = f.clone();
+        body.sig.ident = syn::Ident::new("body", name.span());
+        body.sig.generics = syn::Generics::default();
+        body.vis = syn::parse_quote!(pub);
+        body.attrs.retain(|a| !a.path().is_ident("doc"));
+        body.attrs.push(syn::parse_quote!(#[inline(always)]));
+        body.attrs.push(syn::parse_quote!(#[doc = #body_doc]));
+        let docs: Vec<&syn::Attribute> = f
+            .attrs
+            .iter()
+            .filter(|a| a.path().is_ident("doc"))
+            .collect();
+        let struct_doc = format!(
+            "The functor of the `#[kernel]` [`{name}`](fn@{name}): its captured parameters."
+        );
+        let s_name = self.s_name();
+        let decl_params = &decl_g.params;
+        quote! {
+            #[doc = #struct_doc]
+            #[allow(non_camel_case_types)]
+            #vis struct #name <#decl_params> #s_where {
+                #(#cap_names: #cap_tys,)*
+                __granule_marker: #rt::PhantomData<#marker>,
+            }
+
+            #(#docs)*
+            #[inline(always)]
+            #[allow(clippy::too_many_arguments)]
+            #vis fn #name #s_impl (#(#cap_names: #cap_tys),*) -> #s_name #s_where {
+                #name { #(#cap_names,)* __granule_marker: #rt::PhantomData }
+            }
+
+            impl #b_impl #host_ty #s_where {
+                #body
+            }
+        }
+    }
+}
+
+/// Everything but the hidden device static, for a kernel of `pattern`.
 pub fn glue(
     f: &syn::ItemFn,
     params: &[Param],
@@ -349,69 +522,24 @@ pub fn glue(
     krate: &syn::Path,
     stat: &syn::Ident,
 ) -> TokenStream {
-    let rt = quote!(#krate::kernel::__rt);
-    let kapi = quote!(#krate::kernel);
-    let name = &f.sig.ident;
-    let vis = &f.vis;
+    let sh = Shell::new(f, params, krate);
+    let (rt, kapi) = (&sh.rt, &sh.kapi);
     let (k, w) = (k_lt(), w_lt());
-    let mem = mem_ident();
-    let args = args(f, params);
-    let caps: Vec<&Arg> = args.iter().filter(|a| captured(a.kind)).collect();
-    let views = caps.iter().any(|a| is_view(a.kind));
+    let args = &sh.args;
     // What a work item is handed: `&mut` elements, or team chunks.
     let outs: Vec<&Arg> = args
         .iter()
         .filter(|a| matches!(a.kind, Kind::Out | Kind::Chunk { .. }))
         .collect();
-    let cap_names: Vec<&syn::Ident> = caps.iter().map(|a| &a.ident).collect();
-    let cap_tys: Vec<syn::Type> = caps
-        .iter()
-        .map(|a| match is_view(a.kind) {
-            true => named(&in_space(a.ty, &rt, &mem), k.clone()),
-            false => named(a.ty, k.clone()),
-        })
-        .collect();
-
-    let base = with_lifetimes(&f.sig.generics, std::slice::from_ref(&k));
-    // The struct's and constructor's generics (with the hidden space when
-    // the kernel captures Views), and the device impl's (always with it).
-    let sg = if views {
-        with_mem(&base, &rt, &mem, false)
-    } else {
-        base.clone()
-    };
-    let decl_g = if views {
-        with_mem(&base, &rt, &mem, true)
-    } else {
-        base.clone()
-    };
-    // The device impl: for every space the kernel's Views are in (`run`),
-    // through a bound whose error names both spaces.
-    let run = syn::Ident::new("__GranuleRun", Span::call_site());
-    let dg = with_mem(&sg, &rt, &run, false);
-    let same_space = views.then(|| quote!(#mem: #kapi::SameMemorySpace<#run>,));
-    let (s_impl, s_ty, s_where) = sg.split_for_impl();
-    let (d_impl, _, _) = dg.split_for_impl();
-    let (b_impl, _, _) = base.split_for_impl();
-    let ig = with_lifetimes(&f.sig.generics, &[k.clone(), w.clone()]);
+    let (s_impl, _, s_where) = sh.sg.split_for_impl();
+    let (d_impl, _, _) = sh.dg.split_for_impl();
+    let ig = with_lifetimes(&f.sig.generics, &[k, w]);
     let (i_impl, _, _) = ig.split_for_impl();
-    let where_preds = f
-        .sig
-        .generics
-        .where_clause
-        .as_ref()
-        .map(|wc| {
-            let p = &wc.predicates;
-            quote!(#p,)
-        })
-        .unwrap_or_default();
-    let marker = marker_type(&f.sig.generics, &k, views.then_some(&mem));
-    let tparams: Vec<&syn::Ident> = f.sig.generics.type_params().map(|t| &t.ident).collect();
-    let host_space = views.then(|| quote!(#rt::HostSpace));
-    let host_ty = quote!(#name<#k, #(#tparams,)* #host_space>);
+    let (host_ty, where_preds, run) = (&sh.host_ty, &sh.where_preds, &sh.run);
+    let same_space = &sh.same_space;
 
-    let index_ty = index_type(&rt, &args[0]);
-    let (trait_path, exec_params, unpack) = functor_impl(&rt, pattern, &index_ty, &outs);
+    let index_ty = index_type(rt, &args[0]);
+    let (trait_path, exec_params, unpack) = functor_impl(rt, pattern, &index_ty, &outs);
     let first = &args[0].ident;
     let call_args = args.iter().enumerate().map(|(n, a)| {
         let id = &a.ident;
@@ -422,52 +550,19 @@ pub fn glue(
             _ => quote!(#id),
         }
     });
-    let capture_args = caps.iter().map(|a| capture_arg(&rt, a));
+    let capture_args = sh.capture_args();
     let value = value_type(pattern, &outs);
-    let dev_index = device_index(&rt, &args[0]);
+    let dev_index = device_index(rt, &args[0]);
     let dev_outputs = device_outputs(pattern, &outs);
-    let atomic_bounds = atomic_generics(&args, params)
+    let atomic_bounds = atomic_generics(args, params)
         .into_iter()
         .map(|g| quote!(#g: #kapi::DeviceAtomic,));
-
-    // The body, unchanged, as `name::body`: user attributes (docs, lints)
-    // stay with it and with the constructor.
-    let mut body = f.clone();
-    body.sig.ident = syn::Ident::new("body", name.span());
-    body.sig.generics = syn::Generics::default();
-    body.vis = syn::parse_quote!(pub);
-    body.attrs.retain(|a| !a.path().is_ident("doc"));
-    body.attrs.push(syn::parse_quote!(#[inline(always)]));
-    body.attrs.push(syn::parse_quote!(#[doc = "The kernel body, called once per work item (what the host spaces run)."]));
-    let docs: Vec<&syn::Attribute> = f
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .collect();
-    let struct_doc = format!(
-        "The functor of the `#[kernel]` [`{name}`](fn@{name}): its captured parameters, ready for a pattern."
-    );
-    let s_name = quote!(#name #s_ty);
-    let decl_params = &decl_g.params;
+    let (scalar_bounds, types) = sh.device_types();
+    let s_name = sh.s_name();
+    let shell = sh.tokens("The kernel body, called once per work item (what the host spaces run).");
 
     quote! {
-        #[doc = #struct_doc]
-        #[allow(non_camel_case_types)]
-        #vis struct #name <#decl_params> #s_where {
-            #(#cap_names: #cap_tys,)*
-            __granule_marker: #rt::PhantomData<#marker>,
-        }
-
-        #(#docs)*
-        #[inline(always)]
-        #[allow(clippy::too_many_arguments)]
-        #vis fn #name #s_impl (#(#cap_names: #cap_tys),*) -> #s_name #s_where {
-            #name { #(#cap_names,)* __granule_marker: #rt::PhantomData }
-        }
-
-        impl #b_impl #host_ty #s_where {
-            #body
-        }
+        #shell
 
         impl #i_impl #trait_path for #host_ty
         where #where_preds #host_ty: ::core::marker::Sync
@@ -489,12 +584,12 @@ pub fn glue(
         // parameter order, the types are the generic arguments' device
         // spellings, and Index/Outputs/Value are the signature's.
         unsafe impl #d_impl #kapi::DeviceFunctor<#run> for #s_name
-        where #where_preds #same_space #(#tparams: #kapi::DeviceScalar + #kapi::DeviceValue,)* #(#atomic_bounds)*
+        where #where_preds #same_space #scalar_bounds #(#atomic_bounds)*
         {
             type Index = #dev_index;
             type Outputs = #dev_outputs;
             type Value = #value;
-            const TYPES: &'static [&'static str] = &[#(<#tparams as #kapi::DeviceScalar>::CPP),*];
+            const TYPES: &'static [&'static str] = #types;
             fn captures(&self) -> ::std::vec::Vec<#kapi::DeviceArg<'_>> {
                 ::std::vec![#(#capture_args),*]
             }

@@ -5,6 +5,7 @@ mod assert;
 mod call;
 mod canon;
 mod cx;
+mod element;
 mod emit;
 mod errors;
 mod expr;
@@ -60,7 +61,7 @@ pub struct Translated {
     pub one_lane: Option<String>,
 }
 
-fn template_line(generics: &[String]) -> String {
+pub(super) fn template_line(generics: &[String]) -> String {
     if generics.is_empty() {
         String::new()
     } else {
@@ -69,7 +70,7 @@ fn template_line(generics: &[String]) -> String {
     }
 }
 
-fn check_plain(f: &syn::ItemFn) -> Result<()> {
+pub(super) fn check_plain(f: &syn::ItemFn) -> Result<()> {
     let s = &f.sig;
     if let Some(a) = &s.asyncness {
         return Err(unsupported(a, "an `async` function"));
@@ -190,7 +191,7 @@ pub fn translate_const(c: &syn::ItemConst) -> Result<Translated> {
     Ok(finish(cx, name, Vec::new(), Vec::new(), &text))
 }
 
-fn bind_params(cx: &mut Cx, f: &syn::ItemFn, kernel: bool) -> Result<Vec<Param>> {
+pub(super) fn bind_params(cx: &mut Cx, f: &syn::ItemFn, kernel: bool) -> Result<Vec<Param>> {
     let mut params = Vec::new();
     for (k, arg) in f.sig.inputs.iter().enumerate() {
         let p = sig::param(arg, &cx.generics, kernel && k == 0, &cx.infer)?;
@@ -250,7 +251,7 @@ fn check_shape(params: &mut [Param], pattern: Pattern) -> std::result::Result<()
     }
 }
 
-fn finish(
+pub(super) fn finish(
     cx: Cx,
     name: String,
     generics: Vec<String>,

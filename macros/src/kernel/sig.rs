@@ -24,6 +24,8 @@ pub enum Kind {
     Out,
     /// The `bool` final flag of a scan kernel (set by `mark_final`).
     Final,
+    /// An element of an element function (set by `element::mark_elements`).
+    Element,
     Atomic {
         rank: u8,
     },
@@ -107,7 +109,9 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
             layout.cpp()
         ),
         Kind::Out => format!("{elem}& {name}"),
-        Kind::MdIndex { .. } | Kind::Final => unreachable!("made by md_index / mark_final"),
+        Kind::MdIndex { .. } | Kind::Final | Kind::Element => {
+            unreachable!("made by md_index / mark_final / mark_elements")
+        }
         Kind::Atomic { rank } => format!("granule::AtomicView<{elem}, {rank}> {name}"),
         Kind::Chunk { map } => format!("granule::TeamChunk<{elem}, {}> {name}", map.cpp()),
     };

@@ -3,7 +3,7 @@
 //! `tests/golden/<name>.cu`. `UPDATE_GOLDEN=1` rewrites the `.cu` files, so
 //! every codegen change shows up in review as a diff.
 
-use super::{translate_const, translate_device, translate_kernel, Pattern};
+use super::{translate_const, translate_device, translate_kernel};
 use std::path::{Path, PathBuf};
 
 fn golden_dir() -> PathBuf {
@@ -14,17 +14,21 @@ fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
     attrs.iter().any(|a| a.path().is_ident(name))
 }
 
-/// The pattern a golden input's `#[kernel(..)]` names.
-fn pattern_of(attrs: &[syn::Attribute]) -> Pattern {
-    let args = attrs
+/// The translation of a golden input's `#[kernel(..)]` function: a
+/// kernel of the pattern it names, or an element function.
+fn translate_kernel_fn(f: &syn::ItemFn) -> super::errors::Result<super::Translated> {
+    let args = f
+        .attrs
         .iter()
         .find(|a| a.path().is_ident("kernel"))
         .and_then(|a| a.meta.require_list().ok())
         .map(|l| l.tokens.clone())
         .unwrap_or_default();
-    super::emit::kernel_args(args)
-        .expect("valid #[kernel] arguments")
-        .pattern
+    let args = super::emit::kernel_args(args).expect("valid #[kernel] arguments");
+    match args.element_arity(f)? {
+        Some(arity) => super::element::translate_element(f, arity),
+        None => translate_kernel(f, args.pattern),
+    }
 }
 
 /// The C++ of every marked item of a golden input, in order.
@@ -33,9 +37,7 @@ fn translate_file(src: &str) -> Result<String, String> {
     let mut out = String::new();
     for item in &file.items {
         let t = match item {
-            syn::Item::Fn(f) if has_attr(&f.attrs, "kernel") => {
-                translate_kernel(f, pattern_of(&f.attrs))
-            }
+            syn::Item::Fn(f) if has_attr(&f.attrs, "kernel") => translate_kernel_fn(f),
             syn::Item::Fn(f) if has_attr(&f.attrs, "device") => translate_device(f),
             syn::Item::Const(c) if has_attr(&c.attrs, "device") => translate_const(c),
             syn::Item::Struct(s) if has_attr(&s.attrs, "device") => {
@@ -85,14 +87,14 @@ fn golden_translations() {
 
 fn kernel_source(src: &str) -> String {
     let f: syn::ItemFn = syn::parse_str(src).expect("valid Rust");
-    translate_kernel(&f, pattern_of(&f.attrs))
+    translate_kernel_fn(&f)
         .unwrap_or_else(|e| panic!("{e}"))
         .source
 }
 
 fn kernel_error(src: &str) -> String {
     let f: syn::ItemFn = syn::parse_str(src).expect("valid Rust");
-    match translate_kernel(&f, pattern_of(&f.attrs)) {
+    match translate_kernel_fn(&f) {
         Ok(t) => panic!("translated, but should not have:\n{}", t.source),
         Err(e) => e.to_string(),
     }

@@ -6,6 +6,7 @@
 //! Entry points are plain C names, `granule_<pattern>_<kernel>[__<types>]`,
 //! so no NVRTC name expressions are needed to find template instances.
 
+pub mod driver;
 mod workspace;
 mod wrapper;
 
@@ -41,6 +42,7 @@ impl Pattern {
     /// The patterns a `#[kernel]` written for `pattern` can be wrapped in
     /// with accumulator C++ type `acc` (the type of its last `&mut`): every
     /// reducer that applies to the type (reducers are the call's choice).
+    /// None for an element function, which algorithms' drivers call.
     ///
     /// ```
     /// use granule_cuda::codegen::{Pattern, Reducer};
@@ -53,6 +55,7 @@ impl Pattern {
             KernelPattern::For => vec![Pattern::For],
             KernelPattern::Reduce => reducers.into_iter().map(Pattern::Reduce).collect(),
             KernelPattern::Scan => reducers.into_iter().map(Pattern::Scan).collect(),
+            KernelPattern::Element => Vec::new(),
         }
     }
 }
@@ -172,6 +175,54 @@ impl TranslationUnit {
                 entries.push(name);
             }
         }
+        Ok(TranslationUnit {
+            source,
+            entries,
+            float_mode: FloatMode::Exact,
+        })
+    }
+
+    /// The unit of one driver instance (see [`driver`]): the header, the
+    /// instance's custom reducer and element functions, the driver's
+    /// source and its entry point.
+    ///
+    /// ```
+    /// use granule_cuda::codegen::driver::{DeviceDriver, DriverInstance, DriverParam, DriverParamKind};
+    /// use granule_cuda::codegen::TranslationUnit;
+    /// // SAFETY: fills y(i) with 1 below its extent, one thread per index.
+    /// static ONES: DeviceDriver = unsafe {
+    ///     DeviceDriver::new("ones", &["T"], None,
+    ///         &[DriverParam { name: "y", kind: DriverParamKind::Output, cpp: "T" }],
+    ///         &[], "", "granule::drive_for(0, y.extent(0), [&](granule::u64 i) { y(i) = (T)1; });")
+    /// };
+    /// let inst = DriverInstance { driver: &ONES, types: vec!["granule::u8"], reducer: None, functions: vec![] };
+    /// let unit = TranslationUnit::for_driver(&inst).unwrap();
+    /// assert_eq!(unit.entries(), ["granule_drv_ones__u8"]);
+    /// assert!(unit.source().contains("granule::View<granule::u8, 1, granule::LayoutStride> y"));
+    /// ```
+    pub fn for_driver(inst: &driver::DriverInstance) -> Result<Self, CodegenError> {
+        Self::for_drivers(std::slice::from_ref(inst))
+    }
+
+    /// The unit of several driver instances (each entry once), as
+    /// [`TranslationUnit::for_driver`] makes for one: to compile a
+    /// family of drivers at once.
+    ///
+    /// ```
+    /// use granule_cuda::codegen::driver::{DeviceDriver, DriverInstance, DriverParam, DriverParamKind};
+    /// use granule_cuda::codegen::TranslationUnit;
+    /// // SAFETY: fills y(i) with 0 below its extent, one thread per index.
+    /// static ZERO: DeviceDriver = unsafe {
+    ///     DeviceDriver::new("zero", &["T"], None,
+    ///         &[DriverParam { name: "y", kind: DriverParamKind::Output, cpp: "T" }],
+    ///         &[], "", "granule::drive_for(0, y.extent(0), [&](granule::u64 i) { y(i) = (T)0; });")
+    /// };
+    /// let of = |t| DriverInstance { driver: &ZERO, types: vec![t], reducer: None, functions: vec![] };
+    /// let unit = TranslationUnit::for_drivers(&[of("granule::f32"), of("bool"), of("granule::f32")]).unwrap();
+    /// assert_eq!(unit.entries(), ["granule_drv_zero__f32", "granule_drv_zero__bool"]);
+    /// ```
+    pub fn for_drivers(insts: &[driver::DriverInstance]) -> Result<Self, CodegenError> {
+        let (entries, source) = driver::unit_source(insts)?;
         Ok(TranslationUnit {
             source,
             entries,

@@ -2,7 +2,7 @@
 
 use super::workspace::{reduce_tail, scan_tail};
 use super::{CodegenError, Instance, Pattern};
-use crate::kernel::{Param, ParamKind, DEVICE_SCALARS};
+use crate::kernel::{KernelPattern, Param, ParamKind, DEVICE_SCALARS};
 
 /// The policy a kernel runs under, from its first parameter.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -138,6 +138,13 @@ pub(super) fn entry_point(inst: &Instance) -> Result<(String, String), CodegenEr
         kernel: k.name,
         message,
     };
+    if k.pattern == KernelPattern::Element {
+        return Err(err(
+            "it is an element function: an algorithm's driver calls it (see `codegen::driver`), \
+             no pattern wraps it"
+                .into(),
+        ));
+    }
     if inst.types.len() != k.generics.len() {
         return Err(err(format!(
             "{} template arguments given, {} expected",
@@ -245,6 +252,7 @@ fn bind_params(
             ParamKind::Index | ParamKind::MdIndex { .. } => args.push(elem_at.clone()),
             ParamKind::Team => args.push("team__".to_string()),
             ParamKind::Final => args.push("final__".to_string()),
+            ParamKind::Element => unreachable!("entry_point refuses element functions"),
             ParamKind::Scalar => {
                 decl.push(format!("{t} {}", p.name));
                 args.push(p.name.to_string());

@@ -322,7 +322,8 @@ pub enum DeviceError {
     Dispatch {
         /// The dispatch's label.
         label: String,
-        /// The kernel's name.
+        /// What it ran: "kernel `axpy`", or a driver of a crate above and
+        /// its element functions ("driver `copy_if` with `odd`").
         kernel: String,
         /// The device's name.
         device: String,
@@ -470,7 +471,7 @@ impl fmt::Display for DeviceError {
                     .collect();
                 write!(
                     f,
-                    "parallel dispatch \"{label}\" of kernel `{kernel}` on Cuda ({device}) \
+                    "parallel dispatch \"{label}\" of {kernel} on Cuda ({device}) \
                      failed: {} (View ids: {})",
                     error.cause(),
                     ids.join(", ")

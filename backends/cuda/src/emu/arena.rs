@@ -46,7 +46,14 @@ pub(crate) struct Arena {
     /// The barrier phases handed out so far (runtime.cpp's `next_phase`
     /// counts them, from every module, through [`Arena::phase_counter`]).
     phases: AtomicU64,
+    /// runtime.cpp's `StackPool`: the process's fiber stacks, shared by
+    /// every module (see [`Arena::stack_pool`]).
+    stacks: Box<[AtomicU64; STACK_POOL_WORDS]>,
 }
+
+/// `sizeof(StackPool)` in runtime.cpp, in u64s: a lock and a count, then
+/// 16 slots of a base address and a capacity.
+const STACK_POOL_WORDS: usize = 1 + 2 * 16;
 
 static ARENA: OnceLock<Result<Arena, String>> = OnceLock::new();
 
@@ -99,6 +106,7 @@ impl Arena {
                 }),
                 launches: AtomicU64::new(0),
                 phases: AtomicU64::new(0),
+                stacks: Box::new([const { AtomicU64::new(0) }; STACK_POOL_WORDS]),
             });
         }
         Err("could not reserve address space for the emulator's global memory".into())
@@ -120,6 +128,13 @@ impl Arena {
     /// launches and modules).
     pub(crate) fn phase_counter(&self) -> u64 {
         self.phases.as_ptr().expose_provenance() as u64
+    }
+
+    /// The address of the process's pool of fiber stacks (runtime.cpp's
+    /// `StackPool`, zeroed here, then only touched by the runtime under its
+    /// lock): modules share it, so the stacks a process maps stay few.
+    pub(crate) fn stack_pool(&self) -> u64 {
+        self.stacks.as_ptr().expose_provenance() as u64
     }
 
     /// The first address of the shadow.

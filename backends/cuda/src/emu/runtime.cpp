@@ -43,6 +43,7 @@ struct Params {
   uint64_t launch_id;  // 1..2^20, names this launch in the global shadow
   uint64_t timeout_ns;
   uint64_t phase_counter;  // address of the process's u64 counter of barrier phases
+  uint64_t stack_pool;     // address of the process's StackPool of fiber stacks
   uint32_t workers;
   uint32_t checked;
   // outputs: counts
@@ -337,34 +338,44 @@ static inline void to_scheduler(Worker* w, Fiber* f) {
   __builtin_trap();  // a finished fiber is never resumed
 }
 
-// Fiber stacks are mapped once and reused by later launches of the module.
+// Fiber stacks are mapped once and reused by later launches, of every
+// module: each mapping has a guard page per stack, so it costs the
+// process two memory maps per thread, and pools per module (a test run
+// loads hundreds of modules) would exhaust the kernel's limit on maps.
+// The pool lives in memory launch.rs hands every launch (`stack_pool`,
+// zeroed, never freed): a spin lock, a count and up to POOL_SLOTS
+// mappings; one that does not fit is unmapped.
 struct Stacks {
   char* base;
   uint32_t cap;
 };
-static std::mutex pool_lock;
-static std::vector<Stacks> pool;
-// Unmaps the pooled stacks when the module is unloaded (declared after
-// `pool`, so it is destroyed first).
-struct PoolRelease {
-  ~PoolRelease() {
-    for (const Stacks& s : pool) munmap(s.base, (size_t)s.cap * SLOT);
-  }
+static const uint32_t POOL_SLOTS = 16;
+struct StackPool {
+  uint32_t lock;
+  uint32_t count;
+  Stacks slots[POOL_SLOTS];
 };
-static PoolRelease pool_release;
+static_assert(sizeof(StackPool) == 8 + 16 * POOL_SLOTS, "launch.rs sizes the pool");
+
+static StackPool* pool_of(Worker* w) { return (StackPool*)w->p->stack_pool; }
+static void pool_lock(StackPool* p) {
+  while (__atomic_exchange_n(&p->lock, 1u, __ATOMIC_ACQUIRE) != 0u) sched_yield();
+}
+static void pool_unlock(StackPool* p) { __atomic_store_n(&p->lock, 0u, __ATOMIC_RELEASE); }
 
 static bool take_stacks(Worker* w, uint32_t n) {
-  {
-    std::lock_guard<std::mutex> g(pool_lock);
-    for (size_t k = 0; k < pool.size(); ++k) {
-      if (pool[k].cap >= n) {
-        w->stacks = pool[k].base;
-        w->stack_cap = pool[k].cap;
-        pool.erase(pool.begin() + k);
-        return true;
-      }
+  StackPool* p = pool_of(w);
+  pool_lock(p);
+  for (uint32_t k = 0; k < p->count; ++k) {
+    if (p->slots[k].cap >= n) {
+      w->stacks = p->slots[k].base;
+      w->stack_cap = p->slots[k].cap;
+      p->slots[k] = p->slots[--p->count];
+      pool_unlock(p);
+      return true;
     }
   }
+  pool_unlock(p);
   void* m = mmap(nullptr, (size_t)n * SLOT, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return false;
   for (uint32_t k = 0; k < n; ++k) mprotect((char*)m + (size_t)k * SLOT, GUARD, PROT_NONE);
@@ -374,8 +385,12 @@ static bool take_stacks(Worker* w, uint32_t n) {
 }
 
 static void give_stacks(Worker* w) {
-  std::lock_guard<std::mutex> g(pool_lock);
-  pool.push_back(Stacks{w->stacks, w->stack_cap});
+  StackPool* p = pool_of(w);
+  pool_lock(p);
+  const bool kept = p->count < POOL_SLOTS;
+  if (kept) p->slots[p->count++] = Stacks{w->stacks, w->stack_cap};
+  pool_unlock(p);
+  if (!kept) munmap(w->stacks, (size_t)w->stack_cap * SLOT);
 }
 
 // --------------------------------------------------------- scheduling

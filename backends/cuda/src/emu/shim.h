@@ -114,8 +114,9 @@ inline int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
 inline double __longlong_as_double(long long x) { return __builtin_bit_cast(double, x); }
 inline long long __double_as_longlong(double x) { return __builtin_bit_cast(long long, x); }
 
-// Bit-counting intrinsics (the header's count_ones, leading_zeros, ..),
-// with CUDA's results for zero.
+// Bit-counting intrinsics (the header's count_ones, leading_zeros, ..;
+// the drivers of granule-algorithms rank ballots with __popc), with CUDA's
+// results for zero.
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
 inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }

@@ -14,6 +14,7 @@ mod dispatch;
 mod memory;
 mod queue;
 
+pub use dispatch::{DriverLaunch, DriverWorkspace};
 pub use memory::CudaSpace;
 pub use queue::{MAX_HELD_WORK_BYTES, MAX_IN_FLIGHT};
 

@@ -45,8 +45,8 @@ pub(crate) struct Dispatched {
     pub(crate) launch: LaunchId,
     /// The dispatch's label.
     pub(crate) label: String,
-    /// The kernel's name.
-    pub(crate) kernel: &'static str,
+    /// What it ran: "kernel `axpy`", "driver `copy_if` with `odd`".
+    pub(crate) kernel: String,
     /// The labels of its Views, by the id the device's errors give them.
     pub(crate) views: Vec<String>,
 }
@@ -182,7 +182,7 @@ fn attribute(e: DeviceError, dispatches: &[Dispatched], device: &dyn Device) -> 
     match dispatches.iter().find(|d| d.launch == launch) {
         Some(d) => DeviceError::Dispatch {
             label: d.label.clone(),
-            kernel: d.kernel.to_string(),
+            kernel: d.kernel.clone(),
             device: device.name(),
             views: d.views.clone(),
             skipped,

@@ -59,13 +59,17 @@
 //! [`MAX_IN_FLIGHT`](super::MAX_IN_FLIGHT) dispatches in flight, then the
 //! next one waits (a synchronization point too).
 
+mod driver;
 mod mdrange;
 mod range;
 mod team;
 
+pub use driver::{DriverLaunch, DriverWorkspace};
+
 use super::queue::{report, Dispatched};
 use super::Cuda;
-use crate::codegen::{Instance, Pattern, TranslationUnit};
+use crate::codegen::driver::DriverInstance;
+use crate::codegen::{CodegenError, Instance, Pattern, TranslationUnit};
 use crate::device_api::{DeviceBuffer, DeviceError, KernelArgs, LaunchConfig, Module};
 use crate::kernel::{
     DeviceArg, DeviceFn, DeviceKernel, DeviceValue, KernelPattern, ParamKind, ViewArg,
@@ -81,27 +85,82 @@ const BLOCK: u32 = 256;
 pub(super) struct Modules(Mutex<HashMap<ModuleKey, Module>>);
 
 /// What decides an instance's translation unit: the kernel (its source and
-/// `#[device]` dependencies), the entry name (driver, reducer name and
-/// template arguments, which are scalar C++ names) and a custom reducer's
-/// definition. Definitions are told apart by address, not by name: two
-/// kernels, or two `#[device] impl Reducer<T> for R` with the same `R`, may
-/// share a name in different Rust modules, never an address.
+/// `#[device]` dependencies) or the driver and its element functions, the
+/// entry name (driver, reducer name and template arguments, which are
+/// scalar C++ names) and a custom reducer's definition. Definitions are
+/// told apart by address, not by name: two kernels, or two `#[device] impl
+/// Reducer<T> for R` with the same `R`, may share a name in different Rust
+/// modules, never an address.
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct ModuleKey {
-    kernel: usize,
+    code: Vec<usize>,
     entry: String,
     reducer: Option<usize>,
 }
 
-impl ModuleKey {
-    fn of(inst: &Instance) -> Self {
-        ModuleKey {
-            kernel: inst.kernel as *const DeviceKernel as usize,
-            entry: inst.entry(),
-            reducer: inst
-                .pattern
-                .custom_reducer()
-                .map(|f| f as *const DeviceFn as usize),
+/// What a launch runs: a `#[kernel]` in a pattern's driver, or an
+/// instance of a driver brought by a crate above (see `driver.rs`).
+#[derive(Clone, Debug)]
+pub(super) enum Code {
+    Kernel(Instance),
+    Driver(DriverInstance),
+}
+
+impl Code {
+    fn entry(&self) -> String {
+        match self {
+            Code::Kernel(i) => i.entry(),
+            Code::Driver(d) => d.entry(),
+        }
+    }
+
+    fn key(&self) -> ModuleKey {
+        let addr = |k: &'static DeviceKernel| k as *const DeviceKernel as usize;
+        let custom = |r: Option<crate::codegen::Reducer>| match r {
+            Some(crate::codegen::Reducer::Custom(f)) => Some(f as *const DeviceFn as usize),
+            _ => None,
+        };
+        match self {
+            Code::Kernel(i) => ModuleKey {
+                code: vec![addr(i.kernel)],
+                entry: i.entry(),
+                reducer: i
+                    .pattern
+                    .custom_reducer()
+                    .map(|f| f as *const DeviceFn as usize),
+            },
+            Code::Driver(d) => ModuleKey {
+                code: std::iter::once(d.driver as *const _ as usize)
+                    .chain(d.functions.iter().map(|f| addr(f.function)))
+                    .collect(),
+                entry: d.entry(),
+                reducer: custom(d.reducer),
+            },
+        }
+    }
+
+    fn unit(&self) -> Result<TranslationUnit, CodegenError> {
+        match self {
+            Code::Kernel(i) => TranslationUnit::new(std::slice::from_ref(i)),
+            Code::Driver(d) => TranslationUnit::for_driver(d),
+        }
+    }
+
+    /// How failures name it: "kernel `axpy`", "driver `copy_if` with `odd`".
+    fn what(&self) -> String {
+        match self {
+            Code::Kernel(i) => format!("kernel `{}`", i.kernel.name),
+            Code::Driver(d) => {
+                let fns: Vec<String> = d
+                    .functions
+                    .iter()
+                    .map(|f| format!("`{}`", f.function.name))
+                    .collect();
+                match fns.is_empty() {
+                    true => format!("driver `{}`", d.driver.name),
+                    false => format!("driver `{}` with {}", d.driver.name, fns.join(", ")),
+                }
+            }
         }
     }
 }
@@ -110,7 +169,7 @@ impl ModuleKey {
 pub(super) struct Launch<'a> {
     cuda: &'a Cuda,
     label: &'a str,
-    inst: Instance,
+    code: Code,
     args: KernelArgs,
     /// View labels by the id their arguments carry, for error messages.
     ids: Vec<String>,
@@ -131,7 +190,7 @@ impl<'a> Launch<'a> {
         let launch = Launch {
             cuda,
             label,
-            inst: Instance::new(kernel, pattern, types),
+            code: Code::Kernel(Instance::new(kernel, pattern, types)),
             args: KernelArgs::new(),
             ids: Vec::new(),
             work: Vec::new(),
@@ -146,19 +205,39 @@ impl<'a> Launch<'a> {
                 "the kernel is written for {:?}, not for this pattern ({wanted:?}); write it as \
                  #[kernel{}]",
                 kernel.pattern,
-                match wanted {
-                    KernelPattern::For => "",
-                    KernelPattern::Reduce => "(reduce)",
-                    KernelPattern::Scan => "(scan)",
+                match pattern {
+                    Pattern::For | Pattern::Team => "",
+                    Pattern::Reduce(_) => "(reduce)",
+                    Pattern::Scan(_) => "(scan)",
                 }
             ));
         }
         launch
     }
 
+    /// A launch of a driver instance (see `driver.rs`).
+    pub fn driver(cuda: &'a Cuda, label: &'a str, inst: DriverInstance) -> Self {
+        Launch {
+            cuda,
+            label,
+            code: Code::Driver(inst),
+            args: KernelArgs::new(),
+            ids: Vec::new(),
+            work: Vec::new(),
+        }
+    }
+
+    /// The pattern instance being launched (made by [`Launch::new`]).
+    fn instance(&self) -> &Instance {
+        match &self.code {
+            Code::Kernel(i) => i,
+            Code::Driver(_) => unreachable!("only pattern dispatch binds kernel parameters"),
+        }
+    }
+
     /// The kernel being launched.
     pub fn kernel(&self) -> &'static DeviceKernel {
-        self.inst.kernel
+        self.instance().kernel
     }
 
     /// The policy's arguments (`begin, end`, an `MdRange`, ..).
@@ -170,13 +249,16 @@ impl<'a> Launch<'a> {
     /// values, read and atomic Views; `written` for `&mut` elements and
     /// team chunks, except the accumulator a reduce or scan driver binds.
     pub fn params(&mut self, captures: Vec<DeviceArg<'_>>, written: Vec<DeviceArg<'_>>) {
-        let kernel = self.inst.kernel;
+        let kernel = self.instance().kernel;
         let outs = kernel
             .params
             .iter()
             .filter(|p| p.kind == ParamKind::Out)
             .count();
-        let driver_binds_last = matches!(self.inst.pattern, Pattern::Reduce(_) | Pattern::Scan(_));
+        let driver_binds_last = matches!(
+            self.instance().pattern,
+            Pattern::Reduce(_) | Pattern::Scan(_)
+        );
         let (mut caps, mut writes) = (captures.into_iter(), written.into_iter());
         let mut out_k = 0;
         for p in kernel.params {
@@ -184,7 +266,8 @@ impl<'a> Launch<'a> {
                 ParamKind::Index
                 | ParamKind::MdIndex { .. }
                 | ParamKind::Team
-                | ParamKind::Final => continue,
+                | ParamKind::Final
+                | ParamKind::Element => continue,
                 ParamKind::Scalar | ParamKind::View { .. } | ParamKind::Atomic { .. } => {
                     caps.next()
                 }
@@ -309,7 +392,7 @@ impl<'a> Launch<'a> {
         if let Err(reason) = self.cuda.device().limits().check(config) {
             self.fail(&format!("the launch does not fit the device: {reason}"));
         }
-        let module = match self.cuda.module(&self.inst, self.label) {
+        let module = match self.cuda.module(&self.code, self.label) {
             Ok(m) => m,
             Err(e) => self.fail_device("compiling the kernel", &e),
         };
@@ -320,9 +403,8 @@ impl<'a> Launch<'a> {
                 &format!("dispatch \"{}\", which waited for room", self.label),
             );
         }
-        let entry = self.inst.entry();
-        let (args, label, kernel, views) =
-            (&self.args, self.label, self.inst.kernel.name, &self.ids);
+        let entry = self.code.entry();
+        let (args, label, kernel, views) = (&self.args, self.label, self.code.what(), &self.ids);
         let issued = space.issue(
             // SAFETY: forwarded from the caller: the entry's arguments, its
             // workspace and a configuration its driver accepts; every View
@@ -333,7 +415,7 @@ impl<'a> Launch<'a> {
             |launch| Dispatched {
                 launch,
                 label: label.to_string(),
-                kernel,
+                kernel: kernel.clone(),
                 views: views.clone(),
             },
         );
@@ -394,13 +476,13 @@ impl<'a> Launch<'a> {
         self.fail(&format!("{what}: {}", self.with_ids(e)))
     }
 
-    /// Panics, naming the dispatch, the kernel and the device.
+    /// Panics, naming the dispatch, the kernel (or driver) and the device.
     #[track_caller]
     pub fn fail(&self, what: &str) -> ! {
         panic!(
-            "parallel dispatch \"{}\" of kernel `{}` on Cuda ({}): {what}",
+            "parallel dispatch \"{}\" of {} on Cuda ({}): {what}",
             self.label,
-            self.inst.kernel.name,
+            self.code.what(),
             self.cuda.device().name()
         )
     }
@@ -416,16 +498,17 @@ impl Drop for Launch<'_> {
 
 impl Cuda {
     /// The instance's compiled module, compiling it on first use.
-    fn module(&self, inst: &Instance, label: &str) -> Result<Module, DeviceError> {
-        let key = ModuleKey::of(inst);
+    fn module(&self, code: &Code, label: &str) -> Result<Module, DeviceError> {
+        let key = code.key();
         let mut cache = self.modules.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = cache.get(&key) {
             return Ok(m.clone());
         }
-        let unit = TranslationUnit::new(std::slice::from_ref(inst))
+        let unit = code
+            .unit()
             .map_err(|e| DeviceError::Launch {
                 label: label.to_string(),
-                entry: inst.entry(),
+                entry: code.entry(),
                 reason: e.to_string(),
             })?
             .with_float_mode(self.float_mode);

@@ -1,0 +1,168 @@
+//! What the Cuda implementations of every family share: the element
+//! types a driver takes, an algorithm's Views as driver arguments, and
+//! launch geometry. Each family's `cuda.rs` (or `*_cuda.rs`) describes its
+//! drivers, whose device code is in the family's `.cuh`.
+
+use crate::io::{Input, Output};
+use granule_cuda::codegen::driver::{DeviceDriver, DriverInstance, ElementUse};
+use granule_cuda::device_api::LaunchConfig;
+use granule_cuda::kernel::{DeviceElementFn, DeviceScalar, DeviceValue, ViewArg};
+use granule_cuda::{Cuda, CudaSpace, DriverLaunch};
+use granule_views::Pod;
+
+/// An element type the device drivers take: a number or `bool` (a device
+/// scalar, with the same bytes on both sides).
+///
+/// ```
+/// fn on_device<T: granule::algorithms::DeviceElement>() {}
+/// on_device::<f32>();
+/// on_device::<bool>();
+/// ```
+pub trait DeviceElement: DeviceScalar + DeviceValue + Pod {}
+
+impl<T: DeviceScalar + DeviceValue + Pod> DeviceElement for T {}
+
+/// The most blocks a launch has (CUDA's `gridDim.x` limit); the drivers
+/// loop over their tiles when there are more.
+const MAX_GRID: u64 = (1 << 31) - 1;
+
+/// A View an algorithm reads, as a driver argument.
+pub(crate) fn input_arg<'a, T>(x: &Input<'a, T, CudaSpace>) -> ViewArg<'a> {
+    ViewArg::of::<T>(x.label, x.ptr as usize, &[x.len], &[x.stride])
+}
+
+/// A View an algorithm writes, as a driver argument (also its input
+/// when the driver works in place).
+pub(crate) fn output_arg<'a, T>(x: &Output<'a, T, CudaSpace>) -> ViewArg<'a> {
+    ViewArg::of::<T>(x.label, x.ptr as usize, &[x.len], &[x.stride])
+}
+
+/// A launch of `grid` blocks of `block` threads with `shared` bytes of
+/// dynamic shared memory (the launch checks them against the device).
+pub(crate) fn config(grid: u64, block: u32, shared: u64) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (grid.clamp(1, MAX_GRID) as u32, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: u32::try_from(shared).unwrap_or(u32::MAX),
+    }
+}
+
+/// Blocks of `block` threads for a grid-stride loop over `n` elements:
+/// enough to fill the device twice over, no more than the elements need.
+pub(crate) fn grid_for(cuda: &Cuda, n: usize, block: u32) -> u32 {
+    let l = cuda.device().limits();
+    let resident = u64::from(l.multiprocessor_count)
+        * u64::from((l.max_threads_per_multiprocessor / block).max(1));
+    let wanted = (n as u64)
+        .div_ceil(u64::from(block))
+        .clamp(1, 2 * resident.max(1));
+    u32::try_from(wanted.min(u64::from(l.max_grid_dim.0))).unwrap_or(u32::MAX)
+}
+
+/// Tiles of `per_tile` elements covering `n`. The drivers hand tiles out
+/// from a u32 counter, one number more per block when they run out, so
+/// the tiles and a full grid must fit in it.
+///
+/// # Panics
+/// When they do not (2^32 tiles of at least 1024 elements: more memory
+/// than a device has).
+pub(crate) fn tiles(n: usize, per_tile: u64) -> u64 {
+    let tiles = (n as u64).div_ceil(per_tile);
+    assert!(
+        tiles.saturating_add(MAX_GRID) <= u64::from(u32::MAX),
+        "{n} elements make {tiles} tiles, more than a u32 tile counter hands out"
+    );
+    tiles
+}
+
+/// `count` elements of `size` bytes, or a panic naming `what` (a
+/// workspace larger than the host can count cannot be allocated anyway).
+pub(crate) fn bytes(label: &str, what: &str, count: u64, size: usize) -> usize {
+    count
+        .checked_mul(size as u64)
+        .and_then(|b| usize::try_from(b).ok())
+        .unwrap_or_else(|| panic!("{label}: the {what} of {count} x {size} bytes overflows"))
+}
+
+/// A driver with its types, and optionally a reducer, with no element
+/// function.
+pub(crate) fn instance(
+    driver: &'static DeviceDriver,
+    types: Vec<&'static str>,
+    reducer: Option<granule_cuda::codegen::Reducer>,
+) -> DriverInstance {
+    DriverInstance {
+        driver,
+        types,
+        reducer,
+        functions: Vec::new(),
+    }
+}
+
+/// An element function of a driver instance: how the instance names it
+/// and how the launch binds its captures.
+pub(crate) fn element_use<F: DeviceElementFn<CudaSpace>>() -> ElementUse {
+    ElementUse::of::<F, CudaSpace>()
+}
+
+/// Starts the launch of `inst` on `cuda`.
+pub(crate) fn launch<'a>(cuda: &'a Cuda, label: &'a str, inst: DriverInstance) -> DriverLaunch<'a> {
+    cuda.driver_launch(label, inst)
+}
+
+/// Compiling the drivers under NVRTC, as a GPU would: element functions
+/// to instantiate them with, and the check.
+#[cfg(test)]
+pub(crate) mod nvrtc_check {
+    use granule_core::kernel::kernel;
+    use granule_cuda::codegen::driver::DriverInstance;
+    use granule_cuda::codegen::TranslationUnit;
+    use granule_cuda::nvrtc::{self, Target};
+
+    #[kernel(crate = granule_core)]
+    pub fn positive(x: i64) -> bool {
+        x > 0
+    }
+
+    #[kernel(crate = granule_core)]
+    pub fn scaled(x: i32, by: f64) -> f64 {
+        x as f64 * by
+    }
+
+    #[kernel(binary, crate = granule_core)]
+    pub fn before<T: PartialOrd>(a: T, b: T) -> bool {
+        a < b
+    }
+
+    /// Compiles `insts` as one unit to PTX and CUBIN for sm_80 and sm_90
+    /// (skipped, with a message, without NVRTC, unless CI=true).
+    pub fn compiles_everywhere(name: &str, insts: &[DriverInstance]) {
+        if !nvrtc::available_or_skip(name) {
+            return;
+        }
+        let unit = TranslationUnit::for_drivers(insts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let targets = [
+            Target::Ptx(80),
+            Target::Ptx(90),
+            Target::Cubin(80),
+            Target::Cubin(90),
+        ];
+        let source = unit.source();
+        std::thread::scope(|s| {
+            let jobs: Vec<_> = targets
+                .iter()
+                .map(|&t| s.spawn(move || (t, nvrtc::compile(source, name, t, &[]))))
+                .collect();
+            for job in jobs {
+                let (t, out) = job.join().expect("a compile thread");
+                let out = out.unwrap_or_else(|e| panic!("{name} {t:?}: {e}"));
+                if let Target::Ptx(_) = t {
+                    let ptx = std::str::from_utf8(&out.bytes).expect("PTX is text");
+                    for e in unit.entries() {
+                        assert!(ptx.contains(&format!(".entry {e}(")), "{t:?}: no entry {e}");
+                    }
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,212 @@
+//! The comparison sort on Cuda (`merge.cuh`): one launch sorts each tile
+//! in shared memory, then one launch per doubling of the sorted runs
+//! merges them pairwise, between the caller's View and a temporary one;
+//! a last copy brings the keys back when they end in the temporary View.
+//! Stable, with the user's `#[kernel(binary)]` comparator.
+
+use super::MergeSortImpl;
+use crate::device::{
+    config, element_use, grid_for, instance, launch, output_arg, tiles, DeviceElement,
+};
+use crate::io::Output;
+use crate::AlgorithmError;
+use granule_cuda::codegen::driver::{DeviceDriver, DriverParam, DriverParamKind as K};
+use granule_cuda::kernel::{DeviceElementFn, ViewArg};
+use granule_cuda::{Cuda, CudaSpace};
+use granule_views::{LayoutRight, View1};
+
+/// Threads per block and elements per thread of the tile sort:
+/// MERGE_BLOCK, MERGE_ITEMS of merge.cuh.
+const BLOCK: u32 = 256;
+const ITEMS: u64 = 4;
+
+/// Threads per block of the merge passes.
+const MERGE_BLOCK: u32 = 256;
+
+const SOURCE: &str = include_str!("merge.cuh");
+
+// SAFETY: `merge_tiles` reads and writes data(i) for i < n (the View's
+// length) within each block's own tiles, through shared memory of
+// 2 * MERGE_TILE elements (`smem`, checked on the device) with
+// MERGE_BLOCK threads (checked); the comparator only reads.
+static SORT_TILES: DeviceDriver = unsafe {
+    DeviceDriver::new(
+        "merge_sort_tiles",
+        &["T"],
+        None,
+        &[
+            DriverParam {
+                name: "n",
+                kind: K::Scalar,
+                cpp: "granule::u64",
+            },
+            DriverParam {
+                name: "smem",
+                kind: K::Scalar,
+                cpp: "granule::u64",
+            },
+            DriverParam {
+                name: "data",
+                kind: K::Output,
+                cpp: "T",
+            },
+        ],
+        &[2],
+        SOURCE,
+        "granule_algo::merge_tiles<T>(n, smem, data, f0);",
+    )
+};
+
+// SAFETY: `merge_runs` reads src(i) for i < n and writes each element
+// once to dst below n (both Views of n elements, distinct memory); any
+// 1-D geometry.
+static MERGE_RUNS: DeviceDriver = unsafe {
+    DeviceDriver::new(
+        "merge_runs",
+        &["T"],
+        None,
+        &[
+            DriverParam {
+                name: "n",
+                kind: K::Scalar,
+                cpp: "granule::u64",
+            },
+            DriverParam {
+                name: "width",
+                kind: K::Scalar,
+                cpp: "granule::u64",
+            },
+            DriverParam {
+                name: "src",
+                kind: K::Input,
+                cpp: "T",
+            },
+            DriverParam {
+                name: "dst",
+                kind: K::Output,
+                cpp: "T",
+            },
+        ],
+        &[2],
+        SOURCE,
+        "granule_algo::merge_runs<T>(n, width, src, dst, f0);",
+    )
+};
+
+impl<T, C> MergeSortImpl<T, C> for Cuda
+where
+    T: DeviceElement,
+    C: DeviceElementFn<CudaSpace, Args = (T, T), Output = bool>,
+{
+    fn merge_sort(
+        &self,
+        label: &str,
+        data: Output<'_, T, CudaSpace>,
+        less: &C,
+    ) -> Result<(), AlgorithmError> {
+        let n = data.len();
+        if n < 2 {
+            return Ok(());
+        }
+        let data = output_arg(&data);
+        sort_tiles::<T, C>(self, label, n, data.clone(), less);
+        let tile = u64::from(BLOCK) * ITEMS;
+        if n as u64 <= tile {
+            return Ok(());
+        }
+        let mut tmp = View1::<T, LayoutRight, CudaSpace>::zeros_in(
+            self.memory_space(),
+            "merge sort (temporary)",
+            n,
+        )?;
+        let (address, len) = (tmp.as_mut_ptr() as usize, tmp.extent(0));
+        let tmp = ViewArg::of::<T>("merge sort (temporary)", address, &[len], &[1]);
+        // Runs double from one tile until one run holds every element;
+        // an odd count of passes leaves the keys in `tmp`, and a merge of
+        // runs as long as the View copies them back.
+        let mut width = tile;
+        let mut back = false;
+        while width < n as u64 || back {
+            let (src, dst) = match back {
+                false => (data.clone(), tmp.clone()),
+                true => (tmp.clone(), data.clone()),
+            };
+            merge_runs::<T, C>(self, label, (n, width.min(n as u64)), (src, dst), less);
+            back = !back;
+            width = width.saturating_mul(2);
+        }
+        Ok(())
+    }
+}
+
+/// Sorts each tile of `data` in place.
+fn sort_tiles<T: DeviceElement, C>(cuda: &Cuda, label: &str, n: usize, data: ViewArg<'_>, less: &C)
+where
+    C: DeviceElementFn<CudaSpace, Args = (T, T), Output = bool>,
+{
+    let mut inst = instance(&SORT_TILES, vec![T::CPP], None);
+    inst.functions = vec![element_use::<C>()];
+    let mut l = launch(cuda, label, inst);
+    let tile = u64::from(BLOCK) * ITEMS;
+    let shared = 2 * tile * T::SIZE as u64;
+    l.scalar(n as u64).scalar(shared);
+    // SAFETY: `data` is the call's uniquely borrowed View of n `T`s.
+    unsafe { l.output(data) };
+    l.function(less);
+    // SAFETY: MERGE_BLOCK threads and two tiles of shared memory, as
+    // merge_tiles checks; no workspace.
+    unsafe { l.run(&config(tiles(n, tile), BLOCK, shared)) };
+}
+
+/// Merges the sorted runs of `width` of `src` pairwise into `dst`.
+fn merge_runs<T: DeviceElement, C>(
+    cuda: &Cuda,
+    label: &str,
+    (n, width): (usize, u64),
+    (src, dst): (ViewArg<'_>, ViewArg<'_>),
+    less: &C,
+) where
+    C: DeviceElementFn<CudaSpace, Args = (T, T), Output = bool>,
+{
+    let mut inst = instance(&MERGE_RUNS, vec![T::CPP], None);
+    inst.functions = vec![element_use::<C>()];
+    let mut l = launch(cuda, label, inst);
+    l.scalar(n as u64).scalar(width);
+    // SAFETY: the caller's uniquely borrowed View and this sort's
+    // temporary one: distinct memory of n `T`s each.
+    unsafe { l.input(src).output(dst) };
+    l.function(less);
+    // SAFETY: no workspace, any geometry.
+    unsafe {
+        l.run(&config(
+            u64::from(grid_for(cuda, n, MERGE_BLOCK)),
+            MERGE_BLOCK,
+            0,
+        ))
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::nvrtc_check::{before, compiles_everywhere};
+
+    #[test]
+    fn the_merge_sort_drivers_compile_for_gpus() {
+        let insts: Vec<_> = [&SORT_TILES, &MERGE_RUNS]
+            .into_iter()
+            .flat_map(|d| {
+                [
+                    (vec!["granule::u64"], element_use::<before<'static, u64>>()),
+                    (vec!["granule::f32"], element_use::<before<'static, f32>>()),
+                ]
+                .map(|(types, f)| {
+                    let mut inst = instance(d, types, None);
+                    inst.functions = vec![f];
+                    inst
+                })
+            })
+            .collect();
+        compiles_everywhere("merge.cu", &insts);
+    }
+}

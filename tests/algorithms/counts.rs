@@ -1,0 +1,104 @@
+//! The Cuda drivers' launches and global-memory words per element, from
+//! the emulator's counters (an emulator of their own, whatever
+//! `GRANULE_CUDA` says: counting is the emulator's), against the issue's
+//! targets at 2^20 elements.
+
+use crate::common::{read, view_in, Rng};
+use crate::functions::below;
+use granule::algorithms::{copy_if, inclusive_scan, sort, sort_by_key};
+use granule::prelude::*;
+use granule_cuda::emu::{EmuDevice, EmuStats};
+use std::sync::{Arc, OnceLock};
+
+const N: usize = 1 << 20;
+
+/// A Cuda space over a counting emulator, shared by these tests (the
+/// counters are taken around each call, and the tests of this file run
+/// one at a time through `COUNTED`).
+fn counted<R>(f: impl FnOnce(&granule::Cuda) -> R) -> (R, EmuStats) {
+    static SPACE: OnceLock<(Arc<EmuDevice>, granule::Cuda)> = OnceLock::new();
+    static COUNTED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let (emu, cuda) = SPACE.get_or_init(|| {
+        let emu = Arc::new(EmuDevice::new().expect("an emulator"));
+        (emu.clone(), granule::Cuda::with_device(emu))
+    });
+    let _one = COUNTED.lock().unwrap_or_else(|e| e.into_inner());
+    emu.take_stats();
+    let r = f(cuda);
+    (r, emu.take_stats())
+}
+
+fn report(what: &str, s: &EmuStats, word: u64) -> f64 {
+    let words = s.words_per_element(word, N as u64);
+    println!(
+        "{what}: {} launch(es), {words:.3} words per element",
+        s.launches
+    );
+    words
+}
+
+#[test]
+fn a_scan_of_2_20_i32_is_one_launch_of_at_most_2_1_words_per_element() {
+    let mut rng = Rng::new(51);
+    let data = rng.vec(N, |r| (r % 7) as i32 - 3);
+    let (total, s) = counted(|c| {
+        let x = view_in(c, "x", data.clone());
+        let mut y = view_in(c, "y", vec![0i32; N]);
+        inclusive_scan(c, &x, &mut y, Sum, None).unwrap()
+    });
+    assert_eq!(total, data.iter().sum::<i32>());
+    let words = report("inclusive_scan of 2^20 i32", &s, 4);
+    assert_eq!(s.launches, 1);
+    assert!(words <= 2.1, "{words}");
+}
+
+#[test]
+fn a_compaction_keeping_two_thirds_is_one_launch_near_the_bound() {
+    let mut rng = Rng::new(52);
+    let data = rng.vec(N, |r| (r % 3) as i32);
+    let ((kept, got), s) = counted(|c| {
+        let x = view_in(c, "x", data.clone());
+        let mut y = view_in(c, "y", vec![0i32; N]);
+        // v < 2 keeps the values 0 and 1: two thirds
+        let k = copy_if(c, &x, &mut y, below(2)).unwrap();
+        (k, read(&y))
+    });
+    let expect: Vec<i32> = data.iter().copied().filter(|&v| v < 2).collect();
+    assert_eq!(&got[..kept], &expect[..]);
+    let fraction = kept as f64 / N as f64;
+    let words = report("copy_if of 2^20 i32", &s, 4);
+    assert_eq!(s.launches, 1);
+    assert!(
+        words <= 1.05 + fraction + 0.1,
+        "{words} (kept {fraction:.3})"
+    );
+}
+
+#[test]
+fn a_radix_sort_of_2_20_u32_is_five_launches_near_the_bound() {
+    let mut rng = Rng::new(53);
+    let keys = rng.vec(N, |r| r as u32);
+    let (got, s) = counted(|c| {
+        let mut k = view_in(c, "k", keys.clone());
+        sort(c, &mut k).unwrap();
+        read(&k)
+    });
+    let mut expect = keys.clone();
+    expect.sort_unstable();
+    assert_eq!(got, expect);
+    let words = report("sort of 2^20 u32", &s, 4);
+    assert!(s.launches <= 5, "{} launches", s.launches);
+    assert!(words <= 9.5, "{words}");
+
+    let ((k, v), s) = counted(|c| {
+        let mut k = view_in(c, "k", keys.clone());
+        let mut v = view_in(c, "v", (0..N as u32).collect());
+        sort_by_key(c, &mut k, &mut v).unwrap();
+        (read(&k), read(&v))
+    });
+    assert_eq!(k, expect);
+    assert!(v.iter().zip(&k).all(|(&i, &key)| keys[i as usize] == key));
+    let words = report("sort_by_key of 2^20 u32 pairs", &s, 4);
+    assert!(s.launches <= 5, "{} launches", s.launches);
+    assert!(words <= 17.5, "{words}");
+}

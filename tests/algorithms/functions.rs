@@ -1,0 +1,117 @@
+//! The suite's per-element user code, as `#[kernel]` element functions:
+//! they run on every space, where closures run on host spaces only.
+
+use granule::prelude::*;
+
+#[kernel]
+pub fn nonzero(v: i64) -> bool {
+    v != 0
+}
+
+#[kernel]
+pub fn multiple_of_4(v: u64) -> bool {
+    v & 3 == 0
+}
+
+#[kernel]
+pub fn below(v: i32, cut: i32) -> bool {
+    v < cut
+}
+
+#[kernel]
+pub fn below_i16(v: i16, cut: i16) -> bool {
+    v < cut
+}
+
+#[kernel]
+pub fn flag(v: u8) -> u64 {
+    (v != 0) as u64
+}
+
+#[kernel]
+pub fn square_u8(v: u8) -> u64 {
+    (v as u64) * (v as u64)
+}
+
+#[kernel]
+pub fn square(v: i64) -> i64 {
+    v * v
+}
+
+#[kernel]
+pub fn identity(v: i64) -> i64 {
+    v
+}
+
+#[kernel]
+pub fn above(v: i64, t: i64) -> bool {
+    v > t
+}
+
+#[kernel]
+pub fn under(v: i64, t: i64) -> bool {
+    v < t
+}
+
+#[kernel]
+pub fn at_least(v: i64, t: i64) -> bool {
+    v >= t
+}
+
+#[kernel]
+pub fn equals(v: i64, t: i64) -> bool {
+    v == t
+}
+
+#[kernel]
+pub fn always(_v: i64) -> bool {
+    true
+}
+
+/// NaN is the only value that differs from itself (device code has no
+/// `is_nan`).
+#[kernel]
+#[allow(clippy::eq_op)]
+pub fn nan(v: f64) -> bool {
+    v != v
+}
+
+#[kernel]
+pub fn never(_v: f64) -> bool {
+    false
+}
+
+#[kernel(binary)]
+pub fn less(a: i64, b: i64) -> bool {
+    a < b
+}
+
+#[kernel(binary)]
+pub fn greater(a: i32, b: i32) -> bool {
+    a > b
+}
+
+/// Descending by the high half (the key), so that the low half (the
+/// original index) shows whether the sort is stable.
+#[kernel(binary)]
+pub fn high_half_descending(a: u64, b: u64) -> bool {
+    (a >> 32) > (b >> 32)
+}
+
+#[kernel]
+pub fn even_unless(v: i64, at: i64) -> bool {
+    assert!(v != at, "user code failed");
+    v % 2 == 0
+}
+
+#[kernel]
+pub fn same_unless(v: i64, at: i64) -> i64 {
+    assert!(v != at, "user code failed");
+    v
+}
+
+#[kernel(binary)]
+pub fn less_unless(a: i64, b: i64, at: i64) -> bool {
+    assert!(a != at, "user code failed");
+    a < b
+}
