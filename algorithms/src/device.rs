@@ -117,7 +117,7 @@ pub(crate) mod nvrtc_check {
     use granule_core::kernel::kernel;
     use granule_cuda::codegen::driver::DriverInstance;
     use granule_cuda::codegen::TranslationUnit;
-    use granule_cuda::nvrtc::{self, Target};
+    use granule_cuda::nvrtc;
 
     #[kernel(crate = granule_core)]
     pub fn positive(x: i64) -> bool {
@@ -141,28 +141,7 @@ pub(crate) mod nvrtc_check {
             return;
         }
         let unit = TranslationUnit::for_drivers(insts).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let targets = [
-            Target::Ptx(80),
-            Target::Ptx(90),
-            Target::Cubin(80),
-            Target::Cubin(90),
-        ];
-        let source = unit.source();
-        std::thread::scope(|s| {
-            let jobs: Vec<_> = targets
-                .iter()
-                .map(|&t| s.spawn(move || (t, nvrtc::compile(source, name, t, &[]))))
-                .collect();
-            for job in jobs {
-                let (t, out) = job.join().expect("a compile thread");
-                let out = out.unwrap_or_else(|e| panic!("{name} {t:?}: {e}"));
-                if let Target::Ptx(_) = t {
-                    let ptx = std::str::from_utf8(&out.bytes).expect("PTX is text");
-                    for e in unit.entries() {
-                        assert!(ptx.contains(&format!(".entry {e}(")), "{t:?}: no entry {e}");
-                    }
-                }
-            }
-        });
+        nvrtc::check_everywhere(unit.source(), name, unit.entries())
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

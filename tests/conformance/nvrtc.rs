@@ -9,7 +9,7 @@
 
 use granule::kernel::{DeviceFn, DeviceKernel, DeviceReducer, KernelPattern, ParamKind};
 use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
-use granule_cuda::nvrtc::{self, available_or_skip as nvrtc_or_skip, Target};
+use granule_cuda::nvrtc::{self, available_or_skip as nvrtc_or_skip};
 use std::path::Path;
 
 #[allow(dead_code)]
@@ -170,33 +170,5 @@ fn compile_unit(name: &str, kernels: &'static [&'static DeviceKernel]) {
         );
     }
     let unit = TranslationUnit::new(&instances).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let targets = [
-        Target::Ptx(80),
-        Target::Ptx(90),
-        Target::Cubin(80),
-        Target::Cubin(90),
-    ];
-    let source = unit.source();
-    // The four compilations are independent: run them side by side.
-    std::thread::scope(|s| {
-        let jobs: Vec<_> = targets
-            .iter()
-            .map(|&t| s.spawn(move || (t, nvrtc::compile(source, name, t, &[]))))
-            .collect();
-        for job in jobs {
-            let (t, out) = job.join().expect("a compile thread");
-            let out = out.unwrap_or_else(|e| panic!("{name} {t:?}: {e}"));
-            match t {
-                Target::Ptx(_) => {
-                    let ptx = std::str::from_utf8(&out.bytes).expect("PTX is text");
-                    for e in unit.entries() {
-                        assert!(ptx.contains(&format!(".entry {e}(")), "{t:?}: no entry {e}");
-                    }
-                }
-                Target::Cubin(_) => {
-                    assert_eq!(&out.bytes[..4], b"\x7fELF", "{t:?}: CUBIN is not ELF")
-                }
-            }
-        }
-    });
+    nvrtc::check_everywhere(unit.source(), name, unit.entries()).unwrap_or_else(|e| panic!("{e}"));
 }
