@@ -52,4 +52,7 @@ for ex in examples/*.rs; do
   cargo run --quiet --release --features cuda --example "$name"
 done
 
+step "bench plot script (its parser's doctests)"
+python3 -m doctest scripts/plot_benches.py
+
 step "all tests passed"
