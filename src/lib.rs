@@ -12,6 +12,18 @@
 //! assert_eq!(y[7], 7.0);
 //! # Ok::<(), ViewError>(())
 //! ```
+//!
+//! ## The guide
+//!
+//! The [`guide`] is written for Kokkos users and tested like the code:
+//! [Kokkos names](guide::kokkos) (every Kokkos concept and its granule
+//! name, or "not yet"), [the write model](guide::write_model) (why a
+//! kernel receives its element, chunk maps, atomic Views, what is
+//! `unsafe`), [determinism](guide::determinism) of reductions and scans,
+//! and [the Cuda path](guide::cuda) (translation, NVRTC, the emulator and
+//! its race detector, synchronization points, environment variables).
+
+pub mod guide;
 
 pub use granule_views as views;
 
