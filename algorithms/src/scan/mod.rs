@@ -14,7 +14,9 @@
 //! block `b` is `prefix(b) ⊕ local(i)`, with the block prefixes folded left
 //! to right (`host.rs` says how the blocks are chained in one pass).
 //! Floating-point results therefore differ in rounding from a sequential
-//! loop, by the same bits on every space.
+//! loop, by the same bits on Serial and Rayon. Cuda groups float joins by
+//! its own fixed tree (see `cuda.rs`): the same bits on every run of a
+//! given length, not the host's bits.
 //!
 //! [`Sum`]: granule_core::reducer::Sum
 //! [`Prod`]: granule_core::reducer::Prod

@@ -35,7 +35,9 @@ pub trait ParallelScanImpl<W, T, R, F>: ExecutionSpace {
 
 /// A prefix sum with the Kokkos contract: `functor(i, owned, partial,
 /// is_final)` adds index `i`'s contribution to `partial`; when `is_final`
-/// is true, `partial` is the exact exclusive prefix and the functor writes
+/// is true, `partial` is the exclusive prefix (of every index before `i`,
+/// joined in the space's fixed grouping, so float bits may differ between
+/// spaces but not between runs) and the functor writes
 /// its outputs. Inclusive or exclusive is the functor's choice (write
 /// before or after adding). Calls with `is_final == false` must not have
 /// side effects. Returns the total.
