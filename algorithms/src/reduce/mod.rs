@@ -234,8 +234,10 @@ pub struct MinMaxElement<T> {
 }
 
 /// Both extremes and their indices in one pass, or `None` for an empty
-/// View (or one of NaNs only). Ties go to the lowest index for both, as
-/// with Kokkos's `MinMaxLoc`.
+/// View (or one of NaNs only). Ties go to the lowest index for both, on
+/// every space and thread count (C++'s `std::minmax_element` returns the
+/// last of equal largest elements instead; this follows granule's
+/// `MinLoc`/`MaxLoc`, whose ties go to the smaller location).
 ///
 /// ```
 /// use granule::prelude::*;
