@@ -10,7 +10,7 @@
 //! Defaults are small (S = 2^12, E = 2^4, nrepeat 10) so the test run
 //! stays short; pass larger sizes with the flags. `-team t` and
 //! `-vector v` set the team size and vector length (by default up to 32
-//! lanes, and the recommended team size divided by them).
+//! lanes, and AUTO).
 //!
 //! It checks the result against a host loop and exits non-zero on a
 //! mismatch.
@@ -84,11 +84,15 @@ fn main() -> Result<()> {
 
     // Lanes split a row: as many as the space allows, up to 32.
     let vector = common::arg_or(&["-vector"], 32usize.min(space.vector_length_max()));
-    // `AUTO` picks the team size before the vector length is known, so
-    // on Cuda it would ask for 256 threads of 32 lanes, over a block's
-    // limit: divide the recommended size by the lanes instead.
-    let team = common::arg_or(&["-team"], (space.team_size_recommended() / vector).max(1));
-    let policy = TeamPolicy::new(&space, e, team).with_vector_length(vector)?;
+    // AUTO divides the recommended team size by the lanes (on Cuda: 8
+    // threads of 32 lanes, a block of 256).
+    let team = common::arg_or(&["-team"], 0usize);
+    let policy = if team == 0 {
+        TeamPolicy::new(&space, e, AUTO)
+    } else {
+        TeamPolicy::new(&space, e, team)
+    };
+    let policy = policy.with_vector_length(vector)?;
     println!(
         "  league size {e}, team size {}, vector length {}",
         policy.team_size(),
