@@ -30,10 +30,10 @@ pub fn histogram_fill(i: usize, v: &mut f64) {
     *v = histogram_value(i);
 }
 
-/// Adds element i to its bin. `bins` is passed in: an `AtomicView` has
-/// no `extent` in a kernel.
+/// Adds element i to its bin.
 #[kernel]
-pub fn histogram_count(i: usize, v: &View1<f64>, bins: usize, counts: &AtomicView<'_, u64, 1>) {
+pub fn histogram_count(i: usize, v: &View1<f64>, counts: &AtomicView<'_, u64, 1>) {
+    let bins = counts.extent(0);
     let b = ((v[i] * bins as f64) as usize).min(bins - 1);
     counts.add(b, 1);
 }
@@ -60,7 +60,7 @@ fn main() -> Result<()> {
         let atomic = counts.atomic()?;
         for _ in 0..nrepeat {
             let policy = RangePolicy::new(&space, 0..n);
-            parallel_for("histogram", policy, (), histogram_count(&v, bins, &atomic));
+            parallel_for("histogram", policy, (), histogram_count(&v, &atomic));
         }
         Ok(())
     });
