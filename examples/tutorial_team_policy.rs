@@ -27,12 +27,9 @@ pub fn team_policy_yax(
     let j = team.league_rank();
     let row = TeamThreadRange::new(team, 0..x.extent(0))
         .parallel_reduce(Sum, |i, s: &mut f64| *s += a[[j, i]] * x[i]);
-    // Every thread of the team holds the row's sum; one speaks for the
-    // team, or the row would count once per thread.
-    let term = single(PerTeam(team), || y[j] * row);
-    if team.team_rank() == 0 {
-        *acc += term;
-    }
+    // Every thread of the team holds the row's sum: one member adds it,
+    // or the row would count once per thread.
+    single(PerTeam(team), || *acc += y[j] * row);
 }
 
 fn y_at(j: usize) -> f64 {

@@ -34,10 +34,8 @@ pub fn team_scratch_yax(
     team.team_barrier();
     let row = TeamThreadRange::new(team, 0..m)
         .parallel_reduce(Sum, |i, s: &mut f64| *s += a[[j, i]] * s_x[i]);
-    let term = single(PerTeam(team), || y[j] * row);
-    if team.team_rank() == 0 {
-        *acc += term;
-    }
+    // Every thread holds the row's sum: one member adds it.
+    single(PerTeam(team), || *acc += y[j] * row);
 }
 
 fn y_at(j: usize) -> f64 {

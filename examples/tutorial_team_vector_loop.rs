@@ -38,10 +38,8 @@ pub fn team_vector_yax(
             .parallel_reduce(Sum, |i, s: &mut f64| *s += a[[e, j, i]] * x[i]);
         *rs += single(PerThread(team), || y[j] * row);
     });
-    let term = single(PerTeam(team), || problem);
-    if team.team_rank() == 0 {
-        *acc += term;
-    }
+    // Every thread holds the problem's sum: one member adds it.
+    single(PerTeam(team), || *acc += problem);
 }
 
 fn y_at(j: usize) -> f64 {
