@@ -60,10 +60,7 @@ pub fn heat_surface(
     q_dt: f64,
     sigma_dt: f64,
 ) {
-    // One `let` per value: tuples are outside the device subset.
-    let nx = t.extent(0);
-    let ny = t.extent(1);
-    let nz = t.extent(2);
+    let (nx, ny, nz) = (t.extent(0), t.extent(1), t.extent(2));
     let mut i = a;
     let mut j = b;
     let mut k = at;
