@@ -20,6 +20,52 @@ mod example_kernels;
 #[path = "../../examples/stream_compaction.rs"]
 mod stream_compaction;
 
+// The tutorials share `examples/tutorial/common.rs`, so it is loaded once
+// per tutorial here.
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_01_04_yax.rs"]
+mod tutorial_yax;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_mdrange.rs"]
+mod tutorial_mdrange;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_subview.rs"]
+mod tutorial_subview;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_team_policy.rs"]
+mod tutorial_team_policy;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_team_vector_loop.rs"]
+mod tutorial_team_vector_loop;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_team_scratch_memory.rs"]
+mod tutorial_team_scratch_memory;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_parallel_scan.rs"]
+mod tutorial_parallel_scan;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_advanced_reductions.rs"]
+mod tutorial_advanced_reductions;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_histogram.rs"]
+mod tutorial_histogram;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_heat3d.rs"]
+mod tutorial_heat3d;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tutorial_stream.rs"]
+mod tutorial_stream;
+
 /// The kernels of `examples/`.
 const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     example_kernels::axpy,
@@ -35,6 +81,31 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     stream_compaction::down_sweep,
     stream_compaction::keep_flag,
     stream_compaction::scatter,
+    tutorial_yax::yax_row_right,
+    tutorial_yax::yax_row_left,
+    tutorial_mdrange::mdrange_fill_a,
+    tutorial_mdrange::mdrange_fill_y,
+    tutorial_mdrange::mdrange_fill_x,
+    tutorial_mdrange::mdrange_yax,
+    tutorial_subview::subview_block_yax,
+    tutorial_team_policy::team_policy_yax,
+    tutorial_team_vector_loop::team_vector_yax,
+    tutorial_team_scratch_memory::team_scratch_yax,
+    tutorial_parallel_scan::factorial_scan,
+    tutorial_advanced_reductions::reductions_fill,
+    tutorial_advanced_reductions::geometric_mean_term,
+    tutorial_advanced_reductions::sum_min_max,
+    tutorial_histogram::histogram_fill,
+    tutorial_histogram::histogram_count,
+    tutorial_heat3d::heat_inner,
+    tutorial_heat3d::heat_surface,
+    tutorial_heat3d::heat_update,
+    tutorial_heat3d::heat_total,
+    tutorial_stream::stream_init,
+    tutorial_stream::stream_copy,
+    tutorial_stream::stream_scale,
+    tutorial_stream::stream_add,
+    tutorial_stream::stream_triad,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them
@@ -107,13 +178,26 @@ fn acc_type(k: &DeviceKernel) -> &'static str {
         .map_or("", |p| p.cpp)
 }
 
-/// The suite's custom reducers, by the C++ type of the value they reduce.
-fn custom_reducers() -> [(&'static str, &'static DeviceFn); 2] {
+/// The custom reducers of the suite and of the examples, by the C++ type
+/// of the value they reduce.
+fn custom_reducers() -> [(&'static str, &'static DeviceFn); 3] {
     use crate::kernels::{MeanOf, TripleSum};
+    use tutorial_advanced_reductions::GeometricMeanOf;
     [
         ("Triple", <TripleSum as DeviceReducer>::DEVICE),
         ("Mean", <MeanOf as DeviceReducer>::DEVICE),
+        ("GeometricMean", <GeometricMeanOf as DeviceReducer>::DEVICE),
     ]
+}
+
+/// The custom reducers of scans over built-in types, by kernel: such a
+/// reducer cannot be found from the partial's type, which built-in
+/// reducers share.
+fn custom_scan_reducer(k: &DeviceKernel) -> Option<&'static DeviceFn> {
+    use granule::kernel::KernelSource;
+    use tutorial_parallel_scan::{factorial_scan, ModularProduct};
+    std::ptr::eq(k, <factorial_scan as KernelSource>::KERNEL)
+        .then_some(<ModularProduct as DeviceReducer>::DEVICE)
 }
 
 /// The patterns a kernel is wrapped in: every reducer that applies to its
@@ -122,6 +206,9 @@ fn custom_reducers() -> [(&'static str, &'static DeviceFn); 2] {
 /// reducer that applies to each field.
 fn patterns(k: &DeviceKernel) -> Vec<Pattern> {
     let acc = acc_type(k);
+    if let Some(r) = custom_scan_reducer(k) {
+        return vec![Pattern::Scan(Reducer::Custom(r))];
+    }
     if let Some((_, r)) = custom_reducers().into_iter().find(|(t, _)| *t == acc) {
         return vec![Pattern::Reduce(Reducer::Custom(r))];
     }

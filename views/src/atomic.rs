@@ -258,6 +258,26 @@ impl<'a, T: Atomic, const R: usize, M: MemorySpace> AtomicView<'a, T, R, M> {
     pub fn extents(&self) -> [usize; R] {
         *self.map.extents()
     }
+    /// The extent of rank `r`, as [`View::extent`](crate::View) gives it
+    /// (kernels call it on the device too).
+    ///
+    /// ```
+    /// use granule_views::View2;
+    /// let mut v = View2::<u32>::zeros("counts", [3, 5]).unwrap();
+    /// let a = v.atomic().unwrap();
+    /// assert_eq!((a.extent(0), a.extent(1)), (3, 5));
+    /// ```
+    ///
+    /// # Panics
+    /// If `r >= R`, naming the label.
+    pub fn extent(&self, r: usize) -> usize {
+        assert!(
+            r < R,
+            "atomic View `{}`: rank {r} asked of a View of rank {R}",
+            self.label
+        );
+        self.map.extents()[r]
+    }
     /// The extents and strides of the underlying View (any layout: its
     /// element at `idx` is at `data_address() + mapping().offset(idx)`
     /// elements).

@@ -203,6 +203,24 @@ fn teams_of_many_threads_and_vector_lanes() {
     );
 }
 
+/// `TeamPolicy::new(.., AUTO).with_vector_length(v)`, as a Kokkos user
+/// writes `TeamPolicy(league, AUTO, v)`: the team shrinks so that its
+/// threads times lanes fit a block, and the dispatch runs.
+#[test]
+fn an_auto_team_fits_its_vector_lanes_in_a_block() {
+    let s = cuda();
+    for lanes in [1usize, 4, 32] {
+        let p = TeamPolicy::new(&s, 5, AUTO)
+            .with_vector_length(lanes)
+            .unwrap();
+        assert_eq!(p.team_size(), (s.team_size_recommended() / lanes).max(1));
+        assert!(p.team_size() * lanes <= s.team_size_max());
+        let r: usize = parallel_reduce("auto ids", p, Sum, team_ids());
+        let t = 5 * p.team_size();
+        assert_eq!(r, t * (t - 1) / 2, "lanes {lanes}");
+    }
+}
+
 #[kernel(crate = granule_core, reduce)]
 fn fill_scratch(m: &TeamMember, n: usize, acc: &mut u64) {
     let mut t = m.team_scratch::<u8, 1>(0, n).unwrap();

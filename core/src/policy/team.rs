@@ -88,6 +88,8 @@ pub struct TeamPolicy<'s, S: ExecutionSpace> {
     space: &'s S,
     league: usize,
     team: usize,
+    /// The team size was `AUTO`: a vector length set later divides it.
+    auto_team: bool,
     vector: usize,
     team_scratch: [usize; 2],
     thread_scratch: [usize; 2],
@@ -118,7 +120,8 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
         league_size: usize,
         team_size: impl Into<TeamSize>,
     ) -> Result<Self, PolicyError> {
-        let team = match team_size.into() {
+        let requested = team_size.into();
+        let team = match requested {
             TeamSize::Auto => space.team_size_recommended(),
             TeamSize::Fixed(0) => return Err(PolicyError::ZeroTeamSize { what: "team size" }),
             TeamSize::Fixed(n) if n > space.team_size_max() => {
@@ -134,6 +137,7 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
             space,
             league: league_size,
             team,
+            auto_team: requested == TeamSize::Auto,
             vector: 1,
             team_scratch: [0; 2],
             thread_scratch: [0; 2],
@@ -142,6 +146,21 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
 
     /// Sets the vector length (a power of two up to the space's maximum,
     /// or [`AUTO`]).
+    ///
+    /// A team size of [`AUTO`] is then the recommended size divided by the
+    /// vector length (at least 1), so that a team's threads times its
+    /// lanes stay within what the space recommends for a team, as
+    /// Kokkos's `TeamPolicy(league, AUTO, vector_length)` picks; on Cuda
+    /// `AUTO` with 32 lanes is 8 threads, not 256 threads of 32 lanes
+    /// (over a block's limit). A number given as the team size is kept.
+    ///
+    /// ```
+    /// use granule_core::{ExecutionSpace, Serial, TeamPolicy, AUTO};
+    /// let p = TeamPolicy::new(&Serial, 10, AUTO).with_vector_length(8)?;
+    /// assert_eq!((p.team_size(), p.vector_length()), (1, 8));
+    /// assert_eq!(p.team_size(), (Serial.team_size_recommended() / 8).max(1));
+    /// # Ok::<(), granule_core::PolicyError>(())
+    /// ```
     pub fn with_vector_length(
         mut self,
         vector_length: impl Into<TeamSize>,
@@ -159,6 +178,9 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
             }
             TeamSize::Fixed(v) => v,
         };
+        if self.auto_team {
+            self.team = (self.space.team_size_recommended() / self.vector).max(1);
+        }
         Ok(self)
     }
 

@@ -165,6 +165,11 @@ impl Cx {
     ) -> Result<(String, Ty)> {
         let name = m.method.to_string();
         let (op, returns) = match name.as_str() {
+            "extent" => {
+                let [r] = args::<1>(m)?;
+                let r = self.value_as(r, &Elem::Scalar(Scalar::Usize))?;
+                return Ok((format!("{recv}.extent({r})"), Ty::scalar(Scalar::Usize)));
+            }
             "add" | "fetch_add" => ("atomic_fetch_add", name.starts_with("fetch")),
             "sub" | "fetch_sub" => ("atomic_fetch_sub", name.starts_with("fetch")),
             "min" | "fetch_min" => ("atomic_fetch_min", name.starts_with("fetch")),

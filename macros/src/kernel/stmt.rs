@@ -179,6 +179,16 @@ impl Cx {
     fn local(&mut self, l: &syn::Local, depth: usize) -> Result<String> {
         let p = pad(depth);
         if let syn::Pat::Tuple(t) = &l.pat {
+            if let Some(syn::LocalInit {
+                expr,
+                diverge: None,
+                ..
+            }) = &l.init
+            {
+                if let syn::Expr::Tuple(values) = &**expr {
+                    return self.tuple_literal_local(t, values, depth);
+                }
+            }
             return self.tuple_local(t, l, depth);
         }
         let (name, mutable, annotated) = local_pattern(&l.pat)?;
@@ -217,6 +227,58 @@ impl Cx {
         let konst = if mutable { "" } else { "const " };
         self.bind(name.clone(), ty, mutable);
         Ok(format!("{p}{konst}{cpp} {name} = {value};\n"))
+    }
+
+    /// `let (a, b, ..) = (x, y, ..);`: every value is evaluated into a
+    /// temporary first, then each is bound by name (`_` skips one), as in
+    /// Rust, where the values are computed before any name is bound: so
+    /// `let (a, b) = (b, a);` swaps.
+    fn tuple_literal_local(
+        &mut self,
+        t: &syn::PatTuple,
+        values: &syn::ExprTuple,
+        depth: usize,
+    ) -> Result<String> {
+        let p = pad(depth);
+        if t.elems.len() != values.elems.len() {
+            return Err(error_at(
+                t.span(),
+                format!("the tuple has {} fields", values.elems.len()),
+            ));
+        }
+        let mut out = String::new();
+        let mut temps = Vec::new();
+        for v in &values.elems {
+            let (value, ty) = self.expr(v)?;
+            if !matches!(ty, Ty::Elem(_)) {
+                return Err(error_at(v.span(), "this value cannot be bound by `let`"));
+            }
+            let elem = self.elem(&ty, v.span())?;
+            let tmp = self.tmp("field");
+            out.push_str(&format!(
+                "{p}const {} {tmp} = {value};\n",
+                self.infer.cpp(&elem)
+            ));
+            temps.push((tmp, elem));
+        }
+        for (pat, (tmp, elem)) in t.elems.iter().zip(temps) {
+            if matches!(pat, syn::Pat::Wild(_)) {
+                continue;
+            }
+            let (name, mutable, annotated) = local_pattern(pat)?;
+            let elem = match annotated {
+                Some(a) => {
+                    let declared = elem_of(a, &self.generics)?;
+                    self.unify(&elem, &declared, a.span())?
+                }
+                None => elem,
+            };
+            let cpp = self.infer.cpp(&elem);
+            let konst = if mutable { "" } else { "const " };
+            out.push_str(&format!("{p}{konst}{cpp} {name} = {tmp};\n"));
+            self.bind(name, Ty::Elem(elem), mutable);
+        }
+        Ok(out)
     }
 
     /// `let (a, b, ..) = tuple;`: a tuple value (an `overflowing_*` pair, a

@@ -114,6 +114,19 @@ fn f32_kernels_never_use_double_literals() {
 }
 
 #[test]
+fn a_tuple_let_of_a_tuple_of_values_evaluates_them_all_first() {
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut f64, a: f64, b: f64) { let (mut p, q, _) = (b, a, 1.0); let (p2, q2) = (q, p); p += p2 - q2; *y = p; }",
+    );
+    // The swap reads `q` and `p` before either new name is bound.
+    let first = s.find("= q;").expect("q read into a temporary");
+    let bound = s.find("p2 = ").expect("p2 bound");
+    assert!(first < bound, "{s}");
+    assert!(s.contains("granule::f64 p = "), "{s}");
+    assert!(!s.contains("const granule::f64 p = "), "p is mut: {s}");
+}
+
+#[test]
 fn literal_types_flow_backwards_from_later_uses() {
     // `k` is only known to be usize when it indexes the View.
     let s = kernel_source("fn k(i: usize, y: &mut f64, x: &View1<f64>) { let k = 3; *y = x[k]; }");

@@ -1,0 +1,185 @@
+//! kokkos-tutorials Exercises 01–04: the inner product yᵀAx.
+//!
+//! One dispatch per repetition: a `parallel_reduce` over the rows (a
+//! RangePolicy), each row looping over the columns. As in the exercises,
+//! y, x and A live in the execution space's memory (device Views on
+//! Cuda), are filled on the host through mirrors and copied over
+//! (Exercise 03), and A is stored row-major (LayoutRight) or column-major
+//! (LayoutLeft), which decides whether a row's loop walks memory with
+//! stride 1 or with the stride of a column (Exercise 04).
+//!
+//! Flags as in the original: `-N e` rows = 2^e, `-M e` columns = 2^e,
+//! `-S e` total size 2^e, `-nrepeat n`, plus `-layout right|left|both`
+//! (default both). The default size is small so the test run stays
+//! short; the original's is `-S 22 -nrepeat 100`.
+//!
+//! It checks the result against a host loop and exits non-zero on a
+//! mismatch.
+
+#[allow(dead_code)]
+#[path = "tutorial/common.rs"]
+mod common;
+
+use granule::prelude::*;
+
+/// yⱼ · Σᵢ A(j, i) xᵢ for row j, with A row-major.
+#[kernel(reduce)]
+pub fn yax_row_right(j: usize, y: &View1<f64>, a: &View2<f64>, x: &View1<f64>, acc: &mut f64) {
+    let mut row = 0.0;
+    for i in 0..x.extent(0) {
+        row += a[[j, i]] * x[i];
+    }
+    *acc += y[j] * row;
+}
+
+/// The same with A column-major: consecutive `i` are a column apart.
+#[kernel(reduce)]
+pub fn yax_row_left(
+    j: usize,
+    y: &View1<f64>,
+    a: &View2<f64, LayoutLeft>,
+    x: &View1<f64>,
+    acc: &mut f64,
+) {
+    let mut row = 0.0;
+    for i in 0..x.extent(0) {
+        row += a[[j, i]] * x[i];
+    }
+    *acc += y[j] * row;
+}
+
+// Small integers, so that every sum is exact whatever the order of the
+// reduction: the check is an equality.
+fn y_at(j: usize) -> f64 {
+    (j % 5 + 1) as f64
+}
+fn x_at(i: usize) -> f64 {
+    (i % 7 + 1) as f64
+}
+fn a_at(j: usize, i: usize) -> f64 {
+    ((i + 2 * j) % 3 + 1) as f64
+}
+
+/// The exercises' `checkSizes`: fills in whichever of N, M, S is missing.
+fn check_sizes(n: Option<usize>, m: Option<usize>, s: Option<usize>) -> (usize, usize, usize) {
+    // The original defaults to S = 2^22; 2^16 keeps the emulator run short.
+    let mut s = s;
+    if s.is_none() && (n.is_none() || m.is_none()) {
+        s = Some(1 << 16);
+    }
+    let s = s.unwrap_or_else(|| n.unwrap_or(1) * m.unwrap_or(1));
+    let s = s.max(n.unwrap_or(0)).max(m.unwrap_or(0));
+    let (n, m) = match (n, m) {
+        (Some(n), Some(m)) => (n, m),
+        (Some(n), None) => (n, s / n),
+        (None, Some(m)) => (s / m, m),
+        (None, None) => {
+            let m = s.min(1024);
+            (s / m, m)
+        }
+    };
+    println!("  Total size S = {s} N = {n} M = {m}");
+    assert_eq!(s, n * m, "S must be N * M");
+    (n, m, s)
+}
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> Result<()> {
+    let (n, m, _) = check_sizes(
+        common::pow2_arg(&["-N", "-Rows"]),
+        common::pow2_arg(&["-M", "-Columns"]),
+        common::pow2_arg(&["-S", "-Size"]),
+    );
+    let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
+    let layouts = common::arg(&["-layout"]).unwrap_or_else(|| "both".into());
+    let space = DefaultExecutionSpace::default();
+    println!("  on {}", common::describe(&space));
+
+    let mut y = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "y", n)?;
+    let mut x = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "x", m)?;
+    // Exercise 03: fill host mirrors, then copy them to the space's memory.
+    let mut h_y = create_mirror(&y)?;
+    let mut h_x = create_mirror(&x)?;
+    for j in 0..n {
+        h_y[j] = y_at(j);
+    }
+    for i in 0..m {
+        h_x[i] = x_at(i);
+    }
+    deep_copy(&mut y, &h_y)?;
+    deep_copy(&mut x, &h_x)?;
+    let solution: f64 = (0..n)
+        .map(|j| y_at(j) * (0..m).map(|i| a_at(j, i) * x_at(i)).sum::<f64>())
+        .sum();
+
+    let mut failed = false;
+    if matches!(layouts.as_str(), "right" | "both") {
+        let mut a = View2::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "A", [n, m])?;
+        let mut h_a = create_mirror(&a)?;
+        for j in 0..n {
+            for i in 0..m {
+                h_a[[j, i]] = a_at(j, i);
+            }
+        }
+        deep_copy(&mut a, &h_a)?;
+        let run = || -> f64 {
+            let policy = RangePolicy::new(&space, 0..n);
+            parallel_reduce("yAx LayoutRight", policy, Sum, yax_row_right(&y, &a, &x))
+        };
+        failed |= report("LayoutRight", &space, n, m, nrepeat, solution, run);
+    }
+    if matches!(layouts.as_str(), "left" | "both") {
+        let mut a = View2::<f64, LayoutLeft, _>::zeros_in(space.memory_space(), "A", [n, m])?;
+        let mut h_a = create_mirror(&a)?;
+        for j in 0..n {
+            for i in 0..m {
+                h_a[[j, i]] = a_at(j, i);
+            }
+        }
+        deep_copy(&mut a, &h_a)?;
+        let run = || -> f64 {
+            let policy = RangePolicy::new(&space, 0..n);
+            parallel_reduce("yAx LayoutLeft", policy, Sum, yax_row_left(&y, &a, &x))
+        };
+        failed |= report("LayoutLeft", &space, n, m, nrepeat, solution, run);
+    }
+    if !matches!(layouts.as_str(), "right" | "left" | "both") {
+        return Err(format!("-layout: `{layouts}` is not right, left or both").into());
+    }
+    if failed {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// Runs `run` `nrepeat` times, checks each result, and prints the
+/// exercises' line. True when a result was wrong.
+fn report(
+    layout: &str,
+    space: &DefaultExecutionSpace,
+    n: usize,
+    m: usize,
+    nrepeat: usize,
+    solution: f64,
+    mut run: impl FnMut() -> f64,
+) -> bool {
+    let mut failed = false;
+    let (_, time) = common::timed(space, || {
+        for _ in 0..nrepeat {
+            let result = run();
+            if result != solution {
+                println!("  Error: result( {result:.6} ) != solution( {solution:.6} )");
+                failed = true;
+            }
+        }
+    });
+    let gbytes = 1.0e-9 * (std::mem::size_of::<f64>() * (n + m + n * m)) as f64;
+    println!(
+        "  {layout}: N( {n} ) M( {m} ) nrepeat ( {nrepeat} ) problem( {} MB ) time( {} s ) bandwidth( {} GB/s )",
+        common::g(gbytes * 1000.0),
+        common::g(time),
+        common::g(gbytes * nrepeat as f64 / time)
+    );
+    failed
+}

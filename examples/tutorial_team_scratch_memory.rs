@@ -1,0 +1,103 @@
+//! kokkos-tutorials `team_scratch_memory`: yᵀAx with one team per row,
+//! where the team first copies x into team scratch (level 0: a block's
+//! shared memory on Cuda, a cache-sized buffer on the host), waits at a
+//! barrier, and then reads x from scratch for the row's product.
+//!
+//! Flags as in the original: `-N e` rows = 2^e, `-M e` columns = 2^e,
+//! `-S e` total size 2^e (default 2^16 here, 2^22 in the original),
+//! `-nrepeat n` (default 10, 100 in the original).
+//!
+//! It checks the result against a host loop and exits non-zero on a
+//! mismatch.
+
+#[allow(dead_code)]
+#[path = "tutorial/common.rs"]
+mod common;
+
+use granule::prelude::*;
+
+/// Team j computes row j with x staged in its scratch.
+#[kernel(reduce)]
+pub fn team_scratch_yax(
+    team: &TeamMember,
+    y: &View1<f64>,
+    a: &View2<f64>,
+    x: &View1<f64>,
+    acc: &mut f64,
+) {
+    let j = team.league_rank();
+    let m = x.extent(0);
+    // The policy reserved m f64s per team at level 0: this cannot fail.
+    let mut s_x = team.team_scratch::<f64, 1>(0, m).unwrap();
+    TeamThreadRange::new(team, 0..m).parallel_for(|i| s_x[i] = x[i]);
+    // Every thread reads elements other threads copied.
+    team.team_barrier();
+    let row = TeamThreadRange::new(team, 0..m)
+        .parallel_reduce(Sum, |i, s: &mut f64| *s += a[[j, i]] * s_x[i]);
+    // Every thread holds the row's sum: one member adds it.
+    single(PerTeam(team), || *acc += y[j] * row);
+}
+
+fn y_at(j: usize) -> f64 {
+    (j % 5 + 1) as f64
+}
+fn x_at(i: usize) -> f64 {
+    (i % 7 + 1) as f64
+}
+fn a_at(j: usize, i: usize) -> f64 {
+    ((i + 2 * j) % 3 + 1) as f64
+}
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> Result<()> {
+    let s = common::pow2_arg(&["-S", "-Size"]).unwrap_or(1 << 16);
+    let m = common::pow2_arg(&["-M", "-Columns"]).unwrap_or(s.min(1024));
+    let n = common::pow2_arg(&["-N", "-Rows"]).unwrap_or(s / m);
+    println!("  Total size S = {} N = {n} M = {m}", n * m);
+    let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
+    let space = DefaultExecutionSpace::default();
+    println!("  on {}", common::describe(&space));
+
+    let y = View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "y", n, y_at)?;
+    let x = View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "x", m, x_at)?;
+    let a =
+        View2::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "A", [n, m], |[j, i]| {
+            a_at(j, i)
+        })?;
+    let solution: f64 = (0..n)
+        .map(|j| y_at(j) * (0..m).map(|i| a_at(j, i) * x_at(i)).sum::<f64>())
+        .sum();
+
+    // Too many columns for level 0 is a typed error here, not a failed
+    // launch.
+    let policy = TeamPolicy::new(&space, n, AUTO)
+        .set_scratch_size(0, PerTeam(m * std::mem::size_of::<f64>()))?;
+    println!(
+        "  league size {n}, team size {}, scratch {} bytes per team",
+        policy.team_size(),
+        policy.team_scratch_size(0)
+    );
+    let mut wrong = None;
+    let (_, time) = common::timed(&space, || {
+        for _ in 0..nrepeat {
+            let result: f64 =
+                parallel_reduce("yAx scratch", policy, Sum, team_scratch_yax(&y, &a, &x));
+            if result != solution {
+                wrong = Some(result);
+            }
+        }
+    });
+    let gbytes = 1.0e-9 * (std::mem::size_of::<f64>() * (n + m + n * m)) as f64;
+    println!(
+        "  N( {n} ) M( {m} ) nrepeat ( {nrepeat} ) problem( {} MB ) time( {} s ) bandwidth( {} GB/s )",
+        common::g(gbytes * 1000.0),
+        common::g(time),
+        common::g(gbytes * nrepeat as f64 / time)
+    );
+    if let Some(result) = wrong {
+        println!("  Error: result( {result:.6} ) != solution( {solution:.6} )");
+        std::process::exit(1);
+    }
+    Ok(())
+}
