@@ -64,3 +64,89 @@ fn timer_is_off_without_the_variable() {
         assert!(granule::profiling::kernel_timer_report().is_none());
     }
 }
+
+/// `GRANULE_KERNEL_TIMER_JSON=path` alone switches the timer on and writes
+/// one record per (label, kind, space) at exit, with no table on stderr.
+#[test]
+fn timer_json_is_written_at_exit() {
+    const JSON_CHILD: &str = "GRANULE_KERNEL_TIMER_JSON_TEST_CHILD";
+    if std::env::var(JSON_CHILD).is_ok() {
+        for _ in 0..4 {
+            parallel_for(
+                "json \"for\"",
+                RangePolicy::new(&Serial, 0..100),
+                (),
+                |_, ()| {},
+            );
+        }
+        let _: i64 = parallel_reduce(
+            "json-reduce",
+            RangePolicy::new(&Serial, 0..10),
+            Sum,
+            |i, a: &mut i64| *a += i as i64,
+        );
+        return;
+    }
+    let path = std::env::temp_dir().join(format!("granule-timer-{}.json", std::process::id()));
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "timer_json_is_written_at_exit",
+            "--test-threads=1",
+        ])
+        .env(JSON_CHILD, "1")
+        .env_remove(granule::profiling::KERNEL_TIMER_ENV)
+        .env(granule::profiling::KERNEL_TIMER_JSON_ENV, &path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "child failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains("granule kernel timer"),
+        "a table without GRANULE_KERNEL_TIMER=1: {err}"
+    );
+    let json = std::fs::read_to_string(&path).expect("the JSON file the child wrote");
+    let _ = std::fs::remove_file(&path);
+    let records: Vec<&str> = json
+        .lines()
+        .filter(|l| l.trim_start().starts_with('{'))
+        .collect();
+    assert_eq!(records.len(), 2, "{json}");
+    let for_row = records
+        .iter()
+        .find(|r| r.contains(r#""label": "json \"for\"""#))
+        .unwrap_or_else(|| panic!("no record of the for: {json}"));
+    assert!(
+        for_row.contains(r#""kind": "parallel_for", "space": "Serial", "calls": 4,"#),
+        "{for_row}"
+    );
+    let seconds = |key: &str| -> f64 {
+        let at = for_row
+            .find(&format!("\"{key}\": "))
+            .unwrap_or_else(|| panic!("{key} in {for_row}"));
+        let rest = &for_row[at + key.len() + 4..];
+        let end = rest.find([',', '}']).expect("a number ends");
+        rest[..end]
+            .parse()
+            .unwrap_or_else(|e| panic!("{key}: {e} in {for_row}"))
+    };
+    let (total, mean, min, max) = (
+        seconds("total_s"),
+        seconds("mean_s"),
+        seconds("min_s"),
+        seconds("max_s"),
+    );
+    assert!(min <= mean && mean <= max && max <= total, "{for_row}");
+    assert!(
+        (mean * 4.0 - total).abs() <= 1e-9 * total.max(1.0),
+        "{for_row}"
+    );
+    assert!(
+        json.trim_start().starts_with('[') && json.trim_end().ends_with(']'),
+        "{json}"
+    );
+}

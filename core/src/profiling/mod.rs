@@ -30,7 +30,7 @@
 
 mod timer;
 
-pub use timer::{kernel_timer_report, KernelTimer, KERNEL_TIMER_ENV};
+pub use timer::{kernel_timer_report, KernelTimer, KERNEL_TIMER_ENV, KERNEL_TIMER_JSON_ENV};
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
