@@ -59,6 +59,10 @@ mod tutorial_advanced_reductions;
 mod tutorial_histogram;
 
 #[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/tour.rs"]
+mod tour;
+
+#[allow(dead_code, clippy::duplicate_mod)]
 #[path = "../../examples/tutorial_heat3d.rs"]
 mod tutorial_heat3d;
 
@@ -106,14 +110,22 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     tutorial_stream::stream_scale,
     tutorial_stream::stream_add,
     tutorial_stream::stream_triad,
+    tour::tour_axpy,
+    tour::tour_dot,
+    tour::tour_yax,
+    tour::tour_stencil,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them
 /// (granule-algorithms compiles its drivers, with element functions, under
 /// NVRTC), so they are counted here but wrapped in no pattern.
-fn example_element_functions() -> [&'static DeviceKernel; 1] {
+fn example_element_functions() -> [&'static DeviceKernel; 2] {
     use granule::kernel::DeviceElementFn;
-    [<stream_compaction::nonzero as DeviceElementFn<granule::views::HostSpace>>::FUNCTION]
+    use granule::views::HostSpace;
+    [
+        <stream_compaction::nonzero as DeviceElementFn<HostSpace>>::FUNCTION,
+        <tour::tour_positive as DeviceElementFn<HostSpace>>::FUNCTION,
+    ]
 }
 
 /// The kernels, by translation unit: the suite's and the examples' are

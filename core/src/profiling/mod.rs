@@ -67,7 +67,8 @@ pub struct KernelInfo<'a> {
     pub kind: KernelKind,
     /// The execution space's name.
     pub space: &'static str,
-    /// The policy kind: `"Range"`, `"MDRange"` or `"Team"`.
+    /// The policy kind: `"Range"`, `"MDRange"` or `"Team"`, or `"Driver"`
+    /// for a device driver of a crate above (granule-algorithms on Cuda).
     pub policy: &'static str,
     /// A number unique to this dispatch in the process.
     pub id: u64,

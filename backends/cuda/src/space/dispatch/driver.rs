@@ -264,6 +264,15 @@ impl DriverLaunch<'_> {
                 self.next, self.functions
             ));
         }
+        // Profiling tools and the kernel timer see a driver launch as a
+        // dispatch of its label, as they see the patterns' (the time is the
+        // issue's: the launch is asynchronous).
+        let _timed = granule_core::profiling::begin_kernel(
+            self.launch.label,
+            granule_core::profiling::KernelKind::For,
+            "Cuda",
+            "Driver",
+        );
         // SAFETY: every parameter and element function was bound in order
         // and checked (kinds, types, Views in this space's memory); the
         // configuration and workspaces are the caller's promise.
