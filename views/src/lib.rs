@@ -61,6 +61,8 @@ mod copy;
 pub mod error;
 pub mod layout;
 mod mirror;
+#[cfg(feature = "ndarray")]
+pub mod ndarray;
 mod pod;
 pub mod space;
 pub mod storage;
