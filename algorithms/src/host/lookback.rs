@@ -13,12 +13,12 @@
 
 use super::HostExec;
 use granule_core::reducer::Reducer;
+use parking_lot::Mutex;
 use std::any::Any;
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 const EMPTY: u32 = 0;
@@ -209,14 +209,14 @@ where
             Err(payload) => {
                 slot.status.store(ABANDONED, Ordering::Release);
                 aborted.store(true, Ordering::Relaxed);
-                lock(&panicked).get_or_insert(payload);
+                panicked.lock().get_or_insert(payload);
                 break;
             }
         }
     };
     let workers = exec.concurrency().clamp(1, n);
     exec.run(label, workers, &worker);
-    if let Some(payload) = lock(&panicked).take() {
+    if let Some(payload) = panicked.lock().take() {
         resume_unwind(payload);
     }
     let last = &chain.slots[n - 1];
@@ -227,9 +227,4 @@ where
     );
     // SAFETY: INCLUSIVE was just seen (Acquire).
     Some(unsafe { Slot::read(&last.inclusive) })
-}
-
-/// The mutex's value, poisoned or not (values are written whole).
-fn lock<V>(m: &Mutex<V>) -> std::sync::MutexGuard<'_, V> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

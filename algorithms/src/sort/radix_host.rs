@@ -19,7 +19,7 @@ use granule_core::exec::{block_bounds, block_count, static_part};
 use granule_core::reducer::Reducer;
 use granule_core::Serial;
 use granule_views::{HostSpace, Pod};
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 /// Keys per block of a pass: the block's keys and values (256 KiB of u32
 /// pairs) stay in L2 between the count and the scatter.
@@ -70,7 +70,7 @@ unsafe fn histograms<E: HostExec, K: RadixKey>(exec: &E, label: &str, keys: &Src
                     hb[((bits >> (8 * byte)) & 0xff) as usize] += 1;
                 }
             }
-            let mut t = total.lock().unwrap_or_else(|e| e.into_inner());
+            let mut t = total.lock();
             for (tb, hb) in t.iter_mut().zip(&h) {
                 for (a, &b) in tb.iter_mut().zip(hb) {
                     *a += b as usize;
@@ -78,7 +78,7 @@ unsafe fn histograms<E: HostExec, K: RadixKey>(exec: &E, label: &str, keys: &Src
             }
         }
     });
-    total.into_inner().unwrap_or_else(|e| e.into_inner())
+    total.into_inner()
 }
 
 /// One pass: moves keys (and values) from `src` to `dst` ordered by the

@@ -32,9 +32,10 @@ mod timer;
 
 pub use timer::{kernel_timer_report, KernelTimer, KERNEL_TIMER_ENV, KERNEL_TIMER_JSON_ENV};
 
+use parking_lot::{RwLock, RwLockReadGuard};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Once, RwLock};
+use std::sync::{Arc, Once};
 use std::time::{Duration, Instant};
 
 /// Which pattern a dispatch runs.
@@ -101,15 +102,15 @@ thread_local! {
     static REGIONS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn hooks() -> std::sync::RwLockReadGuard<'static, HookList> {
-    HOOKS.read().unwrap_or_else(|e| e.into_inner())
+fn hooks() -> RwLockReadGuard<'static, HookList> {
+    HOOKS.read()
 }
 
 /// Registers hooks; they see every later dispatch and region, on every
 /// thread.
 pub fn register(hooks: Arc<dyn ProfilingHooks>) -> HookId {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-    let mut list = HOOKS.write().unwrap_or_else(|e| e.into_inner());
+    let mut list = HOOKS.write();
     list.push((id, hooks));
     ACTIVE.store(true, Ordering::Release);
     HookId(id)
@@ -117,7 +118,7 @@ pub fn register(hooks: Arc<dyn ProfilingHooks>) -> HookId {
 
 /// Removes hooks registered with [`register`]; returns whether they were there.
 pub fn unregister(id: HookId) -> bool {
-    let mut list = HOOKS.write().unwrap_or_else(|e| e.into_inner());
+    let mut list = HOOKS.write();
     let before = list.len();
     list.retain(|(i, _)| *i != id.0);
     ACTIVE.store(!list.is_empty(), Ordering::Release);

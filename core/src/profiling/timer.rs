@@ -3,8 +3,9 @@
 //! exits, and written as JSON for tools and plots when asked.
 
 use super::{KernelInfo, KernelKind, ProfilingHooks};
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Set this environment variable to `1` to time every dispatch and print
@@ -63,7 +64,7 @@ impl Stats {
 
 impl ProfilingHooks for KernelTimer {
     fn end_kernel(&self, info: &KernelInfo<'_>, elapsed: Duration) {
-        let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+        let mut stats = self.stats.lock();
         let key = (info.label.to_owned(), info.kind, info.space);
         stats.entry(key).or_default().add(elapsed);
     }
@@ -72,7 +73,7 @@ impl ProfilingHooks for KernelTimer {
 impl KernelTimer {
     /// The rows, slowest total first.
     fn rows(&self) -> Vec<(Key, Stats)> {
-        let stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+        let stats = self.stats.lock();
         let mut rows: Vec<_> = stats.iter().map(|(k, v)| (k.clone(), *v)).collect();
         rows.sort_by_key(|r| std::cmp::Reverse(r.1.total));
         rows
