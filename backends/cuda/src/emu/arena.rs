@@ -10,10 +10,11 @@
 
 use super::ffi;
 use crate::device_api::DeviceError;
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// Allocation granularity: whole pages, so that protection is per buffer.
 const PAGE: usize = 4096;
@@ -142,10 +143,11 @@ impl Arena {
         self.shadow
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+    fn state(&self) -> parking_lot::MutexGuard<'_, State> {
         // A panic while holding the lock leaves the maps consistent (every
-        // update is a single insert or remove), so poisoning is ignored.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        // update is a single insert or remove), which is what makes a
+        // non-poisoning lock right here.
+        self.state.lock()
     }
 
     /// Makes `[offset, offset + len)` and its shadow accessible or not.

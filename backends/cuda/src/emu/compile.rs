@@ -19,11 +19,12 @@ use crate::codegen::{params_symbol, TranslationUnit};
 use crate::device::ErrorRecord;
 use crate::device_api::DeviceError;
 use crate::nvrtc::Excerpt;
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 /// The text of `shim.h`, the CUDA built-ins the emulator writes before
 /// every translation unit.
@@ -322,7 +323,7 @@ fn load(path: &Path, label: &str, entries: &[String]) -> Result<Arc<Library>, De
         reason,
     };
     let registry = LOADED.get_or_init(Default::default);
-    let mut loaded = registry.lock().unwrap_or_else(|p| p.into_inner());
+    let mut loaded = registry.lock();
     if let Some(lib) = loaded.get(path).and_then(Weak::upgrade) {
         if entries.iter().all(|e| lib.entries.contains_key(e)) {
             return Ok(lib);

@@ -159,7 +159,7 @@ pub(crate) unsafe fn launch(
         second_thread: 0,
         message: [0; 512],
     };
-    let guard = lib.lock.lock().unwrap_or_else(|p| p.into_inner());
+    let guard = lib.lock.lock();
     // SAFETY: `launch` is the library's runtime entry and `p` is a
     // complete Params (sizes checked at load); the thunk reads the
     // arguments through `pointers`, alive until after the call; what the

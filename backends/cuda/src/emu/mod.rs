@@ -47,10 +47,10 @@ use crate::device_api::{
     Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, LaunchId, Module,
     Pending,
 };
+use parking_lot::{Mutex, MutexGuard};
 use std::mem::MaybeUninit;
 use std::ops::AddAssign;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use compile::SHIM;
@@ -243,13 +243,13 @@ impl EmuDevice {
 
     /// Counts since creation or the last [`EmuDevice::take_stats`].
     pub fn stats(&self) -> EmuStats {
-        *self.stats.lock().unwrap_or_else(|p| p.into_inner())
+        *self.stats.lock()
     }
 
     /// Counts since creation or the last call, and starts counting afresh
     /// (take before and after a dispatch to count the dispatch).
     pub fn take_stats(&self) -> EmuStats {
-        std::mem::take(&mut *self.stats.lock().unwrap_or_else(|p| p.into_inner()))
+        std::mem::take(&mut *self.stats.lock())
     }
 
     /// The parameter sizes `module`'s parameter table gives for `entry`
@@ -289,11 +289,11 @@ impl EmuDevice {
     fn stream(&self) -> MutexGuard<'_, Stream> {
         // Every change to the stream state is one assignment, so a panic
         // elsewhere cannot have left it half-updated.
-        self.stream.lock().unwrap_or_else(|p| p.into_inner())
+        self.stream.lock()
     }
 
     fn count(&self, update: impl FnOnce(&mut EmuStats)) {
-        update(&mut self.stats.lock().unwrap_or_else(|p| p.into_inner()));
+        update(&mut self.stats.lock());
     }
 
     /// The host waits for what it issued (nothing is running: the work

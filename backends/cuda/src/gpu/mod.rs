@@ -46,13 +46,14 @@ use crate::nvrtc::{self, FloatMode, NvrtcError, Target};
 use cudarc::driver::sys::{self, CUctx_flags, CUdevice_attribute};
 use cudarc::driver::{result, CudaContext, CudaStream, DriverError};
 use module::GpuModule;
+use parking_lot::Mutex;
 use record::{is_sticky, lost_reason, HostRecord};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::fmt;
 use std::mem::MaybeUninit;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use stream::Queue;
 
 /// A CUDA GPU, driven through cudarc, in a CUDA context of its own.
@@ -103,7 +104,7 @@ impl Drop for GpuDevice {
     fn drop(&mut self) {
         // Queued kernels may still write the record and the progress word:
         // wait for them before freeing those.
-        let mut q = lock(&self.queue);
+        let mut q = self.queue.lock();
         self.wait(&mut q);
         drop(q);
         // The record belongs to the context, which the last module drops.
@@ -111,10 +112,6 @@ impl Drop for GpuDevice {
             self.record.free();
         }
     }
-}
-
-fn lock<V>(m: &Mutex<V>) -> MutexGuard<'_, V> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn unavailable(ordinal: usize, reason: String) -> DeviceError {
@@ -250,7 +247,7 @@ impl GpuDevice {
 
     /// `Err` with the cause once the context was lost.
     fn alive(&self) -> Result<(), DeviceError> {
-        match &*lock(&self.lost) {
+        match &*self.lost.lock() {
             Some(cause) => Err(self.lost_error(cause)),
             None => Ok(()),
         }
@@ -262,7 +259,7 @@ impl GpuDevice {
 
     /// Records that the context was lost (the first cause stays).
     fn lose(&self, cause: String) -> String {
-        lock(&self.lost).get_or_insert(cause).clone()
+        self.lost.lock().get_or_insert(cause).clone()
     }
 
     /// The error for the driver's failure `e` of `what`: the context's loss
@@ -296,7 +293,8 @@ impl GpuDevice {
 
     /// The size of live buffer `addr`.
     fn live(&self, addr: u64) -> Result<usize, DeviceError> {
-        lock(&self.buffers)
+        self.buffers
+            .lock()
             .get(&addr)
             .copied()
             .ok_or(DeviceError::UnknownBuffer { address: addr })
@@ -413,7 +411,7 @@ unsafe impl Device for GpuDevice {
             return Err(self.driver_error(&mut q, "cuMemsetD8Async", e, alloc));
         }
         q.queued();
-        lock(&self.buffers).insert(addr, bytes);
+        self.buffers.lock().insert(addr, bytes);
         Ok(DeviceBuffer::new(addr, bytes))
     }
 
@@ -434,7 +432,7 @@ unsafe impl Device for GpuDevice {
                 reason: format!("cuMemFree failed: {r}"),
             })
         })?;
-        lock(&self.buffers).remove(&addr);
+        self.buffers.lock().remove(&addr);
         Ok(())
     }
 
@@ -562,7 +560,7 @@ unsafe impl Device for GpuDevice {
         self.alive()?;
         let (source, mode) = (unit.source(), unit.float_mode());
         let key = module_key(source, self.arch, mode);
-        if let Some(m) = lock(&self.modules).get(&key) {
+        if let Some(m) = self.modules.lock().get(&key) {
             return Ok(m.clone());
         }
         let cubin = self.cubin(source, mode, label)?;
@@ -574,7 +572,7 @@ unsafe impl Device for GpuDevice {
                 reason,
             })?;
         let module = Module::new(label, &entries, Arc::new(loaded));
-        lock(&self.modules).insert(key, module.clone());
+        self.modules.lock().insert(key, module.clone());
         Ok(module)
     }
 

@@ -18,14 +18,14 @@
 //! [`Device`]: crate::device_api::Device
 
 use super::record::is_sticky;
-use super::{describe, lock, GpuDevice};
+use super::{describe, GpuDevice};
 use crate::device::ErrorRecord;
 use crate::device_api::{DeviceError, LaunchId, Pending};
 use cudarc::driver::sys::{self, cudaError_enum, CUstreamWriteValue_flags};
 use cudarc::driver::{result, DriverError};
+use parking_lot::MutexGuard;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
-use std::sync::MutexGuard;
 
 /// A launch queued since the last wait, not yet known to have completed.
 struct InFlight {
@@ -85,7 +85,7 @@ fn completed(progress: u32, id: LaunchId) -> bool {
 
 impl GpuDevice {
     pub(super) fn queue(&self) -> MutexGuard<'_, Queue> {
-        lock(&self.queue)
+        self.queue.lock()
     }
 
     /// What cuLaunchKernel's `launched` means: the launch's number once it

@@ -12,10 +12,11 @@ use super::queue::Queue;
 use crate::device_api::{Device, DeviceBuffer};
 use granule_views::space::ALLOC_ALIGN;
 use granule_views::MemorySpace;
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ptr::NonNull;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 /// A type whose dangling pointer has the allocation alignment, for empty
 /// Views (which allocate nothing on the device).
@@ -60,7 +61,7 @@ impl Drop for Inner {
     fn drop(&mut self) {
         // Workspace of dispatches nobody waited for is freed once they are
         // done; a failure among them is printed.
-        let queue = self.queue.get_mut().unwrap_or_else(|e| e.into_inner());
+        let queue = self.queue.get_mut();
         queue.drain(&*self.device);
     }
 }
@@ -120,7 +121,7 @@ impl CudaSpace {
     fn live(&self) -> MutexGuard<'_, BTreeMap<u64, usize>> {
         // The map is consistent after every statement that changes it, so
         // a panic elsewhere cannot have left it half-updated.
-        self.inner.live.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner.live.lock()
     }
 
     /// The allocation of this space holding `[addr, addr + bytes)`, as a

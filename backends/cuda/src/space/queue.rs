@@ -19,7 +19,7 @@
 
 use super::memory::CudaSpace;
 use crate::device_api::{Device, DeviceBuffer, DeviceError, LaunchId};
-use std::sync::MutexGuard;
+use parking_lot::MutexGuard;
 
 /// Dispatches a space keeps in flight at most: the next one waits for
 /// them first, as a GPU's launch queue makes the host wait when it is
@@ -100,7 +100,7 @@ impl CudaSpace {
     fn queue(&self) -> MutexGuard<'_, Queue> {
         // Every change to the queue is one push or one `take`, so a panic
         // elsewhere cannot have left it half-updated.
-        self.inner.queue.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner.queue.lock()
     }
 
     /// A synchronization point: runs `op`, an operation of the device that

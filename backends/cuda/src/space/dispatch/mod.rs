@@ -74,8 +74,8 @@ use crate::device_api::{DeviceBuffer, DeviceError, KernelArgs, LaunchConfig, Mod
 use crate::kernel::{
     DeviceArg, DeviceFn, DeviceKernel, DeviceValue, KernelPattern, ParamKind, ViewArg,
 };
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 /// Threads per block of the range and MDRange drivers.
 const BLOCK: u32 = 256;
@@ -500,7 +500,7 @@ impl Cuda {
     /// The instance's compiled module, compiling it on first use.
     fn module(&self, code: &Code, label: &str) -> Result<Module, DeviceError> {
         let key = code.key();
-        let mut cache = self.modules.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.modules.0.lock();
         if let Some(m) = cache.get(&key) {
             return Ok(m.clone());
         }
