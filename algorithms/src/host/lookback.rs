@@ -12,6 +12,7 @@
 //! README), for values the algorithms choose (sums, counts, histograms).
 
 use super::HostExec;
+use crossbeam::utils::CachePadded;
 use granule_core::reducer::Reducer;
 use parking_lot::Mutex;
 use std::any::Any;
@@ -31,10 +32,11 @@ const ABANDONED: u32 = 3;
 /// whole time slice.
 const SPIN_LIMIT: Duration = Duration::from_micros(200);
 
-/// One block's status and published values, on their own cache lines.
-/// Each value is written once, before its status is stored (Release);
-/// readers load the status (Acquire) before reading a value.
-#[repr(C, align(64))]
+/// One block's status and published values. Each value is written once,
+/// before its status is stored (Release); readers load the status
+/// (Acquire) before reading a value. Slots are `CachePadded`: a block's
+/// owner spins on nothing but its own line while neighbours publish
+/// (crossbeam pads to the prefetcher's pair of lines where it has one).
 struct Slot<T> {
     status: AtomicU32,
     aggregate: UnsafeCell<MaybeUninit<T>>,
@@ -93,7 +95,7 @@ pub(crate) struct Abandoned;
 
 /// The slots of one dispatch.
 pub(crate) struct Chain<'r, T, R> {
-    slots: Vec<Slot<T>>,
+    slots: Vec<CachePadded<Slot<T>>>,
     op: &'r R,
     seed: Option<T>,
 }
@@ -180,7 +182,7 @@ where
         return None;
     }
     let chain = Chain {
-        slots: (0..n).map(|_| Slot::new()).collect(),
+        slots: (0..n).map(|_| CachePadded::new(Slot::new())).collect(),
         op,
         seed,
     };
