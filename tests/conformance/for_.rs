@@ -112,6 +112,33 @@ macro_rules! for_tests {
                 vec![0, 7, 0]
             );
         }
+
+        // As in Kokkos, an empty range touches no View: a written View
+        // shorter than the range's end (even empty) is fine.
+        #[test]
+        fn an_empty_range_needs_no_elements_of_its_written_view() {
+            let s = space();
+            let mut none =
+                View1::<u8, LayoutRight, _>::zeros_in(s.memory_space(), "none", 0).unwrap();
+            parallel_for(
+                "empty at 5",
+                RangePolicy::new(&s, 5..5),
+                &mut none,
+                set_u8(9),
+            );
+            let mut two =
+                View1::<u8, LayoutRight, _>::zeros_in(s.memory_space(), "two", 2).unwrap();
+            parallel_for(
+                "empty at 7",
+                RangePolicy::new(&s, 7..7),
+                &mut two,
+                set_u8(9),
+            );
+            assert_eq!(
+                create_mirror_view_and_copy(&two).unwrap().to_vec(),
+                vec![0, 0]
+            );
+        }
     };
 }
 

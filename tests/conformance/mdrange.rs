@@ -122,5 +122,30 @@ macro_rules! mdrange_tests {
             );
             assert_eq!(e, i32::MIN);
         }
+
+        #[test]
+        fn an_empty_box_needs_no_elements_of_its_written_view() {
+            let s = space();
+            let mut none =
+                View2::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "none", [0, 4]).unwrap();
+            parallel_for(
+                "empty box",
+                MDRangePolicy::new(&s, [3, 0], [3, 9]),
+                &mut none,
+                ten_i_plus_j(),
+            );
+            let mut small =
+                View2::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "small", [2, 2]).unwrap();
+            parallel_for(
+                "empty box",
+                MDRangePolicy::new(&s, [0, 5], [8, 5]),
+                &mut small,
+                ten_i_plus_j(),
+            );
+            assert_eq!(
+                create_mirror_view_and_copy(&small).unwrap().to_vec(),
+                vec![0; 4]
+            );
+        }
     };
 }

@@ -153,6 +153,20 @@ macro_rules! scan_tests {
             let y = create_mirror_view_and_copy(&y).unwrap();
             assert_eq!((y.to_vec(), t), (vec![-1, -1, 0, 2, 5, 9], 14));
         }
+
+        #[test]
+        fn an_empty_scan_needs_no_elements_of_its_written_view() {
+            let s = space();
+            let mut none =
+                View1::<i32, LayoutRight, _>::zeros_in(s.memory_space(), "none", 0).unwrap();
+            let t: i32 = parallel_scan(
+                "empty at 5",
+                RangePolicy::new(&s, 5..5),
+                &mut none,
+                exclusive_index_i32(),
+            );
+            assert_eq!(t, 0);
+        }
     };
 }
 

@@ -5,7 +5,7 @@ use crate::space::{Line, Rayon, RayonFork};
 use granule_core::exec::{block_bounds, block_count, for_blocks, Fork, Sequential, SCAN_BLOCK};
 use granule_core::functor::ScanFunctor;
 use granule_core::pattern::ParallelScanImpl;
-use granule_core::policy::RangePolicy;
+use granule_core::policy::{Policy, RangePolicy};
 use granule_core::reducer::Reducer;
 use granule_core::write::{assert_covers, WriteParts};
 use std::any::Any;
@@ -337,7 +337,7 @@ where
         writes: W,
         f: &F,
     ) -> T {
-        assert_covers(label, &writes, &policy.end());
+        assert_covers(label, &writes, &policy.write_bound());
         let block = policy.chunk_or(SCAN_BLOCK);
         let n = block_count(policy.len(), block);
         if n == 0 {

@@ -272,7 +272,11 @@ impl<S: ExecutionSpace, const R: usize> Policy for MDRangePolicy<'_, S, R> {
         self.space
     }
     fn write_bound(&self) -> [usize; R] {
-        self.upper
+        if self.lower.iter().zip(&self.upper).all(|(l, u)| l < u) {
+            self.upper
+        } else {
+            [0; R]
+        }
     }
 }
 

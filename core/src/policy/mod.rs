@@ -32,6 +32,7 @@ pub trait Policy {
     /// The space instance.
     fn space(&self) -> &Self::Space;
     /// Exclusive upper bound of the write indices: written Views must be
-    /// at least this large.
+    /// at least this large. Zero for a policy with no work items, which
+    /// writes nothing (as in Kokkos, an empty range touches no View).
     fn write_bound(&self) -> Self::WriteIndex;
 }

@@ -133,7 +133,11 @@ impl<S: ExecutionSpace> Policy for RangePolicy<'_, S> {
         self.space
     }
     fn write_bound(&self) -> usize {
-        self.end
+        if self.begin < self.end {
+            self.end
+        } else {
+            0
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 use super::Serial;
 use crate::functor::ScanFunctor;
 use crate::pattern::ParallelScanImpl;
-use crate::policy::RangePolicy;
+use crate::policy::{Policy, RangePolicy};
 use crate::reducer::Reducer;
 use crate::write::{assert_covers, WriteParts};
 
@@ -21,7 +21,7 @@ where
         writes: W,
         f: &F,
     ) -> T {
-        assert_covers(label, &writes, &policy.end());
+        assert_covers(label, &writes, &policy.write_bound());
         let mut partial = reducer.init();
         // SAFETY: `writes` covers every `i` (checked above), each is handed
         // out once, and the caller lets nothing else use `writes`.
