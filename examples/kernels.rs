@@ -41,11 +41,16 @@ pub fn smooth([i, j]: [usize; 2], a: &View2<f64>, out: &mut f64) {
 
 fn main() -> Result<(), ViewError> {
     // Serial, Rayon or Cuda, by cargo feature: the code below is the same.
-    let space = DefaultExecutionSpace::default();
-    let mem = space.memory_space();
+    let space = match granule::default_space() {
+        Ok(space) => space,
+        Err(e) => {
+            eprintln!("kernels: {e}");
+            std::process::exit(1);
+        }
+    };
     let n = 10_000;
-    let x = View1::<f64, LayoutRight, _>::from_fn_in(mem.clone(), "x", n, |i| i as f64)?;
-    let mut y = View1::<f64, LayoutRight, _>::full_in(mem.clone(), "y", n, 1.0)?;
+    let x = View1::from_fn_on(&space, "x", n, |i| i as f64)?;
+    let mut y = View1::full_on(&space, "y", n, 1.0)?;
     parallel_for(
         "axpy",
         RangePolicy::new(&space, 0..n),
@@ -58,7 +63,7 @@ fn main() -> Result<(), ViewError> {
     let expect: f64 = (0..n).map(|i| i as f64 * (2.0 * i as f64 + 1.0)).sum();
     assert_eq!(d, expect, "dot");
 
-    let mut pre = View1::<i64, LayoutRight, _>::zeros_in(mem.clone(), "prefix", 100)?;
+    let mut pre = View1::zeros_on(&space, "prefix", 100)?;
     let total = parallel_scan(
         "prefix",
         RangePolicy::new(&space, 0..100),
@@ -71,10 +76,8 @@ fn main() -> Result<(), ViewError> {
         "scan"
     );
 
-    let a = View2::<f64, LayoutRight, _>::from_fn_in(mem.clone(), "a", [64, 32], |[i, j]| {
-        (i + j) as f64
-    })?;
-    let mut s = View2::<f64, LayoutRight, _>::zeros_in(mem, "s", [64, 32])?;
+    let a = View2::from_fn_on(&space, "a", [64, 32], |[i, j]| (i + j) as f64)?;
+    let mut s = View2::zeros_on(&space, "s", [64, 32])?;
     let p = MDRangePolicy::new(&space, [0, 0], [64, 32]);
     parallel_for("smooth", p, &mut s, smooth(&a));
     let s = create_mirror_view_and_copy(&s)?;

@@ -141,6 +141,33 @@ pub type DefaultExecutionSpace = granule_rayon::Rayon;
 #[cfg(not(any(feature = "rayon", feature = "cuda")))]
 pub type DefaultExecutionSpace = granule_core::Serial;
 
+/// Why [`default_space`] could not make the default execution space: with
+/// the `cuda` feature, the device's error (no GPU or driver, and
+/// `GRANULE_CUDA` not set to `emulator`); the host spaces cannot fail.
+#[cfg(feature = "cuda")]
+pub type DefaultSpaceError = granule_cuda::device_api::DeviceError;
+/// Why [`default_space`] could not make the default execution space: the
+/// host spaces cannot fail.
+#[cfg(not(feature = "cuda"))]
+pub type DefaultSpaceError = std::convert::Infallible;
+
+/// The default execution space, or the error that says what to do: what
+/// a program should call where `DefaultExecutionSpace::default()` would
+/// panic (on Cuda, a machine with no GPU and no `GRANULE_CUDA=emulator`).
+///
+/// ```
+/// match granule::default_space() {
+///     Ok(space) => println!("running on {}", granule::prelude::ExecutionSpace::name(&space)),
+///     Err(e) => eprintln!("{e}"), // one line, naming GRANULE_CUDA
+/// }
+/// ```
+pub fn default_space() -> Result<DefaultExecutionSpace, DefaultSpaceError> {
+    #[cfg(feature = "cuda")]
+    return granule_cuda::Cuda::from_env();
+    #[cfg(not(feature = "cuda"))]
+    Ok(DefaultExecutionSpace::default())
+}
+
 /// The memory space of [`DefaultExecutionSpace`]: where its Views live
 /// (device memory with the `cuda` feature, the host's otherwise).
 ///

@@ -37,7 +37,7 @@ pub use policy::{
     Iterate, MDRangePolicy, PerTeam, PerThread, Policy, RangePolicy, Schedule, TeamPolicy,
     TeamSize, AUTO,
 };
-pub use space::{ExecutionSpace, Serial};
+pub use space::{ExecutionSpace, Serial, ViewOn};
 pub use team::{
     single, MapIdentity, TeamChunk, TeamMember, TeamThreadRange, TeamVectorRange, ThreadVectorRange,
 };
@@ -52,7 +52,7 @@ pub mod prelude {
         parallel_for, parallel_reduce, parallel_reduce_into, parallel_scan, parallel_scan_with,
         single, ExecutionSpace, Iterate, MDRangePolicy, MapIdentity, PerTeam, PerThread,
         PolicyError, RangePolicy, Schedule, ScratchError, Serial, TeamChunk, TeamMember,
-        TeamPolicy, TeamThreadRange, TeamVectorRange, ThreadVectorRange, AUTO,
+        TeamPolicy, TeamThreadRange, TeamVectorRange, ThreadVectorRange, ViewOn, AUTO,
     };
     pub use granule_views::chunk::{MapContinuousLinear, MapLinear};
     pub use granule_views::{

@@ -7,8 +7,10 @@
 //! runs on whichever space its policy names.
 
 mod serial;
+mod views;
 
 pub use serial::Serial;
+pub use views::ViewOn;
 
 use granule_views::MemorySpace;
 use std::fmt::Debug;
