@@ -12,6 +12,32 @@ use crate::reducer::Reducer;
 /// It fixes the reduction tree, so it must not depend on the thread count.
 pub const RANGE_BLOCK: usize = 16 * 1024;
 
+/// Blocks a range is cut into, at least, once it is long enough: a range
+/// of few heavy items (yᵀAx's rows) then still gives every thread work.
+/// A constant, not the thread count, so reductions keep their bits.
+pub const MIN_RANGE_BLOCKS: usize = 64;
+
+/// The smallest automatic block, in indices: below it, a block's cost is
+/// mostly the fork and the join.
+pub const MIN_RANGE_BLOCK: usize = 16;
+
+/// The automatic block of a range `parallel_for` or `parallel_reduce` of
+/// `len` indices: [`RANGE_BLOCK`] for long ranges, and shorter ones cut
+/// into [`MIN_RANGE_BLOCKS`] blocks of at least [`MIN_RANGE_BLOCK`]. A
+/// function of the length only, so the reduction tree (and its bits) is
+/// the same on every space and thread count.
+///
+/// ```
+/// use granule_core::exec::{block_count, range_block, RANGE_BLOCK};
+/// assert_eq!(range_block(1 << 30), RANGE_BLOCK);
+/// assert_eq!(block_count(8192, range_block(8192)), 64);
+/// assert_eq!(range_block(100), 16);
+/// ```
+pub fn range_block(len: usize) -> usize {
+    len.div_ceil(MIN_RANGE_BLOCKS)
+        .clamp(MIN_RANGE_BLOCK, RANGE_BLOCK)
+}
+
 /// Default block of a range `parallel_scan`, in indices: small enough that
 /// a block's input stays in the L2 cache between the two passes.
 pub const SCAN_BLOCK: usize = 16 * 1024;
@@ -242,8 +268,8 @@ mod tests {
 /// functor unwinds to the caller once every worker has stopped.
 pub mod host {
     use super::{
-        block_bounds, block_count, for_blocks, reduce_blocks, reduce_leaf, static_part, Fork,
-        RANGE_BLOCK,
+        block_bounds, block_count, for_blocks, range_block, reduce_blocks, reduce_leaf,
+        static_part, Fork, RANGE_BLOCK,
     };
     use crate::functor::{ForFunctor, ReduceFunctor};
     use crate::policy::{MDRangePolicy, Policy, RangePolicy, Schedule, TeamPolicy};
@@ -309,7 +335,7 @@ pub mod host {
                 unsafe { range_for_leaf(lo, hi, writes, f) }
             })
         } else {
-            let chunk = policy.chunk_or(RANGE_BLOCK);
+            let chunk = policy.chunk_or(range_block(e - b));
             for_blocks(fork, block_count(e - b, chunk), &|k| {
                 let (lo, hi) = block_bounds(b, e, chunk, k);
                 // SAFETY: as above; the blocks are disjoint.
@@ -335,7 +361,7 @@ pub mod host {
         F: ReduceFunctor<usize, T>,
     {
         let (b, e) = (policy.begin(), policy.end());
-        let chunk = policy.chunk_or(RANGE_BLOCK);
+        let chunk = policy.chunk_or(range_block(e - b));
         reduce_blocks(fork, block_count(e - b, chunk), reducer, &|k| {
             let (lo, hi) = block_bounds(b, e, chunk, k);
             reduce_leaf(lo, hi, reducer, |i, acc| f.exec(i, acc))

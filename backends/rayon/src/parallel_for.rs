@@ -1,7 +1,7 @@
 //! `parallel_for` on Rayon, for every policy.
 
 use crate::space::{Rayon, RayonFork};
-use granule_core::exec::{block_count, host, Sequential, RANGE_BLOCK};
+use granule_core::exec::{block_count, host, range_block, Sequential};
 use granule_core::functor::ForFunctor;
 use granule_core::pattern::ParallelForImpl;
 use granule_core::policy::{MDRangePolicy, RangePolicy, TeamPolicy};
@@ -21,7 +21,10 @@ where
         f: &F,
     ) {
         let writes = &writes;
-        if self.inline(block_count(policy.len(), policy.chunk_or(RANGE_BLOCK))) {
+        if self.inline(block_count(
+            policy.len(),
+            policy.chunk_or(range_block(policy.len())),
+        )) {
             // SAFETY: forwarded contract; `writes` is owned by this call.
             return unsafe { host::range_for(Sequential, 1, label, policy, writes, f) };
         }

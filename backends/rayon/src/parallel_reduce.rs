@@ -3,7 +3,7 @@
 //! for any thread count.
 
 use crate::space::{Rayon, RayonFork};
-use granule_core::exec::{block_count, host, Sequential, RANGE_BLOCK};
+use granule_core::exec::{block_count, host, range_block, Sequential};
 use granule_core::functor::ReduceFunctor;
 use granule_core::pattern::ParallelReduceImpl;
 use granule_core::policy::{MDRangePolicy, RangePolicy, TeamPolicy};
@@ -21,7 +21,10 @@ where
         reducer: &R,
         f: &F,
     ) -> T {
-        if self.inline(block_count(policy.len(), policy.chunk_or(RANGE_BLOCK))) {
+        if self.inline(block_count(
+            policy.len(),
+            policy.chunk_or(range_block(policy.len())),
+        )) {
             return host::range_reduce(Sequential, policy, reducer, f);
         }
         self.install(|| host::range_reduce(RayonFork, policy, reducer, f))
