@@ -96,8 +96,8 @@ fn main() -> Result<()> {
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
 
-    let mut y = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "y", n)?;
-    let mut x = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "x", m)?;
+    let mut y = View1::zeros_on(&space, "y", n)?;
+    let mut x = View1::zeros_on(&space, "x", m)?;
     // Exercise 03: fill host mirrors, then copy them to the space's memory.
     let mut h_y = create_mirror(&y)?;
     let mut h_x = create_mirror(&x)?;
@@ -115,7 +115,7 @@ fn main() -> Result<()> {
 
     let mut failed = false;
     if matches!(layouts.as_str(), "right" | "both") {
-        let mut a = View2::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "A", [n, m])?;
+        let mut a = View2::zeros_on(&space, "A", [n, m])?;
         let mut h_a = create_mirror(&a)?;
         for j in 0..n {
             for i in 0..m {

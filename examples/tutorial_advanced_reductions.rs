@@ -81,7 +81,7 @@ fn main() -> Result<()> {
     let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
-    let mut x = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "x", n)?;
+    let mut x = View1::zeros_on(&space, "x", n)?;
     parallel_for(
         "fill x",
         RangePolicy::new(&space, 0..n),

@@ -136,8 +136,8 @@ fn main() -> Result<()> {
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
     println!("  X = {nx} Y = {ny} Z = {nz} N = {steps} I = {interval}");
-    let mut t = View3::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "T", [nx, ny, nz])?;
-    let mut dt = View3::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "dT", [nx, ny, nz])?;
+    let mut t = View3::zeros_on(&space, "T", [nx, ny, nz])?;
+    let mut dt = View3::zeros_on(&space, "dT", [nx, ny, nz])?;
     let cells = (nx * ny * nz) as f64;
 
     let average = |t: &View3<f64, LayoutRight, DefaultMemorySpace>| -> f64 {

@@ -47,14 +47,14 @@ fn main() -> Result<()> {
     let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
-    let mut v = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "values", n)?;
+    let mut v = View1::zeros_on(&space, "values", n)?;
     parallel_for(
         "fill",
         RangePolicy::new(&space, 0..n),
         &mut v,
         histogram_fill(),
     );
-    let mut counts = View1::<u64, LayoutRight, _>::zeros_in(space.memory_space(), "counts", bins)?;
+    let mut counts = View1::zeros_on(&space, "counts", bins)?;
 
     let (r, time) = common::timed(&space, || -> Result<()> {
         let atomic = counts.atomic()?;

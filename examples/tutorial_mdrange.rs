@@ -68,9 +68,9 @@ fn main() -> Result<()> {
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
 
-    let mut y = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "y", n)?;
-    let mut x = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "x", m)?;
-    let mut a = View2::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "A", [n, m])?;
+    let mut y = View1::zeros_on(&space, "y", n)?;
+    let mut x = View1::zeros_on(&space, "x", m)?;
+    let mut a = View2::zeros_on(&space, "A", [n, m])?;
     parallel_for(
         "fill y",
         RangePolicy::new(&space, 0..n),

@@ -55,7 +55,7 @@ fn main() -> Result<()> {
     let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
-    let mut fact = View1::<u64, LayoutRight, _>::zeros_in(space.memory_space(), "fact", n)?;
+    let mut fact = View1::zeros_on(&space, "fact", n)?;
 
     let mut total = 0;
     let (_, time) = common::timed(&space, || {

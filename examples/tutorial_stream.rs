@@ -66,9 +66,9 @@ fn main() -> Result<()> {
     println!("- Total:         {:12.2} MB", 3.0 * mb);
     println!("Benchmark kernels will be performed for {iters} iterations.");
 
-    let mut a = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "a", n)?;
-    let mut b = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "b", n)?;
-    let mut c = View1::<f64, LayoutRight, _>::zeros_in(space.memory_space(), "c", n)?;
+    let mut a = View1::zeros_on(&space, "a", n)?;
+    let mut b = View1::zeros_on(&space, "b", n)?;
+    let mut c = View1::zeros_on(&space, "c", n)?;
     let range = || RangePolicy::new(&space, 0..n);
     parallel_for("init", range(), (&mut a, &mut b, &mut c), stream_init());
 

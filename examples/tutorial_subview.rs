@@ -62,12 +62,9 @@ fn main() -> Result<()> {
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
 
-    let y = View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "y", n, y_at)?;
-    let x = View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "x", m, x_at)?;
-    let a =
-        View2::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "A", [n, m], |[j, i]| {
-            a_at(j, i)
-        })?;
+    let y = View1::from_fn_on(&space, "y", n, y_at)?;
+    let x = View1::from_fn_on(&space, "x", m, x_at)?;
+    let a = View2::from_fn_on(&space, "A", [n, m], |[j, i]| a_at(j, i))?;
     let solution: f64 = (0..n)
         .map(|j| y_at(j) * (0..m).map(|i| a_at(j, i) * x_at(i)).sum::<f64>())
         .sum();

@@ -64,14 +64,9 @@ fn main() -> Result<()> {
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
 
-    let y = View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "y", n, y_at)?;
-    let x = View1::<f64, LayoutRight, _>::from_fn_in(space.memory_space(), "x", m, x_at)?;
-    let a = View3::<f64, LayoutRight, _>::from_fn_in(
-        space.memory_space(),
-        "A",
-        [e, n, m],
-        |[p, j, i]| a_at(p, j, i),
-    )?;
+    let y = View1::from_fn_on(&space, "y", n, y_at)?;
+    let x = View1::from_fn_on(&space, "x", m, x_at)?;
+    let a = View3::from_fn_on(&space, "A", [e, n, m], |[p, j, i]| a_at(p, j, i))?;
     let solution: f64 = (0..e)
         .map(|p| {
             (0..n)
