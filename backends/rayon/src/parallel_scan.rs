@@ -8,12 +8,12 @@ use granule_core::pattern::ParallelScanImpl;
 use granule_core::policy::{Policy, RangePolicy};
 use granule_core::reducer::Reducer;
 use granule_core::write::{assert_covers, WriteParts};
+use parking_lot::Mutex;
 use std::any::Any;
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Mutex, TryLockError};
 
 /// Nothing published yet.
 const EMPTY: u32 = 0;
@@ -231,30 +231,24 @@ where
         }
         let run = || scan_block(b, slots, (begin, end, block), reducer, writes, f);
         match catch_unwind(AssertUnwindSafe(run)) {
-            Ok(Some(running)) if b == n - 1 => *lock(&total) = Some(running),
+            Ok(Some(running)) if b == n - 1 => *total.lock() = Some(running),
             Ok(Some(_)) => {}
             // An earlier block was abandoned, and so was this one.
             Ok(None) => break,
             Err(payload) => {
                 slot.abandon();
                 aborted.store(true, Ordering::Relaxed);
-                lock(&panicked).get_or_insert(payload);
+                panicked.lock().get_or_insert(payload);
                 break;
             }
         }
     };
     for_blocks(fork, workers.max(1), &|_| worker());
-    if let Some(payload) = lock(&panicked).take() {
+    if let Some(payload) = panicked.lock().take() {
         resume_unwind(payload);
     }
-    let total = total.into_inner().unwrap_or_else(|e| e.into_inner());
+    let total = total.into_inner();
     total.unwrap_or_else(|| reducer.init())
-}
-
-/// The mutex's value, whether or not a panicking holder poisoned it: the
-/// values guarded here are written whole, so a poisoned one is still sound.
-fn lock<V>(m: &Mutex<V>) -> std::sync::MutexGuard<'_, V> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Scans block `b`: publishes its aggregate, looks back for its prefix,
@@ -345,13 +339,10 @@ where
         }
         let bounds = (policy.begin(), policy.end(), block);
         let mut local = Vec::new();
-        // A scan that panicked poisons the mutex; its buffer is still fine,
-        // since every dispatch resets the status words it uses.
-        let mut shared = match self.inner.scan_buf.try_lock() {
-            Ok(guard) => Some(guard),
-            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-            Err(TryLockError::WouldBlock) => None,
-        };
+        // The space's buffer, unless another scan holds it; after a scan
+        // that panicked it is still fine (the lock does not poison), since
+        // every dispatch resets the status words it uses.
+        let mut shared = self.inner.scan_buf.try_lock();
         let buf = shared.as_deref_mut().unwrap_or(&mut local);
         let slots = Slots::<T>::new(label, buf, n);
         let writes = &writes;

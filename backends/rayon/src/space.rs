@@ -4,8 +4,9 @@
 use granule_core::exec::Fork;
 use granule_core::space::{ExecutionSpace, HOST_SCRATCH_MAX, HOST_VECTOR_LENGTH_MAX};
 use granule_views::HostSpace;
+use parking_lot::Mutex;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// A failure to start a [`Rayon`] space.
 #[derive(Clone, Debug, PartialEq, Eq)]
