@@ -162,12 +162,16 @@ impl Bench {
     }
 
     fn upload(&self, label: &str, data: &[i32]) -> Result<Dev<i32>> {
-        let mem = self.space.memory_space();
-        Ok(Dev::from_vec_in(mem, label, data.len(), data.to_vec())?)
+        Ok(View1::from_vec_on(
+            &self.space,
+            label,
+            data.len(),
+            data.to_vec(),
+        )?)
     }
 
     fn zeros(&self, label: &str, n: usize) -> Result<Dev<i32>> {
-        Ok(Dev::zeros_in(self.space.memory_space(), label, n)?)
+        Ok(View1::zeros_on(&self.space, label, n)?)
     }
 }
 

@@ -81,7 +81,6 @@ fn three_digits(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 type Dev<T> = View1<T, LayoutRight, DefaultMemorySpace>;
-type Dev2<T> = View2<T, LayoutRight, DefaultMemorySpace>;
 
 /// The run's settings: the space, the streaming length and repetitions.
 struct Tour {
@@ -217,12 +216,9 @@ impl Tour {
     }
 
     fn host_view<T: Pod>(&self, label: &str, data: &[T]) -> Result<Dev<T>> {
-        Ok(Dev::<T>::from_fn_in(
-            self.space.memory_space(),
-            label,
-            data.len(),
-            |i| data[i],
-        )?)
+        Ok(View1::from_fn_on(&self.space, label, data.len(), |i| {
+            data[i]
+        })?)
     }
 
     fn axpy(&mut self) -> Result<()> {
@@ -295,7 +291,7 @@ impl Tour {
         let n = self.n;
         let xs: Vec<i64> = (0..n as i64).map(|i| i % 13 - 6).collect();
         let x = self.host_view("x", &xs)?;
-        let mut y = Dev::<i64>::zeros_in(self.space.memory_space(), "scan", n)?;
+        let mut y = View::zeros_on(&self.space, "scan", n)?;
         let mut total = Ok(0);
         let t = self.time("exclusive_scan", || {
             total = exclusive_scan(&self.space, &x, &mut y, Sum, None);
@@ -327,7 +323,7 @@ impl Tour {
         let n = self.n;
         let xs: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % 3 - 1).collect();
         let x = self.host_view("x", &xs)?;
-        let mut y = Dev::<i64>::zeros_in(self.space.memory_space(), "kept", n)?;
+        let mut y = View::zeros_on(&self.space, "kept", n)?;
         let mut kept = Ok(0);
         let t = self.time("copy_if", || {
             kept = copy_if(&self.space, &x, &mut y, tour_positive());
@@ -398,11 +394,9 @@ impl Tour {
         let y_at = |j: usize| (j % 5 + 1) as f64;
         let x_at = |i: usize| (i % 7 + 1) as f64;
         let a_at = |j: usize, i: usize| ((i + 2 * j) % 3 + 1) as f64;
-        let y = Dev::<f64>::from_fn_in(self.space.memory_space(), "y", rows, y_at)?;
-        let x = Dev::<f64>::from_fn_in(self.space.memory_space(), "x", cols, x_at)?;
-        let a = Dev2::<f64>::from_fn_in(self.space.memory_space(), "A", [rows, cols], |[j, i]| {
-            a_at(j, i)
-        })?;
+        let y = View::from_fn_on(&self.space, "y", rows, y_at)?;
+        let x = View::from_fn_on(&self.space, "x", cols, x_at)?;
+        let a = View::from_fn_on(&self.space, "A", [rows, cols], |[j, i]| a_at(j, i))?;
         let host_a: Vec<f64> = (0..rows * cols).map(|k| a_at(k / cols, k % cols)).collect();
         let policy = TeamPolicy::new(&self.space, rows, AUTO);
         let mut got = 0.0;
@@ -437,10 +431,8 @@ impl Tour {
     fn stencil(&mut self) -> Result<()> {
         let side = if emulated(&self.space) { 128 } else { 2048 };
         let t_at = |i: usize, j: usize| ((i * 3 + j * 5) % 11) as f64;
-        let t0 = Dev2::<f64>::from_fn_in(self.space.memory_space(), "T", [side, side], |[i, j]| {
-            t_at(i, j)
-        })?;
-        let mut t1 = Dev2::<f64>::zeros_in(self.space.memory_space(), "T next", [side, side])?;
+        let t0 = View::from_fn_on(&self.space, "T", [side, side], |[i, j]| t_at(i, j))?;
+        let mut t1 = View::zeros_on(&self.space, "T next", [side, side])?;
         let t = self.time("stencil (MDRange)", || {
             let policy = MDRangePolicy::new(&self.space, [0, 0], [side, side]);
             parallel_for("tour stencil", policy, &mut t1, tour_stencil(&t0));
