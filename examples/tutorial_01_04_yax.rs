@@ -48,49 +48,10 @@ pub fn yax_row_left(
     *acc += y[j] * row;
 }
 
-// Small integers, so that every sum is exact whatever the order of the
-// reduction: the check is an equality.
-fn y_at(j: usize) -> f64 {
-    (j % 5 + 1) as f64
-}
-fn x_at(i: usize) -> f64 {
-    (i % 7 + 1) as f64
-}
-fn a_at(j: usize, i: usize) -> f64 {
-    ((i + 2 * j) % 3 + 1) as f64
-}
-
-/// The exercises' `checkSizes`: fills in whichever of N, M, S is missing.
-fn check_sizes(n: Option<usize>, m: Option<usize>, s: Option<usize>) -> (usize, usize, usize) {
-    // The original defaults to S = 2^22; 2^16 keeps the emulator run short.
-    let mut s = s;
-    if s.is_none() && (n.is_none() || m.is_none()) {
-        s = Some(1 << 16);
-    }
-    let s = s.unwrap_or_else(|| n.unwrap_or(1) * m.unwrap_or(1));
-    let s = s.max(n.unwrap_or(0)).max(m.unwrap_or(0));
-    let (n, m) = match (n, m) {
-        (Some(n), Some(m)) => (n, m),
-        (Some(n), None) => (n, s / n),
-        (None, Some(m)) => (s / m, m),
-        (None, None) => {
-            let m = s.min(1024);
-            (s / m, m)
-        }
-    };
-    println!("  Total size S = {s} N = {n} M = {m}");
-    assert_eq!(s, n * m, "S must be N * M");
-    (n, m, s)
-}
-
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> Result<()> {
-    let (n, m, _) = check_sizes(
-        common::pow2_arg(&["-N", "-Rows"]),
-        common::pow2_arg(&["-M", "-Columns"]),
-        common::pow2_arg(&["-S", "-Size"]),
-    );
+    let (n, m) = common::yax_sizes(1 << 16);
     let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
     let layouts = common::arg(&["-layout"]).unwrap_or_else(|| "both".into());
     let space = DefaultExecutionSpace::default();
@@ -102,16 +63,14 @@ fn main() -> Result<()> {
     let mut h_y = create_mirror(&y)?;
     let mut h_x = create_mirror(&x)?;
     for j in 0..n {
-        h_y[j] = y_at(j);
+        h_y[j] = common::y_at(j);
     }
     for i in 0..m {
-        h_x[i] = x_at(i);
+        h_x[i] = common::x_at(i);
     }
     deep_copy(&mut y, &h_y)?;
     deep_copy(&mut x, &h_x)?;
-    let solution: f64 = (0..n)
-        .map(|j| y_at(j) * (0..m).map(|i| a_at(j, i) * x_at(i)).sum::<f64>())
-        .sum();
+    let solution = common::yax_solution(n, m);
 
     let mut failed = false;
     if matches!(layouts.as_str(), "right" | "both") {
@@ -119,7 +78,7 @@ fn main() -> Result<()> {
         let mut h_a = create_mirror(&a)?;
         for j in 0..n {
             for i in 0..m {
-                h_a[[j, i]] = a_at(j, i);
+                h_a[[j, i]] = common::a_at(j, i);
             }
         }
         deep_copy(&mut a, &h_a)?;
@@ -134,7 +93,7 @@ fn main() -> Result<()> {
         let mut h_a = create_mirror(&a)?;
         for j in 0..n {
             for i in 0..m {
-                h_a[[j, i]] = a_at(j, i);
+                h_a[[j, i]] = common::a_at(j, i);
             }
         }
         deep_copy(&mut a, &h_a)?;
@@ -174,12 +133,8 @@ fn report(
             }
         }
     });
-    let gbytes = 1.0e-9 * (std::mem::size_of::<f64>() * (n + m + n * m)) as f64;
-    println!(
-        "  {layout}: N( {n} ) M( {m} ) nrepeat ( {nrepeat} ) problem( {} MB ) time( {} s ) bandwidth( {} GB/s )",
-        common::g(gbytes * 1000.0),
-        common::g(time),
-        common::g(gbytes * nrepeat as f64 / time)
-    );
+    let dims = format!("N( {n} ) M( {m} )");
+    let prefix = format!("{layout}: ");
+    common::print_bandwidth(&prefix, &dims, nrepeat, common::yax_bytes(n, m), time);
     failed
 }

@@ -49,21 +49,7 @@ pub fn mdrange_yax(
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> Result<()> {
-    let s = common::pow2_arg(&["-S", "-Size"]);
-    let n_arg = common::pow2_arg(&["-N", "-Rows"]);
-    let m_arg = common::pow2_arg(&["-M", "-Columns"]);
-    let (n, m) = match (n_arg, m_arg) {
-        (Some(n), Some(m)) => (n, m),
-        (n, m) => {
-            let s = s.unwrap_or(1 << 16);
-            match (n, m) {
-                (Some(n), _) => (n, s / n),
-                (_, Some(m)) => (s / m, m),
-                _ => (s / s.min(1024), s.min(1024)),
-            }
-        }
-    };
-    println!("  Total size S = {} N = {n} M = {m}", n * m);
+    let (n, m) = common::yax_sizes(1 << 16);
     let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
@@ -86,14 +72,7 @@ fn main() -> Result<()> {
     let fill = MDRangePolicy::new(&space, [0, 0], [n, m]);
     parallel_for("fill A", fill, &mut a, mdrange_fill_a());
 
-    let solution: f64 = (0..n)
-        .map(|j| {
-            let row: f64 = (0..m)
-                .map(|i| ((i + 2 * j) % 3 + 1) as f64 * (i % 7 + 1) as f64)
-                .sum();
-            (j % 5 + 1) as f64 * row
-        })
-        .sum();
+    let solution = common::yax_solution(n, m);
 
     let mut wrong = None;
     let (_, time) = common::timed(&space, || {
@@ -105,16 +84,8 @@ fn main() -> Result<()> {
             }
         }
     });
-    let gbytes = 1.0e-9 * (std::mem::size_of::<f64>() * (n + m + n * m)) as f64;
-    println!(
-        "  N( {n} ) M( {m} ) nrepeat ( {nrepeat} ) problem( {} MB ) time( {} s ) bandwidth( {} GB/s )",
-        common::g(gbytes * 1000.0),
-        common::g(time),
-        common::g(gbytes * nrepeat as f64 / time)
-    );
-    if let Some(result) = wrong {
-        println!("  Error: result( {result:.6} ) != solution( {solution:.6} )");
-        std::process::exit(1);
-    }
+    let dims = format!("N( {n} ) M( {m} )");
+    common::print_bandwidth("", &dims, nrepeat, common::yax_bytes(n, m), time);
+    common::exit_if_wrong(wrong, solution);
     Ok(())
 }

@@ -90,12 +90,7 @@ fn main() -> Result<()> {
     for i in [0, 4, 9, 19].into_iter().filter(|&i| i < n) {
         println!("  ({}! mod p) = {}", i + 1, got[i]);
     }
-    println!(
-        "  N( {n} ) nrepeat ( {nrepeat} ) problem( {} MB ) time( {} s ) bandwidth( {} GB/s )",
-        common::g(1.0e-6 * (8 * n) as f64),
-        common::g(time),
-        common::g(1.0e-9 * (8 * n * nrepeat) as f64 / time)
-    );
+    common::print_bandwidth("", &format!("N( {n} )"), nrepeat, 8 * n, time);
     if bad > 0 {
         println!("  {bad} wrong element(s)");
         std::process::exit(1);

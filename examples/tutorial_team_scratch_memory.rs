@@ -38,33 +38,18 @@ pub fn team_scratch_yax(
     single(PerTeam(team), || *acc += y[j] * row);
 }
 
-fn y_at(j: usize) -> f64 {
-    (j % 5 + 1) as f64
-}
-fn x_at(i: usize) -> f64 {
-    (i % 7 + 1) as f64
-}
-fn a_at(j: usize, i: usize) -> f64 {
-    ((i + 2 * j) % 3 + 1) as f64
-}
-
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> Result<()> {
-    let s = common::pow2_arg(&["-S", "-Size"]).unwrap_or(1 << 16);
-    let m = common::pow2_arg(&["-M", "-Columns"]).unwrap_or(s.min(1024));
-    let n = common::pow2_arg(&["-N", "-Rows"]).unwrap_or(s / m);
-    println!("  Total size S = {} N = {n} M = {m}", n * m);
+    let (n, m) = common::yax_sizes(1 << 16);
     let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
 
-    let y = View1::from_fn_on(&space, "y", n, y_at)?;
-    let x = View1::from_fn_on(&space, "x", m, x_at)?;
-    let a = View2::from_fn_on(&space, "A", [n, m], |[j, i]| a_at(j, i))?;
-    let solution: f64 = (0..n)
-        .map(|j| y_at(j) * (0..m).map(|i| a_at(j, i) * x_at(i)).sum::<f64>())
-        .sum();
+    let y = View1::from_fn_on(&space, "y", n, common::y_at)?;
+    let x = View1::from_fn_on(&space, "x", m, common::x_at)?;
+    let a = View2::from_fn_on(&space, "A", [n, m], |[j, i]| common::a_at(j, i))?;
+    let solution = common::yax_solution(n, m);
 
     // Too many columns for level 0 is a typed error here, not a failed
     // launch.
@@ -85,16 +70,8 @@ fn main() -> Result<()> {
             }
         }
     });
-    let gbytes = 1.0e-9 * (std::mem::size_of::<f64>() * (n + m + n * m)) as f64;
-    println!(
-        "  N( {n} ) M( {m} ) nrepeat ( {nrepeat} ) problem( {} MB ) time( {} s ) bandwidth( {} GB/s )",
-        common::g(gbytes * 1000.0),
-        common::g(time),
-        common::g(gbytes * nrepeat as f64 / time)
-    );
-    if let Some(result) = wrong {
-        println!("  Error: result( {result:.6} ) != solution( {solution:.6} )");
-        std::process::exit(1);
-    }
+    let dims = format!("N( {n} ) M( {m} )");
+    common::print_bandwidth("", &dims, nrepeat, common::yax_bytes(n, m), time);
+    common::exit_if_wrong(wrong, solution);
     Ok(())
 }

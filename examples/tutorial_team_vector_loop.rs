@@ -42,12 +42,7 @@ pub fn team_vector_yax(
     single(PerTeam(team), || *acc += problem);
 }
 
-fn y_at(j: usize) -> f64 {
-    (j % 5 + 1) as f64
-}
-fn x_at(i: usize) -> f64 {
-    (i % 7 + 1) as f64
-}
+/// A(e, j, i): the yᵀAx exercises' A, shifted by the problem index.
 fn a_at(e: usize, j: usize, i: usize) -> f64 {
     ((i + 2 * j + e) % 3 + 1) as f64
 }
@@ -64,6 +59,7 @@ fn main() -> Result<()> {
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
 
+    let (y_at, x_at) = (common::y_at, common::x_at);
     let y = View1::from_fn_on(&space, "y", n, y_at)?;
     let x = View1::from_fn_on(&space, "x", m, x_at)?;
     let a = View3::from_fn_on(&space, "A", [e, n, m], |[p, j, i]| a_at(p, j, i))?;
@@ -101,16 +97,9 @@ fn main() -> Result<()> {
             }
         }
     });
-    let gbytes = 1.0e-9 * (std::mem::size_of::<f64>() * (n + m + n * m * e)) as f64;
-    println!(
-        "  N( {n} ) M( {m} ) E( {e} ) nrepeat ( {nrepeat} ) problem( {} MB ) time( {} s ) bandwidth( {} GB/s )",
-        common::g(gbytes * 1000.0),
-        common::g(time),
-        common::g(gbytes * nrepeat as f64 / time)
-    );
-    if let Some(result) = wrong {
-        println!("  Error: result( {result:.6} ) != solution( {solution:.6} )");
-        std::process::exit(1);
-    }
+    let bytes = std::mem::size_of::<f64>() * (n + m + n * m * e);
+    let dims = format!("N( {n} ) M( {m} ) E( {e} )");
+    common::print_bandwidth("", &dims, nrepeat, bytes, time);
+    common::exit_if_wrong(wrong, solution);
     Ok(())
 }

@@ -86,3 +86,81 @@ pub fn describe(space: &DefaultExecutionSpace) -> String {
         space.concurrency()
     )
 }
+
+/// The exercises' figure of merit: `{prefix}{dims} nrepeat ( .. ) problem(
+/// .. MB ) time( .. s ) bandwidth( .. GB/s )`, for `bytes` moved per
+/// repetition.
+pub fn print_bandwidth(prefix: &str, dims: &str, nrepeat: usize, bytes: usize, time: f64) {
+    let gbytes = 1.0e-9 * bytes as f64;
+    println!(
+        "  {prefix}{dims} nrepeat ( {nrepeat} ) problem( {} MB ) time( {} s ) bandwidth( {} GB/s )",
+        g(gbytes * 1000.0),
+        g(time),
+        g(gbytes * nrepeat as f64 / time)
+    );
+}
+
+/// The exercises' error line for a wrong result, then exit status 1.
+pub fn exit_if_wrong(wrong: Option<f64>, solution: f64) {
+    if let Some(result) = wrong {
+        println!("  Error: result( {result:.6} ) != solution( {solution:.6} )");
+        std::process::exit(1);
+    }
+}
+
+// The yᵀAx exercises' values: small integers, so that every sum is exact
+// whatever the order of the reduction, and the check is an equality.
+
+/// yⱼ of the yᵀAx exercises.
+pub fn y_at(j: usize) -> f64 {
+    (j % 5 + 1) as f64
+}
+
+/// xᵢ of the yᵀAx exercises.
+pub fn x_at(i: usize) -> f64 {
+    (i % 7 + 1) as f64
+}
+
+/// A(j, i) of the yᵀAx exercises.
+pub fn a_at(j: usize, i: usize) -> f64 {
+    ((i + 2 * j) % 3 + 1) as f64
+}
+
+/// yᵀAx for N rows and M columns, by a host loop.
+pub fn yax_solution(n: usize, m: usize) -> f64 {
+    (0..n)
+        .map(|j| y_at(j) * (0..m).map(|i| a_at(j, i) * x_at(i)).sum::<f64>())
+        .sum()
+}
+
+/// The exercises' `checkSizes`: N rows and M columns from the exponent
+/// flags `-N`, `-M` and `-S` (total size), filling in whichever is
+/// missing. `default_s` replaces the original's 2^22 so that the test
+/// run stays short. Prints the original's "Total size" line.
+pub fn yax_sizes(default_s: usize) -> (usize, usize) {
+    let n = pow2_arg(&["-N", "-Rows"]);
+    let m = pow2_arg(&["-M", "-Columns"]);
+    let mut s = pow2_arg(&["-S", "-Size"]);
+    if s.is_none() && (n.is_none() || m.is_none()) {
+        s = Some(default_s);
+    }
+    let s = s.unwrap_or_else(|| n.unwrap_or(1) * m.unwrap_or(1));
+    let s = s.max(n.unwrap_or(0)).max(m.unwrap_or(0));
+    let (n, m) = match (n, m) {
+        (Some(n), Some(m)) => (n, m),
+        (Some(n), None) => (n, s / n),
+        (None, Some(m)) => (s / m, m),
+        (None, None) => {
+            let m = s.min(1024);
+            (s / m, m)
+        }
+    };
+    println!("  Total size S = {s} N = {n} M = {m}");
+    assert_eq!(s, n * m, "S must be N * M");
+    (n, m)
+}
+
+/// Bytes one yᵀAx reads: y, x and A.
+pub fn yax_bytes(n: usize, m: usize) -> usize {
+    std::mem::size_of::<f64>() * (n + m + n * m)
+}
