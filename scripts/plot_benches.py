@@ -67,8 +67,20 @@ def plot(data, out_dir):
     for family, fns in sorted(data.items()):
         fig, ax = plt.subplots(figsize=(8, 4.5))
         for name, pts in sorted(fns.items()):
-            xs, ys = zip(*pts)
-            ax.plot(xs, ys, marker="o", markersize=3, label=name)
+            # Powers of two draw the line; the 2^k - d sizes (odd tails)
+            # are hollow marks beside it, so a slow tail shows as a gap.
+            pow2 = [(n, g) for n, g in pts if n & (n - 1) == 0]
+            odd = [(n, g) for n, g in pts if n & (n - 1) != 0]
+            line = None
+            if pow2:
+                xs, ys = zip(*pow2)
+                (line,) = ax.plot(xs, ys, marker="o", markersize=3, label=name)
+            if odd:
+                xs, ys = zip(*odd)
+                color = line.get_color() if line else None
+                ax.plot(xs, ys, linestyle="none", marker="o", markersize=5,
+                        markerfacecolor="none", color=color,
+                        label=None if line else name)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("elements")
         ax.set_ylabel("GB/s (bytes / median time)")
