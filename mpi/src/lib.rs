@@ -27,6 +27,7 @@
 //! program with `mpirun -n 1` and `mpirun -n 2` itself.
 #![doc = include_str!("cost_model.md")]
 
+pub mod cost_model;
 mod error;
 mod halo;
 mod p2p;
