@@ -49,6 +49,10 @@ struct Times {
     stencil: f64,
     exchange: f64,
     reduce: f64,
+    /// The exchange's parts (`HaloTimes`): packing, waiting, unpacking.
+    pack: f64,
+    wait: f64,
+    unpack: f64,
 }
 
 fn main() {
@@ -121,7 +125,9 @@ fn simulate(world: &SimpleCommunicator) -> Result<()> {
         let after = s1.elapsed().as_secs_f64();
         times.stencil += deep + after;
         times.exchange += s1.duration_since(s0).as_secs_f64() - deep;
-        debug_assert!(exchanged.overlap >= deep);
+        times.pack += exchanged.pack;
+        times.wait += exchanged.wait;
+        times.unpack += exchanged.unpack;
 
         if step % interval == 0 || step + 1 == steps {
             let r = Instant::now();
@@ -141,6 +147,7 @@ fn simulate(world: &SimpleCommunicator) -> Result<()> {
     let time = start.elapsed().as_secs_f64();
     let per = |x: f64| all_reduce(world, &Max, x) / steps as f64;
     let (stencil, exchange, reduce) = (per(times.stencil), per(times.exchange), per(times.reduce));
+    let (pack, wait, unpack) = (per(times.pack), per(times.wait), per(times.unpack));
     let updates = cells * steps as f64;
     if root {
         println!(
@@ -153,9 +160,12 @@ fn simulate(world: &SimpleCommunicator) -> Result<()> {
             common::g(1.0e-9 * updates / time)
         );
         println!(
-            "  per step (slowest rank): stencil {} s, exchange {} s, reduce {} s",
+            "  per step (slowest rank): stencil {} s, exchange {} s (pack {}, wait {}, unpack {}), reduce {} s",
             common::g(stencil),
             common::g(exchange),
+            common::g(pack),
+            common::g(wait),
+            common::g(unpack),
             common::g(reduce)
         );
     }

@@ -30,7 +30,7 @@ step "MPI (Debian's OpenMPI, and libclang for rsmpi's bindings), for the mpi fea
 # must be there before the first workspace build. As root (CI) this
 # installs it; otherwise it says how and leaves only the MPI parts out.
 MPI_PACKAGES="libopenmpi-dev openmpi-bin libclang-dev"
-have_mpi() { command -v mpicc >/dev/null && command -v mpirun >/dev/null && ldconfig -p | grep -q libclang; }
+have_mpi() { command -v mpicc >/dev/null && command -v mpirun >/dev/null && ldconfig -p | grep libclang >/dev/null; }
 if ! have_mpi && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $MPI_PACKAGES >/dev/null
@@ -94,6 +94,8 @@ if [ "$WITH_MPI" = 1 ]; then
       done
     done
   done
+  echo "-- heat3d_mpi cut along y (1x2x1), 2 ranks, features cuda,mpi (the last build)"
+  timeout 300 mpirun --oversubscribe -n 2 target/release/examples/heat3d_mpi -X 9 -Y 10 -Z 7 -PX 1 -PY 2 -PZ 1
 else
   echo "SKIPPED: MPI is missing (see the MPI step above)"
 fi
