@@ -4,10 +4,13 @@
 use crate::error::{CommError, Result};
 use granule_views::storage::StorageMut;
 use granule_views::{deep_copy, HostSpace, LayoutRight, Pod, SpaceCopy, View2, ViewBase};
+use mpi::point_to_point::Status;
+use mpi::request::{Request, Scope};
 use mpi::topology::{CartesianCommunicator, Rank, SimpleCommunicator};
 use mpi::traits::*;
 use std::ops::Range;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Which block of a global 3-D grid this rank owns, and who owns the
 /// blocks beside it.
@@ -56,6 +59,53 @@ impl Decomposition {
     /// The global index of local index `local` along `axis`.
     pub fn global_index(&self, axis: usize, local: usize) -> usize {
         self.offset[axis] + local - self.has_neighbour(axis, 0) as usize
+    }
+}
+
+/// How often [`Halo::exchange`] lets MPI move the messages while the
+/// overlapped work runs.
+pub const POLL_INTERVAL: Duration = Duration::from_micros(50);
+
+/// Marks the overlapped work done and wakes the polling thread, also
+/// when the work panics.
+struct WakeOnDrop<'a>(&'a AtomicBool, &'a std::thread::Thread);
+
+impl Drop for WakeOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+        self.1.unpark();
+    }
+}
+
+/// A request, or its status once MPI reports it complete.
+enum Polled<'a, T, Sc: Scope<'a>> {
+    Pending(Request<'a, [T], Sc>),
+    Done(Status),
+    /// Only while `poll` moves the request out.
+    Moving,
+}
+
+impl<'a, T, Sc: Scope<'a>> Polled<'a, T, Sc> {
+    /// MPI_Test: lets MPI progress, and keeps the status if complete.
+    fn poll(&mut self) {
+        if let Polled::Pending(_) = self {
+            let Polled::Pending(request) = std::mem::replace(self, Polled::Moving) else {
+                unreachable!("matched just above")
+            };
+            *self = match request.test() {
+                Ok(status) => Polled::Done(status),
+                Err(request) => Polled::Pending(request),
+            };
+        }
+    }
+
+    /// MPI_Wait, unless it completed already.
+    fn wait(self) -> Status {
+        match self {
+            Polled::Pending(request) => request.wait(),
+            Polled::Done(status) => status,
+            Polled::Moving => unreachable!("`poll` always puts a request or status back"),
+        }
     }
 }
 
@@ -176,14 +226,20 @@ impl Halo {
     /// The faces are packed (and, for a device View, downloaded), the six
     /// receives and sends are posted non-blocking, and `overlap` runs with
     /// the field while they travel: compute there what does not read the
-    /// ghost layers. Then the exchange waits and unpacks. Returns what
-    /// `overlap` returned and the times of the parts.
+    /// ghost layers. `overlap` runs on a scoped thread while the calling
+    /// thread (the one that started MPI) tests the requests every
+    /// [`POLL_INTERVAL`], so the messages progress during the work; a
+    /// panic in `overlap` is resumed on the caller. Then the exchange
+    /// waits and unpacks. Returns what `overlap` returned and the times
+    /// of the parts.
     pub fn exchange<S, X>(
         &self,
         field: &mut ViewBase<S, 3, LayoutRight>,
-        overlap: impl FnOnce(&ViewBase<S, 3, LayoutRight>) -> X,
+        overlap: impl FnOnce(&ViewBase<S, 3, LayoutRight>) -> X + Send,
     ) -> Result<(X, HaloTimes)>
     where
+        X: Send,
+        ViewBase<S, 3, LayoutRight>: Sync,
         S: StorageMut,
         S::Elem: Pod + Equivalence,
         HostSpace: SpaceCopy<S::Space>,
@@ -242,11 +298,38 @@ impl Halo {
                 sends.push(process.immediate_send_with_tag(scope, slice, tag));
             }
             let overlapped = Instant::now();
-            let result = overlap(field);
+            let field: &ViewBase<S, 3, LayoutRight> = field;
+            let mut receiving: Vec<_> = requests.into_iter().map(Polled::Pending).collect();
+            let mut sending: Vec<_> = sends.into_iter().map(Polled::Pending).collect();
+            // The work runs on its own thread while this one, the one MPI
+            // was initialized on, keeps the messages moving: a large
+            // message needs several handshakes, each needing both ranks
+            // inside MPI, and would otherwise start only at the wait.
+            let result = if faces.is_empty() {
+                overlap(field)
+            } else {
+                let done = AtomicBool::new(false);
+                let caller = std::thread::current();
+                let (done, caller) = (&done, &caller);
+                std::thread::scope(|threads| {
+                    let work = threads.spawn(move || {
+                        // Wakes the caller however the work ends.
+                        let _wake = WakeOnDrop(done, caller);
+                        overlap(field)
+                    });
+                    while !done.load(Ordering::Acquire) {
+                        receiving.iter_mut().for_each(Polled::poll);
+                        sending.iter_mut().for_each(Polled::poll);
+                        std::thread::park_timeout(POLL_INTERVAL);
+                    }
+                    work.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+            };
             times.overlap = overlapped.elapsed().as_secs_f64();
             let waiting = Instant::now();
-            let statuses: Vec<_> = requests.into_iter().map(|r| r.wait()).collect();
-            for send in sends {
+            let statuses: Vec<_> = receiving.into_iter().map(Polled::wait).collect();
+            for send in sending {
                 send.wait();
             }
             times.wait = waiting.elapsed().as_secs_f64();

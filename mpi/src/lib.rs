@@ -36,7 +36,7 @@ mod run;
 mod wire;
 
 pub use error::{CommError, Result};
-pub use halo::{Decomposition, Halo, HaloTimes};
+pub use halo::{Decomposition, Halo, HaloTimes, POLL_INTERVAL};
 pub use p2p::{receive_into, send, Incoming, Outgoing};
 pub use reduce::{all_reduce, all_reduce_slice, all_reduce_view};
 pub use run::{run, ERROR_EXIT_CODE, PANIC_EXIT_CODE};
