@@ -228,8 +228,9 @@ impl Halo {
     /// the field while they travel: compute there what does not read the
     /// ghost layers. `overlap` runs on a scoped thread while the calling
     /// thread (the one that started MPI) tests the requests every
-    /// [`POLL_INTERVAL`], so the messages progress during the work; a
-    /// panic in `overlap` is resumed on the caller. Then the exchange
+    /// [`POLL_INTERVAL`], so the messages progress during the work. A
+    /// panic in `overlap` calls MPI_Abort (the posted requests cannot be
+    /// abandoned), which ends every rank non-zero. Then the exchange
     /// waits and unpacks. Returns what `overlap` returned and the times
     /// of the parts.
     pub fn exchange<S, X>(
@@ -322,8 +323,15 @@ impl Halo {
                         sending.iter_mut().for_each(Polled::poll);
                         std::thread::park_timeout(POLL_INTERVAL);
                     }
-                    work.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    work.join().unwrap_or_else(|_| {
+                        // MPI cannot abandon the posted requests, so the rank
+                        // cannot unwind past them: it ends the job as `run` would.
+                        eprintln!(
+                            "rank {}: the work overlapped with a halo exchange panicked; aborting every rank",
+                            self.cart.rank()
+                        );
+                        self.cart.abort(crate::PANIC_EXIT_CODE)
+                    })
                 })
             };
             times.overlap = overlapped.elapsed().as_secs_f64();

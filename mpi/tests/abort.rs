@@ -11,7 +11,13 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::time::Duration;
 
+/// Which failure the ranks play (the launcher sets it).
+const CASE: &str = "GRANULE_MPI_ABORT_CASE";
+
 fn body(world: &SimpleCommunicator) -> Outcome {
+    if std::env::var(CASE).as_deref() == Ok("overlap") {
+        return overlap_panics(world);
+    }
     let last = world.size() - 1;
     if world.rank() == last {
         let space = granule_rayon::Rayon::default();
@@ -31,20 +37,43 @@ fn body(world: &SimpleCommunicator) -> Outcome {
     Ok(())
 }
 
+/// The last rank's work overlapped with a halo exchange panics while
+/// the faces are in flight.
+fn overlap_panics(world: &SimpleCommunicator) -> Outcome {
+    let halo = granule_mpi::Halo::new(world, [8, 8, 8], None)?;
+    let mut t = granule_views::View3::<f64>::zeros("T", halo.decomposition().local_extents())?;
+    let last = world.rank() == world.size() - 1;
+    halo.exchange(&mut t, |t| {
+        if last {
+            let _ = t[[99, 0, 0]]; // past the end: panics naming "T"
+        }
+    })?;
+    if last {
+        unreachable!("the overlapped work panicked");
+    }
+    // The other ranks wait here for a message that never comes.
+    let mut never = View1::<f64>::zeros("never", 4)?;
+    receive_into(&world.process_at_rank(world.size() - 1), 0, &mut never)?;
+    Ok(())
+}
+
 fn main() {
     if common::launched_by_mpirun() {
         granule_mpi::run(|world| body(world).map_err(|e| e.to_string()));
         unreachable!("the panicking rank aborts the job");
     }
     let bound = Duration::from_secs(60);
-    for ranks in [1, 2] {
-        let (status, took) = common::launch(ranks, bound);
-        let status =
-            status.unwrap_or_else(|| panic!("abort: the {ranks}-rank job hung past {bound:?}"));
-        assert!(
-            !status.success(),
-            "abort: the {ranks}-rank job exited 0 although a kernel panicked"
-        );
-        println!("abort: {ranks}-rank job ended with {status} after {took:?} (expected: non-zero)");
+    for case in ["kernel", "overlap"] {
+        for ranks in [1, 2] {
+            let (status, took) = common::launch_with(ranks, bound, &[(CASE, case)]);
+            let status = status.unwrap_or_else(|| {
+                panic!("abort ({case}): the {ranks}-rank job hung past {bound:?}")
+            });
+            assert!(
+                !status.success(),
+                "abort ({case}): the {ranks}-rank job exited 0 after a panic"
+            );
+            println!("abort ({case}): {ranks}-rank job ended with {status} after {took:?} (expected: non-zero)");
+        }
     }
 }

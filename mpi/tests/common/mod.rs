@@ -19,6 +19,15 @@ pub fn launched_by_mpirun() -> bool {
 /// Runs this program as a job of `ranks` ranks; its exit status (None
 /// when it outlived `deadline` and was killed) and how long it took.
 pub fn launch(ranks: usize, deadline: Duration) -> (Option<ExitStatus>, Duration) {
+    launch_with(ranks, deadline, &[])
+}
+
+/// [`launch`] with extra environment variables for the ranks.
+pub fn launch_with(
+    ranks: usize,
+    deadline: Duration,
+    env: &[(&str, &str)],
+) -> (Option<ExitStatus>, Duration) {
     let exe = std::env::current_exe().expect("the test program's path");
     let start = Instant::now();
     // The two variables are mpirun's documented switch for running as root
@@ -28,6 +37,7 @@ pub fn launch(ranks: usize, deadline: Duration) -> (Option<ExitStatus>, Duration
         .arg(exe)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .envs(env.iter().copied())
         .spawn()
         .expect("mpirun not found: install OpenMPI (apt-get install openmpi-bin libopenmpi-dev)");
     loop {
