@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The one command that runs every test of granule, from a fresh clone.
 # It does its own setup and leaves the system untouched: everything it
-# fetches (crates, the NVRTC wheel) goes under target/ or cargo's cache.
+# fetches (crates, the NVRTC wheel) goes under target/ or cargo's cache;
+# the one exception: run as root without MPI, it installs Debian's
+# OpenMPI and libclang (apt-get) for the mpi feature.
 # Needs: the Rust toolchain, python3 with pip, network access to crates.io
 # and PyPI.
 set -euo pipefail

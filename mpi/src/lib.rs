@@ -13,8 +13,8 @@
 //!   memory, strided ones are packed by `deep_copy` into a host buffer.
 //! - [`all_reduce`], [`all_reduce_view`]: MPI_Allreduce with granule's
 //!   reducers (Sum, Prod, Min, Max, MinMax, MinLoc, MaxLoc, MinMaxLoc,
-//!   LAnd, LOr, BAnd, BOr, custom, tuples of them), deterministic (rank
-//!   order).
+//!   LAnd, LOr, BAnd, BOr, custom, tuples of them), joined in rank
+//!   order.
 //! - [`Halo`]: a block decomposition of a 3-D grid over a Cartesian
 //!   communicator, and the exchange of the six faces of a rank-3 View
 //!   with non-blocking messages while the interior is computed.

@@ -15,9 +15,11 @@ use mpi::traits::*;
 /// user operation).
 ///
 /// The operation is declared non-commutative, so MPI combines the ranks'
-/// values in rank order: the total is the same bits on every rank and from
-/// run to run. `value` is a rank's unfinalized partial result (what
-/// `join` accepts); the reducer's `finalize` is applied once to the total.
+/// values in rank order (the standard's promise for such operations): a
+/// custom `join` need not commute. Floating-point sums may still group
+/// differently with another number of ranks. `value` is a rank's
+/// unfinalized partial result (what `join` accepts); the reducer's
+/// `finalize` is applied once to the total.
 ///
 /// ```
 /// use granule_core::reducer::{MinLoc, Sum, ValLocScalar};
