@@ -20,16 +20,16 @@
 
 #[allow(dead_code)]
 #[path = "tutorial/common.rs"]
-mod common;
+pub(crate) mod common;
 
 use granule::prelude::*;
 
 /// Diffusion per step (α·dt; stable below 1/6).
-const ALPHA_DT: f64 = 0.1;
+pub const ALPHA_DT: f64 = 0.1;
 /// Heat received per step by a cell of the x = 0 face.
-const Q_DT: f64 = 1.0;
+pub const Q_DT: f64 = 1.0;
 /// Radiation per step and face: σ·dt, times T⁴.
-const SIGMA_DT: f64 = 1.0e-4;
+pub const SIGMA_DT: f64 = 1.0e-4;
 
 /// dT of an interior cell: all six neighbours exist.
 #[kernel]
@@ -221,8 +221,9 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// The simulation with plain loops over a Vec, row-major like T.
-fn host_reference(nx: usize, ny: usize, nz: usize, steps: usize) -> Vec<f64> {
+/// The simulation with plain loops over a Vec, row-major like T (also
+/// the reference of `heat3d_mpi`, which includes this file).
+pub fn host_reference(nx: usize, ny: usize, nz: usize, steps: usize) -> Vec<f64> {
     let at = |i: usize, j: usize, k: usize| (i * ny + j) * nz + k;
     let mut t = vec![0.0f64; nx * ny * nz];
     let mut d = vec![0.0f64; nx * ny * nz];

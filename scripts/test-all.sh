@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The one command that runs every test of granule, from a fresh clone.
 # It does its own setup and leaves the system untouched: everything it
-# fetches (crates, the NVRTC wheel) goes under target/ or cargo's cache.
+# fetches (crates, the NVRTC wheel) goes under target/ or cargo's cache;
+# the one exception: run as root without MPI, it installs Debian's
+# OpenMPI and libclang (apt-get) for the mpi feature.
 # Needs: the Rust toolchain, python3 with pip, network access to crates.io
 # and PyPI.
 set -euo pipefail
@@ -25,17 +27,46 @@ echo "libnvrtc: $NVRTC_LIB"
 # the tests, doc tests and examples name the CPU emulator explicitly.
 export GRANULE_CUDA=emulator
 
+step "MPI (Debian's OpenMPI, and libclang for rsmpi's bindings), for the mpi feature"
+# The mpi feature (granule-mpi) builds against the system's MPI, so it
+# must be there before the first workspace build. As root (CI) this
+# installs it; otherwise it says how and leaves only the MPI parts out.
+MPI_PACKAGES="libopenmpi-dev openmpi-bin libclang-dev"
+have_mpi() { command -v mpicc >/dev/null && command -v mpirun >/dev/null && ldconfig -p | grep libclang >/dev/null; }
+if ! have_mpi && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $MPI_PACKAGES >/dev/null
+fi
+if have_mpi; then
+  WITH_MPI=1
+  ALL_FEATURES=(--workspace --all-features)
+  mpirun --version | head -1
+else
+  WITH_MPI=0
+  ALL_FEATURES=(--workspace --exclude granule-mpi --features rayon,cuda,ndarray)
+  echo "SKIPPING the MPI parts (granule-mpi, the mpi feature, heat3d_mpi): MPI is missing."
+  echo "Install it with: sudo apt-get install -y $MPI_PACKAGES"
+fi
+# mpirun refuses root unless told; CI runs as root. Two ranks on two
+# cores (or fewer) need oversubscription.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
 step "format"
 cargo fmt --all -- --check
 
 step "clippy (all targets, all features, warnings are errors)"
-cargo clippy --workspace --all-targets --all-features -- -D warnings
+cargo clippy "${ALL_FEATURES[@]}" --all-targets -- -D warnings
 
 step "rustdoc (broken links are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+if [ "$WITH_MPI" = 1 ]; then
+  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+else
+  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --exclude granule-mpi --no-deps --quiet
+fi
 
-step "tests (unit, conformance, compile-fail, doc)"
-cargo test --workspace --all-features
+step "tests (unit, conformance, compile-fail, doc; granule-mpi's under mpirun -n 1 and -n 2)"
+cargo test "${ALL_FEATURES[@]}"
 
 step "size and index arithmetic in release (where overflow would wrap, not trap)"
 # Debug builds trap on integer overflow, so a computation that wraps only
@@ -48,9 +79,28 @@ cargo test --release --quiet --test algorithms
 step "examples run and check themselves (default features, then on Cuda through the emulator)"
 for ex in examples/*.rs; do
   name=$(basename "$ex" .rs)
+  case "$name" in *_mpi) continue ;; esac # need the mpi feature: run below
   cargo run --quiet --release --example "$name"
   cargo run --quiet --release --features cuda --example "$name"
 done
+
+step "MPI examples under mpirun -n 1 and -n 2 (default space, then Cuda through the emulator)"
+if [ "$WITH_MPI" = 1 ]; then
+  for ex in examples/*_mpi.rs; do
+    name=$(basename "$ex" .rs)
+    for features in mpi cuda,mpi; do
+      cargo build --quiet --release --features "$features" --example "$name"
+      for ranks in 1 2; do
+        echo "-- $name, features $features, $ranks rank(s)"
+        timeout 300 mpirun --oversubscribe -n "$ranks" "target/release/examples/$name"
+      done
+    done
+  done
+  echo "-- heat3d_mpi cut along y (1x2x1), 2 ranks, features cuda,mpi (the last build)"
+  timeout 300 mpirun --oversubscribe -n 2 target/release/examples/heat3d_mpi -X 9 -Y 10 -Z 7 -PX 1 -PY 2 -PZ 1
+else
+  echo "SKIPPED: MPI is missing (see the MPI step above)"
+fi
 
 step "bench plot script (its parser's doctests)"
 python3 -m doctest scripts/plot_benches.py

@@ -107,6 +107,11 @@ pub use granule_rayon::{Rayon, RayonError};
 #[cfg(feature = "cuda")]
 pub use granule_cuda::{Cuda, CudaSelection, CudaSpace};
 
+/// Scale-out on MPI (with the `mpi` feature): View-aware communication,
+/// `all_reduce` with granule's reducers, halo exchange (granule-mpi).
+#[cfg(feature = "mpi")]
+pub use granule_mpi as mpi;
+
 /// The execution space a program gets unless it picks one: `Cuda` with
 /// the `cuda` feature (a GPU, or the CPU emulator when
 /// `GRANULE_CUDA=emulator`), else Rayon with the `rayon` feature (the
