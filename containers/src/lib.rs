@@ -1,0 +1,4 @@
+//! Kokkos's containers on every execution space (Serial, Rayon, Cuda):
+//! the pieces Kokkos users reach for once their code leaves the
+//! tutorials. Each keeps granule's write model: nothing here lets safe
+//! code race or alias.
