@@ -24,6 +24,7 @@ macro_rules! kernel_list {
     ($($k:path),* $(,)?) => { &[$(<$k as granule::kernel::KernelSource>::KERNEL),*] };
 }
 
+mod container_kernels;
 mod kernels;
 mod nvrtc;
 
@@ -43,6 +44,8 @@ mod team;
 mod soundness;
 #[macro_use]
 mod semantics;
+#[macro_use]
+mod dual_view;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -80,6 +83,7 @@ macro_rules! conformance_suite {
             bad_input_tests!();
             soundness_tests!();
             semantics_tests!();
+            dual_view_tests!();
             $($host_only)*
         }
     };

@@ -130,11 +130,12 @@ fn example_element_functions() -> [&'static DeviceKernel; 2] {
 
 /// The kernels, by translation unit: the suite's and the examples' are
 /// compiled apart, since an example may reuse a suite kernel's name.
-fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 3] {
+fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 4] {
     [
         ("suite.cu", crate::kernels::KERNELS),
         ("examples.cu", EXAMPLE_KERNELS),
         ("semantics.cu", crate::semantics::KERNELS),
+        ("containers.cu", crate::container_kernels::KERNELS),
     ]
 }
 
