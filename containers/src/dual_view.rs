@@ -158,6 +158,109 @@ where
     }
 }
 
+impl<T: Pod, const R: usize, L: Layout, M: MemorySpace> DualView<T, R, L, M> {
+    /// The label (of the device side).
+    pub fn label(&self) -> &str {
+        self.device.label()
+    }
+
+    /// The extents of both sides.
+    pub fn extents(&self) -> [usize; R] {
+        self.device.extents()
+    }
+
+    /// The extent of dimension `r` (Kokkos's `extent(r)`).
+    pub fn extent(&self, r: usize) -> usize {
+        self.device.extent(r)
+    }
+
+    /// Whether both sides are one allocation (device memory is host
+    /// memory), so that syncs never copy.
+    pub fn is_same_allocation(&self) -> bool {
+        self.host.is_none()
+    }
+
+    /// The host side, for reading. It is current unless
+    /// [`need_sync_host`](Self::need_sync_host).
+    pub fn view_host(&self) -> &View<T, R, L, HostSpace> {
+        match &self.host {
+            Some(h) => h,
+            None => as_host(&self.device),
+        }
+    }
+
+    /// The device side, for reading (pass it to kernels). It is current
+    /// unless [`need_sync_device`](Self::need_sync_device).
+    pub fn view_device(&self) -> &View<T, R, L, M> {
+        &self.device
+    }
+
+    /// The host side, for writing: marks it modified (see
+    /// [`modify_host`](Self::modify_host)).
+    pub fn view_host_mut(&mut self) -> Result<&mut View<T, R, L, HostSpace>, DualViewError> {
+        self.modify_host()?;
+        Ok(match &mut self.host {
+            Some(h) => h,
+            None => as_host_mut(&mut self.device),
+        })
+    }
+
+    /// The device side, for writing (as a kernel's written View): marks it
+    /// modified (see [`modify_device`](Self::modify_device)).
+    pub fn view_device_mut(&mut self) -> Result<&mut View<T, R, L, M>, DualViewError> {
+        self.modify_device()?;
+        Ok(&mut self.device)
+    }
+
+    /// Marks the host side modified. Refused while the device side holds
+    /// changes the host has not received.
+    ///
+    /// ```
+    /// use granule::containers::{DualView, DualViewError, Side};
+    /// use granule::prelude::*;
+    /// let mut dv = DualView::<f64, 1>::zeros_in(HostSpace, "t", 2)?;
+    /// dv.modify_device()?;
+    /// let e = dv.modify_host().unwrap_err();
+    /// assert_eq!(e, DualViewError::ConcurrentModification { label: "t".into(), side: Side::Host });
+    /// dv.sync_host()?;
+    /// dv.modify_host()?;
+    /// assert!(dv.need_sync_device());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn modify_host(&mut self) -> Result<(), DualViewError> {
+        self.modify(Side::Host)
+    }
+
+    /// Marks the device side modified. Refused while the host side holds
+    /// changes the device has not received.
+    pub fn modify_device(&mut self) -> Result<(), DualViewError> {
+        self.modify(Side::Device)
+    }
+
+    fn modify(&mut self, side: Side) -> Result<(), DualViewError> {
+        match self.modified {
+            Some(other) if other != side => Err(DualViewError::ConcurrentModification {
+                label: self.label().into(),
+                side,
+            }),
+            _ => {
+                self.modified = Some(side);
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether the device side holds changes the host has not received.
+    pub fn need_sync_host(&self) -> bool {
+        self.modified == Some(Side::Device)
+    }
+
+    /// Whether the host side holds changes the device has not received.
+    pub fn need_sync_device(&self) -> bool {
+        self.modified == Some(Side::Host)
+    }
+}
+
 impl<T, const R: usize, L, M> DualView<T, R, L, M>
 where
     T: Pod,
@@ -275,107 +378,6 @@ where
             host,
             modified: None,
         })
-    }
-
-    /// The label (of the device side).
-    pub fn label(&self) -> &str {
-        self.device.label()
-    }
-
-    /// The extents of both sides.
-    pub fn extents(&self) -> [usize; R] {
-        self.device.extents()
-    }
-
-    /// The extent of dimension `r` (Kokkos's `extent(r)`).
-    pub fn extent(&self, r: usize) -> usize {
-        self.device.extent(r)
-    }
-
-    /// Whether both sides are one allocation (device memory is host
-    /// memory), so that syncs never copy.
-    pub fn is_same_allocation(&self) -> bool {
-        self.host.is_none()
-    }
-
-    /// The host side, for reading. It is current unless
-    /// [`need_sync_host`](Self::need_sync_host).
-    pub fn view_host(&self) -> &View<T, R, L, HostSpace> {
-        match &self.host {
-            Some(h) => h,
-            None => as_host(&self.device),
-        }
-    }
-
-    /// The device side, for reading (pass it to kernels). It is current
-    /// unless [`need_sync_device`](Self::need_sync_device).
-    pub fn view_device(&self) -> &View<T, R, L, M> {
-        &self.device
-    }
-
-    /// The host side, for writing: marks it modified (see
-    /// [`modify_host`](Self::modify_host)).
-    pub fn view_host_mut(&mut self) -> Result<&mut View<T, R, L, HostSpace>, DualViewError> {
-        self.modify_host()?;
-        Ok(match &mut self.host {
-            Some(h) => h,
-            None => as_host_mut(&mut self.device),
-        })
-    }
-
-    /// The device side, for writing (as a kernel's written View): marks it
-    /// modified (see [`modify_device`](Self::modify_device)).
-    pub fn view_device_mut(&mut self) -> Result<&mut View<T, R, L, M>, DualViewError> {
-        self.modify_device()?;
-        Ok(&mut self.device)
-    }
-
-    /// Marks the host side modified. Refused while the device side holds
-    /// changes the host has not received.
-    ///
-    /// ```
-    /// use granule::containers::{DualView, DualViewError, Side};
-    /// use granule::prelude::*;
-    /// let mut dv = DualView::<f64, 1>::zeros_in(HostSpace, "t", 2)?;
-    /// dv.modify_device()?;
-    /// let e = dv.modify_host().unwrap_err();
-    /// assert_eq!(e, DualViewError::ConcurrentModification { label: "t".into(), side: Side::Host });
-    /// dv.sync_host()?;
-    /// dv.modify_host()?;
-    /// assert!(dv.need_sync_device());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn modify_host(&mut self) -> Result<(), DualViewError> {
-        self.modify(Side::Host)
-    }
-
-    /// Marks the device side modified. Refused while the host side holds
-    /// changes the device has not received.
-    pub fn modify_device(&mut self) -> Result<(), DualViewError> {
-        self.modify(Side::Device)
-    }
-
-    fn modify(&mut self, side: Side) -> Result<(), DualViewError> {
-        match self.modified {
-            Some(other) if other != side => Err(DualViewError::ConcurrentModification {
-                label: self.label().into(),
-                side,
-            }),
-            _ => {
-                self.modified = Some(side);
-                Ok(())
-            }
-        }
-    }
-
-    /// Whether the device side holds changes the host has not received.
-    pub fn need_sync_host(&self) -> bool {
-        self.modified == Some(Side::Device)
-    }
-
-    /// Whether the host side holds changes the device has not received.
-    pub fn need_sync_device(&self) -> bool {
-        self.modified == Some(Side::Host)
     }
 
     /// Brings the device side's changes to the host: copies when the

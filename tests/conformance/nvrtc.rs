@@ -70,6 +70,10 @@ mod tutorial_heat3d;
 #[path = "../../examples/tutorial_stream.rs"]
 mod tutorial_stream;
 
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/dualview.rs"]
+mod dualview;
+
 /// The kernels of `examples/`.
 const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     example_kernels::axpy,
@@ -114,6 +118,7 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     tour::tour_dot,
     tour::tour_yax,
     tour::tour_stencil,
+    dualview::gas_state,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them
