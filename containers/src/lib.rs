@@ -6,3 +6,10 @@
 pub mod dual_view;
 
 pub use dual_view::{DualView, DualViewError, Side};
+
+pub mod unordered_map;
+
+pub use unordered_map::{
+    InsertResult, InsertStatus, MapError, MapInserter, MapKey, SetInserter, UnorderedMap,
+    UnorderedSet, INVALID_INDEX,
+};

@@ -46,6 +46,8 @@ mod soundness;
 mod semantics;
 #[macro_use]
 mod dual_view;
+#[macro_use]
+mod unordered_map;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -94,6 +96,7 @@ macro_rules! conformance_suite {
             reduce_host_only_tests!();
             scan_host_only_tests!();
             team_host_only_tests!();
+            unordered_map_host_only_tests!();
         });
     };
     ($name:ident, $ty:ty, $make:expr, own = $own:expr) => {
