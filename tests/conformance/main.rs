@@ -86,6 +86,7 @@ macro_rules! conformance_suite {
             soundness_tests!();
             semantics_tests!();
             dual_view_tests!();
+            unordered_map_tests!();
             $($host_only)*
         }
     };

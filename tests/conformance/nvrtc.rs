@@ -74,6 +74,10 @@ mod tutorial_stream;
 #[path = "../../examples/dualview.rs"]
 mod dualview;
 
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/unordered_map.rs"]
+mod unordered_map_example;
+
 /// The kernels of `examples/`.
 const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     example_kernels::axpy,
@@ -119,6 +123,10 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     tour::tour_yax,
     tour::tour_stencil,
     dualview::gas_state,
+    unordered_map_example::global_id,
+    unordered_map_example::insert_global,
+    unordered_map_example::to_local,
+    unordered_map_example::count_foreign,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them

@@ -15,11 +15,193 @@ pub fn keys_homed_at(slot: usize, capacity: usize, count: usize) -> Vec<u64> {
         .collect()
 }
 
+macro_rules! unordered_map_tests {
+    () => {
+        mod unordered_map {
+            use super::*;
+            use crate::container_kernels::*;
+            use granule::containers::{MapKey, UnorderedMap};
+
+            fn host<T: granule::views::Pod, M>(v: &View1<T, LayoutRight, M>) -> Vec<T>
+            where
+                M: granule::views::MemorySpace + granule::views::SpaceCopy<HostSpace>,
+                HostSpace: granule::views::SpaceCopy<M>,
+            {
+                create_mirror_view_and_copy(v).unwrap().to_vec()
+            }
+
+            #[test]
+            fn repeated_keys_succeed_once_each_in_kernels() {
+                let s = space();
+                let (n, repeats) = (300usize, 4usize);
+                let mut map = UnorderedMap::<u64, u32, _>::new_on(&s, "umk_repeat", 2 * n).unwrap();
+                let mut what =
+                    View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "what", n * repeats)
+                        .unwrap();
+                parallel_for(
+                    "umk_repeat",
+                    RangePolicy::new(&s, 0..n * repeats),
+                    &mut what,
+                    map_insert_repeated(&map.inserter(), n),
+                );
+                let what = host(&what);
+                assert_eq!(what.iter().filter(|&&w| w == 0).count(), n);
+                assert_eq!(what.iter().filter(|&&w| w == 1).count(), n * (repeats - 1));
+                let m = map.host_mirror().unwrap();
+                assert_eq!((m.size(), m.failed_insert()), (n, false));
+                for k in 0..n as u64 {
+                    assert_eq!(m.get(k * 7919), Some(k as u32));
+                }
+            }
+
+            #[test]
+            fn atomic_add_inserts_sum_exactly_in_kernels() {
+                let s = space();
+                let mut map = UnorderedMap::<i64, u64, _>::new_on(&s, "umk_add", 64).unwrap();
+                parallel_for(
+                    "umk_add",
+                    RangePolicy::new(&s, 0..5000),
+                    (),
+                    map_add_index(&map.inserter()),
+                );
+                let m = map.host_mirror().unwrap();
+                assert_eq!(m.size(), 37);
+                for k in 0..37usize {
+                    let want: u64 = (k..5000).step_by(37).map(|i| i as u64).sum();
+                    assert_eq!(m.get(-(k as i64)), Some(want), "key -{k}");
+                }
+            }
+
+            #[test]
+            fn one_probe_chain_of_every_key_is_found_in_kernels() {
+                let s = space();
+                let cap = 64;
+                let keys = crate::unordered_map::keys_homed_at(9, cap, 56);
+                let kv = View1::<u64, LayoutRight, _>::from_vec_in(
+                    s.memory_space(),
+                    "keys",
+                    keys.len(),
+                    keys.clone(),
+                )
+                .unwrap();
+                let mut map = UnorderedMap::<u64, u64, _>::new_on(&s, "umk_chain", cap).unwrap();
+                let mut failed = View1::<u32, LayoutRight, _>::zeros_in(
+                    s.memory_space(),
+                    "failed",
+                    3 * keys.len(),
+                )
+                .unwrap();
+                parallel_for(
+                    "umk_chain",
+                    RangePolicy::new(&s, 0..3 * keys.len()),
+                    &mut failed,
+                    map_insert_keys(&map.inserter(), &kv),
+                );
+                assert!(host(&failed).iter().all(|&f| f == 0));
+                {
+                    let m = map.host_mirror().unwrap();
+                    assert_eq!(m.size(), keys.len());
+                    // The chain runs from slot 9 and wraps past the last slot.
+                    let used: Vec<usize> = (0..cap).filter(|&i| m.valid_at(i)).collect();
+                    let mut chain: Vec<usize> = (9..9 + keys.len()).map(|i| i % cap).collect();
+                    chain.sort();
+                    assert_eq!(used, chain);
+                }
+                // Lookups in a kernel, of the chain's keys and of one more
+                // homed there (absent: its search walks the whole chain).
+                let mut probe = keys.clone();
+                probe.push(crate::unordered_map::keys_homed_at(9, cap, 57)[56]);
+                assert_eq!(probe[56].home_slot(cap), 9);
+                let pv = View1::<u64, LayoutRight, _>::from_vec_in(
+                    s.memory_space(),
+                    "probe",
+                    probe.len(),
+                    probe.clone(),
+                )
+                .unwrap();
+                let mut found =
+                    View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "found", probe.len())
+                        .unwrap();
+                parallel_for(
+                    "umk_lookup",
+                    RangePolicy::new(&s, 0..probe.len()),
+                    &mut found,
+                    map_lookup(&map, &pv),
+                );
+                let found = host(&found);
+                for (k, f) in keys.iter().zip(&found) {
+                    assert_eq!(*f, k + 1);
+                }
+                assert_eq!(found[56], u64::MAX);
+            }
+
+            #[test]
+            fn a_full_map_fails_and_keeps_every_entry_in_kernels() {
+                let s = space();
+                let cap = 50;
+                let keys: Vec<u64> = (0..3 * cap as u64).map(|k| k * 31 + 1).collect();
+                let kv = View1::<u64, LayoutRight, _>::from_vec_in(
+                    s.memory_space(),
+                    "keys",
+                    keys.len(),
+                    keys.clone(),
+                )
+                .unwrap();
+                let mut map = UnorderedMap::<u64, u64, _>::new_on(&s, "umk_full", cap).unwrap();
+                let mut failed =
+                    View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "failed", keys.len())
+                        .unwrap();
+                parallel_for(
+                    "umk_full",
+                    RangePolicy::new(&s, 0..keys.len()),
+                    &mut failed,
+                    map_insert_keys(&map.inserter(), &kv),
+                );
+                let failed = host(&failed);
+                assert_eq!(failed.iter().filter(|&&f| f == 1).count(), 2 * cap);
+                let m = map.host_mirror().unwrap();
+                assert_eq!(
+                    (m.size(), m.failed_insert(), m.failed_inserts()),
+                    (cap, true, 2 * cap as u64)
+                );
+                for (k, f) in keys.iter().zip(&failed) {
+                    // A key whose insert succeeded is there with its value;
+                    // one that failed is not.
+                    assert_eq!(m.get(*k), (*f == 0).then_some(k + 1), "key {k}");
+                }
+            }
+
+            #[test]
+            fn reading_an_empty_slot_in_a_kernel_panics_naming_the_map() {
+                let s = own_space();
+                let map = UnorderedMap::<u64, u64, _>::new_on(&s, "umk_empty_slot", 8).unwrap();
+                let payload = crate::soundness::panic_of("map_read_slot", move || {
+                    let mut out =
+                        View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "out", 1).unwrap();
+                    parallel_for(
+                        "umk_read",
+                        RangePolicy::new(&s, 0..1),
+                        &mut out,
+                        map_read_slot(&map, 3),
+                    );
+                    s.fence();
+                });
+                let text = crate::soundness::message(&*payload);
+                assert!(
+                    text.contains("umk_empty_slot") && text.contains("slot 3"),
+                    "{text}"
+                );
+            }
+        }
+    };
+}
+
 macro_rules! unordered_map_host_only_tests {
     () => {
-        // Host-only: the inserts run in closures, since a map handle is not
-        // yet a `#[kernel]` parameter type (so not yet on Cuda).
-        mod unordered_map {
+        // Host-only: closures capture the inserter and the map directly
+        // (closures run on host spaces only); `unordered_map_tests!` runs
+        // the same rules through `#[kernel]`s on every space.
+        mod unordered_map_closures {
             use super::*;
             use granule::containers::{
                 InsertStatus, MapError, MapKey, UnorderedMap, UnorderedSet, INVALID_INDEX,

@@ -5,7 +5,7 @@
 use super::{
     InsertResult, InsertStatus, MapKey, MapParts, UnorderedMap, BUSY, EMPTY, INVALID_INDEX, VALID,
 };
-use granule_views::{Atomic, HostAccessible, MemorySpace, Pod};
+use granule_views::{Atomic, HostAccessible, HostSpace, MemorySpace, Pod};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 /// assert!(counts.iter().all(|(_, n)| n == 100));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct MapInserter<'a, K: MapKey, V: Pod, M: MemorySpace> {
+pub struct MapInserter<'a, K: MapKey, V: Pod, M: MemorySpace = HostSpace> {
     label: &'a str,
     states: *mut u32,
     keys: *mut K,
@@ -93,6 +93,16 @@ impl<'a, K: MapKey, V: Pod, M: MemorySpace> MapInserter<'a, K, V, M> {
     /// The map's number of slots.
     pub fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    /// The addresses of states, keys, values and counters (for a device).
+    pub(super) fn addresses(&self) -> (usize, usize, usize, usize) {
+        (
+            self.states as usize,
+            self.keys as usize,
+            self.values as usize,
+            self.counters as usize,
+        )
     }
 }
 

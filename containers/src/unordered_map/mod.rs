@@ -21,6 +21,7 @@
 //!   ([`valid_at`](UnorderedMap::valid_at), [`key_at`](UnorderedMap::key_at),
 //!   [`value_at`](UnorderedMap::value_at)); nothing can write meanwhile.
 
+mod device;
 mod host;
 mod key;
 mod set;

@@ -34,7 +34,7 @@ pub struct UnorderedSet<K: MapKey, M: MemorySpace = HostSpace> {
 
 /// Inserts into an [`UnorderedSet`] from any number of work items at once.
 #[derive(Clone, Copy, Debug)]
-pub struct SetInserter<'a, K: MapKey, M: MemorySpace> {
+pub struct SetInserter<'a, K: MapKey, M: MemorySpace = HostSpace> {
     inner: MapInserter<'a, K, NoValue, M>,
 }
 

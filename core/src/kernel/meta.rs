@@ -67,6 +67,12 @@ pub enum ParamKind {
         /// The outer (Grid -> Block) map.
         map: DeviceChunkMap,
     },
+    /// A hash map (`UnorderedMap` to read it, `MapInserter` to insert);
+    /// the parameter's C++ type is `Key, Value`.
+    Map {
+        /// Whether the kernel inserts.
+        insert: bool,
+    },
 }
 
 /// The chunk maps the device mirrors (`granule_views::chunk`).

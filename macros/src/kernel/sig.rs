@@ -34,6 +34,10 @@ pub enum Kind {
     Chunk {
         map: ChunkMap,
     },
+    /// A map parameter (`&MapInserter` when `insert`, `&UnorderedMap`).
+    Map {
+        insert: bool,
+    },
 }
 
 /// One translated parameter.
@@ -98,6 +102,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         | Ty::View { elem: e, .. }
         | Ty::Atomic { elem: e, .. }
         | Ty::Chunk { elem: e, .. } => infer.cpp(e),
+        Ty::Map { key, value, .. } => super::unordered_map::cpp_args(key, value),
         _ => "granule::TeamMember".to_string(),
     };
     let decl = match &kind {
@@ -114,6 +119,8 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         }
         Kind::Atomic { rank } => format!("granule::AtomicView<{elem}, {rank}> {name}"),
         Kind::Chunk { map } => format!("granule::TeamChunk<{elem}, {}> {name}", map.cpp()),
+        Kind::Map { insert: true } => format!("granule::MapInserter<{elem}> {name}"),
+        Kind::Map { insert: false } => format!("granule::UnorderedMap<{elem}> {name}"),
     };
     Ok(Param {
         name,
@@ -177,7 +184,8 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
                 "an AtomicView of 8- or 16-bit integers (the device has no atomics that narrow)",
             )),
             Ty::Atomic { rank, .. } => (Kind::Atomic { rank }, v),
-            _ => unreachable!("view_of returns Views"),
+            Ty::Map { insert, .. } => (Kind::Map { insert }, v),
+            _ => unreachable!("view_of returns Views and maps"),
         });
     }
     if matches!(ty, syn::Type::Reference(_)) {

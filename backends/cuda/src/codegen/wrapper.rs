@@ -269,6 +269,15 @@ fn bind_params(
                 decl.push(format!("granule::AtomicView<{t}, {rank}> {}", p.name));
                 args.push(p.name.to_string());
             }
+            ParamKind::Map { insert } => {
+                let access = if insert {
+                    "MapInserter"
+                } else {
+                    "UnorderedMap"
+                };
+                decl.push(format!("granule::{access}<{t}> {}", p.name));
+                args.push(p.name.to_string());
+            }
             ParamKind::Chunk { map } => {
                 decl.push(format!("granule::Chunked<{t}, {}> {}", map.cpp(), p.name));
                 args.push(format!("granule::team_part({}, team__)", p.name));
