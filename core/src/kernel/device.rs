@@ -132,7 +132,7 @@ pub enum DeviceArg<'a> {
     /// A View the call writes, divided among teams.
     Chunked(ChunkedArg<'a>),
     /// A hash map (granule-containers' `UnorderedMap` or its inserter).
-    Map(super::map::MapArg<'a>),
+    Map(Box<super::map::MapArg<'a>>),
 }
 
 /// A value that crosses between host and device as bytes: scalars, the

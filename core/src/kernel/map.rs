@@ -51,7 +51,7 @@ pub unsafe trait DeviceMap {
 
 /// A captured map's argument (what `#[kernel]`'s glue passes).
 pub fn map_arg_of<T: DeviceMap + ?Sized>(m: &T) -> DeviceArg<'_> {
-    DeviceArg::Map(m.map_arg())
+    DeviceArg::Map(Box::new(m.map_arg()))
 }
 
 /// Compiles only when `T` is a map the device may capture, of keys `K`
