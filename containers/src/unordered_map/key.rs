@@ -57,3 +57,29 @@ macro_rules! map_key {
     )* };
 }
 map_key!(u32, u64, i32, i64, usize);
+
+#[cfg(test)]
+mod tests {
+    use super::MapKey;
+
+    #[test]
+    fn signed_keys_hash_as_their_sign_extended_bits() {
+        assert_eq!((-1i32).bits(), u64::MAX);
+        assert_eq!((-1i32).hash(), (-1i64).hash());
+        assert_eq!(7u32.hash(), 7u64.hash());
+        assert_eq!(7usize.hash(), 7u64.hash());
+    }
+
+    #[test]
+    fn consecutive_keys_spread_over_the_slots() {
+        // 1000 consecutive keys into 1000 slots: a good hash leaves about
+        // 1000/e empty; linear keys modulo 1000 would leave none.
+        let mut used = vec![false; 1000];
+        for k in 0u64..1000 {
+            used[k.home_slot(1000)] = true;
+        }
+        let empty = used.iter().filter(|u| !**u).count();
+        assert!((300..440).contains(&empty), "{empty} empty home slots");
+        assert_eq!(5u64.home_slot(0), 0);
+    }
+}

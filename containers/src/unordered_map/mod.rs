@@ -470,3 +470,44 @@ impl<K: MapKey, V: Pod> Deref for MapMirror<'_, K, V> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_the_map_and_what_to_do() {
+        let full = MapError::Full {
+            label: "ids".into(),
+            capacity: 8,
+        };
+        assert!(full.to_string().contains("\"ids\"") && full.to_string().contains("rehash"));
+        let small = MapError::CapacityTooSmall {
+            label: "ids".into(),
+            capacity: 2,
+            size: 5,
+        };
+        assert!(small.to_string().contains("2 slots") && small.to_string().contains("5 entries"));
+    }
+
+    #[test]
+    fn a_map_of_no_slots_fails_every_insert() {
+        let mut map = UnorderedMap::<u32, u32>::new_in(HostSpace, "none", 0).unwrap();
+        let r = map.inserter().insert(1, 1);
+        assert!(r.failed() && r.index() == INVALID_INDEX);
+        assert_eq!(
+            (map.size(), map.failed_inserts(), map.find(1)),
+            (0, 1, INVALID_INDEX)
+        );
+        assert!(map.try_insert(2, 2).is_err());
+    }
+
+    #[test]
+    fn the_host_mirror_of_a_host_map_is_the_map() {
+        let mut map = UnorderedMap::<u64, f64>::new_in(HostSpace, "m", 4).unwrap();
+        map.try_insert(3, 0.5).unwrap();
+        let mirror = map.host_mirror().unwrap();
+        assert!(matches!(mirror, MapMirror::Same(_)));
+        assert_eq!(mirror.get(3), Some(0.5));
+    }
+}
