@@ -183,3 +183,40 @@ impl Cx {
 fn atomic_value(value: &Elem) -> bool {
     matches!(value, Elem::Scalar(s) if !s.is_narrow() && *s != Scalar::Bool)
 }
+
+#[cfg(test)]
+mod tests {
+    fn error_of(src: &str) -> String {
+        let f: syn::ItemFn = syn::parse_str(src).expect("valid Rust");
+        match super::super::translate_kernel(&f, super::super::Pattern::For) {
+            Ok(t) => panic!("translated, but should not have:\n{}", t.source),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn an_inserter_cannot_read_values_and_a_read_map_cannot_insert() {
+        let e = error_of(
+            "fn k(i: usize, y: &mut u32, m: &MapInserter<'_, u64, u32>) { *y = m.value_at(i); }",
+        );
+        assert!(e.contains("inserter method `value_at`"), "{e}");
+        let e = error_of("fn k(i: usize, m: &UnorderedMap<u64, u32>) { m.insert(i as u64, 1); }");
+        assert!(e.contains("map method `insert`"), "{e}");
+    }
+
+    #[test]
+    fn maps_are_used_through_their_methods_only() {
+        let e = error_of("fn k(i: usize, m: &MapInserter<'_, u64, u32>) { let n = m; }");
+        assert!(e.contains("cannot be bound"), "{e}");
+    }
+
+    #[test]
+    fn keys_are_integers_and_added_values_have_device_atomics() {
+        let e = error_of("fn k(i: usize, m: &UnorderedMap<f64, u32>) { }");
+        assert!(e.contains("map key type"), "{e}");
+        let e = error_of("fn k(i: usize, m: &MapInserter<'_, u32, u8>) { m.insert_add(1, 1); }");
+        assert!(e.contains("insert_add"), "{e}");
+        let e = error_of("fn k(i: usize, m: &MapInserter<'_, u32>) { }");
+        assert!(e.contains("key and value types"), "{e}");
+    }
+}
