@@ -1,6 +1,6 @@
 //! The `#[kernel]`s of the containers' tests (DualView, UnorderedMap).
 
-use granule::containers::{MapInserter, UnorderedMap};
+use granule::containers::{MapInserter, SetInserter, UnorderedMap, UnorderedSet};
 use granule::prelude::*;
 
 /// Doubles its element in place.
@@ -69,6 +69,24 @@ pub fn map_read_slot(_i: usize, out: &mut u64, map: &UnorderedMap<u64, u64>, slo
     *out = map.value_at(slot);
 }
 
+/// Inserts `i mod m` into a set.
+#[kernel]
+pub fn set_insert_mod(i: usize, ins: &SetInserter<'_, u32>, m: u32) {
+    let r = ins.insert(i as u32 % m);
+    assert!(!r.failed());
+    assert!(ins.exists(i as u32 % m));
+}
+
+/// Counts the members of `0..n` in a set, and checks their slots.
+#[kernel(reduce)]
+pub fn set_count_members(i: usize, set: &UnorderedSet<u32>, acc: &mut u64) {
+    if set.exists(i as u32) {
+        let slot = set.find(i as u32);
+        assert_eq!(set.key_at(slot), i as u32);
+        *acc += 1;
+    }
+}
+
 /// Every `#[kernel]` of this file; `nvrtc.rs` compiles them as a unit.
 pub const KERNELS: &[&granule::kernel::DeviceKernel] = kernel_list![
     double_in_place,
@@ -77,4 +95,6 @@ pub const KERNELS: &[&granule::kernel::DeviceKernel] = kernel_list![
     map_insert_keys,
     map_lookup,
     map_read_slot,
+    set_insert_mod,
+    set_count_members,
 ];

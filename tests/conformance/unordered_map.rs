@@ -172,6 +172,28 @@ macro_rules! unordered_map_tests {
             }
 
             #[test]
+            fn a_set_holds_each_key_once_in_kernels() {
+                let s = space();
+                let mut set =
+                    granule::containers::UnorderedSet::<u32, _>::new_on(&s, "usk", 40).unwrap();
+                parallel_for(
+                    "usk_insert",
+                    RangePolicy::new(&s, 0..1000),
+                    (),
+                    set_insert_mod(&set.inserter(), 25),
+                );
+                let members: u64 = parallel_reduce(
+                    "usk_count",
+                    RangePolicy::new(&s, 0..100),
+                    Sum,
+                    set_count_members(&set),
+                );
+                assert_eq!(members, 25);
+                let m = set.host_mirror().unwrap();
+                assert_eq!((m.size(), m.failed_insert()), (25, false));
+            }
+
+            #[test]
             fn reading_an_empty_slot_in_a_kernel_panics_naming_the_map() {
                 let s = own_space();
                 let map = UnorderedMap::<u64, u64, _>::new_on(&s, "umk_empty_slot", 8).unwrap();

@@ -2,7 +2,7 @@
 //! inserter (`granule::UnorderedMap<K, V>` in the device header's
 //! `unordered_map.cuh`).
 
-use super::{MapInserter, MapKey, UnorderedMap};
+use super::{MapInserter, MapKey, NoValue, SetInserter, UnorderedMap, UnorderedSet};
 use granule_core::kernel::{DeviceMap, Insert, MapArg, Read, ViewArg};
 use granule_views::{MemorySpace, Pod};
 
@@ -52,5 +52,25 @@ unsafe impl<K: MapKey, V: Pod, M: MemorySpace> DeviceMap for UnorderedMap<K, V, 
                 self.counters.as_ptr() as usize,
             ],
         )
+    }
+}
+
+// SAFETY: the set's own map, under the map's contract above.
+unsafe impl<K: MapKey, M: MemorySpace> DeviceMap for SetInserter<'_, K, M> {
+    type Access = Insert;
+    type Key = K;
+    type Value = NoValue;
+    fn map_arg(&self) -> MapArg<'_> {
+        self.inner.map_arg()
+    }
+}
+
+// SAFETY: the set's own map, under the map's contract above.
+unsafe impl<K: MapKey, M: MemorySpace> DeviceMap for UnorderedSet<K, M> {
+    type Access = Read;
+    type Key = K;
+    type Value = NoValue;
+    fn map_arg(&self) -> MapArg<'_> {
+        self.map.map_arg()
     }
 }

@@ -392,7 +392,11 @@ where
         let mut host = UnorderedMap::new_in(HostSpace, &self.label, self.capacity())?;
         deep_copy(&mut host.states, &self.states)?;
         deep_copy(&mut host.keys, &self.keys)?;
-        deep_copy(&mut host.values, &self.values)?;
+        if std::mem::size_of::<V>() != 0 {
+            // A set's values hold no bytes (and a device space has no
+            // allocation to copy them from).
+            deep_copy(&mut host.values, &self.values)?;
+        }
         deep_copy(&mut host.counters, &self.counters)?;
         Ok(MapMirror::Copy(Box::new(host)))
     }
@@ -446,7 +450,9 @@ where
         let mut map = Self::new_in(space, &host.label, host.capacity())?;
         deep_copy(&mut map.states, &host.states)?;
         deep_copy(&mut map.keys, &host.keys)?;
-        deep_copy(&mut map.values, &host.values)?;
+        if std::mem::size_of::<V>() != 0 {
+            deep_copy(&mut map.values, &host.values)?;
+        }
         deep_copy(&mut map.counters, &host.counters)?;
         Ok(map)
     }

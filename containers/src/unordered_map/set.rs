@@ -2,15 +2,9 @@
 
 use super::{InsertResult, MapError, MapInserter, MapKey, MapMirror, UnorderedMap};
 use granule_core::ExecutionSpace;
-use granule_views::{HostAccessible, HostSpace, MemorySpace, Pod, SpaceCopy};
+use granule_views::{HostAccessible, HostSpace, MemorySpace, SpaceCopy};
 
-/// The value a set stores: nothing.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NoValue;
-
-// SAFETY: a zero-sized type: every bit pattern (there are none) is valid
-// and it holds no pointer.
-unsafe impl Pod for NoValue {}
+pub use granule_core::kernel::NoValue;
 
 /// A fixed-capacity set of integer keys that kernels insert into
 /// concurrently; the rules of [`UnorderedMap`] apply.
@@ -29,13 +23,13 @@ unsafe impl Pod for NoValue {}
 /// ```
 #[derive(Debug)]
 pub struct UnorderedSet<K: MapKey, M: MemorySpace = HostSpace> {
-    map: UnorderedMap<K, NoValue, M>,
+    pub(super) map: UnorderedMap<K, NoValue, M>,
 }
 
 /// Inserts into an [`UnorderedSet`] from any number of work items at once.
 #[derive(Clone, Copy, Debug)]
 pub struct SetInserter<'a, K: MapKey, M: MemorySpace = HostSpace> {
-    inner: MapInserter<'a, K, NoValue, M>,
+    pub(super) inner: MapInserter<'a, K, NoValue, M>,
 }
 
 impl<K: MapKey, M: MemorySpace> UnorderedSet<K, M> {

@@ -21,6 +21,14 @@ pub struct MapArg<'a> {
     pub counters: ViewArg<'a>,
 }
 
+/// The value type of a set (granule-containers' `UnorderedSet`): nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoValue;
+
+// SAFETY: a zero-sized type: there are no bits to be invalid, and it holds
+// no pointer.
+unsafe impl granule_views::Pod for NoValue {}
+
 /// The device may insert into the map (`MapInserter`).
 #[derive(Debug)]
 pub struct Insert;

@@ -72,6 +72,9 @@ pub enum ParamKind {
     Map {
         /// Whether the kernel inserts.
         insert: bool,
+        /// Whether it is the set form (`SetInserter`, `UnorderedSet`),
+        /// whose C++ type is `Key` alone.
+        set: bool,
     },
 }
 

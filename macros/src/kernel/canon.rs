@@ -110,7 +110,7 @@ impl<'a> Checks<'a> {
         let rt = self.rt.clone();
         let user = with_inferred_lifetimes(ty);
         if let Ty::Map { key, value, insert } = v {
-            return self.map(&user, key, value, *insert);
+            return self.map(&user, key, value.as_ref(), *insert);
         }
         let (elem, rank, layout) = match v {
             Ty::View {
@@ -131,9 +131,13 @@ impl<'a> Checks<'a> {
 
     /// A map parameter: the type is granule-containers' map or inserter
     /// of these keys and values.
-    fn map(&mut self, user: &syn::Type, key: &Elem, value: &Elem, insert: bool) {
+    fn map(&mut self, user: &syn::Type, key: &Elem, value: Option<&Elem>, insert: bool) {
         let rt = self.rt.clone();
-        let (Some(k), Some(v)) = (self.elem(key), self.elem(value)) else {
+        let v = match value {
+            Some(v) => self.elem(v),
+            None => Some(quote!(#rt::NoValue)),
+        };
+        let (Some(k), Some(v)) = (self.elem(key), v) else {
             return;
         };
         let access = if insert {

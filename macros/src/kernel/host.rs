@@ -94,6 +94,7 @@ fn space_slot(seg: &syn::PathSegment) -> Option<(Option<usize>, usize)> {
     match name.as_str() {
         "AtomicView" => Some((None, 2)),
         "MapInserter" | "UnorderedMap" => Some((None, 2)),
+        "SetInserter" | "UnorderedSet" => Some((None, 1)),
         "View" | "ViewRef" => Some((Some(2), 3)),
         n if n.len() == 5 && n.starts_with("View") => Some((Some(1), 2)),
         _ => None,

@@ -34,9 +34,11 @@ pub enum Kind {
     Chunk {
         map: ChunkMap,
     },
-    /// A map parameter (`&MapInserter` when `insert`, `&UnorderedMap`).
+    /// A map parameter (`&MapInserter` when `insert`, `&UnorderedMap`;
+    /// `&SetInserter`, `&UnorderedSet` when `set`).
     Map {
         insert: bool,
+        set: bool,
     },
 }
 
@@ -102,7 +104,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         | Ty::View { elem: e, .. }
         | Ty::Atomic { elem: e, .. }
         | Ty::Chunk { elem: e, .. } => infer.cpp(e),
-        Ty::Map { key, value, .. } => super::unordered_map::cpp_args(key, value),
+        Ty::Map { key, value, .. } => super::unordered_map::cpp_args(key, value.as_ref()),
         _ => "granule::TeamMember".to_string(),
     };
     let decl = match &kind {
@@ -119,8 +121,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         }
         Kind::Atomic { rank } => format!("granule::AtomicView<{elem}, {rank}> {name}"),
         Kind::Chunk { map } => format!("granule::TeamChunk<{elem}, {}> {name}", map.cpp()),
-        Kind::Map { insert: true } => format!("granule::MapInserter<{elem}> {name}"),
-        Kind::Map { insert: false } => format!("granule::UnorderedMap<{elem}> {name}"),
+        Kind::Map { insert, set } => super::unordered_map::decl(*insert, *set, &elem, &name),
     };
     Ok(Param {
         name,
@@ -184,7 +185,15 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
                 "an AtomicView of 8- or 16-bit integers (the device has no atomics that narrow)",
             )),
             Ty::Atomic { rank, .. } => (Kind::Atomic { rank }, v),
-            Ty::Map { insert, .. } => (Kind::Map { insert }, v),
+            Ty::Map {
+                insert, ref value, ..
+            } => (
+                Kind::Map {
+                    insert,
+                    set: value.is_none(),
+                },
+                v,
+            ),
             _ => unreachable!("view_of returns Views and maps"),
         });
     }

@@ -1196,8 +1196,8 @@ fn param_class(name: &str, ty: &syn::Type) -> (Level, Class) {
         _ if mutable => (Level::Lane, Class::Value),
         _ if last == "AtomicView" => (Level::Const, Class::Atomic),
         // Inserts, like atomics, give each lane its own result.
-        _ if last == "MapInserter" => (Level::Const, Class::Atomic),
-        _ if last == "UnorderedMap" => (Level::Const, Class::ReadView),
+        _ if last == "MapInserter" || last == "SetInserter" => (Level::Const, Class::Atomic),
+        _ if last == "UnorderedMap" || last == "UnorderedSet" => (Level::Const, Class::ReadView),
         _ if last == "TeamChunk" => (Level::Const, Class::TeamChunk(name.to_string())),
         _ if last.starts_with("View") => (Level::Const, Class::ReadView),
         _ => (Level::Const, Class::Value),

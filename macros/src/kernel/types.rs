@@ -344,10 +344,11 @@ pub enum Ty {
     /// `team.thread_ids()`, only an argument of `chunk_mut`.
     Ids,
     /// A map parameter: `&MapInserter<'_, K, V>` (`insert`) or
-    /// `&UnorderedMap<K, V>` (see `unordered_map.rs`).
+    /// `&UnorderedMap<K, V>`, or the set forms `&SetInserter<'_, K>` and
+    /// `&UnorderedSet<K>` (no `value`; see `unordered_map.rs`).
     Map {
         key: Elem,
-        value: Elem,
+        value: Option<Elem>,
         insert: bool,
     },
     /// What an insert into a map returns.

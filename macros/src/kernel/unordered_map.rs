@@ -23,17 +23,20 @@ const KEYS: [Scalar; 5] = [
     Scalar::Usize,
 ];
 
-/// `MapInserter<'_, K, V>` or `UnorderedMap<K, V>` (a last path segment
-/// `name` with type arguments `args`), if it is one.
+/// `MapInserter<'_, K, V>`, `UnorderedMap<K, V>`, `SetInserter<'_, K>` or
+/// `UnorderedSet<K>` (a last path segment `name` with type arguments
+/// `args`), if it is one.
 pub fn map_of(
     seg: &syn::PathSegment,
     name: &str,
     args: &[&syn::GenericArgument],
     generics: &[String],
 ) -> Result<Option<Ty>> {
-    let insert = match name {
-        "MapInserter" => true,
-        "UnorderedMap" => false,
+    let (insert, set) = match name {
+        "MapInserter" => (true, false),
+        "UnorderedMap" => (false, false),
+        "SetInserter" => (true, true),
+        "UnorderedSet" => (false, true),
         _ => return Ok(None),
     };
     let types: Vec<&syn::Type> = args
@@ -43,11 +46,15 @@ pub fn map_of(
             _ => None,
         })
         .collect();
-    let [k, v] = types[..] else {
-        return Err(unsupported(
-            seg,
-            "a map parameter without exactly its key and value types (`MapInserter<'_, u64, u32>`, `UnorderedMap<u64, u32>`)",
-        ));
+    let (k, v) = match (&types[..], set) {
+        ([k, v], false) => (*k, Some(*v)),
+        ([k], true) => (*k, None),
+        _ => {
+            return Err(unsupported(
+                seg,
+                "a map parameter without exactly its key and value types (`MapInserter<'_, u64, u32>`, `UnorderedMap<u64, u32>`), or a set's without its key type (`SetInserter<'_, u64>`)",
+            ))
+        }
     };
     let key = match elem_of(k, generics)? {
         Elem::Scalar(s) if KEYS.contains(&s) => Elem::Scalar(s),
@@ -58,9 +65,10 @@ pub fn map_of(
             ))
         }
     };
-    let value = match elem_of(v, generics)? {
-        Elem::Scalar(s) => Elem::Scalar(s),
-        _ => {
+    let value = match v.map(|v| (v, elem_of(v, generics))) {
+        None => None,
+        Some((_, Ok(Elem::Scalar(s)))) => Some(Elem::Scalar(s)),
+        Some((v, _)) => {
             return Err(unsupported(
                 v,
                 "this map value type (a primitive number or bool)",
@@ -70,12 +78,24 @@ pub fn map_of(
     Ok(Some(Ty::Map { key, value, insert }))
 }
 
-/// The C++ type arguments of a map parameter: `K, V`.
-pub fn cpp_args(key: &Elem, value: &Elem) -> String {
+/// The C++ type arguments of a map parameter: `K, V`, or `K` for a set.
+pub fn cpp_args(key: &Elem, value: Option<&Elem>) -> String {
     match (key, value) {
-        (Elem::Scalar(k), Elem::Scalar(v)) => format!("{}, {}", k.cpp(), v.cpp()),
+        (Elem::Scalar(k), Some(Elem::Scalar(v))) => format!("{}, {}", k.cpp(), v.cpp()),
+        (Elem::Scalar(k), None) => k.cpp().to_string(),
         _ => unreachable!("map_of admits scalar keys and values only"),
     }
+}
+
+/// The C++ declaration of a map parameter.
+pub fn decl(insert: bool, set: bool, args: &str, name: &str) -> String {
+    let ty = match (insert, set) {
+        (true, false) => "MapInserter",
+        (false, false) => "UnorderedMap",
+        (true, true) => "SetInserter",
+        (false, true) => "UnorderedSet",
+    };
+    format!("granule::{ty}<{args}> {name}")
 }
 
 impl Cx {
@@ -85,7 +105,7 @@ impl Cx {
         m: &ExprMethodCall,
         recv: &str,
         key: &Elem,
-        value: &Elem,
+        value: Option<&Elem>,
         insert: bool,
     ) -> Result<(String, Ty)> {
         let name = m.method.to_string();
@@ -113,8 +133,14 @@ impl Cx {
                 let ty = if name == "find" { usize_ } else { bool_ };
                 Ok((format!("{recv}.{name}({k})"), ty))
             }
-            ("insert" | "insert_add", true) => {
+            ("insert", true) if value.is_none() => {
+                arity(1)?;
+                let k = self.value_as(&m.args[0], key)?;
+                Ok((format!("{recv}.insert({k})"), Ty::InsertResult))
+            }
+            ("insert" | "insert_add", true) if value.is_some() => {
                 arity(2)?;
+                let value = value.expect("a map's value type");
                 if name == "insert_add" && !atomic_value(value) {
                     return Err(unsupported(
                         &m.method,
@@ -133,13 +159,13 @@ impl Cx {
                 arity(0)?;
                 Ok((format!("{recv}.failed_insert()"), bool_))
             }
-            ("valid_at" | "key_at" | "value_at", false) => {
+            ("valid_at" | "key_at", false) | ("value_at", false) if name != "value_at" || value.is_some() => {
                 arity(1)?;
                 let i = self.value_as(&m.args[0], &Elem::Scalar(Scalar::Usize))?;
                 let ty = match name.as_str() {
                     "valid_at" => bool_,
                     "key_at" => Ty::Elem(key.clone()),
-                    _ => Ty::Elem(value.clone()),
+                    _ => Ty::Elem(value.expect("checked above").clone()),
                 };
                 Ok((format!("{recv}.{name}({i})"), ty))
             }

@@ -269,11 +269,12 @@ fn bind_params(
                 decl.push(format!("granule::AtomicView<{t}, {rank}> {}", p.name));
                 args.push(p.name.to_string());
             }
-            ParamKind::Map { insert } => {
-                let access = if insert {
-                    "MapInserter"
-                } else {
-                    "UnorderedMap"
+            ParamKind::Map { insert, set } => {
+                let access = match (insert, set) {
+                    (true, false) => "MapInserter",
+                    (false, false) => "UnorderedMap",
+                    (true, true) => "SetInserter",
+                    (false, true) => "UnorderedSet",
                 };
                 decl.push(format!("granule::{access}<{t}> {}", p.name));
                 args.push(p.name.to_string());

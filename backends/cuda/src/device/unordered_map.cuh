@@ -110,6 +110,10 @@ template <> struct MapAtomic<u64> { static constexpr bool value = true; };
 template <> struct MapAtomic<f32> { static constexpr bool value = true; };
 template <> struct MapAtomic<f64> { static constexpr bool value = true; };
 
+// Whether inserts store the value (not for a set's NoValue, whose View
+// holds no bytes).
+template <class V> struct MapStores { static constexpr bool value = true; };
+
 // A map the kernel inserts into (MapInserter): the unique borrow of the map.
 template <class K, class V> struct MapInserter : UnorderedMap<K, V> {
   template <bool Add> __device__ InsertResult insert_op(K key, V value) const {
@@ -124,7 +128,7 @@ template <class K, class V> struct MapInserter : UnorderedMap<K, V> {
           this->keys.data[i] = key;
           // An atomic store where later inserts may add atomically.
           if constexpr (MapAtomic<V>::value) atomic_store(this->values.data + i, value);
-          else this->values.data[i] = value;
+          else if constexpr (MapStores<V>::value) this->values.data[i] = value;
           __threadfence();  // key and value before the state that announces them
           atomicExch(this->states.data + i, MAP_VALID);
           atomicAdd((unsigned long long*)this->counters.data, 1ull);
@@ -142,6 +146,22 @@ template <class K, class V> struct MapInserter : UnorderedMap<K, V> {
   }
   __device__ __forceinline__ InsertResult insert(K key, V value) const { return insert_op<false>(key, value); }
   __device__ __forceinline__ InsertResult insert_add(K key, V value) const { return insert_op<true>(key, value); }
+};
+
+}  // namespace granule
+
+namespace granule {
+
+// The value of a set (granule_core::kernel::NoValue): never stored.
+struct NoValue {};
+template <> struct MapStores<NoValue> { static constexpr bool value = false; };
+
+// A set the kernel reads, and one it inserts into.
+template <class K> struct UnorderedSet : UnorderedMap<K, NoValue> {};
+template <class K> struct SetInserter : MapInserter<K, NoValue> {
+  __device__ __forceinline__ InsertResult insert(K key) const {
+    return this->template insert_op<false>(key, NoValue{});
+  }
 };
 
 }  // namespace granule
