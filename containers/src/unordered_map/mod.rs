@@ -20,6 +20,33 @@
 //! - reading: `&UnorderedMap` finds keys and reads slots
 //!   ([`valid_at`](UnorderedMap::valid_at), [`key_at`](UnorderedMap::key_at),
 //!   [`value_at`](UnorderedMap::value_at)); nothing can write meanwhile.
+//!
+//! Both are `#[kernel]` parameters, so the same kernels run on Serial,
+//! Rayon and Cuda (where the device runs the same probe loop):
+//!
+//! ```
+//! use granule::containers::{MapInserter, UnorderedMap};
+//! use granule::prelude::*;
+//!
+//! #[kernel]
+//! fn count(i: usize, counts: &MapInserter<'_, u32, u64>) {
+//!     counts.insert_add((i % 3) as u32, 1);
+//! }
+//!
+//! #[kernel(reduce)]
+//! fn total(i: usize, counts: &UnorderedMap<u32, u64>, acc: &mut u64) {
+//!     if counts.valid_at(i) {
+//!         *acc += counts.value_at(i);
+//!     }
+//! }
+//!
+//! let space = DefaultExecutionSpace::default();
+//! let mut counts = UnorderedMap::<u32, u64, _>::new_on(&space, "counts", 8)?;
+//! parallel_for("count", RangePolicy::new(&space, 0..30), (), count(&counts.inserter()));
+//! let n: u64 = parallel_reduce("total", RangePolicy::new(&space, 0..8), Sum, total(&counts));
+//! assert_eq!((n, counts.host_mirror()?.get(2)), (30, Some(10)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod device;
 mod host;
