@@ -31,6 +31,10 @@ pub use granule_views as views;
 /// (granule-algorithms).
 pub use granule_algorithms as algorithms;
 
+/// Kokkos's containers on every space: ScatterView, DualView,
+/// UnorderedMap, random number pools, UniqueToken (granule-containers).
+pub use granule_containers as containers;
+
 /// Execution spaces, policies, patterns, reducers, teams, profiling
 /// (granule-core).
 pub use granule_core as core;

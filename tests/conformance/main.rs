@@ -24,6 +24,7 @@ macro_rules! kernel_list {
     ($($k:path),* $(,)?) => { &[$(<$k as granule::kernel::KernelSource>::KERNEL),*] };
 }
 
+mod container_kernels;
 mod kernels;
 mod nvrtc;
 
@@ -43,6 +44,10 @@ mod team;
 mod soundness;
 #[macro_use]
 mod semantics;
+#[macro_use]
+mod dual_view;
+#[macro_use]
+mod unordered_map;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -80,6 +85,8 @@ macro_rules! conformance_suite {
             bad_input_tests!();
             soundness_tests!();
             semantics_tests!();
+            dual_view_tests!();
+            unordered_map_tests!();
             $($host_only)*
         }
     };
@@ -90,6 +97,7 @@ macro_rules! conformance_suite {
             reduce_host_only_tests!();
             scan_host_only_tests!();
             team_host_only_tests!();
+            unordered_map_host_only_tests!();
         });
     };
     ($name:ident, $ty:ty, $make:expr, own = $own:expr) => {

@@ -70,6 +70,14 @@ mod tutorial_heat3d;
 #[path = "../../examples/tutorial_stream.rs"]
 mod tutorial_stream;
 
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/dualview.rs"]
+mod dualview;
+
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/unordered_map.rs"]
+mod unordered_map_example;
+
 /// The kernels of `examples/`.
 const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     example_kernels::axpy,
@@ -114,6 +122,11 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     tour::tour_dot,
     tour::tour_yax,
     tour::tour_stencil,
+    dualview::gas_state,
+    unordered_map_example::global_id,
+    unordered_map_example::insert_global,
+    unordered_map_example::to_local,
+    unordered_map_example::count_foreign,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them
@@ -130,11 +143,12 @@ fn example_element_functions() -> [&'static DeviceKernel; 2] {
 
 /// The kernels, by translation unit: the suite's and the examples' are
 /// compiled apart, since an example may reuse a suite kernel's name.
-fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 3] {
+fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 4] {
     [
         ("suite.cu", crate::kernels::KERNELS),
         ("examples.cu", EXAMPLE_KERNELS),
         ("semantics.cu", crate::semantics::KERNELS),
+        ("containers.cu", crate::container_kernels::KERNELS),
     ]
 }
 

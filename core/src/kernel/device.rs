@@ -131,6 +131,8 @@ pub enum DeviceArg<'a> {
     Written(ViewArg<'a>),
     /// A View the call writes, divided among teams.
     Chunked(ChunkedArg<'a>),
+    /// A hash map (granule-containers' `UnorderedMap` or its inserter).
+    Map(Box<super::map::MapArg<'a>>),
 }
 
 /// A value that crosses between host and device as bytes: scalars, the

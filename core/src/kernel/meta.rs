@@ -67,6 +67,15 @@ pub enum ParamKind {
         /// The outer (Grid -> Block) map.
         map: DeviceChunkMap,
     },
+    /// A hash map (`UnorderedMap` to read it, `MapInserter` to insert);
+    /// the parameter's C++ type is `Key, Value`.
+    Map {
+        /// Whether the kernel inserts.
+        insert: bool,
+        /// Whether it is the set form (`SetInserter`, `UnorderedSet`),
+        /// whose C++ type is `Key` alone.
+        set: bool,
+    },
 }
 
 /// The chunk maps the device mirrors (`granule_views::chunk`).

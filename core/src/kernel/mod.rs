@@ -39,6 +39,7 @@
 pub mod check;
 mod device;
 mod element;
+mod map;
 mod meta;
 mod reduction;
 mod source;
@@ -49,6 +50,7 @@ pub use device::{
 };
 pub use element::DeviceElementFn;
 pub use granule_macros::{device, kernel};
+pub use map::{map_arg_of, map_shape, DeviceMap, Insert, MapArg, NoValue, Read};
 pub use meta::{
     DeviceChunkMap, DeviceFn, DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind,
 };
@@ -64,6 +66,7 @@ pub mod __rt {
     pub use super::device::{
         atomic_arg_of as atomic_arg, scalar_arg_of as scalar_arg, view_arg_of as view_arg,
     };
+    pub use super::map::{map_arg_of as map_arg, map_shape, Insert, NoValue, Read};
     pub use crate::functor::{BinaryFunctor, ForFunctor, ReduceFunctor, ScanFunctor, UnaryFunctor};
     pub use crate::policy::{PerTeam, PerThread};
     pub use crate::reducer::{

@@ -1,6 +1,6 @@
 //! Profiling hooks: callbacks at the beginning and end of every dispatch
-//! (label, kind, space) and at region push/pop, plus a built-in kernel
-//! timer.
+//! (label, kind, space), at region push/pop and around the copies
+//! containers make between memory spaces, plus a built-in kernel timer.
 //!
 //! With no hooks registered, a dispatch pays one relaxed atomic load.
 //!
@@ -85,6 +85,96 @@ pub trait ProfilingHooks: Send + Sync {
     fn push_region(&self, _name: &str) {}
     /// [`pop_region`] was called; `name` is the region being closed.
     fn pop_region(&self, _name: &str) {}
+    /// Before a copy between Views that granule reports (Kokkos's
+    /// `begin_deep_copy`): the copies a container makes to keep its sides
+    /// in sync, such as a DualView's `sync_host`/`sync_device`.
+    fn begin_deep_copy(&self, _info: &DeepCopyInfo<'_>) {}
+    /// After a reported copy ended, with its wall time.
+    fn end_deep_copy(&self, _info: &DeepCopyInfo<'_>, _elapsed: Duration) {}
+}
+
+/// What hooks learn about a copy between Views (see
+/// [`ProfilingHooks::begin_deep_copy`]).
+#[derive(Clone, Copy, Debug)]
+pub struct DeepCopyInfo<'a> {
+    /// The destination View's label.
+    pub dst_label: &'a str,
+    /// The destination's memory space (`"Host"`, `"Cuda"`).
+    pub dst_space: &'static str,
+    /// The source View's label.
+    pub src_label: &'a str,
+    /// The source's memory space.
+    pub src_space: &'static str,
+    /// How many bytes the copy moves.
+    pub bytes: usize,
+    /// A number unique to this copy in the process.
+    pub id: u64,
+}
+
+/// Marks a running copy; its drop reports the end to the hooks. Made by
+/// [`begin_deep_copy`].
+#[must_use]
+pub struct DeepCopyGuard<'a> {
+    info: Option<(DeepCopyInfo<'a>, Instant)>,
+}
+
+/// Reports the start of a copy from `src` to `dst` (labels and memory
+/// space names) of `bytes` bytes to the hooks; keep the guard alive until
+/// the copy ends. Costs one relaxed atomic load when no hooks are
+/// registered.
+///
+/// ```
+/// use granule_core::profiling::{self, DeepCopyInfo, ProfilingHooks};
+/// use std::sync::{Arc, Mutex};
+///
+/// #[derive(Default)]
+/// struct Copies(Mutex<Vec<String>>);
+/// impl ProfilingHooks for Copies {
+///     fn begin_deep_copy(&self, c: &DeepCopyInfo<'_>) {
+///         let line = format!("{}:{} <- {}:{} {}B", c.dst_space, c.dst_label, c.src_space, c.src_label, c.bytes);
+///         self.0.lock().unwrap().push(line);
+///     }
+/// }
+/// let copies = Arc::new(Copies::default());
+/// let id = profiling::register(copies.clone());
+/// drop(profiling::begin_deep_copy(("x_mirror", "Host"), ("x", "Cuda"), 64));
+/// profiling::unregister(id);
+/// assert!(copies.0.lock().unwrap().contains(&"Host:x_mirror <- Cuda:x 64B".to_string()));
+/// ```
+#[inline]
+pub fn begin_deep_copy<'a>(
+    dst: (&'a str, &'static str),
+    src: (&'a str, &'static str),
+    bytes: usize,
+) -> DeepCopyGuard<'a> {
+    if !ACTIVE.load(Ordering::Acquire) {
+        return DeepCopyGuard { info: None };
+    }
+    let info = DeepCopyInfo {
+        dst_label: dst.0,
+        dst_space: dst.1,
+        src_label: src.0,
+        src_space: src.1,
+        bytes,
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+    };
+    for (_, h) in hooks().iter() {
+        h.begin_deep_copy(&info);
+    }
+    DeepCopyGuard {
+        info: Some((info, Instant::now())),
+    }
+}
+
+impl Drop for DeepCopyGuard<'_> {
+    fn drop(&mut self) {
+        if let Some((info, start)) = self.info.take() {
+            let elapsed = start.elapsed();
+            for (_, h) in hooks().iter() {
+                h.end_deep_copy(&info, elapsed);
+            }
+        }
+    }
 }
 
 /// Identifies registered hooks, for [`unregister`].

@@ -30,6 +30,10 @@ impl Cx {
                 Ok((format!("{recv}.extent({r})"), Ty::scalar(Scalar::Usize)))
             }
             Ty::Atomic { elem, rank } => self.atomic(m, &recv, &elem, rank),
+            Ty::Map { key, value, insert } => {
+                self.map_method(m, &recv, &key, value.as_ref(), insert)
+            }
+            Ty::InsertResult => self.insert_result_method(m, &recv),
             Ty::Team => self.team_method(m, &recv),
             Ty::Out(Elem::Acc(acc)) => self.acc_method(m, &recv, acc),
             Ty::Out(Elem::Tuple(_)) | Ty::Elem(Elem::Tuple(_)) => Err(unsupported(

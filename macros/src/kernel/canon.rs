@@ -109,6 +109,9 @@ impl<'a> Checks<'a> {
     fn view(&mut self, ty: &syn::Type, v: &Ty) {
         let rt = self.rt.clone();
         let user = with_inferred_lifetimes(ty);
+        if let Ty::Map { key, value, insert } = v {
+            return self.map(&user, key, value.as_ref(), *insert);
+        }
         let (elem, rank, layout) = match v {
             Ty::View {
                 elem, rank, layout, ..
@@ -124,6 +127,26 @@ impl<'a> Checks<'a> {
             }
             None => quote!(#rt::atomic_shape::<#user, #e, #rt::Rank<#rank>>();),
         });
+    }
+
+    /// A map parameter: the type is granule-containers' map or inserter
+    /// of these keys and values.
+    fn map(&mut self, user: &syn::Type, key: &Elem, value: Option<&Elem>, insert: bool) {
+        let rt = self.rt.clone();
+        let v = match value {
+            Some(v) => self.elem(v),
+            None => Some(quote!(#rt::NoValue)),
+        };
+        let (Some(k), Some(v)) = (self.elem(key), v) else {
+            return;
+        };
+        let access = if insert {
+            quote!(#rt::Insert)
+        } else {
+            quote!(#rt::Read)
+        };
+        self.out
+            .push(quote!(#rt::map_shape::<#user, #k, #v, #access>();));
     }
 
     fn acc(&mut self, ty: &syn::Type, acc: super::types::Acc) {

@@ -154,6 +154,7 @@ fn param_tokens(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
                 Kind::Scalar => quote!(Scalar),
                 Kind::Out => quote!(Out),
                 Kind::Atomic { rank } => quote!(Atomic { rank: #rank }),
+                Kind::Map { insert, set } => quote!(Map { insert: #insert, set: #set }),
                 Kind::Chunk { map } => {
                     let m = format_ident!("{}", map.rust_variant());
                     quote!(Chunk { map: #krate::kernel::DeviceChunkMap::#m })

@@ -93,6 +93,8 @@ fn space_slot(seg: &syn::PathSegment) -> Option<(Option<usize>, usize)> {
     let name = seg.ident.to_string();
     match name.as_str() {
         "AtomicView" => Some((None, 2)),
+        "MapInserter" | "UnorderedMap" => Some((None, 2)),
+        "SetInserter" | "UnorderedSet" => Some((None, 1)),
         "View" | "ViewRef" => Some((Some(2), 3)),
         n if n.len() == 5 && n.starts_with("View") => Some((Some(1), 2)),
         _ => None,
@@ -168,7 +170,10 @@ fn args<'a>(f: &'a syn::ItemFn, params: &'a [Param]) -> Vec<Arg<'a>> {
 }
 
 pub(super) fn captured(kind: &Kind) -> bool {
-    matches!(kind, Kind::Scalar | Kind::View { .. } | Kind::Atomic { .. })
+    matches!(
+        kind,
+        Kind::Scalar | Kind::View { .. } | Kind::Atomic { .. } | Kind::Map { .. }
+    )
 }
 
 /// `()`, `&'w mut T`, or a tuple of them: what a work item is handed.
@@ -240,7 +245,10 @@ fn index_type(rt: &TokenStream, first: &Arg) -> TokenStream {
 }
 
 fn is_view(kind: &Kind) -> bool {
-    matches!(kind, Kind::View { .. } | Kind::Atomic { .. })
+    matches!(
+        kind,
+        Kind::View { .. } | Kind::Atomic { .. } | Kind::Map { .. }
+    )
 }
 
 /// Generics with a trailing type parameter `mem: MemorySpace`, defaulted
@@ -269,6 +277,7 @@ fn capture_arg(rt: &TokenStream, a: &Arg) -> TokenStream {
     match a.kind {
         Kind::View { .. } => quote!(#rt::view_arg(#v)),
         Kind::Atomic { .. } => quote!(#rt::atomic_arg(#v)),
+        Kind::Map { .. } => quote!(#rt::map_arg(#v)),
         _ => quote!(#rt::scalar_arg(#v)),
     }
 }

@@ -20,6 +20,7 @@ mod team_rules;
 #[cfg(test)]
 mod tests;
 mod types;
+mod unordered_map;
 
 pub use emit::{expand_device, expand_kernel};
 
@@ -142,7 +143,7 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
     if let Some(p) = params.iter().find(|p| {
         matches!(
             p.kind,
-            Kind::Out | Kind::Atomic { .. } | Kind::Team | Kind::Chunk { .. }
+            Kind::Out | Kind::Atomic { .. } | Kind::Team | Kind::Chunk { .. } | Kind::Map { .. }
         )
     }) {
         return Err(errors::error_at(

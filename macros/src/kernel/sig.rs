@@ -34,6 +34,12 @@ pub enum Kind {
     Chunk {
         map: ChunkMap,
     },
+    /// A map parameter (`&MapInserter` when `insert`, `&UnorderedMap`;
+    /// `&SetInserter`, `&UnorderedSet` when `set`).
+    Map {
+        insert: bool,
+        set: bool,
+    },
 }
 
 /// One translated parameter.
@@ -98,6 +104,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         | Ty::View { elem: e, .. }
         | Ty::Atomic { elem: e, .. }
         | Ty::Chunk { elem: e, .. } => infer.cpp(e),
+        Ty::Map { key, value, .. } => super::unordered_map::cpp_args(key, value.as_ref()),
         _ => "granule::TeamMember".to_string(),
     };
     let decl = match &kind {
@@ -114,6 +121,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         }
         Kind::Atomic { rank } => format!("granule::AtomicView<{elem}, {rank}> {name}"),
         Kind::Chunk { map } => format!("granule::TeamChunk<{elem}, {}> {name}", map.cpp()),
+        Kind::Map { insert, set } => super::unordered_map::decl(*insert, *set, &elem, &name),
     };
     Ok(Param {
         name,
@@ -177,7 +185,16 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
                 "an AtomicView of 8- or 16-bit integers (the device has no atomics that narrow)",
             )),
             Ty::Atomic { rank, .. } => (Kind::Atomic { rank }, v),
-            _ => unreachable!("view_of returns Views"),
+            Ty::Map {
+                insert, ref value, ..
+            } => (
+                Kind::Map {
+                    insert,
+                    set: value.is_none(),
+                },
+                v,
+            ),
+            _ => unreachable!("view_of returns Views and maps"),
         });
     }
     if matches!(ty, syn::Type::Reference(_)) {

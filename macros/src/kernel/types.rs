@@ -343,6 +343,16 @@ pub enum Ty {
     },
     /// `team.thread_ids()`, only an argument of `chunk_mut`.
     Ids,
+    /// A map parameter: `&MapInserter<'_, K, V>` (`insert`) or
+    /// `&UnorderedMap<K, V>`, or the set forms `&SetInserter<'_, K>` and
+    /// `&UnorderedSet<K>` (no `value`; see `unordered_map.rs`).
+    Map {
+        key: Elem,
+        value: Option<Elem>,
+        insert: bool,
+    },
+    /// What an insert into a map returns.
+    InsertResult,
     Unit,
 }
 
@@ -663,6 +673,9 @@ pub fn view_of(ty: &syn::Type, generics: &[String]) -> Result<Option<Ty>> {
             .filter(|r| (1..=8).contains(r))
             .ok_or_else(|| unsupported(seg, "a View rank that is not a literal 1..=8"))
     };
+    if let Some(map) = super::unordered_map::map_of(seg, &name, &args, generics)? {
+        return Ok(Some(map));
+    }
     let ty = match name.as_str() {
         "AtomicView" => Ty::Atomic {
             elem: elem(0)?,

@@ -269,6 +269,16 @@ fn bind_params(
                 decl.push(format!("granule::AtomicView<{t}, {rank}> {}", p.name));
                 args.push(p.name.to_string());
             }
+            ParamKind::Map { insert, set } => {
+                let access = match (insert, set) {
+                    (true, false) => "MapInserter",
+                    (false, false) => "UnorderedMap",
+                    (true, true) => "SetInserter",
+                    (false, true) => "UnorderedSet",
+                };
+                decl.push(format!("granule::{access}<{t}> {}", p.name));
+                args.push(p.name.to_string());
+            }
             ParamKind::Chunk { map } => {
                 decl.push(format!("granule::Chunked<{t}, {}> {}", map.cpp(), p.name));
                 args.push(format!("granule::team_part({}, team__)", p.name));

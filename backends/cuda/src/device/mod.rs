@@ -21,7 +21,11 @@ pub(crate) use record::ErrorRecord;
 /// ```
 /// assert!(granule_cuda::device::HEADER.contains("namespace granule"));
 /// ```
-pub const HEADER: &str = include_str!("granule.cuh");
+pub const HEADER: &str = concat!(
+    include_str!("granule.cuh"),
+    // The device side of granule-containers' UnorderedMap.
+    include_str!("unordered_map.cuh")
+);
 
 /// Bytes of shared memory a Cuda space keeps, beyond [`reserved_smem`],
 /// for the drivers' static `__shared__` variables when it reports the

@@ -94,6 +94,11 @@ impl ErrorRecord {
                 id: self.index,
                 count: self.extent,
             },
+            7 => Fault::MapSlotEmpty {
+                view: self.view,
+                index: self.index,
+                capacity: self.extent,
+            },
             c => Fault::Unknown(c),
         }
     }

@@ -112,6 +112,26 @@ impl KernelArgs {
         self.raw(&b)
     }
 
+    /// A `granule::UnorderedMap<K, V>` (or `MapInserter<K, V>`): its
+    /// states, keys, values and counters, each a rank-1 `View` (data
+    /// pointer, length, stride 1, id), back to back.
+    ///
+    /// ```
+    /// use granule_cuda::device_api::KernelArgs;
+    /// let mut args = KernelArgs::new();
+    /// args.map([(0x100, 8, 0), (0x200, 8, 1), (0x300, 8, 2), (0x400, 2, 3)]);
+    /// assert_eq!(args.sizes(), [4 * 32]);
+    /// ```
+    pub fn map(&mut self, views: [(u64, u64, u32); 4]) -> &mut Self {
+        let mut b = Vec::with_capacity(4 * 32);
+        for (data, len, id) in views {
+            let mut one = KernelArgs::new();
+            one.view(data, &[len], &[1], id);
+            b.extend_from_slice(&one.bytes(0));
+        }
+        self.raw(&b)
+    }
+
     /// A `granule::Chunked<T, M>`: data pointer, element count, the View's
     /// id, then the map's fields (`MapIdentity` has none; a map's fields
     /// are 8-byte words, such as `MapContinuousLinear`'s width).

@@ -140,6 +140,16 @@ pub enum Fault {
         /// The scope's thread count.
         count: u64,
     },
+    /// `key_at`/`value_at` of a map slot that holds no entry (`view` is
+    /// the id of the map's states View, which carries the map's label).
+    MapSlotEmpty {
+        /// The id of the map's states View.
+        view: u32,
+        /// The slot.
+        index: u64,
+        /// The map's capacity.
+        capacity: u64,
+    },
     /// A trap with no record.
     Trap,
     /// A record with a code this version does not know.
@@ -174,6 +184,14 @@ impl fmt::Display for Fault {
             Fault::ChunkPrecondition { view, id, count } => write!(
                 f,
                 "chunk map precondition failed for View #{view} (thread {id} of {count})"
+            ),
+            Fault::MapSlotEmpty {
+                view,
+                index,
+                capacity,
+            } => write!(
+                f,
+                "slot {index} of the UnorderedMap of View #{view} holds no entry (capacity {capacity})"
             ),
             Fault::Trap => write!(f, "the kernel trapped"),
             Fault::Unknown(code) => write!(f, "device error code {code}"),

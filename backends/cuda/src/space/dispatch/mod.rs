@@ -268,9 +268,10 @@ impl<'a> Launch<'a> {
                 | ParamKind::Team
                 | ParamKind::Final
                 | ParamKind::Element => continue,
-                ParamKind::Scalar | ParamKind::View { .. } | ParamKind::Atomic { .. } => {
-                    caps.next()
-                }
+                ParamKind::Scalar
+                | ParamKind::View { .. }
+                | ParamKind::Atomic { .. }
+                | ParamKind::Map { .. } => caps.next(),
                 ParamKind::Out => {
                     out_k += 1;
                     if driver_binds_last && out_k == outs {
@@ -308,6 +309,13 @@ impl<'a> Launch<'a> {
                 let ext: Vec<u64> = v.extents.iter().map(|&e| e as u64).collect();
                 let str_: Vec<u64> = v.strides.iter().map(|&s| s as u64).collect();
                 self.args.view(v.address as u64, &ext, &str_, id);
+            }
+            DeviceArg::Map(m) => {
+                // One `granule::UnorderedMap`: its four Views back to back,
+                // each checked to lie in this space's memory.
+                let views = [&m.states, &m.keys, &m.values, &m.counters]
+                    .map(|v| (v.address as u64, v.extents[0] as u64, self.view_id(v)));
+                self.args.map(views);
             }
             DeviceArg::Chunked(c) => {
                 let view = ViewArg {

@@ -1,0 +1,167 @@
+//! UnorderedMap on the Rayon space (2 threads): 10^6 random u64 keys
+//! inserted into, then found in, a map of 2·10^6 slots, against baselines
+//! measured in the same run: a sequential `std::collections::HashMap`, and
+//! a map of 64 `Mutex<HashMap>` shards shared by the same 2 threads (what
+//! dashmap does; dashmap itself is not a dependency).
+//!
+//! `cargo bench --bench unordered_map` (add `-- --quick` for a sanity run;
+//! `GRANULE_BENCH_KEYS` changes the key count).
+
+// criterion_group! generates undocumented items.
+#![allow(missing_docs)]
+
+use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use granule::containers::UnorderedMap;
+use granule::prelude::*;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+const THREADS: usize = 2;
+const SHARDS: usize = 64;
+
+fn keys() -> Vec<u64> {
+    let n = std::env::var("GRANULE_BENCH_KEYS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000usize);
+    // xorshift64*: distinct with overwhelming probability, and any repeat
+    // is handled the same way by every map.
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    (0..n)
+        .map(|_| {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        })
+        .collect()
+}
+
+/// A locked, sharded map: the key's hash picks the shard.
+struct Sharded(Vec<Mutex<HashMap<u64, u32>>>);
+
+impl Sharded {
+    fn new(capacity: usize) -> Self {
+        Sharded(
+            (0..SHARDS)
+                .map(|_| Mutex::new(HashMap::with_capacity(capacity / SHARDS)))
+                .collect(),
+        )
+    }
+    fn shard(&self, k: u64) -> &Mutex<HashMap<u64, u32>> {
+        &self.0[(k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize]
+    }
+}
+
+fn insert_and_find(c: &mut Criterion) {
+    let keys = keys();
+    let n = keys.len();
+    let cap = 2 * n;
+    let space = Rayon::new(THREADS).expect("space");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .build()
+        .expect("pool");
+    let ks = &keys;
+
+    let mut g = c.benchmark_group(format!("unordered_map_insert_{n}"));
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(n as u64));
+    g.bench_function("granule_rayon", |b| {
+        b.iter_batched_ref(
+            || UnorderedMap::<u64, u32>::new_in(HostSpace, "m", cap).expect("map"),
+            |map| {
+                let ins = map.inserter();
+                parallel_for("insert", RangePolicy::new(&space, 0..n), (), |i, ()| {
+                    ins.insert(ks[i], i as u32);
+                });
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("sharded_mutex_hashmap_rayon", |b| {
+        b.iter_batched_ref(
+            || Sharded::new(cap),
+            |m| {
+                pool.install(|| {
+                    ks.par_iter().enumerate().for_each(|(i, &k)| {
+                        m.shard(k)
+                            .lock()
+                            .expect("shard")
+                            .entry(k)
+                            .or_insert(i as u32);
+                    })
+                })
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("std_hashmap_sequential", |b| {
+        b.iter_batched_ref(
+            || HashMap::<u64, u32>::with_capacity(cap),
+            |m| {
+                for (i, &k) in ks.iter().enumerate() {
+                    m.entry(k).or_insert(i as u32);
+                }
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+
+    let mut map = UnorderedMap::<u64, u32>::new_in(HostSpace, "m", cap).expect("map");
+    let ins = map.inserter();
+    parallel_for("fill", RangePolicy::new(&space, 0..n), (), |i, ()| {
+        ins.insert(ks[i], i as u32);
+    });
+    let sharded = Sharded::new(cap);
+    let mut std_map = HashMap::with_capacity(cap);
+    for (i, &k) in ks.iter().enumerate() {
+        sharded.shard(k).lock().expect("shard").insert(k, i as u32);
+        std_map.insert(k, i as u32);
+    }
+    let mut g = c.benchmark_group(format!("unordered_map_find_{n}"));
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(n as u64));
+    g.bench_function("granule_rayon", |b| {
+        b.iter(|| -> usize {
+            parallel_reduce(
+                "find",
+                RangePolicy::new(&space, 0..n),
+                Sum,
+                |i, acc: &mut usize| {
+                    *acc += map.find(ks[i]);
+                },
+            )
+        })
+    });
+    g.bench_function("sharded_mutex_hashmap_rayon", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                ks.par_iter()
+                    .map(|&k| {
+                        *sharded
+                            .shard(k)
+                            .lock()
+                            .expect("shard")
+                            .get(&k)
+                            .expect("found") as usize
+                    })
+                    .sum::<usize>()
+            })
+        })
+    });
+    g.bench_function("std_hashmap_sequential", |b| {
+        b.iter(|| {
+            black_box(ks)
+                .iter()
+                .map(|k| std_map[k] as usize)
+                .sum::<usize>()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, insert_and_find);
+criterion_main!(benches);
