@@ -2,3 +2,4 @@
 //! the pieces Kokkos users reach for once their code leaves the
 //! tutorials. Each keeps granule's write model: nothing here lets safe
 //! code race or alias.
+pub mod random;
