@@ -43,6 +43,8 @@ mod team;
 mod soundness;
 #[macro_use]
 mod semantics;
+#[macro_use]
+mod random;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -80,6 +82,7 @@ macro_rules! conformance_suite {
             bad_input_tests!();
             soundness_tests!();
             semantics_tests!();
+            random_tests!();
             $($host_only)*
         }
     };
@@ -90,6 +93,7 @@ macro_rules! conformance_suite {
             reduce_host_only_tests!();
             scan_host_only_tests!();
             team_host_only_tests!();
+            random_host_only_tests!();
         });
     };
     ($name:ident, $ty:ty, $make:expr, own = $own:expr) => {

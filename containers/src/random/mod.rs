@@ -63,6 +63,17 @@ pub use fill::{fill_random, RandomValue};
 /// here for compile checks of their device code (NVRTC).
 pub mod kernels {
     pub use super::fill::{fill_f32, fill_f64, fill_i32, fill_i64, fill_u32, fill_u64};
+    use granule_core::kernel::{DeviceKernel, KernelSource};
+
+    /// Their device descriptions.
+    pub const KERNELS: &[&DeviceKernel] = &[
+        <fill_f64 as KernelSource>::KERNEL,
+        <fill_f32 as KernelSource>::KERNEL,
+        <fill_u64 as KernelSource>::KERNEL,
+        <fill_i64 as KernelSource>::KERNEL,
+        <fill_u32 as KernelSource>::KERNEL,
+        <fill_i32 as KernelSource>::KERNEL,
+    ];
 }
 pub use pool::{
     RandomGenerator, RandomPool, XorShift1024, XorShift1024Pool, XorShift64, XorShift64Pool,
