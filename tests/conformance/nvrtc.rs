@@ -20,6 +20,10 @@ mod example_kernels;
 #[path = "../../examples/stream_compaction.rs"]
 mod stream_compaction;
 
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/random_number.rs"]
+mod random_number;
+
 // The tutorials share `examples/tutorial/common.rs`, so it is loaded once
 // per tutorial here.
 #[allow(dead_code, clippy::duplicate_mod)]
@@ -114,6 +118,7 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     tour::tour_dot,
     tour::tour_yax,
     tour::tour_stencil,
+    random_number::random_inside,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them
