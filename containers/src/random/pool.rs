@@ -29,7 +29,7 @@ pub trait RandomPool: Clone + Send + Sync {
     /// `index >= num_states()`.
     fn try_get_state(&self, index: usize) -> Result<Self::Generator<'_>, RandomError>;
     /// The generator of state `index`: in a kernel, the work item's index
-    /// (or the thread's, or a [`UniqueToken`]'s id), so that the same
+    /// (or the team's league rank, or a `UniqueToken` id), so that the same
     /// work item draws the same numbers on every space.
     ///
     /// # Panics
@@ -41,9 +41,7 @@ pub trait RandomPool: Clone + Send + Sync {
     /// Gives a generator back. It ends the generator's use (it is moved
     /// in); nothing is stored, since a state is recomputed from the seed
     /// whenever it is asked for (see the module's "Differences from Kokkos").
-    fn free_state(&self, generator: Self::Generator<'_>) {
-        drop(generator);
-    }
+    fn free_state(&self, _generator: Self::Generator<'_>) {}
 }
 
 /// The draws every generator offers, built on its 64-bit output.

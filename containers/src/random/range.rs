@@ -39,8 +39,8 @@ pub(super) fn check_float<T: Debug + PartialOrd + Copy>(
     end: T,
     width_finite: bool,
 ) -> Result<(), RandomError> {
-    // NaN compares false, so it fails here too.
-    if !(start < end) {
+    // A NaN bound compares as None, so it fails here too.
+    if start.partial_cmp(&end) != Some(std::cmp::Ordering::Less) {
         return Err(invalid(
             label,
             start,
