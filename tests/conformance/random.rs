@@ -5,6 +5,26 @@
 //! independence of neighbouring states are tested beside the generators
 //! (granule-containers' `random::tests`).
 
+use granule::containers::random::device::*;
+use granule::prelude::*;
+
+/// The first `m` draws of state `i` through the device form of the
+/// generator: their 64-bit outputs folded together, and the sum of their
+/// doubles and floats.
+#[kernel]
+pub fn random_streams(i: usize, bits: &mut u64, sum: &mut f64, key: u64, states: usize, m: usize) {
+    let mut s = xorshift64_state(key, states, i);
+    let mut folded = 0u64;
+    let mut total = 0.0;
+    for _draw in 0..m {
+        s = xorshift64_next(s);
+        folded = folded.rotate_left(7) ^ xorshift64_urand64(s) ^ xorshift64_urand(s) as u64;
+        total += xorshift64_drand(s) + xorshift64_frand(s) as f64;
+    }
+    *bits = folded;
+    *sum = total;
+}
+
 macro_rules! random_tests {
     () => {
         mod random {
@@ -110,6 +130,71 @@ macro_rules! random_tests {
                 // Nothing was written.
                 let f = create_mirror_view_and_copy(&f).unwrap().to_vec();
                 assert!(f.iter().all(|&x| x == 0.0));
+            }
+
+            #[test]
+            fn random_device_generator_matches_the_host_generator_bitwise() {
+                let s = space();
+                let (n, m) = (N, 20);
+                let pool = XorShift64Pool::new("streams", 42, n).unwrap();
+                let mut bits =
+                    View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "bits", n).unwrap();
+                let mut sum =
+                    View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "sum", n).unwrap();
+                let k = crate::random::random_streams(pool.key(), pool.num_states(), m);
+                parallel_for(
+                    "streams",
+                    RangePolicy::new(&s, 0..n),
+                    (&mut bits, &mut sum),
+                    k,
+                );
+                let bits = create_mirror_view_and_copy(&bits).unwrap();
+                let sum = create_mirror_view_and_copy(&sum).unwrap();
+                for i in 0..n {
+                    let mut g = pool.get_state(i);
+                    let (mut folded, mut total) = (0u64, 0.0);
+                    for _ in 0..m {
+                        // Each draw reads one state: clones give its four forms.
+                        let u = g.clone().urand64() ^ u64::from(g.clone().urand());
+                        folded = folded.rotate_left(7) ^ u;
+                        total += g.clone().drand() + f64::from(g.clone().frand());
+                        g.urand64();
+                    }
+                    assert_eq!(bits[i], folded, "work item {i}");
+                    assert_eq!(sum[i].to_bits(), total.to_bits(), "work item {i}");
+                }
+            }
+
+            #[test]
+            fn random_bad_state_index_fails_the_kernel() {
+                // The kernel fails on a device: a space of its own keeps
+                // the report for this test.
+                let s = super::own_space();
+                let pool = XorShift64Pool::new("small", 1, 10).unwrap();
+                let mut bits =
+                    View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "bits", 11).unwrap();
+                let mut sum =
+                    View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "sum", 11).unwrap();
+                let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let k = crate::random::random_streams(pool.key(), pool.num_states(), 1);
+                    parallel_for(
+                        "streams",
+                        RangePolicy::new(&s, 0..11),
+                        (&mut bits, &mut sum),
+                        k,
+                    );
+                    s.fence();
+                }))
+                .unwrap_err();
+                let msg = p
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or(p.downcast_ref::<&str>().copied())
+                    .unwrap();
+                assert!(
+                    msg.contains("state 10 asked for, but the pool has 10 states"),
+                    "{msg}"
+                );
             }
 
             #[test]

@@ -49,6 +49,7 @@
 //! the correlation of neighbouring states' streams.
 
 mod bits;
+pub mod device;
 mod error;
 mod fill;
 mod pool;
