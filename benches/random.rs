@@ -21,9 +21,12 @@ fn fill(c: &mut Criterion) {
     let mut x = View1::<f64>::zeros("x", N).unwrap();
     g.bench_function("constant_rayon2", |b| {
         b.iter(|| {
-            parallel_for("const", RangePolicy::new(&space, 0..N), &mut x, |_, v: &mut f64| {
-                *v = 0.5
-            })
+            parallel_for(
+                "const",
+                RangePolicy::new(&space, 0..N),
+                &mut x,
+                |_, v: &mut f64| *v = 0.5,
+            )
         })
     });
     let pool = XorShift64Pool::new("bench", 1, space.concurrency()).unwrap();

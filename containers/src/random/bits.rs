@@ -83,13 +83,11 @@ pub fn reject_below(span: u64) -> u64 {
 #[device(crate = granule_core)]
 pub fn element_below(key: u64, index: u64, span: u64) -> u64 {
     let threshold = reject_below(span);
-    let mut s = state_word(key, index);
-    let mut r = 0;
-    let mut found = false;
-    while !found {
+    let mut s = xorshift64_next(state_word(key, index));
+    let mut r = s.wrapping_mul(XORSHIFT64_STAR);
+    while r < threshold {
         s = xorshift64_next(s);
         r = s.wrapping_mul(XORSHIFT64_STAR);
-        found = r >= threshold;
     }
     r % span
 }
@@ -98,8 +96,10 @@ pub fn element_below(key: u64, index: u64, span: u64) -> u64 {
 /// drawn again in the rare case where rounding reaches `hi`.
 #[device(crate = granule_core)]
 pub fn element_f64(key: u64, index: u64, lo: f64, hi: f64) -> f64 {
-    let mut s = state_word(key, index);
-    let mut v = hi;
+    // The first draw outside the loop: the loop runs almost never, and a
+    // straight-line common case keeps the host's fill loop pipelined.
+    let mut s = xorshift64_next(state_word(key, index));
+    let mut v = lo + (hi - lo) * unit_f64(s.wrapping_mul(XORSHIFT64_STAR));
     while v >= hi {
         s = xorshift64_next(s);
         v = lo + (hi - lo) * unit_f64(s.wrapping_mul(XORSHIFT64_STAR));
@@ -110,8 +110,10 @@ pub fn element_f64(key: u64, index: u64, lo: f64, hi: f64) -> f64 {
 /// As [`element_f64`], for f32.
 #[device(crate = granule_core)]
 pub fn element_f32(key: u64, index: u64, lo: f32, hi: f32) -> f32 {
-    let mut s = state_word(key, index);
-    let mut v = hi;
+    // The first draw outside the loop: the loop runs almost never, and a
+    // straight-line common case keeps the host's fill loop pipelined.
+    let mut s = xorshift64_next(state_word(key, index));
+    let mut v = lo + (hi - lo) * unit_f32(s.wrapping_mul(XORSHIFT64_STAR));
     while v >= hi {
         s = xorshift64_next(s);
         v = lo + (hi - lo) * unit_f32(s.wrapping_mul(XORSHIFT64_STAR));

@@ -1,6 +1,8 @@
 //! Random number pools (Kokkos's `Kokkos_Random.hpp`): XorShift64* and
-//! XorShift1024* generators seeded by the user, drawn from inside kernels
-//! on every space, and [`fill_random`].
+//! XorShift1024* generators seeded by the user, and [`fill_random`] on
+//! every space. Closures on the host spaces draw through the generators'
+//! methods (below); `#[kernel]`s, which also run on Cuda, draw through
+//! the XorShift64* functions of [`device`], which give the same bits.
 //!
 //! ```
 //! use granule::prelude::*;
