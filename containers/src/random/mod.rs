@@ -62,7 +62,7 @@ mod tests;
 pub use error::RandomError;
 pub use fill::{fill_random, RandomValue};
 
-/// The `#[kernel]`s behind [`fill_random`](super::fill_random), one per element type, named
+/// The `#[kernel]`s behind [`fill_random`], one per element type, named
 /// here for compile checks of their device code (NVRTC).
 pub mod kernels {
     pub use super::fill::{fill_f32, fill_f64, fill_i32, fill_i64, fill_u32, fill_u64};
