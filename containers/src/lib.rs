@@ -13,3 +13,5 @@ pub use unordered_map::{
     InsertResult, InsertStatus, MapError, MapInserter, MapKey, SetInserter, UnorderedMap,
     UnorderedSet, INVALID_INDEX,
 };
+
+pub mod random;

@@ -662,4 +662,5 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     count_until,
     count_index,
     store_index,
+    crate::random::random_streams,
 ];

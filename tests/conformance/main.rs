@@ -48,6 +48,7 @@ mod semantics;
 mod dual_view;
 #[macro_use]
 mod unordered_map;
+mod random;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -87,6 +88,7 @@ macro_rules! conformance_suite {
             semantics_tests!();
             dual_view_tests!();
             unordered_map_tests!();
+            random_tests!();
             $($host_only)*
         }
     };
@@ -98,6 +100,7 @@ macro_rules! conformance_suite {
             scan_host_only_tests!();
             team_host_only_tests!();
             unordered_map_host_only_tests!();
+            random_host_only_tests!();
         });
     };
     ($name:ident, $ty:ty, $make:expr, own = $own:expr) => {

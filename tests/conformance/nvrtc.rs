@@ -20,6 +20,10 @@ mod example_kernels;
 #[path = "../../examples/stream_compaction.rs"]
 mod stream_compaction;
 
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/random_number.rs"]
+mod random_number;
+
 // The tutorials share `examples/tutorial/common.rs`, so it is loaded once
 // per tutorial here.
 #[allow(dead_code, clippy::duplicate_mod)]
@@ -127,6 +131,7 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     unordered_map_example::insert_global,
     unordered_map_example::to_local,
     unordered_map_example::count_foreign,
+    random_number::random_inside,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them
@@ -143,8 +148,9 @@ fn example_element_functions() -> [&'static DeviceKernel; 2] {
 
 /// The kernels, by translation unit: the suite's and the examples' are
 /// compiled apart, since an example may reuse a suite kernel's name.
-fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 4] {
+fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 5] {
     [
+        ("random.cu", granule::containers::random::kernels::KERNELS),
         ("suite.cu", crate::kernels::KERNELS),
         ("examples.cu", EXAMPLE_KERNELS),
         ("semantics.cu", crate::semantics::KERNELS),
@@ -178,6 +184,7 @@ fn every_kernel_of_the_suite_and_examples_is_listed() {
     assert!(elements.iter().all(|k| k.pattern == KernelPattern::Element));
     let listed: usize = groups().iter().map(|(_, ks)| ks.len()).sum::<usize>()
         - crate::semantics::KERNELS.len()
+        - granule::containers::random::kernels::KERNELS.len()
         + elements.len();
     assert_eq!(
         listed, written,

@@ -1,0 +1,199 @@
+//! Statistical checks of the generators, with fixed seeds so that they are
+//! deterministic: the thresholds are quantiles the streams would fail
+//! about once in a million seeds if they were truly random, so a failure
+//! means a broken generator or seeding, not bad luck.
+
+use super::*;
+use granule_core::Serial;
+use granule_views::View1;
+
+const STATES: usize = 64;
+const DRAWS: usize = 4096;
+
+/// Pearson's chi-square statistic of `counts` against equal expectations.
+fn chi_square(counts: &[u64]) -> f64 {
+    let total: u64 = counts.iter().sum();
+    let expected = total as f64 / counts.len() as f64;
+    counts
+        .iter()
+        .map(|&c| (c as f64 - expected).powi(2) / expected)
+        .sum()
+}
+
+/// The chi-square quantile of 63 degrees of freedom at 1 - 10^-6, by
+/// Wilson and Hilferty's approximation k (1 - 2/(9k) + z sqrt(2/(9k)))^3
+/// with z = 4.75 (the normal's 1 - 10^-6 quantile): 131.7.
+const CHI2_63_1E6: f64 = 131.7;
+
+fn uniformity<G: RandomGenerator>(mut draw: impl FnMut(usize) -> G, bin: impl Fn(&mut G) -> usize) {
+    let mut counts = [0u64; 64];
+    for s in 0..STATES {
+        let mut g = draw(s);
+        for _ in 0..DRAWS {
+            counts[bin(&mut g)] += 1;
+        }
+    }
+    let chi2 = chi_square(&counts);
+    assert!(
+        chi2 < CHI2_63_1E6,
+        "chi-square {chi2} over 64 bins >= {CHI2_63_1E6}"
+    );
+}
+
+#[test]
+fn xorshift64_is_uniform() {
+    let pool = XorShift64Pool::new("chi2", 1, STATES).unwrap();
+    uniformity(|s| pool.get_state(s), |g| g.urand_range(0, 64) as usize);
+    uniformity(|s| pool.get_state(s), |g| (g.drand() * 64.0) as usize);
+    uniformity(|s| pool.get_state(s), |g| (g.frand() * 64.0) as usize);
+    // The low bits too: the scrambling multiply leaves them weakest.
+    uniformity(|s| pool.get_state(s), |g| (g.urand64() & 63) as usize);
+}
+
+#[test]
+fn xorshift1024_is_uniform() {
+    let pool = XorShift1024Pool::new("chi2", 1, STATES).unwrap();
+    uniformity(|s| pool.get_state(s), |g| g.urand_range(0, 64) as usize);
+    uniformity(|s| pool.get_state(s), |g| (g.drand() * 64.0) as usize);
+    uniformity(|s| pool.get_state(s), |g| (g.urand64() & 63) as usize);
+}
+
+/// Pearson's correlation of two equally long samples.
+fn correlation(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+/// For independent streams the sample correlation of n pairs is about
+/// normal with standard deviation 1/sqrt(n) (1/64 for 4096 draws). Over
+/// the 63 neighbouring pairs a bound of 5.5 sigma is exceeded with
+/// probability about 63 * 4e-8: a failure is a real correlation.
+fn neighbours_uncorrelated<G: RandomGenerator>(draw: impl Fn(usize) -> G) {
+    let streams: Vec<Vec<f64>> = (0..STATES)
+        .map(|s| {
+            let mut g = draw(s);
+            (0..DRAWS).map(|_| g.drand()).collect()
+        })
+        .collect();
+    let bound = 5.5 / (DRAWS as f64).sqrt();
+    for s in 1..STATES {
+        let r = correlation(&streams[s - 1], &streams[s]);
+        assert!(
+            r.abs() < bound,
+            "states {} and {s}: correlation {r} >= {bound}",
+            s - 1
+        );
+    }
+}
+
+#[test]
+fn neighbouring_states_are_uncorrelated() {
+    for seed in [0, 1, u64::MAX] {
+        let p64 = XorShift64Pool::new("corr", seed, STATES).unwrap();
+        neighbours_uncorrelated(|s| p64.get_state(s));
+        let p1024 = XorShift1024Pool::new("corr", seed, STATES).unwrap();
+        neighbours_uncorrelated(|s| p1024.get_state(s));
+    }
+}
+
+#[test]
+fn fill_random_neighbours_are_uncorrelated_and_uniform() {
+    let pool = XorShift64Pool::new("fill", 3, 1).unwrap();
+    let n = STATES * DRAWS;
+    let mut x = View1::<f64>::zeros("x", n).unwrap();
+    fill_random(&Serial, &mut x, &pool, 0.0, 1.0).unwrap();
+    let v = x.to_vec();
+    // Lag-1 correlation of elements i and i + 1 (n - 1 pairs): the bound
+    // is 5.5 / sqrt(n) as above.
+    let r = correlation(&v[..n - 1], &v[1..]);
+    assert!(r.abs() < 5.5 / (n as f64).sqrt(), "lag-1 correlation {r}");
+    let mut counts = [0u64; 64];
+    v.iter().for_each(|u| counts[(u * 64.0) as usize] += 1);
+    assert!(chi_square(&counts) < CHI2_63_1E6);
+}
+
+#[test]
+fn normal_has_mean_zero_and_variance_one() {
+    let pool = XorShift64Pool::new("normal", 9, 1).unwrap();
+    let mut g = pool.get_state(0);
+    let n = 100_000;
+    let xs: Vec<f64> = (0..n).map(|_| g.normal()).collect();
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    // Standard errors: 1/sqrt(n) = 0.0032 for the mean, sqrt(2/n) = 0.0045
+    // for the variance; 5 of them.
+    assert!(mean.abs() < 0.016, "mean {mean}");
+    assert!((var - 1.0).abs() < 0.023, "variance {var}");
+}
+
+#[test]
+fn same_seed_same_numbers_different_seeds_differ() {
+    let a = XorShift1024Pool::new("a", 5, 4).unwrap();
+    let b = XorShift1024Pool::new("b", 5, 4).unwrap();
+    let c = XorShift1024Pool::new("c", 6, 4).unwrap();
+    let take = |p: &XorShift1024Pool| -> Vec<u64> {
+        let mut g = p.get_state(3);
+        (0..100).map(|_| g.urand64()).collect()
+    };
+    assert_eq!(take(&a), take(&b));
+    assert_ne!(take(&a), take(&c));
+    assert_ne!(take(&a), take(&a.renewed()));
+}
+
+#[test]
+fn ranges_stay_inside_and_reach_both_ends() {
+    let pool = XorShift64Pool::new("r", 11, 1).unwrap();
+    let mut g = pool.get_state(0);
+    let mut seen = [false; 3];
+    for _ in 0..1000 {
+        let v = g.urand64_range(u64::MAX - 3, u64::MAX);
+        seen[(v - (u64::MAX - 3)) as usize] = true;
+        let f = g.frand_range(-2.0, -1.0);
+        assert!((-2.0..-1.0).contains(&f));
+    }
+    assert_eq!(seen, [true; 3]);
+}
+
+#[test]
+fn bad_input_is_a_typed_error_or_a_panic_naming_the_pool() {
+    assert_eq!(
+        XorShift1024Pool::new("empty", 0, 0).unwrap_err(),
+        RandomError::EmptyPool {
+            label: "empty".into()
+        }
+    );
+    let pool = XorShift64Pool::new("bad", 0, 2).unwrap();
+    assert!(matches!(
+        pool.try_get_state(2),
+        Err(RandomError::StateOutOfRange {
+            index: 2,
+            num_states: 2,
+            ..
+        })
+    ));
+    let mut g = pool.get_state(0);
+    for (lo, hi) in [
+        (1.0, 1.0),
+        (2.0, 1.0),
+        (f32::NAN, 1.0),
+        (0.0, f32::INFINITY),
+        (f32::MIN, f32::MAX),
+    ] {
+        let e = g.try_frand_range(lo, hi).unwrap_err();
+        assert!(
+            matches!(e, RandomError::InvalidRange { .. }) && e.to_string().contains("\"bad\""),
+            "{e}"
+        );
+    }
+    assert!(g.try_urand_range(3, 3).is_err());
+    let mut x = View1::<f32>::zeros("x", 4).unwrap();
+    let e = fill_random(&Serial, &mut x, &pool, 1.0, 0.0).unwrap_err();
+    assert!(e.to_string().contains("cannot draw from 1.0..0.0"), "{e}");
+    let panic = std::panic::catch_unwind(|| pool.get_state(0).drand_range(1.0, 0.0)).unwrap_err();
+    let msg = panic.downcast_ref::<String>().unwrap();
+    assert!(msg.contains("random pool \"bad\""), "{msg}");
+}
