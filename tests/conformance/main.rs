@@ -48,6 +48,7 @@ mod semantics;
 mod dual_view;
 #[macro_use]
 mod unordered_map;
+#[macro_use]
 mod random;
 
 /// Instantiates every concept's tests for one execution space:
