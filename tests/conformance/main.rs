@@ -43,6 +43,8 @@ mod team;
 mod soundness;
 #[macro_use]
 mod semantics;
+#[macro_use]
+mod scatter;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -90,6 +92,7 @@ macro_rules! conformance_suite {
             reduce_host_only_tests!();
             scan_host_only_tests!();
             team_host_only_tests!();
+            scatter_host_only_tests!();
         });
     };
     ($name:ident, $ty:ty, $make:expr, own = $own:expr) => {
