@@ -82,6 +82,7 @@ macro_rules! conformance_suite {
             bad_input_tests!();
             soundness_tests!();
             semantics_tests!();
+            scatter_tests!();
             $($host_only)*
         }
     };

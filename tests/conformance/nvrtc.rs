@@ -23,6 +23,9 @@ mod stream_compaction;
 // The tutorials share `examples/tutorial/common.rs`, so it is loaded once
 // per tutorial here.
 #[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/scatter_view.rs"]
+mod scatter_view;
+#[allow(dead_code, clippy::duplicate_mod)]
 #[path = "../../examples/tutorial_01_04_yax.rs"]
 mod tutorial_yax;
 
@@ -114,6 +117,9 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     tour::tour_dot,
     tour::tour_yax,
     tour::tour_stencil,
+    scatter_view::scatter_example_fill,
+    scatter_view::scatter_example_atomic,
+    scatter_view::scatter_example_scatter,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them
@@ -130,11 +136,12 @@ fn example_element_functions() -> [&'static DeviceKernel; 2] {
 
 /// The kernels, by translation unit: the suite's and the examples' are
 /// compiled apart, since an example may reuse a suite kernel's name.
-fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 3] {
-    [
+fn groups() -> Vec<(&'static str, &'static [&'static DeviceKernel])> {
+    vec![
         ("suite.cu", crate::kernels::KERNELS),
         ("examples.cu", EXAMPLE_KERNELS),
         ("semantics.cu", crate::semantics::KERNELS),
+        ("scatter.cu", crate::scatter::SCATTER_KERNELS),
     ]
 }
 

@@ -42,11 +42,14 @@ fn token() -> u64 {
     TOKEN.with(|t| *t)
 }
 
-const REMEMBERED: usize = 4;
+const REMEMBERED: usize = 3;
 /// An encoded `Slot`: `usize::MAX` for the shared one.
 const SHARED: usize = usize::MAX;
 
 thread_local! {
+    /// The pair `mine` looks at first: the last one used.
+    static LAST: Cell<(u64, usize)> = const { Cell::new((0, 0)) };
+    /// The ones used before it.
     static RECENT: Cell<[(u64, usize); REMEMBERED]> = const { Cell::new([(0, 0); REMEMBERED]) };
     static NEXT: Cell<usize> = const { Cell::new(0) };
 }
@@ -80,21 +83,46 @@ impl Claims {
     /// has none yet.
     #[inline(always)]
     pub(crate) fn mine(&self) -> Slot {
-        let recent = RECENT.with(Cell::get);
-        if recent[0].0 == self.epoch {
-            return decode(recent[0].1);
+        let (epoch, code) = LAST.with(Cell::get);
+        if epoch == self.epoch {
+            return decode(code);
         }
-        self.mine_slow(recent)
+        self.mine_slow()
     }
 
     #[cold]
-    fn mine_slow(&self, recent: [(u64, usize); REMEMBERED]) -> Slot {
-        if let Some(&(_, c)) = recent.iter().find(|(e, _)| *e == self.epoch) {
-            return decode(c);
-        }
+    #[inline(never)]
+    fn mine_slow(&self) -> Slot {
+        let last = LAST.with(Cell::get);
+        let mut recent = RECENT.with(Cell::get);
+        let code = match recent.iter().position(|(e, _)| *e == self.epoch) {
+            Some(k) => {
+                // Swap it with the last one used.
+                let code = recent[k].1;
+                recent[k] = last;
+                code
+            }
+            None => {
+                let code = self.claim();
+                let k = NEXT.with(|n| {
+                    let k = n.get();
+                    n.set((k + 1) % REMEMBERED);
+                    k
+                });
+                recent[k] = last;
+                code
+            }
+        };
+        RECENT.with(|r| r.set(recent));
+        LAST.with(|l| l.set((self.epoch, code)));
+        decode(code)
+    }
+
+    /// The copy this thread took earlier in the epoch and forgot (it used
+    /// more ScatterViews than it remembers), else a free one, else the
+    /// shared one.
+    fn claim(&self) -> usize {
         let me = token();
-        // A copy this thread took earlier in the epoch and forgot (it
-        // used more ScatterViews than it remembers), else a free one.
         let held = self
             .owners
             .iter()
@@ -105,19 +133,7 @@ impl Claims {
                     .is_ok()
             })
         });
-        let code = copy.unwrap_or(SHARED);
-        let slot = NEXT.with(|n| {
-            let k = n.get();
-            n.set(k % (REMEMBERED - 1) + 1);
-            k.max(1)
-        });
-        let mut recent = recent;
-        // The newest pair goes first, where `mine` looks before anything
-        // else; the one it displaces takes the round-robin slot.
-        recent[slot] = recent[0];
-        recent[0] = (self.epoch, code);
-        RECENT.with(|r| r.set(recent));
-        decode(code)
+        copy.unwrap_or(SHARED)
     }
 }
 

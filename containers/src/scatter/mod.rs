@@ -24,12 +24,16 @@ mod access;
 mod claim;
 mod error;
 mod op;
+mod space;
 
 pub use access::ScatterAccess;
 pub use error::ScatterError;
 pub use op::{ScatterOp, ScatterValue};
+pub use space::ScatterSpace;
 
 use claim::{Claims, Slot};
+use granule_core::kernel::check::Rank;
+use granule_core::kernel::{DeviceArg, DeviceScatter, ViewArg};
 use granule_core::reducer::Sum;
 use granule_core::ExecutionSpace;
 use granule_views::storage::{Storage, StorageMut};
@@ -302,47 +306,37 @@ impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: HostAccessible>
         // `&self` does; the shared copy is written only atomically.
         unsafe { ScatterAccess::new(base.add(offset), atomic, self.extents, self.label()) }
     }
+}
 
+impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: ScatterSpace> ScatterView<T, R, Op, M> {
     /// Combines every contribution into `dst`: each element becomes
     /// `op(dst[i], contributions[i])` (its contents count, as in Kokkos).
-    /// The contributions stay; [`reset`](Self::reset) clears them.
+    /// The contributions stay; [`reset`](Self::reset) clears them. On a
+    /// device the combine goes through host copies.
     ///
     /// # Errors
-    /// [`ScatterError::ExtentMismatch`] when `dst`'s extents differ.
+    /// [`ScatterError::ExtentMismatch`] when `dst`'s extents differ (and
+    /// `dst` is left as it was); [`ScatterError::View`] when a device copy
+    /// fails.
     pub fn contribute_into<S, L>(&mut self, dst: &mut ViewBase<S, R, L>) -> Result<(), ScatterError>
     where
-        S: StorageMut<Elem = T>,
-        S::Space: HostAccessible,
+        S: StorageMut<Elem = T, Space = M>,
         L: Layout,
     {
         self.check_extents(dst.label(), dst.extents())?;
-        let copies = self.copies();
-        let (stride, buf) = (self.stride, self.host_copies());
-        let mut k = 0;
-        // Row-major order on both sides: `for_each_mut` visits the last
-        // index fastest, which is the copies' LayoutRight order.
-        dst.for_each_mut(|_, x| {
-            let mut acc = *x;
-            for c in 0..copies {
-                acc = Op::combine(acc, buf[c * stride + k]);
-            }
-            *x = acc;
-            k += 1;
-        });
+        M::combine_into::<T, Op, S, R, L>(&self.buf, self.stride, dst)?;
         Ok(())
     }
 
     /// Sets every contribution back to the operation's identity, and
     /// frees the threads' copies for the next dispatches.
-    pub fn reset(&mut self) {
-        self.buf.fill(Op::identity());
+    ///
+    /// # Errors
+    /// [`ScatterError::View`] when the copy to a device fails.
+    pub fn reset(&mut self) -> Result<(), ScatterError> {
+        M::fill_identity::<T, Op>(&mut self.buf)?;
         self.claims.release_all();
-    }
-
-    fn host_copies(&mut self) -> &[T] {
-        self.buf
-            .as_slice()
-            .expect("the copies are one contiguous View")
+        Ok(())
     }
 }
 
@@ -371,5 +365,31 @@ impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: MemorySpace> std::fmt
             .field("strategy", &self.strategy)
             .field("copies", &self.copies())
             .finish()
+    }
+}
+
+// SAFETY: the argument is the shared copy: `size` elements of `T` (32 or
+// 64 bits, `ScatterValue`'s types) in LayoutRight with the ScatterView's
+// extents, inside `buf`, which lives as long as `&self`. While `self` is
+// borrowed shared, the shared copy is written only atomically (handles
+// write it with atomics; everything else needs `&mut self`).
+unsafe impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: MemorySpace> DeviceScatter
+    for ScatterView<T, R, Op, M>
+{
+    type Elem = T;
+    type Rank = Rank<R>;
+    type Op = Op;
+    fn device_arg(&self) -> DeviceArg<'_> {
+        let mut strides = [1usize; R];
+        for r in (0..R.saturating_sub(1)).rev() {
+            strides[r] = strides[r + 1] * self.extents[r + 1];
+        }
+        let address = self.buf.as_ptr() as usize + self.shared_offset() * std::mem::size_of::<T>();
+        DeviceArg::Atomic(ViewArg::of::<T>(
+            self.label(),
+            address,
+            &self.extents,
+            &strides,
+        ))
     }
 }

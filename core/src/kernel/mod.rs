@@ -41,6 +41,7 @@ mod device;
 mod element;
 mod meta;
 mod reduction;
+mod scatter;
 mod source;
 
 pub use device::{
@@ -53,6 +54,7 @@ pub use meta::{
     DeviceChunkMap, DeviceFn, DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind,
 };
 pub use reduction::{DeviceReduction, ReducerOp};
+pub use scatter::{scatter_arg_of, scatter_shape, DeviceScatter};
 pub use source::{
     DeviceAtomic, DeviceReducer, DeviceScalar, DeviceStruct, KernelSource, DEVICE_SCALARS,
 };
@@ -64,6 +66,7 @@ pub mod __rt {
     pub use super::device::{
         atomic_arg_of as atomic_arg, scalar_arg_of as scalar_arg, view_arg_of as view_arg,
     };
+    pub use super::scatter::{scatter_arg_of as scatter_arg, scatter_shape};
     pub use crate::functor::{BinaryFunctor, ForFunctor, ReduceFunctor, ScanFunctor, UnaryFunctor};
     pub use crate::policy::{PerTeam, PerThread};
     pub use crate::reducer::{

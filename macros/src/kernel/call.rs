@@ -30,6 +30,9 @@ impl Cx {
                 Ok((format!("{recv}.extent({r})"), Ty::scalar(Scalar::Usize)))
             }
             Ty::Atomic { elem, rank } => self.atomic(m, &recv, &elem, rank),
+            ty @ (Ty::Scatter { .. } | Ty::ScatterAccess { .. }) => {
+                self.scatter_method(m, &recv, ty)
+            }
             Ty::Team => self.team_method(m, &recv),
             Ty::Out(Elem::Acc(acc)) => self.acc_method(m, &recv, acc),
             Ty::Out(Elem::Tuple(_)) | Ty::Elem(Elem::Tuple(_)) => Err(unsupported(

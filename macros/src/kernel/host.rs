@@ -93,6 +93,7 @@ fn space_slot(seg: &syn::PathSegment) -> Option<(Option<usize>, usize)> {
     let name = seg.ident.to_string();
     match name.as_str() {
         "AtomicView" => Some((None, 2)),
+        "ScatterView" => Some((None, 3)),
         "View" | "ViewRef" => Some((Some(2), 3)),
         n if n.len() == 5 && n.starts_with("View") => Some((Some(1), 2)),
         _ => None,
@@ -129,6 +130,9 @@ fn in_space(ty: &syn::Type, rt: &TokenStream, mem: &syn::Ident) -> syn::Type {
     };
     if layout_at == Some(count(a)) {
         a.args.push(syn::parse_quote!(#rt::LayoutRight));
+    }
+    if seg.ident == "ScatterView" && count(a) == 2 {
+        a.args.push(syn::parse_quote!(#rt::Sum));
     }
     if count(a) == mem_at {
         a.args.push(syn::parse_quote!(#mem));
@@ -168,7 +172,10 @@ fn args<'a>(f: &'a syn::ItemFn, params: &'a [Param]) -> Vec<Arg<'a>> {
 }
 
 pub(super) fn captured(kind: &Kind) -> bool {
-    matches!(kind, Kind::Scalar | Kind::View { .. } | Kind::Atomic { .. })
+    matches!(
+        kind,
+        Kind::Scalar | Kind::View { .. } | Kind::Atomic { .. } | Kind::Scatter { .. }
+    )
 }
 
 /// `()`, `&'w mut T`, or a tuple of them: what a work item is handed.
@@ -240,7 +247,10 @@ fn index_type(rt: &TokenStream, first: &Arg) -> TokenStream {
 }
 
 fn is_view(kind: &Kind) -> bool {
-    matches!(kind, Kind::View { .. } | Kind::Atomic { .. })
+    matches!(
+        kind,
+        Kind::View { .. } | Kind::Atomic { .. } | Kind::Scatter { .. }
+    )
 }
 
 /// Generics with a trailing type parameter `mem: MemorySpace`, defaulted
@@ -269,6 +279,7 @@ fn capture_arg(rt: &TokenStream, a: &Arg) -> TokenStream {
     match a.kind {
         Kind::View { .. } => quote!(#rt::view_arg(#v)),
         Kind::Atomic { .. } => quote!(#rt::atomic_arg(#v)),
+        Kind::Scatter { .. } => quote!(#rt::scatter_arg(#v)),
         _ => quote!(#rt::scalar_arg(#v)),
     }
 }

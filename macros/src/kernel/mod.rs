@@ -13,6 +13,7 @@ mod host;
 mod methods;
 mod nested;
 mod reducer;
+mod scatter;
 mod sig;
 mod stmt;
 mod structs;
@@ -142,7 +143,11 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
     if let Some(p) = params.iter().find(|p| {
         matches!(
             p.kind,
-            Kind::Out | Kind::Atomic { .. } | Kind::Team | Kind::Chunk { .. }
+            Kind::Out
+                | Kind::Atomic { .. }
+                | Kind::Scatter { .. }
+                | Kind::Team
+                | Kind::Chunk { .. }
         )
     }) {
         return Err(errors::error_at(

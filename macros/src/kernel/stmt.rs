@@ -210,7 +210,13 @@ impl Cx {
         let (value, ty) = self.expr(&init.expr)?;
         let ty = match (ty, declared) {
             (Ty::Elem(e), Some(d)) => Ty::Elem(self.unify(&e, &d, init.expr.span())?),
-            (ty @ (Ty::View { .. } | Ty::Atomic { .. } | Ty::Chunk { .. }), None) => {
+            (
+                ty @ (Ty::View { .. }
+                | Ty::Atomic { .. }
+                | Ty::Chunk { .. }
+                | Ty::ScatterAccess { .. }),
+                None,
+            ) => {
                 self.bind(name.clone(), ty, false);
                 return Ok(format!("{p}const auto {name} = {value};\n"));
             }

@@ -1194,7 +1194,7 @@ fn param_class(name: &str, ty: &syn::Type) -> (Level, Class) {
     match () {
         // A reduction's accumulator: each executor has its own.
         _ if mutable => (Level::Lane, Class::Value),
-        _ if last == "AtomicView" => (Level::Const, Class::Atomic),
+        _ if last == "AtomicView" || last == "ScatterView" => (Level::Const, Class::Atomic),
         _ if last == "TeamChunk" => (Level::Const, Class::TeamChunk(name.to_string())),
         _ if last.starts_with("View") => (Level::Const, Class::ReadView),
         _ => (Level::Const, Class::Value),

@@ -16,12 +16,14 @@ mod record;
 
 pub(crate) use record::ErrorRecord;
 
-/// The text of `granule.cuh`.
+/// The text of `granule.cuh`, followed by the device side of the
+/// containers (`scatter.cuh`).
 ///
 /// ```
 /// assert!(granule_cuda::device::HEADER.contains("namespace granule"));
+/// assert!(granule_cuda::device::HEADER.contains("struct ScatterAccess"));
 /// ```
-pub const HEADER: &str = include_str!("granule.cuh");
+pub const HEADER: &str = concat!(include_str!("granule.cuh"), include_str!("scatter.cuh"));
 
 /// Bytes of shared memory a Cuda space keeps, beyond [`reserved_smem`],
 /// for the drivers' static `__shared__` variables when it reports the
