@@ -15,3 +15,7 @@ pub use unordered_map::{
 };
 
 pub mod random;
+
+pub mod scatter;
+
+pub use scatter::{ScatterStrategy, ScatterView};

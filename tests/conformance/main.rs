@@ -50,6 +50,8 @@ mod dual_view;
 mod unordered_map;
 #[macro_use]
 mod random;
+#[macro_use]
+mod scatter;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -90,6 +92,7 @@ macro_rules! conformance_suite {
             dual_view_tests!();
             unordered_map_tests!();
             random_tests!();
+            scatter_tests!();
             $($host_only)*
         }
     };
@@ -102,6 +105,7 @@ macro_rules! conformance_suite {
             team_host_only_tests!();
             unordered_map_host_only_tests!();
             random_host_only_tests!();
+            scatter_host_only_tests!();
         });
     };
     ($name:ident, $ty:ty, $make:expr, own = $own:expr) => {

@@ -27,6 +27,9 @@ mod random_number;
 // The tutorials share `examples/tutorial/common.rs`, so it is loaded once
 // per tutorial here.
 #[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/scatter_view.rs"]
+mod scatter_view;
+#[allow(dead_code, clippy::duplicate_mod)]
 #[path = "../../examples/tutorial_01_04_yax.rs"]
 mod tutorial_yax;
 
@@ -132,6 +135,9 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     unordered_map_example::to_local,
     unordered_map_example::count_foreign,
     random_number::random_inside,
+    scatter_view::scatter_example_fill,
+    scatter_view::scatter_example_atomic,
+    scatter_view::scatter_example_scatter,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them
@@ -148,13 +154,14 @@ fn example_element_functions() -> [&'static DeviceKernel; 2] {
 
 /// The kernels, by translation unit: the suite's and the examples' are
 /// compiled apart, since an example may reuse a suite kernel's name.
-fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 5] {
+fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 6] {
     [
         ("random.cu", granule::containers::random::kernels::KERNELS),
         ("suite.cu", crate::kernels::KERNELS),
         ("examples.cu", EXAMPLE_KERNELS),
         ("semantics.cu", crate::semantics::KERNELS),
         ("containers.cu", crate::container_kernels::KERNELS),
+        ("scatter.cu", crate::scatter::SCATTER_KERNELS),
     ]
 }
 

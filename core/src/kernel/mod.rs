@@ -42,6 +42,7 @@ mod element;
 mod map;
 mod meta;
 mod reduction;
+mod scatter;
 mod source;
 
 pub use device::{
@@ -55,6 +56,7 @@ pub use meta::{
     DeviceChunkMap, DeviceFn, DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind,
 };
 pub use reduction::{DeviceReduction, ReducerOp};
+pub use scatter::{scatter_arg_of, scatter_shape, DeviceScatter};
 pub use source::{
     DeviceAtomic, DeviceReducer, DeviceScalar, DeviceStruct, KernelSource, DEVICE_SCALARS,
 };
@@ -67,6 +69,7 @@ pub mod __rt {
         atomic_arg_of as atomic_arg, scalar_arg_of as scalar_arg, view_arg_of as view_arg,
     };
     pub use super::map::{map_arg_of as map_arg, map_shape, Insert, NoValue, Read};
+    pub use super::scatter::{scatter_arg_of as scatter_arg, scatter_shape};
     pub use crate::functor::{BinaryFunctor, ForFunctor, ReduceFunctor, ScanFunctor, UnaryFunctor};
     pub use crate::policy::{PerTeam, PerThread};
     pub use crate::reducer::{

@@ -34,6 +34,9 @@ impl Cx {
                 self.map_method(m, &recv, &key, value.as_ref(), insert)
             }
             Ty::InsertResult => self.insert_result_method(m, &recv),
+            ty @ (Ty::Scatter { .. } | Ty::ScatterAccess { .. }) => {
+                self.scatter_method(m, &recv, ty)
+            }
             Ty::Team => self.team_method(m, &recv),
             Ty::Out(Elem::Acc(acc)) => self.acc_method(m, &recv, acc),
             Ty::Out(Elem::Tuple(_)) | Ty::Elem(Elem::Tuple(_)) => Err(unsupported(

@@ -117,6 +117,13 @@ impl<'a> Checks<'a> {
                 elem, rank, layout, ..
             } => (elem, *rank as usize, Some(*layout)),
             Ty::Atomic { elem, rank } => (elem, *rank as usize, None),
+            Ty::Scatter { elem, rank, op } => {
+                let Some(e) = self.elem(elem) else { return };
+                let (r, o) = (*rank as usize, format_ident!("{}", op.rust_name()));
+                self.out
+                    .push(quote!(#rt::scatter_shape::<#user, #e, #rt::Rank<#r>, #rt::#o>();));
+                return;
+            }
             _ => return,
         };
         let Some(e) = self.elem(elem) else { return };

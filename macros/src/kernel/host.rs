@@ -95,6 +95,7 @@ fn space_slot(seg: &syn::PathSegment) -> Option<(Option<usize>, usize)> {
         "AtomicView" => Some((None, 2)),
         "MapInserter" | "UnorderedMap" => Some((None, 2)),
         "SetInserter" | "UnorderedSet" => Some((None, 1)),
+        "ScatterView" => Some((None, 3)),
         "View" | "ViewRef" => Some((Some(2), 3)),
         n if n.len() == 5 && n.starts_with("View") => Some((Some(1), 2)),
         _ => None,
@@ -131,6 +132,9 @@ fn in_space(ty: &syn::Type, rt: &TokenStream, mem: &syn::Ident) -> syn::Type {
     };
     if layout_at == Some(count(a)) {
         a.args.push(syn::parse_quote!(#rt::LayoutRight));
+    }
+    if seg.ident == "ScatterView" && count(a) == 2 {
+        a.args.push(syn::parse_quote!(#rt::Sum));
     }
     if count(a) == mem_at {
         a.args.push(syn::parse_quote!(#mem));
@@ -172,7 +176,11 @@ fn args<'a>(f: &'a syn::ItemFn, params: &'a [Param]) -> Vec<Arg<'a>> {
 pub(super) fn captured(kind: &Kind) -> bool {
     matches!(
         kind,
-        Kind::Scalar | Kind::View { .. } | Kind::Atomic { .. } | Kind::Map { .. }
+        Kind::Scalar
+            | Kind::View { .. }
+            | Kind::Atomic { .. }
+            | Kind::Map { .. }
+            | Kind::Scatter { .. }
     )
 }
 
@@ -247,7 +255,7 @@ fn index_type(rt: &TokenStream, first: &Arg) -> TokenStream {
 fn is_view(kind: &Kind) -> bool {
     matches!(
         kind,
-        Kind::View { .. } | Kind::Atomic { .. } | Kind::Map { .. }
+        Kind::View { .. } | Kind::Atomic { .. } | Kind::Map { .. } | Kind::Scatter { .. }
     )
 }
 
@@ -278,6 +286,7 @@ fn capture_arg(rt: &TokenStream, a: &Arg) -> TokenStream {
         Kind::View { .. } => quote!(#rt::view_arg(#v)),
         Kind::Atomic { .. } => quote!(#rt::atomic_arg(#v)),
         Kind::Map { .. } => quote!(#rt::map_arg(#v)),
+        Kind::Scatter { .. } => quote!(#rt::scatter_arg(#v)),
         _ => quote!(#rt::scalar_arg(#v)),
     }
 }

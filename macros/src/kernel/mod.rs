@@ -13,6 +13,7 @@ mod host;
 mod methods;
 mod nested;
 mod reducer;
+mod scatter;
 mod sig;
 mod stmt;
 mod structs;
@@ -143,7 +144,12 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
     if let Some(p) = params.iter().find(|p| {
         matches!(
             p.kind,
-            Kind::Out | Kind::Atomic { .. } | Kind::Team | Kind::Chunk { .. } | Kind::Map { .. }
+            Kind::Out
+                | Kind::Atomic { .. }
+                | Kind::Scatter { .. }
+                | Kind::Team
+                | Kind::Chunk { .. }
+                | Kind::Map { .. }
         )
     }) {
         return Err(errors::error_at(

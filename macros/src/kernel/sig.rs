@@ -29,6 +29,10 @@ pub enum Kind {
     Atomic {
         rank: u8,
     },
+    /// A `&ScatterView` (`scatter.rs`): an atomic View on the device.
+    Scatter {
+        rank: u8,
+    },
     /// A team chunk output (`mut row: TeamChunk<T, M>`) of a team
     /// for-kernel.
     Chunk {
@@ -103,6 +107,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         | Ty::Out(e)
         | Ty::View { elem: e, .. }
         | Ty::Atomic { elem: e, .. }
+        | Ty::Scatter { elem: e, .. }
         | Ty::Chunk { elem: e, .. } => infer.cpp(e),
         Ty::Map { key, value, .. } => super::unordered_map::cpp_args(key, value.as_ref()),
         _ => "granule::TeamMember".to_string(),
@@ -119,7 +124,9 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         Kind::MdIndex { .. } | Kind::Final | Kind::Element => {
             unreachable!("made by md_index / mark_final / mark_elements")
         }
-        Kind::Atomic { rank } => format!("granule::AtomicView<{elem}, {rank}> {name}"),
+        Kind::Atomic { rank } | Kind::Scatter { rank } => {
+            format!("granule::AtomicView<{elem}, {rank}> {name}")
+        }
         Kind::Chunk { map } => format!("granule::TeamChunk<{elem}, {}> {name}", map.cpp()),
         Kind::Map { insert, set } => super::unordered_map::decl(*insert, *set, &elem, &name),
     };
@@ -194,7 +201,14 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
                 },
                 v,
             ),
-            _ => unreachable!("view_of returns Views and maps"),
+            Ty::Scatter { ref elem, .. } if !super::scatter::scatter_elem_ok(elem) => {
+                return Err(unsupported(
+                    target,
+                    "a ScatterView of this element type (i32, i64, u32, u64, isize, usize, f32 or f64)",
+                ))
+            }
+            Ty::Scatter { rank, .. } => (Kind::Scatter { rank }, v),
+            _ => unreachable!("view_of returns Views, ScatterViews and maps"),
         });
     }
     if matches!(ty, syn::Type::Reference(_)) {

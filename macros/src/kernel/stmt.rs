@@ -211,7 +211,11 @@ impl Cx {
         let ty = match (ty, declared) {
             (Ty::Elem(e), Some(d)) => Ty::Elem(self.unify(&e, &d, init.expr.span())?),
             (
-                ty @ (Ty::View { .. } | Ty::Atomic { .. } | Ty::Chunk { .. } | Ty::InsertResult),
+                ty @ (Ty::View { .. }
+                | Ty::Atomic { .. }
+                | Ty::Chunk { .. }
+                | Ty::InsertResult
+                | Ty::ScatterAccess { .. }),
                 None,
             ) => {
                 self.bind(name.clone(), ty, false);

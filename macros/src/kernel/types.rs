@@ -334,6 +334,18 @@ pub enum Ty {
         elem: Elem,
         rank: u8,
     },
+    /// A `&ScatterView<T, R, Op>` parameter (`scatter.rs`).
+    Scatter {
+        elem: Elem,
+        rank: u8,
+        op: super::scatter::ScatterOp,
+    },
+    /// Its `access()` handle.
+    ScatterAccess {
+        elem: Elem,
+        rank: u8,
+        op: super::scatter::ScatterOp,
+    },
     Team,
     /// A chunk of a chunked View: a team's part (`TeamChunk`, read-only)
     /// or a thread's part (from `chunk_mut(..).unwrap()`, writable).
@@ -680,6 +692,16 @@ pub fn view_of(ty: &syn::Type, generics: &[String]) -> Result<Option<Ty>> {
         "AtomicView" => Ty::Atomic {
             elem: elem(0)?,
             rank: rank(1)?,
+        },
+        "ScatterView" => Ty::Scatter {
+            elem: elem(0)?,
+            rank: rank(1)?,
+            op: super::scatter::ScatterOp::of(args.get(2).copied()).ok_or_else(|| {
+                unsupported(
+                    seg,
+                    "this ScatterView operation (use Sum, Prod, Min or Max)",
+                )
+            })?,
         },
         "View" | "ViewRef" => Ty::View {
             elem: elem(0)?,

@@ -16,15 +16,18 @@ mod record;
 
 pub(crate) use record::ErrorRecord;
 
-/// The text of `granule.cuh`.
+/// The text of `granule.cuh`, followed by the device side of the
+/// containers (`scatter.cuh`).
 ///
 /// ```
 /// assert!(granule_cuda::device::HEADER.contains("namespace granule"));
+/// assert!(granule_cuda::device::HEADER.contains("struct ScatterAccess"));
 /// ```
 pub const HEADER: &str = concat!(
     include_str!("granule.cuh"),
-    // The device side of granule-containers' UnorderedMap.
-    include_str!("unordered_map.cuh")
+    // The device side of granule-containers' UnorderedMap and ScatterView.
+    include_str!("unordered_map.cuh"),
+    include_str!("scatter.cuh")
 );
 
 /// Bytes of shared memory a Cuda space keeps, beyond [`reserved_smem`],

@@ -1,0 +1,108 @@
+//! A histogram of 10^7 u32 values into 100 bins on the Rayon space with 2
+//! threads (issue 17): a ScatterView (per-thread copies, combined by
+//! `contribute_into`) against an atomic View (one shared counter array)
+//! and against the hand-written rayon idiom, a fold of per-thread
+//! histograms, measured in the same run. Each variant starts from zeroed
+//! counts and ends with the finished histogram, checked against a
+//! sequential count.
+//!
+//! `cargo bench --bench scatter_view` (add `-- --quick` for a sanity run).
+
+// criterion_group! generates undocumented items.
+#![allow(missing_docs)]
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use granule::containers::scatter::ScatterView;
+use granule::prelude::*;
+use rayon::prelude::*;
+
+const THREADS: usize = 2;
+const N: usize = 10_000_000;
+const BINS: usize = 100;
+
+fn histogram(c: &mut Criterion) {
+    let space = Rayon::new(THREADS).expect("space");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .build()
+        .expect("pool");
+    let data = View1::<u32>::from_fn("data", N, |i| {
+        ((i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32
+    })
+    .expect("data");
+    let slice = data.as_slice().expect("contiguous");
+    let mut want = vec![0u32; BINS];
+    slice.iter().for_each(|&v| want[v as usize % BINS] += 1);
+
+    let mut g = c.benchmark_group("histogram_1e7_u32_100_bins");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(N as u64));
+    let mut counts = View1::<u32>::zeros("counts", BINS).expect("counts");
+
+    g.bench_function("atomic_view", |b| {
+        b.iter(|| {
+            counts.fill(0);
+            let a = counts.atomic().expect("aligned");
+            parallel_for(
+                "atomic",
+                RangePolicy::new(&space, 0..N),
+                (),
+                |i: usize, (): ()| {
+                    a.add(data[i] as usize % BINS, 1);
+                },
+            );
+            black_box(&counts);
+        });
+        assert_eq!(counts.to_vec(), want);
+    });
+
+    let mut sv = ScatterView::<u32, 1>::for_view(&space, &counts).expect("scatter view");
+    g.bench_function("scatter_view", |b| {
+        b.iter(|| {
+            counts.fill(0);
+            sv.reset().expect("host memory");
+            let svr = &sv;
+            parallel_for(
+                "scatter",
+                RangePolicy::new(&space, 0..N),
+                (),
+                |i: usize, (): ()| {
+                    svr.access().add(data[i] as usize % BINS, 1);
+                },
+            );
+            sv.contribute_into(&mut counts).expect("same extents");
+            black_box(&counts);
+        });
+        assert_eq!(counts.to_vec(), want);
+    });
+
+    g.bench_function("rayon_fold_per_thread_histograms", |b| {
+        let mut got = vec![0u32; BINS];
+        b.iter(|| {
+            got = pool.install(|| {
+                slice
+                    .par_iter()
+                    .fold(
+                        || vec![0u32; BINS],
+                        |mut h, &v| {
+                            h[v as usize % BINS] += 1;
+                            h
+                        },
+                    )
+                    .reduce(
+                        || vec![0u32; BINS],
+                        |mut a, b| {
+                            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                            a
+                        },
+                    )
+            });
+            black_box(&got);
+        });
+        assert_eq!(got, want);
+    });
+    g.finish();
+}
+
+criterion_group!(benches, histogram);
+criterion_main!(benches);
