@@ -27,36 +27,42 @@ mod sealed {
 }
 
 /// The `fill_random` kernel of f64 Views.
+#[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_f64(i: usize, y: &mut f64, key: u64, lo: f64, hi: f64) {
     *y = element_f64(key, i as u64, lo, hi);
 }
 
 /// The `fill_random` kernel of f32 Views.
+#[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_f32(i: usize, y: &mut f32, key: u64, lo: f32, hi: f32) {
     *y = element_f32(key, i as u64, lo, hi);
 }
 
 /// The `fill_random` kernel of u64 Views.
+#[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_u64(i: usize, y: &mut u64, key: u64, lo: u64, span: u64) {
     *y = lo.wrapping_add(element_below(key, i as u64, span));
 }
 
 /// The `fill_random` kernel of i64 Views.
+#[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_i64(i: usize, y: &mut i64, key: u64, lo: i64, span: u64) {
     *y = lo.wrapping_add(element_below(key, i as u64, span) as i64);
 }
 
 /// The `fill_random` kernel of u32 Views.
+#[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_u32(i: usize, y: &mut u32, key: u64, lo: u32, span: u64) {
     *y = lo.wrapping_add(element_below(key, i as u64, span) as u32);
 }
 
 /// The `fill_random` kernel of i32 Views.
+#[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_i32(i: usize, y: &mut i32, key: u64, lo: i32, span: u64) {
     *y = lo.wrapping_add(element_below(key, i as u64, span) as i32);

@@ -508,10 +508,17 @@ impl<'a> Shell<'a> {
         let struct_doc = format!(
             "The functor of the `#[kernel]` [`{name}`](fn@{name}): its captured parameters."
         );
+        // A hidden kernel hides its functor too, which also keeps it out of
+        // rustc's "other types implement KernelSource" lists.
+        let hidden = docs
+            .iter()
+            .any(|a| matches!(&a.meta, syn::Meta::List(l) if l.tokens.to_string() == "hidden"));
+        let hide = hidden.then(|| quote!(#[doc(hidden)]));
         let s_name = self.s_name();
         let decl_params = &decl_g.params;
         quote! {
             #[doc = #struct_doc]
+            #hide
             #[allow(non_camel_case_types)]
             #vis struct #name <#decl_params> #s_where {
                 #(#cap_names: #cap_tys,)*
