@@ -19,9 +19,12 @@
 //!   communicator, and the exchange of the six faces of a rank-3 View
 //!   with non-blocking messages while the interior is computed.
 //!
-//! **Device Views** (CudaSpace) are always staged through host memory:
-//! packed and downloaded by `deep_copy` before a send, uploaded after a
-//! receive. CUDA-aware MPI is not assumed.
+//! **Device Views** (CudaSpace) are always staged through host memory by
+//! `deep_copy`: downloaded before a send and uploaded after a receive, one
+//! copy per contiguous run of the View's mapping (a face whose elements
+//! are all strided costs one copy per element; packing kernels on the
+//! View's own space are not implemented yet). CUDA-aware MPI is not
+//! assumed.
 //!
 //! Tests run under `mpirun`: `cargo test -p granule-mpi` starts each test
 //! program with `mpirun -n 1` and `mpirun -n 2` itself.

@@ -23,8 +23,10 @@ fn sent_in_place<S: Storage, const R: usize, L: Layout>(view: &ViewBase<S, R, L>
 
 /// A View's elements ready to be sent: its own memory when it is
 /// contiguous, row-major and on the host; otherwise a packed host copy
-/// (strided subviews are gathered by `deep_copy`, device Views are
-/// downloaded, packing on the device first).
+/// made by `deep_copy`: a strided host subview is gathered element by
+/// element on the calling thread, and a device View is downloaded one
+/// contiguous run of its mapping at a time, then reordered on the host
+/// (no packing kernel runs on the device yet).
 ///
 /// Use it with rsmpi's non-blocking sends inside `mpi::request::scope`:
 ///
