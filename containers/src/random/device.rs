@@ -68,11 +68,12 @@
 //! methods, `fill_random`'s range check) and names the label there.
 //!
 //! Not translated: the method form (`pool.get_state(i)` and `g.drand()`
-//! inside a `#[kernel]`) and the XorShift1024* generator. `#[device]`
-//! functions take and return scalars or `#[device]` structs of named
-//! scalar fields; XorShift1024*'s state is 16 words indexed by a moving
-//! position `p`, which no scalar carries and which a struct of 16 named
-//! fields could only index through a 16-way branch per draw.
+//! inside a `#[kernel]`) and the XorShift1024* generator. A `#[device]`
+//! function takes scalars (and reads Views) and returns one value, and a
+//! kernel writes only its own elements; XorShift1024*'s state is 16 words
+//! plus a moving position `p`, which one step both reads and rewrites
+//! (word `p + 1`), so no scalar signature carries it: a kernel would have
+//! to pass all 17 and store the returned word back through a 16-way branch.
 
 pub use super::bits::{
     __GRANULE_DEVICE_fill_element_below, __GRANULE_DEVICE_fill_element_f32,
