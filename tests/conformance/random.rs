@@ -2,9 +2,9 @@
 //! space, the bits the host computes for the same seed and index (so the
 //! streams are reproducible per seed and equal across spaces, whatever the
 //! thread count), and bad input is a typed error on the host and fails the
-//! kernel inside one. Uniformity and the
-//! independence of neighbouring states are tested beside the generators
-//! (granule-containers' `random::tests`).
+//! kernel inside one. Uniformity and the independence of neighbouring
+//! states are tested beside the generators (granule-containers'
+//! `random::tests`).
 
 use granule::containers::random::device::*;
 use granule::prelude::*;
