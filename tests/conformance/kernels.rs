@@ -663,4 +663,6 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     count_index,
     store_index,
     crate::random::random_streams,
+    crate::random::random_range_draws,
+    crate::random::random_fill_element,
 ];

@@ -1,9 +1,10 @@
-//! Random number pools: `fill_random` gives, on every space, the bits of
-//! the host generator of the same seed and index (so the streams are
-//! reproducible per seed and equal across spaces, whatever the thread
-//! count), and rejects bad input with typed errors. Uniformity and the
-//! independence of neighbouring states are tested beside the generators
-//! (granule-containers' `random::tests`).
+//! Random number pools: `fill_random` and the device draws give, on every
+//! space, the bits the host computes for the same seed and index (so the
+//! streams are reproducible per seed and equal across spaces, whatever the
+//! thread count), and bad input is a typed error on the host and fails the
+//! kernel inside one. Uniformity and the independence of neighbouring
+//! states are tested beside the generators (granule-containers'
+//! `random::tests`).
 
 use granule::containers::random::device::*;
 use granule::prelude::*;
@@ -23,6 +24,54 @@ pub fn random_streams(i: usize, bits: &mut u64, sum: &mut f64, key: u64, states:
     }
     *bits = folded;
     *sum = total;
+}
+
+/// The range draws and normal deviates of state `i`, through the device
+/// functions: integers folded together, floats summed, normals summed
+/// apart (their `ln` and `sqrt` may differ in the last bits on a GPU).
+/// The drand range is a parameter, so that a bad one can fail the kernel.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn random_range_draws(
+    i: usize,
+    ints: &mut u64,
+    floats: &mut f64,
+    normals: &mut f64,
+    key: u64,
+    states: usize,
+    m: usize,
+    lo: f64,
+    hi: f64,
+) {
+    let mut s = xorshift64_state(key, states, i);
+    let mut folded = 0u64;
+    let mut total = 0.0;
+    let mut gauss = 0.0;
+    // A span just above 2^63 rejects almost half the draws.
+    let top = (1u64 << 63) + 5;
+    for _draw in 0..m {
+        folded = folded.rotate_left(7) ^ xorshift64_urand64_range(s, 3, top);
+        s = xorshift64_after_urand64_range(s, 3, top);
+        folded = folded.rotate_left(7) ^ xorshift64_urand_range(s, 10, 17) as u64;
+        s = xorshift64_after_urand_range(s, 10, 17);
+        total += xorshift64_drand_range(s, lo, hi);
+        s = xorshift64_after_drand_range(s, lo, hi);
+        total += xorshift64_frand_range(s, 0.25, 0.5) as f64;
+        s = xorshift64_after_frand_range(s, 0.25, 0.5);
+        gauss += xorshift64_normal(s);
+        s = xorshift64_after_normal(s);
+    }
+    // The state after the draws continues the host generator's stream.
+    s = xorshift64_next(s);
+    *ints = folded.rotate_left(7) ^ xorshift64_urand64(s);
+    *floats = total;
+    *normals = gauss;
+}
+
+/// Element `i` of `fill_random`'s f64 fill, computed inside a kernel.
+#[kernel]
+pub fn random_fill_element(i: usize, y: &mut f64, key: u64, lo: f64, hi: f64) {
+    *y = fill_element_f64(key, i as u64, lo, hi);
 }
 
 macro_rules! random_tests {
@@ -50,46 +99,59 @@ macro_rules! random_tests {
             }
 
             #[test]
-            fn random_fill_floats_match_the_host_generator_bitwise() {
-                let pool = XorShift64Pool::new("fill", 20261124, N).unwrap();
+            fn random_fill_floats_are_the_counter_based_elements_bitwise() {
+                use granule::containers::random::device::{fill_element_f32, fill_element_f64};
+                let pool = XorShift64Pool::new("fill", 20261124, 1).unwrap();
                 let d = filled!(f64, &pool, -3.5, 1e3);
                 let f = filled!(f32, &pool, 0.25f32, 0.5f32);
                 for i in 0..N {
-                    let want = pool.get_state(i).drand_range(-3.5, 1e3);
+                    let want = fill_element_f64(pool.key(), i as u64, -3.5, 1e3);
                     assert_eq!(d[i].to_bits(), want.to_bits(), "f64 element {i}");
-                    let want = pool.get_state(i).frand_range(0.25, 0.5);
+                    let want = fill_element_f32(pool.key(), i as u64, 0.25, 0.5);
                     assert_eq!(f[i].to_bits(), want.to_bits(), "f32 element {i}");
                 }
+                // The same elements from a kernel of the user's.
+                let s = space();
+                let mut y =
+                    View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "y", N).unwrap();
+                let k = crate::random::random_fill_element(pool.key(), -3.5, 1e3);
+                parallel_for("elements", RangePolicy::new(&s, 0..N), &mut y, k);
+                let y = create_mirror_view_and_copy(&y).unwrap().to_vec();
+                assert!(y.iter().zip(&d).all(|(a, b)| a.to_bits() == b.to_bits()));
             }
 
             #[test]
-            fn random_fill_integers_match_the_host_generator() {
+            fn random_fill_elements_are_the_pools_state_words() {
+                use granule::containers::random::device::{fill_element_below, xorshift64_state};
                 let pool = XorShift64Pool::new("fill", 7, N).unwrap();
-                // A span just above 2^63 rejects almost half the draws, so
-                // the rejection loop runs on every space.
+                // Over 0..u64::MAX only the word 0 is rejected (it never
+                // occurs: state words are not zero) and u64::MAX wraps to
+                // 0, so element i is state i's word.
+                let all = filled!(u64, &pool, 0, u64::MAX);
+                for (i, &v) in all.iter().enumerate() {
+                    let word = xorshift64_state(pool.key(), N, i);
+                    assert_eq!(v, word % u64::MAX, "u64 element {i}");
+                }
+                // A span just above 2^63 rejects almost half the first
+                // draws, so the redraws run on every space.
                 let (lo, hi) = (3, (1u64 << 63) + 5);
                 let u = filled!(u64, &pool, lo, hi);
                 let w = filled!(u32, &pool, 10u32, 17u32);
                 let i = filled!(i64, &pool, i64::MIN, i64::MAX);
                 let j = filled!(i32, &pool, -5i32, 5i32);
+                let span = (i64::MAX as i128 - i64::MIN as i128) as u64;
                 for k in 0..N {
+                    let at = |span| fill_element_below(pool.key(), k as u64, span);
+                    assert_eq!(u[k], lo + at(hi - lo), "u64 element {k}");
+                    assert_eq!(w[k], 10 + at(7) as u32, "u32 element {k}");
                     assert_eq!(
-                        u[k],
-                        pool.get_state(k).urand64_range(lo, hi),
-                        "u64 element {k}"
+                        i[k],
+                        i64::MIN.wrapping_add(at(span) as i64),
+                        "i64 element {k}"
                     );
-                    assert_eq!(
-                        w[k],
-                        pool.get_state(k).urand_range(10, 17),
-                        "u32 element {k}"
-                    );
-                    let span = (i64::MAX as i128 - i64::MIN as i128) as u64;
-                    let want =
-                        i64::MIN.wrapping_add(pool.get_state(k).urand64_range(0, span) as i64);
-                    assert_eq!(i[k], want, "i64 element {k}");
-                    let want = -5 + pool.get_state(k).urand_range(0, 10) as i32;
-                    assert_eq!(j[k], want, "i32 element {k}");
+                    assert_eq!(j[k], -5 + at(10) as i32, "i32 element {k}");
                 }
+                assert!(u.iter().any(|&x| x >= 1 << 62) && u.iter().any(|&x| x < 1 << 62));
             }
 
             #[test]
@@ -162,6 +224,93 @@ macro_rules! random_tests {
                     }
                     assert_eq!(bits[i], folded, "work item {i}");
                     assert_eq!(sum[i].to_bits(), total.to_bits(), "work item {i}");
+                }
+            }
+
+            /// Runs `random_range_draws` on space `$s` over `0..$n`: its
+            /// three outputs, read back.
+            macro_rules! range_draws {
+                ($s:expr, $pool:expr, $n:expr, $m:expr, $lo:expr, $hi:expr) => {{
+                    let (s, pool, n) = ($s, $pool, $n);
+                    let mut ints =
+                        View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "ints", n)
+                            .unwrap();
+                    let mut floats =
+                        View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "floats", n)
+                            .unwrap();
+                    let mut normals =
+                        View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "normals", n)
+                            .unwrap();
+                    let k = crate::random::random_range_draws(
+                        pool.key(),
+                        pool.num_states(),
+                        $m,
+                        $lo,
+                        $hi,
+                    );
+                    parallel_for(
+                        "ranges",
+                        RangePolicy::new(s, 0..n),
+                        (&mut ints, &mut floats, &mut normals),
+                        k,
+                    );
+                    s.fence();
+                    (
+                        create_mirror_view_and_copy(&ints).unwrap().to_vec(),
+                        create_mirror_view_and_copy(&floats).unwrap().to_vec(),
+                        create_mirror_view_and_copy(&normals).unwrap().to_vec(),
+                    )
+                }};
+            }
+
+            #[test]
+            fn random_device_range_draws_and_normals_match_the_host_methods() {
+                let s = space();
+                let (n, m) = (256, 8);
+                let pool = XorShift64Pool::new("ranges", 31, n).unwrap();
+                let (ints, floats, normals) = range_draws!(&s, &pool, n, m, -3.5, 1e3);
+                let top = (1u64 << 63) + 5;
+                for i in 0..n {
+                    let mut g = pool.get_state(i);
+                    let (mut folded, mut total, mut gauss) = (0u64, 0.0, 0.0);
+                    for _ in 0..m {
+                        folded = folded.rotate_left(7) ^ g.urand64_range(3, top);
+                        folded = folded.rotate_left(7) ^ u64::from(g.urand_range(10, 17));
+                        total += g.drand_range(-3.5, 1e3);
+                        total += f64::from(g.frand_range(0.25, 0.5));
+                        gauss += g.normal();
+                    }
+                    folded = folded.rotate_left(7) ^ g.urand64();
+                    assert_eq!(ints[i], folded, "work item {i}");
+                    assert_eq!(floats[i].to_bits(), total.to_bits(), "work item {i}");
+                    // ln and sqrt are exact on the host spaces and the
+                    // emulator; a GPU may differ in the last bits.
+                    let tolerance = 1e-12 * (1.0 + gauss.abs());
+                    assert!((normals[i] - gauss).abs() <= tolerance, "work item {i}");
+                }
+            }
+
+            #[test]
+            fn random_bad_range_fails_the_kernel() {
+                let pool = XorShift64Pool::new("ranges", 1, 4).unwrap();
+                for (lo, hi) in [(1.0, 0.0), (f64::NAN, 1.0), (-f64::MAX, f64::MAX)] {
+                    // The kernel fails on a device: a space of its own keeps
+                    // the report for this test.
+                    let s = super::own_space();
+                    let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        range_draws!(&s, &pool, 4, 1, lo, hi);
+                    }))
+                    .unwrap_err();
+                    let msg = p
+                        .downcast_ref::<String>()
+                        .map(String::as_str)
+                        .or(p.downcast_ref::<&str>().copied())
+                        .unwrap();
+                    assert!(
+                        msg.contains("random pool: cannot draw from")
+                            && msg.contains("the range must be finite with start below end"),
+                        "{lo}..{hi}: {msg}"
+                    );
                 }
             }
 

@@ -77,14 +77,22 @@ pub fn reject_below(span: u64) -> u64 {
     span.wrapping_neg() % span
 }
 
-/// Element `index` of a `fill_random` with a pool of key `key`: the first
-/// XorShift64* output of state `index`, and, when it is rejected, the next.
-/// Uniform in `0..span` (`span > 0`).
+/// Element `index` of a `fill_random` with a pool of key `key`, uniform in
+/// `0..span` (`span > 0`).
+///
+/// The draw is state word `index` itself: one SplitMix64 output of a
+/// counter, a fixed function of (key, index) that no thread count or
+/// schedule changes. Drawing the state word rather than the first
+/// XorShift64* output of the state it seeds saves the xorshift step and
+/// the scrambling multiply per element (the fill is bound by this
+/// arithmetic, not by memory). A rejected draw (rare) is followed by the
+/// XorShift64* draws of that state, so every element terminates with an
+/// exactly uniform value.
 #[device(crate = granule_core)]
-pub fn element_below(key: u64, index: u64, span: u64) -> u64 {
+pub fn fill_element_below(key: u64, index: u64, span: u64) -> u64 {
     let threshold = reject_below(span);
-    let mut s = xorshift64_next(state_word(key, index));
-    let mut r = s.wrapping_mul(XORSHIFT64_STAR);
+    let mut s = state_word(key, index);
+    let mut r = s;
     while r < threshold {
         s = xorshift64_next(s);
         r = s.wrapping_mul(XORSHIFT64_STAR);
@@ -92,14 +100,16 @@ pub fn element_below(key: u64, index: u64, span: u64) -> u64 {
     r % span
 }
 
-/// As [`element_below`], a double in `[lo, hi)`: `lo + (hi - lo) * u`,
-/// drawn again in the rare case where rounding reaches `hi`.
+/// As [`fill_element_below`], a double in `[lo, hi)`: `lo + (hi - lo) *
+/// u`, u from the top 53 bits of state word `index`, drawn again (from
+/// that state's XorShift64* stream) in the rare case where rounding
+/// reaches `hi`.
 #[device(crate = granule_core)]
-pub fn element_f64(key: u64, index: u64, lo: f64, hi: f64) -> f64 {
+pub fn fill_element_f64(key: u64, index: u64, lo: f64, hi: f64) -> f64 {
     // The first draw outside the loop: the loop runs almost never, and a
     // straight-line common case keeps the host's fill loop pipelined.
-    let mut s = xorshift64_next(state_word(key, index));
-    let mut v = lo + (hi - lo) * unit_f64(s.wrapping_mul(XORSHIFT64_STAR));
+    let mut s = state_word(key, index);
+    let mut v = lo + (hi - lo) * unit_f64(s);
     while v >= hi {
         s = xorshift64_next(s);
         v = lo + (hi - lo) * unit_f64(s.wrapping_mul(XORSHIFT64_STAR));
@@ -107,13 +117,12 @@ pub fn element_f64(key: u64, index: u64, lo: f64, hi: f64) -> f64 {
     v
 }
 
-/// As [`element_f64`], for f32.
+/// As [`fill_element_f64`], for f32 (u from the top 24 bits).
 #[device(crate = granule_core)]
-pub fn element_f32(key: u64, index: u64, lo: f32, hi: f32) -> f32 {
-    // The first draw outside the loop: the loop runs almost never, and a
-    // straight-line common case keeps the host's fill loop pipelined.
-    let mut s = xorshift64_next(state_word(key, index));
-    let mut v = lo + (hi - lo) * unit_f32(s.wrapping_mul(XORSHIFT64_STAR));
+pub fn fill_element_f32(key: u64, index: u64, lo: f32, hi: f32) -> f32 {
+    // As in fill_element_f64.
+    let mut s = state_word(key, index);
+    let mut v = lo + (hi - lo) * unit_f32(s);
     while v >= hi {
         s = xorshift64_next(s);
         v = lo + (hi - lo) * unit_f32(s.wrapping_mul(XORSHIFT64_STAR));

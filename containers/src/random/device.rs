@@ -47,15 +47,43 @@
 //! # Ok::<(), granule::containers::random::RandomError>(())
 //! ```
 //!
-//! Not yet translated: the method form (`pool.get_state(i)` and `g.drand()`
-//! inside a `#[kernel]`), the XorShift1024* generator (its state is an
-//! array), the range draws with rejection and `normal` on the device. An
-//! index past the pool fails the kernel with an assertion that names the
-//! index and the size (the label is host data the device does not have).
+//! Range draws and `normal` advance the state a varying number of times
+//! (rejection), so each comes as a pair: `xorshift64_drand_range(s, a, b)`
+//! is the value `g.drand_range(a, b)` gives for a generator in state `s`
+//! (not advanced beforehand: the draw advances it), and
+//! `xorshift64_after_drand_range(s, a, b)` is the state the generator is
+//! in after that draw, from which the next draw continues. The uniform
+//! ranges are bit-identical to the host methods on every space; `normal`
+//! calls `ln` and `sqrt`, exact on the host spaces and the emulator, within
+//! the kernel README's "Bounded functions" on a GPU.
+//!
+//! [`fill_element_f64`] (`fill_element_f32`, `fill_element_below`) is
+//! element `i` of a [`fill_random`](super::fill_random), for kernels that
+//! want the fill's numbers without the View.
+//!
+//! Bad input fails the kernel with an assertion naming the state index and
+//! the pool's size, or the range and why it cannot be drawn from; the
+//! pool's label is host data the device does not have, so the host checks
+//! what it can before the launch (`try_get_state`, the `try_*_range`
+//! methods, `fill_random`'s range check) and names the label there.
+//!
+//! Not translated: the method form (`pool.get_state(i)` and `g.drand()`
+//! inside a `#[kernel]`) and the XorShift1024* generator. A `#[device]`
+//! function takes scalars (and reads Views) and returns one value, and a
+//! kernel writes only its own elements; XorShift1024*'s state is 16 words
+//! plus a moving position `p`, which one step both reads and rewrites
+//! (word `p + 1`), so no scalar signature carries it: a kernel would have
+//! to pass all 17 and store the returned word back through a 16-way branch.
 
-use super::bits::{__GRANULE_DEVICE_state_word, __GRANULE_DEVICE_XORSHIFT64_STAR};
+pub use super::bits::{
+    __GRANULE_DEVICE_fill_element_below, __GRANULE_DEVICE_fill_element_f32,
+    __GRANULE_DEVICE_fill_element_f64,
+};
+use super::bits::{__GRANULE_DEVICE_reject_below, __GRANULE_DEVICE_state_word};
 use super::bits::{__GRANULE_DEVICE_unit_f32, __GRANULE_DEVICE_unit_f64};
 pub use super::bits::{__GRANULE_DEVICE_xorshift64_next, xorshift64_next};
+pub use super::bits::{fill_element_below, fill_element_f32, fill_element_f64};
+use super::bits::{reject_below, __GRANULE_DEVICE_XORSHIFT64_STAR};
 use super::bits::{state_word, unit_f32, unit_f64, XORSHIFT64_STAR};
 use granule_core::kernel::device;
 
@@ -98,4 +126,162 @@ pub fn xorshift64_drand(s: u64) -> f64 {
 #[device(crate = granule_core)]
 pub fn xorshift64_frand(s: u64) -> f32 {
     unit_f32(s.wrapping_mul(XORSHIFT64_STAR))
+}
+
+/// The state after `g.urand64_range(start, end)` of a generator in state
+/// `s`: the next draw at or above the rejection threshold.
+///
+/// # Panics
+/// If `start >= end` (a failed assertion on the device).
+#[device(crate = granule_core)]
+pub fn xorshift64_after_urand64_range(s: u64, start: u64, end: u64) -> u64 {
+    assert!(
+        start < end,
+        "random pool: cannot draw from {}..{}: the range is empty (start must be below end)",
+        start,
+        end
+    );
+    let threshold = reject_below(end - start);
+    let mut t = xorshift64_next(s);
+    while t.wrapping_mul(XORSHIFT64_STAR) < threshold {
+        t = xorshift64_next(t);
+    }
+    t
+}
+
+/// `g.urand64_range(start, end)` of a generator in state `s`: uniform in
+/// `start..end`, without modulo bias.
+///
+/// # Panics
+/// As [`xorshift64_after_urand64_range`].
+#[device(crate = granule_core)]
+pub fn xorshift64_urand64_range(s: u64, start: u64, end: u64) -> u64 {
+    let t = xorshift64_after_urand64_range(s, start, end);
+    start + t.wrapping_mul(XORSHIFT64_STAR) % (end - start)
+}
+
+/// The state after `g.urand_range(start, end)` of a generator in state `s`.
+///
+/// # Panics
+/// If `start >= end`.
+#[device(crate = granule_core)]
+pub fn xorshift64_after_urand_range(s: u64, start: u32, end: u32) -> u64 {
+    xorshift64_after_urand64_range(s, start as u64, end as u64)
+}
+
+/// `g.urand_range(start, end)` of a generator in state `s`.
+///
+/// # Panics
+/// If `start >= end`.
+#[device(crate = granule_core)]
+pub fn xorshift64_urand_range(s: u64, start: u32, end: u32) -> u32 {
+    let t = xorshift64_after_urand64_range(s, start as u64, end as u64);
+    start + (t.wrapping_mul(XORSHIFT64_STAR) % ((end - start) as u64)) as u32
+}
+
+/// The state after `g.drand_range(start, end)` of a generator in state
+/// `s`: the next draw whose `start + (end - start) * u` stays below `end`.
+///
+/// # Panics
+/// If the range is empty, reversed, NaN, or of a width that is not finite.
+#[device(crate = granule_core)]
+pub fn xorshift64_after_drand_range(s: u64, start: f64, end: f64) -> u64 {
+    assert!(
+        start < end && (end - start).is_finite(),
+        "random pool: cannot draw from {}..{}: the range must be finite with start below end",
+        start,
+        end
+    );
+    let mut t = xorshift64_next(s);
+    while start + (end - start) * xorshift64_drand(t) >= end {
+        t = xorshift64_next(t);
+    }
+    t
+}
+
+/// `g.drand_range(start, end)` of a generator in state `s`.
+///
+/// # Panics
+/// As [`xorshift64_after_drand_range`].
+#[device(crate = granule_core)]
+pub fn xorshift64_drand_range(s: u64, start: f64, end: f64) -> f64 {
+    let t = xorshift64_after_drand_range(s, start, end);
+    start + (end - start) * xorshift64_drand(t)
+}
+
+/// The state after `g.frand_range(start, end)` of a generator in state `s`.
+///
+/// # Panics
+/// As [`xorshift64_after_drand_range`].
+#[device(crate = granule_core)]
+pub fn xorshift64_after_frand_range(s: u64, start: f32, end: f32) -> u64 {
+    assert!(
+        start < end && (end - start).is_finite(),
+        "random pool: cannot draw from {}..{}: the range must be finite with start below end",
+        start,
+        end
+    );
+    let mut t = xorshift64_next(s);
+    while start + (end - start) * xorshift64_frand(t) >= end {
+        t = xorshift64_next(t);
+    }
+    t
+}
+
+/// `g.frand_range(start, end)` of a generator in state `s`.
+///
+/// # Panics
+/// As [`xorshift64_after_frand_range`].
+#[device(crate = granule_core)]
+pub fn xorshift64_frand_range(s: u64, start: f32, end: f32) -> f32 {
+    let t = xorshift64_after_frand_range(s, start, end);
+    start + (end - start) * xorshift64_frand(t)
+}
+
+/// The polar method's `u^2 + v^2` of the draws of states `a` and `b`
+/// (`u`, `v` uniform in [-1, 1)).
+#[device(crate = granule_core)]
+fn polar_radius2(a: u64, b: u64) -> f64 {
+    let u = 2.0 * xorshift64_drand(a) - 1.0;
+    let v = 2.0 * xorshift64_drand(b) - 1.0;
+    u * u + v * v
+}
+
+/// Whether the polar method rejects the pair of states `a`, `b`: its
+/// point lies outside the unit circle or is the origin. (Stated as the
+/// rejection, so that callers need no `!` on a `#[device]` call: the
+/// translator does not see the call's type and would write C++'s bitwise
+/// `~`, which is true for both `bool`s.)
+#[device(crate = granule_core)]
+fn polar_rejects(a: u64, b: u64) -> bool {
+    let r = polar_radius2(a, b);
+    !(r < 1.0 && r != 0.0)
+}
+
+/// The state after `g.normal()` of a generator in state `s`: two draws per
+/// try of the polar method, until a pair is kept.
+#[device(crate = granule_core)]
+pub fn xorshift64_after_normal(s: u64) -> u64 {
+    let mut a = xorshift64_next(s);
+    let mut b = xorshift64_next(a);
+    while polar_rejects(a, b) {
+        a = xorshift64_next(b);
+        b = xorshift64_next(a);
+    }
+    b
+}
+
+/// `g.normal()` of a generator in state `s`: a standard normal deviate
+/// (Marsaglia's polar method, the first of the pair kept).
+#[device(crate = granule_core)]
+pub fn xorshift64_normal(s: u64) -> f64 {
+    let mut a = xorshift64_next(s);
+    let mut b = xorshift64_next(a);
+    while polar_rejects(a, b) {
+        a = xorshift64_next(b);
+        b = xorshift64_next(a);
+    }
+    let u = 2.0 * xorshift64_drand(a) - 1.0;
+    let r = polar_radius2(a, b);
+    u * (-2.0 * r.ln() / r).sqrt()
 }

@@ -1,9 +1,10 @@
 //! `fill_random`: a View of uniform values, on every space.
 
 use super::bits::{
-    __GRANULE_DEVICE_element_below, __GRANULE_DEVICE_element_f32, __GRANULE_DEVICE_element_f64,
+    __GRANULE_DEVICE_fill_element_below, __GRANULE_DEVICE_fill_element_f32,
+    __GRANULE_DEVICE_fill_element_f64,
 };
-use super::bits::{element_below, element_f32, element_f64};
+use super::bits::{fill_element_below, fill_element_f32, fill_element_f64};
 use super::range::{check_float, check_int};
 use super::{RandomError, RandomPool};
 use granule_core::kernel::kernel;
@@ -30,42 +31,42 @@ mod sealed {
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_f64(i: usize, y: &mut f64, key: u64, lo: f64, hi: f64) {
-    *y = element_f64(key, i as u64, lo, hi);
+    *y = fill_element_f64(key, i as u64, lo, hi);
 }
 
 /// The `fill_random` kernel of f32 Views.
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_f32(i: usize, y: &mut f32, key: u64, lo: f32, hi: f32) {
-    *y = element_f32(key, i as u64, lo, hi);
+    *y = fill_element_f32(key, i as u64, lo, hi);
 }
 
 /// The `fill_random` kernel of u64 Views.
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_u64(i: usize, y: &mut u64, key: u64, lo: u64, span: u64) {
-    *y = lo.wrapping_add(element_below(key, i as u64, span));
+    *y = lo.wrapping_add(fill_element_below(key, i as u64, span));
 }
 
 /// The `fill_random` kernel of i64 Views.
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_i64(i: usize, y: &mut i64, key: u64, lo: i64, span: u64) {
-    *y = lo.wrapping_add(element_below(key, i as u64, span) as i64);
+    *y = lo.wrapping_add(fill_element_below(key, i as u64, span) as i64);
 }
 
 /// The `fill_random` kernel of u32 Views.
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_u32(i: usize, y: &mut u32, key: u64, lo: u32, span: u64) {
-    *y = lo.wrapping_add(element_below(key, i as u64, span) as u32);
+    *y = lo.wrapping_add(fill_element_below(key, i as u64, span) as u32);
 }
 
 /// The `fill_random` kernel of i32 Views.
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn fill_i32(i: usize, y: &mut i32, key: u64, lo: i32, span: u64) {
-    *y = lo.wrapping_add(element_below(key, i as u64, span) as i32);
+    *y = lo.wrapping_add(fill_element_below(key, i as u64, span) as i32);
 }
 
 macro_rules! float_value {
@@ -117,13 +118,15 @@ int_value!(i32, fill_i32);
 /// Fills `view` with values drawn uniformly from `start..end` (Kokkos's
 /// `fill_random(exec, view, pool, begin, end)`), on `space`.
 ///
-/// Element `i` is a function of the pool's seed and `i` alone: the first
-/// XorShift64* draw (redrawn only in the rare rejected case) of state `i`
-/// derived from the pool's key, whatever the pool's kind and size. So the
-/// same seed fills the same values on Serial, Rayon and Cuda, for any
-/// thread count; for an [`XorShift64Pool`](super::XorShift64Pool) and
-/// `i < num_states()` it is `pool.get_state(i).drand_range(start, end)`
-/// (`urand64_range`, `urand_range` for the integers). Use
+/// Element `i` is a function of the pool's seed and `i` alone, whatever
+/// the pool's kind and size: a counter-based draw, state word `i` of the
+/// pool's key (one SplitMix64 output; the word an
+/// [`XorShift64Pool`](super::XorShift64Pool)'s state `i` starts from),
+/// followed only in the rare rejected case by that state's XorShift64*
+/// draws. So the same seed fills the same values on Serial, Rayon and
+/// Cuda, for any thread count, and a `#[kernel]` computes element `i`
+/// itself with [`device::fill_element_f64`](super::device::fill_element_f64)
+/// (`fill_element_f32`, and `fill_element_below` for the integers). Use
 /// [`renewed`](super::XorShift64Pool::renewed) pools for successive fills
 /// that must differ.
 ///
