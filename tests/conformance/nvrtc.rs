@@ -154,7 +154,7 @@ fn example_element_functions() -> [&'static DeviceKernel; 2] {
 
 /// The kernels, by translation unit: the suite's and the examples' are
 /// compiled apart, since an example may reuse a suite kernel's name.
-fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 6] {
+fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 7] {
     [
         ("random.cu", granule::containers::random::kernels::KERNELS),
         ("suite.cu", crate::kernels::KERNELS),
@@ -162,6 +162,7 @@ fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 6] {
         ("semantics.cu", crate::semantics::KERNELS),
         ("containers.cu", crate::container_kernels::KERNELS),
         ("scatter.cu", crate::scatter::SCATTER_KERNELS),
+        ("unique_token.cu", crate::unique_token::TOKEN_KERNELS),
     ]
 }
 

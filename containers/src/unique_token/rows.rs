@@ -11,6 +11,7 @@
 
 use super::{TokenError, TokenGuard, UniqueToken};
 use granule_views::{HostAccessible, HostSpace, LayoutRight, Pod, View2};
+use std::fmt;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
@@ -44,6 +45,24 @@ pub struct TokenRows<'a, T, M: HostAccessible = HostSpace> {
 unsafe impl<T: Send, M: HostAccessible> Sync for TokenRows<'_, T, M> {}
 // SAFETY: as above; it owns nothing thread-bound.
 unsafe impl<T: Send, M: HostAccessible> Send for TokenRows<'_, T, M> {}
+
+impl<T, M: HostAccessible> fmt::Debug for TokenRows<'_, T, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenRows")
+            .field("size", &self.token.size())
+            .field("row_len", &self.row_len)
+            .finish()
+    }
+}
+
+impl<T, M: HostAccessible> fmt::Debug for RowGuard<'_, T, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RowGuard")
+            .field("id", &self.id())
+            .field("len", &self.len)
+            .finish()
+    }
+}
 
 impl<M: HostAccessible> UniqueToken<M> {
     /// Lends the rows of `view` (one per id: `view.extent(0) >=
@@ -99,7 +118,8 @@ impl<'a, T, M: HostAccessible> TokenRows<'a, T, M> {
     /// g.row_mut()[1] = 7;
     /// assert_eq!(g.row(), [0, 7, 0]);
     /// let id = g.id();
-    /// drop((g, rows));
+    /// drop(g);
+/// drop(rows);
     /// assert_eq!(v.to_vec()[id * 3 + 1], 7);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

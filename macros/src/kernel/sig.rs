@@ -303,6 +303,10 @@ pub fn struct_path(arg: &syn::FnArg, generics: &[String]) -> Option<syn::Path> {
     let syn::Type::Reference(r) = &*pt.ty else {
         return None;
     };
+    // A container without type arguments (`&UniqueToken`) is no struct.
+    if let Ok(Some(_)) = view_of(&r.elem, generics) {
+        return None;
+    }
     super::types::struct_of(&r.elem, generics)
 }
 
