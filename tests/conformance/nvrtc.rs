@@ -85,6 +85,10 @@ mod dualview;
 #[path = "../../examples/unordered_map.rs"]
 mod unordered_map_example;
 
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/unique_token.rs"]
+mod unique_token_example;
+
 /// The kernels of `examples/`.
 const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     example_kernels::axpy,
@@ -138,6 +142,8 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     scatter_view::scatter_example_fill,
     scatter_view::scatter_example_atomic,
     scatter_view::scatter_example_scatter,
+    unique_token_example::token_example_count,
+    unique_token_example::token_example_combine,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them
