@@ -131,7 +131,10 @@ macro_rules! unique_token_tests {
                     s.fence();
                 });
                 let msg = crate::soundness::message(&*payload);
-                assert!(msg.contains("release of id 1") && msg.contains("not held"), "{msg}");
+                assert!(
+                    msg.contains("release of id 1") && msg.contains("not held"),
+                    "{msg}"
+                );
             }
         }
     };
@@ -182,13 +185,13 @@ macro_rules! unique_token_host_only_tests {
                     std::hint::black_box(&v);
                     row[i % bins] = v + 1;
                 });
-                drop(rows);
                 let mut per_bin = vec![0u64; bins];
                 for (k, v) in partial.to_vec().into_iter().enumerate() {
                     per_bin[k % bins] += v;
                 }
-                let want: Vec<u64> =
-                    (0..bins).map(|b| (0..10_000).filter(|i| i % bins == b).count() as u64).collect();
+                let want: Vec<u64> = (0..bins)
+                    .map(|b| (0..10_000).filter(|i| i % bins == b).count() as u64)
+                    .collect();
                 assert_eq!(per_bin, want);
             }
 
@@ -200,7 +203,11 @@ macro_rules! unique_token_host_only_tests {
                 let e = token.rows(&mut v).unwrap_err();
                 assert_eq!(
                     e,
-                    TokenError::TooFewRows { label: "two_rows".into(), rows: 2, size: 3 }
+                    TokenError::TooFewRows {
+                        label: "two_rows".into(),
+                        rows: 2,
+                        size: 3
+                    }
                 );
                 assert!(e.to_string().contains("two_rows"), "{e}");
             }
@@ -209,11 +216,20 @@ macro_rules! unique_token_host_only_tests {
             fn token_raw_release_is_checked() {
                 let s = space();
                 let token = UniqueToken::with_size_on(&s, 2).unwrap();
-                assert_eq!(token.try_release(0), Err(TokenError::NotHeld { id: 0, size: 2 }));
-                assert_eq!(token.try_release(2), Err(TokenError::OutOfRange { id: 2, size: 2 }));
+                assert_eq!(
+                    token.try_release(0),
+                    Err(TokenError::NotHeld { id: 0, size: 2 })
+                );
+                assert_eq!(
+                    token.try_release(2),
+                    Err(TokenError::OutOfRange { id: 2, size: 2 })
+                );
                 let id = token.acquire();
                 assert_eq!(token.try_release(id), Ok(()));
-                assert_eq!(token.try_release(id), Err(TokenError::NotHeld { id, size: 2 }));
+                assert_eq!(
+                    token.try_release(id),
+                    Err(TokenError::NotHeld { id, size: 2 })
+                );
             }
 
             #[test]

@@ -119,7 +119,7 @@ impl<'a, T, M: HostAccessible> TokenRows<'a, T, M> {
     /// assert_eq!(g.row(), [0, 7, 0]);
     /// let id = g.id();
     /// drop(g);
-/// drop(rows);
+    /// drop(rows);
     /// assert_eq!(v.to_vec()[id * 3 + 1], 7);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
