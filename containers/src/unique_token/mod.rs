@@ -81,6 +81,8 @@ mod error;
 mod guard;
 mod locks;
 mod rows;
+#[cfg(test)]
+mod tests;
 
 pub use error::TokenError;
 pub use guard::TokenGuard;
