@@ -100,6 +100,15 @@ mod tests {
     }
 
     #[test]
+    fn team_threads_each_acquire_their_own_id() {
+        let src = translate(
+            "fn k(m: &TeamMember, t: &UniqueToken, a: &AtomicView<u64, 1>) { let id = t.acquire(); a.add(id, m.league_rank() as u64); t.release(id); }",
+        )
+        .expect("translates");
+        assert!(src.contains("granule::token_acquire(t)"), "{src}");
+    }
+
+    #[test]
     fn guards_and_other_methods_are_host_only() {
         let e = translate("fn k(i: usize, t: &UniqueToken) { let g = t.acquire_guard(); }")
             .unwrap_err();
