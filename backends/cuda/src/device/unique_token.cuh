@@ -26,7 +26,7 @@ __device__ usize token_acquire(AtomicView<u32, 1> locks) {
   for (;;) {
     GRANULE_LOOP_TICK();
     u32* p = locks.at(i);
-    if (atomic_load(p) == 0u && atomicCAS(p, 0u, 1u) == 0u) {
+    if (atomic_load(p) == 0u && atomic_cas_ok(p, 0u, 1u)) {
       __threadfence();  // the lock before what the holder then reads
       return i;
     }
@@ -36,7 +36,9 @@ __device__ usize token_acquire(AtomicView<u32, 1> locks) {
 }
 
 // Gives `id` back; a failed assertion (code 5) if it is out of range or
-// was not held.
+// was not held. The header's atomics (CAS loops) rather than atomicExch:
+// these functions are not templates, so every harness that includes the
+// header links them, and some shims define atomicCAS alone.
 __device__ void token_release(AtomicView<u32, 1> locks, usize id) {
   const usize n = locks.extent(0);
   if (id >= n) {
@@ -44,7 +46,7 @@ __device__ void token_release(AtomicView<u32, 1> locks, usize id) {
                 assert_arg(n));
   }
   __threadfence();  // the holder's writes before the id is free again
-  if (atomicExch(locks.at(id), 0u) != 1u) {
+  if (atomic_exchange(locks.at(id), 0u) != 1u) {
     assert_fail("UniqueToken: release of id {}, which is not held", 0u, 1u, assert_arg(id));
   }
 }
