@@ -55,9 +55,14 @@ fn histogram(c: &mut Criterion) {
         b.iter(|| {
             counts.fill(0);
             let a = counts.atomic().expect("aligned");
-            parallel_for("atomic", RangePolicy::new(&space, 0..N), (), |i: usize, (): ()| {
-                a.add(data[i] as usize % BINS, 1);
-            });
+            parallel_for(
+                "atomic",
+                RangePolicy::new(&space, 0..N),
+                (),
+                |i: usize, (): ()| {
+                    a.add(data[i] as usize % BINS, 1);
+                },
+            );
             black_box(&counts);
         });
         assert_eq!(counts.to_vec(), want);
@@ -70,9 +75,14 @@ fn histogram(c: &mut Criterion) {
         b.iter(|| {
             partial.fill(0);
             let rows = token.rows(&mut partial).expect("a row per id");
-            parallel_for("rows", RangePolicy::new(&space, 0..N), (), |i: usize, (): ()| {
-                rows.acquire().row_mut()[data[i] as usize % BINS] += 1;
-            });
+            parallel_for(
+                "rows",
+                RangePolicy::new(&space, 0..N),
+                (),
+                |i: usize, (): ()| {
+                    rows.acquire().row_mut()[data[i] as usize % BINS] += 1;
+                },
+            );
             got = combine(&partial);
             black_box(&got);
         });
@@ -85,11 +95,16 @@ fn histogram(c: &mut Criterion) {
             partial.fill(0);
             let a = partial.atomic().expect("aligned");
             let t = &token;
-            parallel_for("raw", RangePolicy::new(&space, 0..N), (), |i: usize, (): ()| {
-                let id = t.acquire();
-                a.add([id, data[i] as usize % BINS], 1);
-                t.release(id);
-            });
+            parallel_for(
+                "raw",
+                RangePolicy::new(&space, 0..N),
+                (),
+                |i: usize, (): ()| {
+                    let id = t.acquire();
+                    a.add([id, data[i] as usize % BINS], 1);
+                    t.release(id);
+                },
+            );
             got = combine(&partial);
             black_box(&got);
         });

@@ -83,11 +83,30 @@ impl<'a> Locks<'a> {
                 .is_ok()
     }
 
-    /// One sweep from `start`.
+    /// One sweep from `start` (< size), wrapping without a division.
     fn sweep(&self, start: usize) -> Option<usize> {
-        (0..self.size)
-            .map(|k| (start + k) % self.size)
-            .find(|&id| self.try_take(id))
+        let mut id = start;
+        for _ in 0..self.size {
+            if self.try_take(id) {
+                return Some(id);
+            }
+            id += 1;
+            if id == self.size {
+                id = 0;
+            }
+        }
+        None
+    }
+
+    /// Where this thread starts: its hint, reduced to an id (the hint is
+    /// usually an id of this size already, which spares the division).
+    fn start(&self) -> usize {
+        let h = hint();
+        if h < self.size {
+            h
+        } else {
+            h % self.size
+        }
     }
 }
 
@@ -98,12 +117,12 @@ fn remember(id: usize) -> usize {
 
 /// A free id, taken; `None` if a sweep found every id held.
 pub(super) fn try_acquire(locks: Locks<'_>) -> Option<usize> {
-    locks.sweep(hint() % locks.size).map(remember)
+    locks.sweep(locks.start()).map(remember)
 }
 
 /// A free id, taken, waiting while every id is held.
 pub(super) fn acquire(locks: Locks<'_>) -> usize {
-    let start = hint() % locks.size;
+    let start = locks.start();
     let mut sweeps = 0u32;
     loop {
         if let Some(id) = locks.sweep(start) {
