@@ -19,3 +19,7 @@ pub mod random;
 pub mod scatter;
 
 pub use scatter::{ScatterStrategy, ScatterView};
+
+pub mod unique_token;
+
+pub use unique_token::{RowGuard, TokenError, TokenGuard, TokenRows, UniqueToken};

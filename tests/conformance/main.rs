@@ -52,6 +52,8 @@ mod unordered_map;
 mod random;
 #[macro_use]
 mod scatter;
+#[macro_use]
+mod unique_token;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -93,6 +95,7 @@ macro_rules! conformance_suite {
             unordered_map_tests!();
             random_tests!();
             scatter_tests!();
+            unique_token_tests!();
             $($host_only)*
         }
     };
@@ -106,6 +109,7 @@ macro_rules! conformance_suite {
             unordered_map_host_only_tests!();
             random_host_only_tests!();
             scatter_host_only_tests!();
+            unique_token_host_only_tests!();
         });
     };
     ($name:ident, $ty:ty, $make:expr, own = $own:expr) => {

@@ -85,6 +85,10 @@ mod dualview;
 #[path = "../../examples/unordered_map.rs"]
 mod unordered_map_example;
 
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../examples/unique_token.rs"]
+mod unique_token_example;
+
 /// The kernels of `examples/`.
 const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     example_kernels::axpy,
@@ -138,6 +142,8 @@ const EXAMPLE_KERNELS: &[&DeviceKernel] = kernel_list![
     scatter_view::scatter_example_fill,
     scatter_view::scatter_example_atomic,
     scatter_view::scatter_example_scatter,
+    unique_token_example::token_example_count,
+    unique_token_example::token_example_combine,
 ];
 
 /// The element functions of `examples/`: algorithms' drivers call them
@@ -154,7 +160,7 @@ fn example_element_functions() -> [&'static DeviceKernel; 2] {
 
 /// The kernels, by translation unit: the suite's and the examples' are
 /// compiled apart, since an example may reuse a suite kernel's name.
-fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 6] {
+fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 7] {
     [
         ("random.cu", granule::containers::random::kernels::KERNELS),
         ("suite.cu", crate::kernels::KERNELS),
@@ -162,6 +168,7 @@ fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 6] {
         ("semantics.cu", crate::semantics::KERNELS),
         ("containers.cu", crate::container_kernels::KERNELS),
         ("scatter.cu", crate::scatter::SCATTER_KERNELS),
+        ("unique_token.cu", crate::unique_token::TOKEN_KERNELS),
     ]
 }
 

@@ -34,6 +34,7 @@ impl Cx {
                 self.map_method(m, &recv, &key, value.as_ref(), insert)
             }
             Ty::InsertResult => self.insert_result_method(m, &recv),
+            Ty::Token => self.token_method(m, &recv),
             ty @ (Ty::Scatter { .. } | Ty::ScatterAccess { .. }) => {
                 self.scatter_method(m, &recv, ty)
             }

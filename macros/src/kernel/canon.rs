@@ -112,6 +112,10 @@ impl<'a> Checks<'a> {
         if let Ty::Map { key, value, insert } = v {
             return self.map(&user, key, value.as_ref(), *insert);
         }
+        if let Ty::Token = v {
+            self.out.push(quote!(#rt::token_shape::<#user>();));
+            return;
+        }
         let (elem, rank, layout) = match v {
             Ty::View {
                 elem, rank, layout, ..

@@ -156,6 +156,8 @@ fn param_tokens(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
                 // A ScatterView is an atomic View of its shared copy there.
                 Kind::Atomic { rank } | Kind::Scatter { rank } => quote!(Atomic { rank: #rank }),
                 Kind::Map { insert, set } => quote!(Map { insert: #insert, set: #set }),
+                // A UniqueToken is an atomic View of its locks there.
+                Kind::Token => quote!(Atomic { rank: 1u8 }),
                 Kind::Chunk { map } => {
                     let m = format_ident!("{}", map.rust_variant());
                     quote!(Chunk { map: #krate::kernel::DeviceChunkMap::#m })

@@ -96,6 +96,7 @@ fn space_slot(seg: &syn::PathSegment) -> Option<(Option<usize>, usize)> {
         "MapInserter" | "UnorderedMap" => Some((None, 2)),
         "SetInserter" | "UnorderedSet" => Some((None, 1)),
         "ScatterView" => Some((None, 3)),
+        "UniqueToken" => Some((None, 0)),
         "View" | "ViewRef" => Some((Some(2), 3)),
         n if n.len() == 5 && n.starts_with("View") => Some((Some(1), 2)),
         _ => None,
@@ -121,6 +122,11 @@ fn in_space(ty: &syn::Type, rt: &TokenStream, mem: &syn::Ident) -> syn::Type {
     let Some((layout_at, mem_at)) = space_slot(seg) else {
         return ty;
     };
+    // A type with no arguments at all (`UniqueToken`).
+    if mem_at == 0 && seg.arguments.is_empty() {
+        seg.arguments = syn::PathArguments::AngleBracketed(syn::parse_quote!(<#mem>));
+        return ty;
+    }
     let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments else {
         return ty;
     };
@@ -181,6 +187,7 @@ pub(super) fn captured(kind: &Kind) -> bool {
             | Kind::Atomic { .. }
             | Kind::Map { .. }
             | Kind::Scatter { .. }
+            | Kind::Token
     )
 }
 
@@ -255,7 +262,11 @@ fn index_type(rt: &TokenStream, first: &Arg) -> TokenStream {
 fn is_view(kind: &Kind) -> bool {
     matches!(
         kind,
-        Kind::View { .. } | Kind::Atomic { .. } | Kind::Map { .. } | Kind::Scatter { .. }
+        Kind::View { .. }
+            | Kind::Atomic { .. }
+            | Kind::Map { .. }
+            | Kind::Scatter { .. }
+            | Kind::Token
     )
 }
 
@@ -287,6 +298,7 @@ fn capture_arg(rt: &TokenStream, a: &Arg) -> TokenStream {
         Kind::Atomic { .. } => quote!(#rt::atomic_arg(#v)),
         Kind::Map { .. } => quote!(#rt::map_arg(#v)),
         Kind::Scatter { .. } => quote!(#rt::scatter_arg(#v)),
+        Kind::Token => quote!(#rt::token_arg(#v)),
         _ => quote!(#rt::scalar_arg(#v)),
     }
 }

@@ -21,6 +21,7 @@ mod team_rules;
 #[cfg(test)]
 mod tests;
 mod types;
+mod unique_token;
 mod unordered_map;
 
 pub use emit::{expand_device, expand_kernel};
@@ -147,6 +148,7 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
             Kind::Out
                 | Kind::Atomic { .. }
                 | Kind::Scatter { .. }
+                | Kind::Token
                 | Kind::Team
                 | Kind::Chunk { .. }
                 | Kind::Map { .. }

@@ -44,6 +44,9 @@ pub enum Kind {
         insert: bool,
         set: bool,
     },
+    /// A `&UniqueToken` (`unique_token.rs`): an atomic View of its locks
+    /// on the device.
+    Token,
 }
 
 /// One translated parameter.
@@ -110,6 +113,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         | Ty::Scatter { elem: e, .. }
         | Ty::Chunk { elem: e, .. } => infer.cpp(e),
         Ty::Map { key, value, .. } => super::unordered_map::cpp_args(key, value.as_ref()),
+        Ty::Token => infer.cpp(&Elem::Scalar(Scalar::U32)),
         _ => "granule::TeamMember".to_string(),
     };
     let decl = match &kind {
@@ -129,6 +133,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         }
         Kind::Chunk { map } => format!("granule::TeamChunk<{elem}, {}> {name}", map.cpp()),
         Kind::Map { insert, set } => super::unordered_map::decl(*insert, *set, &elem, &name),
+        Kind::Token => super::unique_token::decl(&name),
     };
     Ok(Param {
         name,
@@ -208,6 +213,7 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
                 ))
             }
             Ty::Scatter { rank, .. } => (Kind::Scatter { rank }, v),
+            Ty::Token => (Kind::Token, v),
             _ => unreachable!("view_of returns Views, ScatterViews and maps"),
         });
     }
@@ -297,6 +303,10 @@ pub fn struct_path(arg: &syn::FnArg, generics: &[String]) -> Option<syn::Path> {
     let syn::Type::Reference(r) = &*pt.ty else {
         return None;
     };
+    // A container without type arguments (`&UniqueToken`) is no struct.
+    if let Ok(Some(_)) = view_of(&r.elem, generics) {
+        return None;
+    }
     super::types::struct_of(&r.elem, generics)
 }
 

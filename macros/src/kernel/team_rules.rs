@@ -1195,6 +1195,7 @@ fn param_class(name: &str, ty: &syn::Type) -> (Level, Class) {
         // A reduction's accumulator: each executor has its own.
         _ if mutable => (Level::Lane, Class::Value),
         _ if last == "AtomicView" || last == "ScatterView" => (Level::Const, Class::Atomic),
+        _ if last == "UniqueToken" => (Level::Const, Class::Atomic),
         // Inserts, like atomics, give each lane its own result.
         _ if last == "MapInserter" || last == "SetInserter" => (Level::Const, Class::Atomic),
         _ if last == "UnorderedMap" || last == "UnorderedSet" => (Level::Const, Class::ReadView),

@@ -365,6 +365,8 @@ pub enum Ty {
     },
     /// What an insert into a map returns.
     InsertResult,
+    /// A `&UniqueToken` parameter (`unique_token.rs`).
+    Token,
     Unit,
 }
 
@@ -687,6 +689,9 @@ pub fn view_of(ty: &syn::Type, generics: &[String]) -> Result<Option<Ty>> {
     };
     if let Some(map) = super::unordered_map::map_of(seg, &name, &args, generics)? {
         return Ok(Some(map));
+    }
+    if let Some(token) = super::unique_token::token_of(seg, &name, &args)? {
+        return Ok(Some(token));
     }
     let ty = match name.as_str() {
         "AtomicView" => Ty::Atomic {

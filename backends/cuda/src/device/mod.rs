@@ -17,17 +17,20 @@ mod record;
 pub(crate) use record::ErrorRecord;
 
 /// The text of `granule.cuh`, followed by the device side of the
-/// containers (`scatter.cuh`).
+/// containers (`unordered_map.cuh`, `scatter.cuh`, `unique_token.cuh`).
 ///
 /// ```
 /// assert!(granule_cuda::device::HEADER.contains("namespace granule"));
 /// assert!(granule_cuda::device::HEADER.contains("struct ScatterAccess"));
+/// assert!(granule_cuda::device::HEADER.contains("usize token_acquire("));
 /// ```
 pub const HEADER: &str = concat!(
     include_str!("granule.cuh"),
-    // The device side of granule-containers' UnorderedMap and ScatterView.
+    // The device side of granule-containers' UnorderedMap, ScatterView
+    // and UniqueToken.
     include_str!("unordered_map.cuh"),
-    include_str!("scatter.cuh")
+    include_str!("scatter.cuh"),
+    include_str!("unique_token.cuh")
 );
 
 /// Bytes of shared memory a Cuda space keeps, beyond [`reserved_smem`],
