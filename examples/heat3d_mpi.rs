@@ -103,7 +103,7 @@ fn simulate(world: &SimpleCommunicator) -> Result<()> {
     let start = Instant::now();
     for step in 0..steps {
         let s0 = Instant::now();
-        let (deep, exchanged) = halo.exchange(&mut t, |t| {
+        let (deep, exchanged) = halo.exchange(&space, &mut t, |t| {
             let s = Instant::now();
             let (lo, hi) = deep_interior(&d);
             if let Some(p) = policy(&space, lo, hi) {
@@ -178,7 +178,7 @@ fn simulate(world: &SimpleCommunicator) -> Result<()> {
         return Ok(());
     }
     let final_average = average(world, &space, &d, &t, cells);
-    let gathered = gather(world, &d, &t)?;
+    let gathered = gather(world, &space, &d, &t)?;
     if root {
         check(
             global,
@@ -295,14 +295,20 @@ fn average(
 }
 
 /// Rank 0 receives every rank's owned block (a strided subview of its
-/// field, on its memory space) and assembles the global field.
-fn gather(world: &SimpleCommunicator, d: &Decomposition, t: &Field) -> Result<Option<View3<f64>>> {
+/// field, on its memory space, packed there by a kernel on `space`) and
+/// assembles the global field on the host.
+fn gather(
+    world: &SimpleCommunicator,
+    space: &DefaultExecutionSpace,
+    d: &Decomposition,
+    t: &Field,
+) -> Result<Option<View3<f64>>> {
     let own: [Range<usize>; 3] = std::array::from_fn(|a| d.owned_range(a));
     let block = t.subview((own[0].clone(), own[1].clone(), own[2].clone()))?;
     let shape: Vec<u64> = d.offset.iter().chain(&d.owned).map(|&n| n as u64).collect();
     if world.rank() != 0 {
         world.process_at_rank(0).send_with_tag(&shape[..], 1);
-        send(&world.process_at_rank(0), 2, &block)?;
+        send(space, &world.process_at_rank(0), 2, &block)?;
         return Ok(None);
     }
     let mut whole = View3::<f64>::zeros("T (all ranks)", d.global)?;
@@ -315,7 +321,8 @@ fn gather(world: &SimpleCommunicator, d: &Decomposition, t: &Field) -> Result<Op
         from.receive_into_with_tag(&mut shape[..], 1);
         let owned = [shape[3], shape[4], shape[5]].map(|n| n as usize);
         let mut theirs = View3::<f64>::zeros("T block", owned)?;
-        receive_into(&from, 2, &mut theirs)?;
+        // A host View: received straight into its memory.
+        receive_into(&Serial, &from, 2, &mut theirs)?;
         place(&mut whole, &shape, &theirs)?;
     }
     Ok(Some(whole))

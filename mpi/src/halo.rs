@@ -2,8 +2,9 @@
 //! each rank's block with its neighbours.
 
 use crate::error::{CommError, Result};
+use crate::pack::{landing, pack, Pack, Packed};
 use granule_views::storage::StorageMut;
-use granule_views::{deep_copy, HostSpace, LayoutRight, Pod, SpaceCopy, View2, ViewBase};
+use granule_views::{HostSpace, LayoutRight, MemorySpace, Pod, SpaceCopy, ViewBase};
 use mpi::point_to_point::Status;
 use mpi::request::{Request, Scope};
 use mpi::topology::{CartesianCommunicator, Rank, SimpleCommunicator};
@@ -137,6 +138,7 @@ impl HaloTimes {
 ///
 /// ```
 /// use granule_mpi::{run, Halo};
+/// use granule_core::Serial;
 /// use granule_views::View3;
 /// run(|world| {
 ///     let halo = Halo::new(world, [8, 8, 8], None)?;
@@ -144,7 +146,7 @@ impl HaloTimes {
 ///     let mut t = View3::<f64>::from_fn("T", d.local_extents(), |[i, j, k]| {
 ///         d.global_index(0, i) as f64 + 0.0 * (j + k) as f64
 ///     })?;
-///     let (sum, _times) = halo.exchange(&mut t, |t| t.to_vec().iter().sum::<f64>())?;
+///     let (sum, _times) = halo.exchange(&Serial, &mut t, |t| t.to_vec().iter().sum::<f64>())?;
 ///     assert!(sum >= 0.0);
 ///     Ok::<(), granule_mpi::CommError>(())
 /// });
@@ -223,7 +225,9 @@ impl Halo {
 
     /// Fills the ghost layers of `field` with the neighbours' faces.
     ///
-    /// The faces are packed (and, for a device View, downloaded), the six
+    /// `field` is a View of `space`, which packs and unpacks the faces
+    /// with kernels (see [`Pack`]). The faces are packed (and, for a
+    /// device View, downloaded in one copy each), the six
     /// receives and sends are posted non-blocking, and `overlap` runs with
     /// the field while they travel: compute there what does not read the
     /// ghost layers. `overlap` runs on a scoped thread while the calling
@@ -233,18 +237,20 @@ impl Halo {
     /// abandoned), which ends every rank non-zero. Then the exchange
     /// waits and unpacks. Returns what `overlap` returned and the times
     /// of the parts.
-    pub fn exchange<S, X>(
+    pub fn exchange<E, S, T, M, X>(
         &self,
+        space: &E,
         field: &mut ViewBase<S, 3, LayoutRight>,
         overlap: impl FnOnce(&ViewBase<S, 3, LayoutRight>) -> X + Send,
     ) -> Result<(X, HaloTimes)>
     where
         X: Send,
         ViewBase<S, 3, LayoutRight>: Sync,
-        S: StorageMut,
-        S::Elem: Pod + Equivalence,
-        HostSpace: SpaceCopy<S::Space>,
-        S::Space: SpaceCopy<HostSpace>,
+        E: Pack<T, 2, MemorySpace = M>,
+        S: StorageMut<Elem = T, Space = M>,
+        T: Pod + Equivalence,
+        M: MemorySpace + SpaceCopy<HostSpace> + SpaceCopy<M>,
+        HostSpace: SpaceCopy<M>,
     {
         let d = &self.decomposition;
         let expected = d.local_extents();
@@ -269,20 +275,15 @@ impl Halo {
             } else {
                 d.owned_range(a).end - 1
             };
-            outgoing.push(self.face_copy(field, a, plane)?);
-            incoming.push(View2::<S::Elem>::zeros(
-                field.label(),
-                self.face_extents(a),
-            )?);
+            outgoing.push(self.face_copy(space, field, a, plane)?);
+            incoming.push(landing(space, field.label(), self.face_extents(a))?);
         }
         times.pack = start.elapsed().as_secs_f64();
 
         let result = mpi::request::scope(|scope| {
             let mut requests = Vec::with_capacity(2 * faces.len());
             for (&(a, s, rank), buffer) in faces.iter().zip(incoming.iter_mut()) {
-                let slice = buffer
-                    .as_slice_mut()
-                    .expect("a fresh LayoutRight View is contiguous");
+                let slice = buffer.as_mut_slice();
                 // A face travelling up is tagged 2a + 1, one travelling down 2a:
                 // what comes from below travelled up.
                 let tag = 2 * a as i32 + (s == 0) as i32;
@@ -291,9 +292,7 @@ impl Halo {
             }
             let mut sends = Vec::with_capacity(faces.len());
             for (&(a, s, rank), buffer) in faces.iter().zip(&outgoing) {
-                let slice = buffer
-                    .as_slice()
-                    .expect("a fresh LayoutRight View is contiguous");
+                let slice = buffer.as_slice();
                 let tag = 2 * a as i32 + (s == 1) as i32;
                 let process = self.cart.process_at_rank(rank);
                 sends.push(process.immediate_send_with_tag(scope, slice, tag));
@@ -347,18 +346,19 @@ impl Halo {
 
         let unpacking = Instant::now();
         for ((&(a, s, _), buffer), status) in faces.iter().zip(&incoming).zip(&statuses) {
-            let received = status.count(S::Elem::equivalent_datatype()) as usize;
-            if received != buffer.size() {
+            let received = status.count(T::equivalent_datatype()) as usize;
+            let expected = buffer.as_slice().len();
+            if received != expected {
                 return Err(CommError::SizeMismatch {
                     label: field.label().into(),
-                    extents: buffer.extents().to_vec(),
-                    expected: buffer.size(),
+                    extents: self.face_extents(a).to_vec(),
+                    expected,
                     received,
                     source: status.source_rank(),
                 });
             }
             let plane = if s == 0 { 0 } else { d.owned_range(a).end };
-            self.fill_face(field, a, plane, buffer)?;
+            self.fill_face(space, field, a, plane, buffer)?;
         }
         times.unpack = unpacking.elapsed().as_secs_f64();
         Ok((result, times))
@@ -374,51 +374,53 @@ impl Halo {
         }
     }
 
-    /// The owned cells of plane `plane` along `axis`, packed on the host.
-    fn face_copy<S>(
+    /// The owned cells of plane `plane` along `axis`, packed by `space`.
+    fn face_copy<E, S, T, M>(
         &self,
+        space: &E,
         field: &ViewBase<S, 3, LayoutRight>,
         axis: usize,
         plane: usize,
-    ) -> Result<View2<S::Elem>>
+    ) -> Result<Packed<T, 2, M>>
     where
-        S: StorageMut,
-        S::Elem: Pod,
-        HostSpace: SpaceCopy<S::Space>,
+        E: Pack<T, 2, MemorySpace = M>,
+        S: StorageMut<Elem = T, Space = M>,
+        T: Pod,
+        M: MemorySpace,
+        HostSpace: SpaceCopy<M>,
     {
         let d = &self.decomposition;
         let (r0, r1, r2) = (d.owned_range(0), d.owned_range(1), d.owned_range(2));
-        let mut out = View2::<S::Elem>::zeros(field.label(), self.face_extents(axis))?;
         match axis {
-            0 => deep_copy(&mut out, &field.subview((plane, r1, r2))?)?,
-            1 => deep_copy(&mut out, &field.subview((r0, plane, r2))?)?,
-            _ => deep_copy(&mut out, &field.subview((r0, r1, plane))?)?,
+            0 => pack(space, &field.subview((plane, r1, r2))?),
+            1 => pack(space, &field.subview((r0, plane, r2))?),
+            _ => pack(space, &field.subview((r0, r1, plane))?),
         }
-        Ok(out)
     }
 
     /// Writes `face` into plane `plane` along `axis` (the owned range of
-    /// the other two axes).
-    fn fill_face<S>(
+    /// the other two axes), unpacked by `space`.
+    fn fill_face<E, S, T, M>(
         &self,
+        space: &E,
         field: &mut ViewBase<S, 3, LayoutRight>,
         axis: usize,
         plane: usize,
-        face: &View2<S::Elem>,
+        face: &Packed<T, 2, M>,
     ) -> Result<()>
     where
-        S: StorageMut,
-        S::Elem: Pod,
-        S::Space: SpaceCopy<HostSpace>,
+        E: Pack<T, 2, MemorySpace = M>,
+        S: StorageMut<Elem = T, Space = M>,
+        T: Pod,
+        M: MemorySpace + SpaceCopy<HostSpace> + SpaceCopy<M>,
     {
         let d = &self.decomposition;
         let (r0, r1, r2) = (d.owned_range(0), d.owned_range(1), d.owned_range(2));
         match axis {
-            0 => deep_copy(&mut field.subview_mut((plane, r1, r2))?, face)?,
-            1 => deep_copy(&mut field.subview_mut((r0, plane, r2))?, face)?,
-            _ => deep_copy(&mut field.subview_mut((r0, r1, plane))?, face)?,
+            0 => face.unpack_into(space, &mut field.subview_mut((plane, r1, r2))?),
+            1 => face.unpack_into(space, &mut field.subview_mut((r0, plane, r2))?),
+            _ => face.unpack_into(space, &mut field.subview_mut((r0, r1, plane))?),
         }
-        Ok(())
     }
 }
 

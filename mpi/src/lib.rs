@@ -10,7 +10,9 @@
 //! - [`send`] / [`receive_into`] (blocking), [`Outgoing`] / [`Incoming`]
 //!   for rsmpi's non-blocking calls: a View or a subview travels in
 //!   row-major index order; contiguous host Views go from their own
-//!   memory, strided ones are packed by `deep_copy` into a host buffer.
+//!   memory, strided ones are packed by a kernel on the View's execution
+//!   space (the first argument, as in the patterns) into a contiguous
+//!   buffer of its memory ([`pack`]).
 //! - [`all_reduce`], [`all_reduce_view`]: MPI_Allreduce with granule's
 //!   reducers (Sum, Prod, Min, Max, MinMax, MinLoc, MaxLoc, MinMaxLoc,
 //!   LAnd, LOr, BAnd, BOr, custom, tuples of them), joined in rank
@@ -19,12 +21,11 @@
 //!   communicator, and the exchange of the six faces of a rank-3 View
 //!   with non-blocking messages while the interior is computed.
 //!
-//! **Device Views** (CudaSpace) are always staged through host memory by
-//! `deep_copy`: downloaded before a send and uploaded after a receive, one
-//! copy per contiguous run of the View's mapping (a face whose elements
-//! are all strided costs one copy per element; packing kernels on the
-//! View's own space are not implemented yet). CUDA-aware MPI is not
-//! assumed.
+//! **Device Views** (CudaSpace) are staged through host memory: a strided
+//! one is gathered by a kernel on the device into a contiguous device
+//! buffer, which is downloaded in one copy before a send; a received
+//! message is uploaded in one copy and scattered by a kernel. CUDA-aware
+//! MPI is not assumed.
 //!
 //! Tests run under `mpirun`: `cargo test -p granule-mpi` starts each test
 //! program with `mpirun -n 1` and `mpirun -n 2` itself.
@@ -34,6 +35,7 @@ pub mod cost_model;
 mod error;
 mod halo;
 mod p2p;
+pub mod pack;
 mod reduce;
 mod run;
 mod wire;
@@ -41,6 +43,7 @@ mod wire;
 pub use error::{CommError, Result};
 pub use halo::{Decomposition, Halo, HaloTimes, POLL_INTERVAL};
 pub use p2p::{receive_into, send, Incoming, Outgoing};
+pub use pack::{Pack, Packed};
 pub use reduce::{all_reduce, all_reduce_slice, all_reduce_view};
 pub use run::{run, ERROR_EXIT_CODE, PANIC_EXIT_CODE};
 pub use wire::Wire;

@@ -6,38 +6,30 @@
 //! LayoutRight one of the same extents.
 
 use crate::error::{CommError, Result};
+use crate::pack::{landing, pack, row_major, Pack, Packed};
+use granule_core::ExecutionSpace;
 use granule_views::storage::{Storage, StorageMut};
-use granule_views::{
-    deep_copy, HostSpace, Layout, LayoutRight, MemorySpace, SpaceCopy, View, ViewBase,
-};
+use granule_views::{HostSpace, Layout, MemorySpace, Pod, SpaceCopy, ViewBase};
 use mpi::point_to_point::{Destination, Source, Status};
 use mpi::traits::Equivalence;
 
-/// Whether the View's memory is its message: host memory, no holes,
-/// row-major order.
-fn sent_in_place<S: Storage, const R: usize, L: Layout>(view: &ViewBase<S, R, L>) -> bool {
-    <S::Space as MemorySpace>::IS_HOST_ACCESSIBLE
-        && view.is_contiguous()
-        && (view.size() <= 1 || LayoutRight::accepts(view.mapping()))
-}
-
 /// A View's elements ready to be sent: its own memory when it is
-/// contiguous, row-major and on the host; otherwise a packed host copy
-/// made by `deep_copy`: a strided host subview is gathered element by
-/// element on the calling thread, and a device View is downloaded one
-/// contiguous run of its mapping at a time, then reordered on the host
-/// (no packing kernel runs on the device yet).
+/// contiguous, row-major and on the host; otherwise packed by a kernel on
+/// `space`, the View's execution space, into a contiguous buffer of its
+/// memory, which a device View then downloads in one copy (a row-major
+/// device View downloads directly). No CUDA-aware MPI is assumed.
 ///
 /// Use it with rsmpi's non-blocking sends inside `mpi::request::scope`:
 ///
 /// ```
+/// use granule_core::Serial;
 /// use granule_mpi::{run, Outgoing};
 /// use granule_views::{View2, ALL};
 /// use mpi::traits::*;
 /// run(|world| {
 ///     let a = View2::<f64>::from_fn("a", [4, 3], |[i, j]| (10 * i + j) as f64)?;
 ///     let strided = a.subview((ALL, 1))?;
-///     let column = Outgoing::of(&strided)?; // packed
+///     let column = Outgoing::of(&Serial, &strided)?; // packed by a kernel
 ///     let next = (world.rank() + 1) % world.size();
 ///     let mut got = vec![0.0; 4];
 ///     mpi::request::scope(|scope| {
@@ -49,78 +41,83 @@ fn sent_in_place<S: Storage, const R: usize, L: Layout>(view: &ViewBase<S, R, L>
 ///     Ok::<(), granule_mpi::CommError>(())
 /// });
 /// ```
-pub enum Outgoing<'v, T: granule_views::Pod, const R: usize> {
+pub enum Outgoing<'v, T: Pod, const R: usize, M: MemorySpace = HostSpace> {
     /// The View's own memory.
     InPlace(&'v [T]),
-    /// A packed host copy.
-    Packed(View<T, R>),
+    /// A packed copy.
+    Packed(Packed<T, R, M>),
 }
 
-impl<'v, T: granule_views::Pod, const R: usize> Outgoing<'v, T, R> {
-    /// Prepares `view` for sending.
-    pub fn of<S, L>(view: &'v ViewBase<S, R, L>) -> Result<Self>
+impl<'v, T: Pod, const R: usize, M: MemorySpace> Outgoing<'v, T, R, M> {
+    /// Prepares `view`, a View in the memory of `space`, for sending.
+    pub fn of<X, S, L>(space: &X, view: &'v ViewBase<S, R, L>) -> Result<Self>
     where
-        S: Storage<Elem = T>,
+        X: Pack<T, R> + ExecutionSpace<MemorySpace = M>,
+        S: Storage<Elem = T, Space = M>,
         L: Layout,
-        HostSpace: SpaceCopy<S::Space>,
+        HostSpace: SpaceCopy<M>,
     {
-        if sent_in_place(view) {
+        if M::IS_HOST_ACCESSIBLE && row_major(view) {
             // SAFETY: the space is host-accessible (its `MemorySpace`
             // contract), and a contiguous View's `size()` elements start
             // at its base pointer; `&'v` keeps writers away meanwhile.
             let slice = unsafe { std::slice::from_raw_parts(view.as_ptr(), view.size()) };
             return Ok(Outgoing::InPlace(slice));
         }
-        let mut packed = View::<T, R>::zeros(view.label(), view.extents())?;
-        deep_copy(&mut packed, view)?;
-        Ok(Outgoing::Packed(packed))
+        Ok(Outgoing::Packed(pack(space, view)?))
     }
 
     /// The elements in row-major index order.
     pub fn as_slice(&self) -> &[T] {
         match self {
             Outgoing::InPlace(s) => s,
-            Outgoing::Packed(v) => v
-                .as_slice()
-                .expect("a freshly allocated LayoutRight View is contiguous"),
+            Outgoing::Packed(p) => p.as_slice(),
         }
     }
 }
 
 /// Where a message for a View lands: the View's own memory when it is
-/// contiguous, row-major and on the host, else a host staging buffer
-/// that [`Incoming::finish`] unpacks into the View.
-pub struct Incoming<'v, S: StorageMut, const R: usize, L: Layout>
+/// contiguous, row-major and on the host, else a buffer (of the View's
+/// space when the host reads it, else of the host) that
+/// [`Incoming::finish`] unpacks into the View with a kernel on `space`.
+pub struct Incoming<'v, X, S, const R: usize, L>
 where
-    S::Elem: granule_views::Pod,
+    X: ExecutionSpace,
+    S: StorageMut<Space = X::MemorySpace>,
+    S::Elem: Pod,
+    L: Layout,
 {
+    space: &'v X,
     view: &'v mut ViewBase<S, R, L>,
-    staging: Option<View<S::Elem, R>>,
+    staging: Option<Packed<S::Elem, R, S::Space>>,
 }
 
-impl<'v, S, const R: usize, L> Incoming<'v, S, R, L>
+impl<'v, X, S, T, M, const R: usize, L> Incoming<'v, X, S, R, L>
 where
-    S: StorageMut,
-    S::Elem: granule_views::Pod,
+    X: Pack<T, R, MemorySpace = M>,
+    S: StorageMut<Elem = T, Space = M>,
+    T: Pod,
+    M: MemorySpace + SpaceCopy<HostSpace> + SpaceCopy<M>,
     L: Layout,
-    S::Space: SpaceCopy<HostSpace>,
 {
-    /// Prepares `view` to receive a message.
-    pub fn into(view: &'v mut ViewBase<S, R, L>) -> Result<Self> {
-        let staging = if sent_in_place(view) {
-            None
-        } else {
-            Some(View::zeros(view.label(), view.extents())?)
+    /// Prepares `view`, a View in the memory of `space`, to receive a
+    /// message.
+    pub fn into(space: &'v X, view: &'v mut ViewBase<S, R, L>) -> Result<Self> {
+        let staging = match M::IS_HOST_ACCESSIBLE && row_major(view) {
+            true => None,
+            false => Some(landing(space, view.label(), view.extents())?),
         };
-        Ok(Incoming { view, staging })
+        Ok(Incoming {
+            space,
+            view,
+            staging,
+        })
     }
 
     /// The buffer to hand to a receive.
-    pub fn as_mut_slice(&mut self) -> &mut [S::Elem] {
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
         match &mut self.staging {
-            Some(v) => v
-                .as_slice_mut()
-                .expect("a freshly allocated LayoutRight View is contiguous"),
+            Some(p) => p.as_mut_slice(),
             None => {
                 let size = self.view.size();
                 // SAFETY: as in `Outgoing::of`: host memory, contiguous,
@@ -135,9 +132,9 @@ where
     /// and unpacks a staged message into it.
     pub fn finish(self, status: &Status) -> Result<()>
     where
-        S::Elem: Equivalence,
+        T: Equivalence,
     {
-        let received = status.count(S::Elem::equivalent_datatype()) as usize;
+        let received = status.count(T::equivalent_datatype()) as usize;
         if received != self.view.size() {
             return Err(CommError::SizeMismatch {
                 label: self.view.label().into(),
@@ -147,17 +144,19 @@ where
                 source: status.source_rank(),
             });
         }
-        if let Some(staged) = &self.staging {
-            deep_copy(self.view, staged)?;
+        match &self.staging {
+            None => Ok(()),
+            Some(message) => message.unpack_into(self.space, self.view),
         }
-        Ok(())
     }
 }
 
-/// Sends `view` to `dest` with `tag` (blocking: returns when the buffer
-/// may be reused). Strided and device Views are packed first.
+/// Sends `view`, a View in the memory of `space`, to `dest` with `tag`
+/// (blocking: returns when the buffer may be reused). Strided and device
+/// Views are packed by a kernel on `space` first (see [`Outgoing`]).
 ///
 /// ```
+/// use granule_core::Serial;
 /// use granule_mpi::{receive_into, run, send};
 /// use granule_views::{View3, ALL};
 /// use mpi::traits::*;
@@ -165,10 +164,10 @@ where
 ///     if world.size() < 2 { return Ok(()); }
 ///     let mut a = View3::<i64>::from_fn("a", [3, 4, 5], |[i, j, k]| (100 * i + 10 * j + k) as i64)?;
 ///     match world.rank() {
-///         0 => send(&world.process_at_rank(1), 7, &a.subview((ALL, 1..3, 2))?)?,
+///         0 => send(&Serial, &world.process_at_rank(1), 7, &a.subview((ALL, 1..3, 2))?)?,
 ///         1 => {
 ///             let mut got = granule_views::View2::<i64>::zeros("got", [3, 2])?;
-///             receive_into(&world.process_at_rank(0), 7, &mut got)?;
+///             receive_into(&Serial, &world.process_at_rank(0), 7, &mut got)?;
 ///             assert_eq!(got[[2, 1]], 222);
 ///         }
 ///         _ => {}
@@ -176,36 +175,47 @@ where
 ///     Ok::<(), granule_mpi::CommError>(())
 /// });
 /// ```
-pub fn send<D, S, const R: usize, L>(dest: &D, tag: i32, view: &ViewBase<S, R, L>) -> Result<()>
+pub fn send<X, D, S, T, M, const R: usize, L>(
+    space: &X,
+    dest: &D,
+    tag: i32,
+    view: &ViewBase<S, R, L>,
+) -> Result<()>
 where
+    X: Pack<T, R, MemorySpace = M>,
     D: Destination,
-    S: Storage,
-    S::Elem: granule_views::Pod + Equivalence,
+    S: Storage<Elem = T, Space = M>,
+    T: Pod + Equivalence,
+    M: MemorySpace,
     L: Layout,
-    HostSpace: SpaceCopy<S::Space>,
+    HostSpace: SpaceCopy<M>,
 {
-    let out = Outgoing::of(view)?;
+    let out = Outgoing::of(space, view)?;
     dest.send_with_tag(out.as_slice(), tag);
     Ok(())
 }
 
-/// Receives a message from `source` with `tag` into `view` (blocking).
+/// Receives a message from `source` with `tag` into `view`, a View in
+/// the memory of `space` (blocking; a strided or device View is unpacked
+/// by a kernel on `space`, see [`Incoming`]).
 /// A message of another size than the View is a
 /// [`CommError::SizeMismatch`] (a larger one is MPI's truncation error,
 /// which aborts the job).
-pub fn receive_into<Src, S, const R: usize, L>(
+pub fn receive_into<X, Src, S, T, M, const R: usize, L>(
+    space: &X,
     source: &Src,
     tag: i32,
     view: &mut ViewBase<S, R, L>,
 ) -> Result<Status>
 where
+    X: Pack<T, R, MemorySpace = M>,
     Src: Source,
-    S: StorageMut,
-    S::Elem: granule_views::Pod + Equivalence,
+    S: StorageMut<Elem = T, Space = M>,
+    T: Pod + Equivalence,
+    M: MemorySpace + SpaceCopy<HostSpace> + SpaceCopy<M>,
     L: Layout,
-    S::Space: SpaceCopy<HostSpace>,
 {
-    let mut landing = Incoming::into(view)?;
+    let mut landing = Incoming::into(space, view)?;
     let status = source.receive_into_with_tag(landing.as_mut_slice(), tag);
     landing.finish(&status)?;
     Ok(status)

@@ -32,7 +32,12 @@ fn body(world: &SimpleCommunicator) -> Outcome {
         );
     } else {
         let mut never = View1::<f64>::zeros("never", 4)?;
-        receive_into(&world.process_at_rank(last), 0, &mut never)?;
+        receive_into(
+            &granule_core::Serial,
+            &world.process_at_rank(last),
+            0,
+            &mut never,
+        )?;
     }
     Ok(())
 }
@@ -43,7 +48,7 @@ fn overlap_panics(world: &SimpleCommunicator) -> Outcome {
     let halo = granule_mpi::Halo::new(world, [8, 8, 8], None)?;
     let mut t = granule_views::View3::<f64>::zeros("T", halo.decomposition().local_extents())?;
     let last = world.rank() == world.size() - 1;
-    halo.exchange(&mut t, |t| {
+    halo.exchange(&granule_core::Serial, &mut t, |t| {
         if last {
             let _ = t[[99, 0, 0]]; // past the end: panics naming "T"
         }
@@ -53,7 +58,12 @@ fn overlap_panics(world: &SimpleCommunicator) -> Outcome {
     }
     // The other ranks wait here for a message that never comes.
     let mut never = View1::<f64>::zeros("never", 4)?;
-    receive_into(&world.process_at_rank(world.size() - 1), 0, &mut never)?;
+    receive_into(
+        &granule_core::Serial,
+        &world.process_at_rank(world.size() - 1),
+        0,
+        &mut never,
+    )?;
     Ok(())
 }
 

@@ -1,11 +1,17 @@
-//! The halo of 2x1x1 and 1x2x1 decompositions (1x1x1 on one rank)
-//! against a single-rank reference grid.
+//! The halo of 2x1x1, 1x2x1 and 1x1x2 decompositions (1x1x1 on one
+//! rank) against a single-rank reference grid, on Serial, Rayon and Cuda
+//! (the CPU emulator: faces packed and unpacked by device kernels).
 
 mod common;
 
 use common::Outcome;
-use granule_mpi::{CommError, Halo};
-use granule_views::View3;
+use granule_core::{ExecutionSpace, Serial};
+use granule_cuda::Cuda;
+use granule_mpi::{CommError, Halo, Pack};
+use granule_rayon::Rayon;
+use granule_views::{
+    create_mirror_view_and_copy, HostSpace, LayoutRight, MemorySpace, SpaceCopy, View3,
+};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
@@ -17,7 +23,12 @@ fn value([i, j, k]: [usize; 3]) -> f64 {
 
 /// Fills the owned cells from the reference, exchanges, and checks every
 /// ghost face cell against the reference grid at its global index.
-fn check(world: &SimpleCommunicator, dims: [usize; 3]) -> Outcome {
+fn check<X, M>(world: &SimpleCommunicator, space: &X, dims: [usize; 3]) -> Outcome
+where
+    X: Pack<f64, 2, MemorySpace = M> + ExecutionSpace,
+    M: MemorySpace + SpaceCopy<HostSpace> + SpaceCopy<M>,
+    HostSpace: SpaceCopy<M>,
+{
     let reference = View3::<f64>::from_fn("reference", GLOBAL, value)?;
     let halo = Halo::new(world, GLOBAL, Some(dims))?;
     let d = halo.decomposition().clone();
@@ -25,20 +36,18 @@ fn check(world: &SimpleCommunicator, dims: [usize; 3]) -> Outcome {
     let own: [_; 3] = std::array::from_fn(|a| d.owned_range(a));
     let global =
         |idx: [usize; 3]| -> [usize; 3] { std::array::from_fn(|a| d.global_index(a, idx[a])) };
-    let mut field = View3::<f64>::from_fn("T", ext, |idx| {
-        if (0..3).all(|a| own[a].contains(&idx[a])) {
-            reference[global(idx)]
-        } else {
-            -1.0
-        }
-    })?;
-    let (seen, times) = halo.exchange(&mut field, |f| {
-        f[[own[0].start, own[1].start, own[2].start]]
-    })?;
-    assert_eq!(
-        seen, reference[d.offset],
-        "the overlap closure reads the field"
-    );
+    let mut field =
+        View3::<f64, LayoutRight, M>::from_fn_in(space.memory_space(), "T", ext, |idx| {
+            if (0..3).all(|a| own[a].contains(&idx[a])) {
+                reference[global(idx)]
+            } else {
+                -1.0
+            }
+        })?;
+    let (seen, times) = halo.exchange(space, &mut field, |f| f.extents())?;
+    assert_eq!(seen, ext, "the overlap closure sees the field");
+    let field = create_mirror_view_and_copy(&field)?;
+    let field = field.as_view();
     assert!(times.communication() >= 0.0);
     let mut ghosts = 0;
     for i in 0..ext[0] {
@@ -77,18 +86,30 @@ fn check(world: &SimpleCommunicator, dims: [usize; 3]) -> Outcome {
     Ok(())
 }
 
-fn body(world: &SimpleCommunicator) -> Outcome {
+fn on<X, M>(world: &SimpleCommunicator, space: &X) -> Outcome
+where
+    X: Pack<f64, 2, MemorySpace = M> + ExecutionSpace,
+    M: MemorySpace + SpaceCopy<HostSpace> + SpaceCopy<M>,
+    HostSpace: SpaceCopy<M>,
+{
     if world.size() == 1 {
-        check(world, [1, 1, 1])?;
+        check(world, space, [1, 1, 1])?;
     } else {
-        check(world, [2, 1, 1])?;
-        check(world, [1, 2, 1])?;
-        check(world, [1, 1, 2])?;
+        check(world, space, [2, 1, 1])?;
+        check(world, space, [1, 2, 1])?;
+        check(world, space, [1, 1, 2])?;
     }
+    Ok(())
+}
+
+fn body(world: &SimpleCommunicator) -> Outcome {
+    on(world, &Serial)?;
+    on(world, &Rayon::default())?;
+    on(world, &Cuda::emulated()?)?;
     // A field of the wrong shape is an error naming it.
     let halo = Halo::new(world, GLOBAL, None)?;
     let mut wrong = View3::<f64>::zeros("wrong", GLOBAL.map(|n| n + 3))?;
-    match halo.exchange(&mut wrong, |_| ()) {
+    match halo.exchange(&Serial, &mut wrong, |_| ()) {
         Err(CommError::FieldShape { label, .. }) => assert_eq!(label, "wrong"),
         other => panic!("a mis-shaped field gave {:?}", other.map(|_| ())),
     }

@@ -306,3 +306,26 @@ fn compile_unit(name: &str, kernels: &'static [&'static DeviceKernel]) {
     let unit = TranslationUnit::new(&instances).unwrap_or_else(|e| panic!("{name}: {e}"));
     nvrtc::check_everywhere(unit.source(), name, unit.entries()).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// granule-mpi's packing kernels (generic over the element), instantiated
+/// for every device scalar, compile for every target: on a GPU they pack
+/// and unpack the strided Views that travel between ranks.
+#[cfg(feature = "mpi")]
+#[test]
+fn the_mpi_packing_kernels_compile_for_every_device_scalar() {
+    if !nvrtc_or_skip("the_mpi_packing_kernels_compile_for_every_device_scalar") {
+        return;
+    }
+    let instances: Vec<Instance> = granule::mpi::pack::KERNELS
+        .iter()
+        .flat_map(|k| {
+            granule::kernel::DEVICE_SCALARS
+                .chunks(1)
+                .map(move |t| Instance::new(k, Pattern::For, t))
+        })
+        .collect();
+    assert_eq!(instances.len(), 6 * granule::kernel::DEVICE_SCALARS.len());
+    let unit = TranslationUnit::new(&instances).unwrap_or_else(|e| panic!("mpi_pack.cu: {e}"));
+    nvrtc::check_everywhere(unit.source(), "mpi_pack.cu", unit.entries())
+        .unwrap_or_else(|e| panic!("{e}"));
+}

@@ -15,7 +15,7 @@ pub(crate) use index::out_of_bounds;
 pub use rank::{IntoIndex, Rank, Succ, ValidRank};
 pub use subview::{All, SubviewArg, SubviewArgs, ALL};
 
-use crate::layout::{Layout, LayoutRight, Mapping};
+use crate::layout::{Layout, LayoutRight, LayoutStride, Mapping};
 use crate::pod::Pod;
 use crate::space::{HostAccessible, HostSpace, MemorySpace};
 use crate::storage::{Borrowed, BorrowedMut, Owned, Storage, StorageMut};
@@ -163,6 +163,32 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
     pub fn view(&self) -> ViewRef<'_, S::Elem, R, L, S::Space> {
         // SAFETY: the pointer is valid for this mapping while `self` is
         // borrowed, and `&self` keeps writers away.
+        let storage = unsafe {
+            Borrowed::new(
+                self.storage.ptr(),
+                self.space().clone(),
+                Cow::Borrowed(self.label()),
+            )
+        };
+        ViewBase::from_raw(storage, self.map)
+    }
+
+    /// A shared borrow of the whole View typed as [`LayoutStride`],
+    /// whatever its layout: code written once for every layout (a
+    /// `#[kernel]` reading `&ViewRef<'_, T, R, LayoutStride>`, say) takes
+    /// any View this way. The elements and their addresses are the same.
+    ///
+    /// ```
+    /// use granule_views::{LayoutLeft, LayoutStride, View2, ViewRef};
+    /// let a = View2::<i32, LayoutLeft>::from_fn("a", [2, 3], |[i, j]| (10 * i + j) as i32).unwrap();
+    /// let s: ViewRef<'_, i32, 2, LayoutStride> = a.strided();
+    /// assert_eq!(s.strides(), [1, 2]);
+    /// assert_eq!(s[[1, 2]], 12);
+    /// ```
+    pub fn strided(&self) -> ViewRef<'_, S::Elem, R, LayoutStride, S::Space> {
+        // SAFETY: as in `view`: the pointer is valid for this mapping
+        // while `self` is borrowed, and `&self` keeps writers away;
+        // LayoutStride describes every mapping.
         let storage = unsafe {
             Borrowed::new(
                 self.storage.ptr(),
