@@ -120,6 +120,39 @@ macro_rules! random_tests {
                 assert!(y.iter().zip(&d).all(|(a, b)| a.to_bits() == b.to_bits()));
             }
 
+            /// A strided View (a column) and a contiguous one longer than
+            /// a host block, filled on the space: element i is the element
+            /// function's i, also for the range whose first draws round to
+            /// its end half the time (the redraws).
+            #[test]
+            fn random_fill_of_strided_and_long_views_is_the_element_function() {
+                use granule::containers::random::device::fill_element_f64;
+                let pool = XorShift64Pool::new("fill", 11, 1).unwrap();
+                let s = space();
+                let narrow = f64::from_bits(1.0f64.to_bits() + 1);
+                for (lo, hi) in [(-1.0, 1.0), (1.0, narrow)] {
+                    let mut m =
+                        View2::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "m", [N, 3])
+                            .unwrap();
+                    fill_random(&s, &mut m.subview_mut((ALL, 1)).unwrap(), &pool, lo, hi).unwrap();
+                    let m = create_mirror_view_and_copy(&m).unwrap().to_vec();
+                    let mut long =
+                        View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "long", 40_000)
+                            .unwrap();
+                    fill_random(&s, &mut long, &pool, lo, hi).unwrap();
+                    let long = create_mirror_view_and_copy(&long).unwrap().to_vec();
+                    for i in 0..N {
+                        let want = fill_element_f64(pool.key(), i as u64, lo, hi).to_bits();
+                        assert_eq!(m[3 * i + 1].to_bits(), want, "column element {i}");
+                        assert_eq!(m[3 * i], 0.0, "outside the column");
+                    }
+                    for (i, v) in long.iter().enumerate() {
+                        let want = fill_element_f64(pool.key(), i as u64, lo, hi).to_bits();
+                        assert_eq!(v.to_bits(), want, "element {i} of {lo}..{hi}");
+                    }
+                }
+            }
+
             #[test]
             fn random_fill_elements_are_the_pools_state_words() {
                 use granule::containers::random::device::{fill_element_below, xorshift64_state};

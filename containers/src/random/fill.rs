@@ -5,13 +5,22 @@ use super::bits::{
     __GRANULE_DEVICE_fill_element_f64,
 };
 use super::bits::{fill_element_below, fill_element_f32, fill_element_f64};
+use super::block::{fill_block_f32, fill_block_f64};
 use super::range::{check_float, check_int};
 use super::{RandomError, RandomPool};
 use granule_core::kernel::kernel;
-use granule_core::pattern::{parallel_for, ParallelForImpl};
-use granule_core::write::ViewParts;
-use granule_core::{ExecutionSpace, RangePolicy};
-use granule_views::{Layout, MemorySpace, Pod, View1};
+use granule_core::pattern::parallel_for;
+use granule_core::{ExecutionSpace, RangePolicy, Serial};
+use granule_views::storage::StorageMut;
+use granule_views::{HostSpace, Layout, Pod, ViewBase};
+use parking_lot::Mutex;
+
+/// The pattern label of every `fill_random` dispatch.
+const LABEL: &str = "granule::fill_random";
+
+/// Elements per work item of the host spaces' block fill: 128 KiB of f64,
+/// enough to amortize a dispatch, small enough to balance two threads.
+const BLOCK: usize = 16 * 1024;
 
 /// The element types [`fill_random`] fills, each with its range check and
 /// its kernel. Sealed: the kernels are granule's.
@@ -21,6 +30,11 @@ pub trait RandomValue: Pod + sealed::Sealed {
     /// The kernel drawing from `start..end` with the pool key `key`, or
     /// the range's error naming `label`.
     fn kernel(label: &str, key: u64, start: Self, end: Self) -> Result<Self::Kernel, RandomError>;
+    /// Elements `first..first + out.len()` of the fill of `start..end`
+    /// with key `key` (a range [`kernel`](Self::kernel) accepted), bit for
+    /// bit the kernel's: the host spaces' fill of a contiguous block.
+    #[doc(hidden)]
+    fn fill_block(out: &mut [Self], key: u64, first: u64, start: Self, end: Self);
 }
 
 mod sealed {
@@ -70,7 +84,7 @@ pub fn fill_i32(i: usize, y: &mut i32, key: u64, lo: i32, span: u64) {
 }
 
 macro_rules! float_value {
-    ($t:ty, $k:ident) => {
+    ($t:ty, $k:ident, $block:ident) => {
         impl sealed::Sealed for $t {}
         impl RandomValue for $t {
             type Kernel = $k<'static>;
@@ -82,6 +96,9 @@ macro_rules! float_value {
             ) -> Result<$k<'static>, RandomError> {
                 check_float(label, start, end, (end - start).is_finite())?;
                 Ok($k(key, start, end))
+            }
+            fn fill_block(out: &mut [$t], key: u64, first: u64, start: $t, end: $t) {
+                $block(out, key, first, start, end)
             }
         }
     };
@@ -104,12 +121,21 @@ macro_rules! int_value {
                 let span = (end as i128 - start as i128) as u64;
                 Ok($k(key, start, span))
             }
+            fn fill_block(out: &mut [$t], key: u64, first: u64, start: $t, end: $t) {
+                // As the kernel: a 64-bit modulo per element, which no
+                // vector unit has, so a plain loop.
+                let span = (end as i128 - start as i128) as u64;
+                for (j, y) in out.iter_mut().enumerate() {
+                    let draw = fill_element_below(key, first + j as u64, span);
+                    *y = start.wrapping_add(draw as $t);
+                }
+            }
         }
     };
 }
 
-float_value!(f64, fill_f64);
-float_value!(f32, fill_f32);
+float_value!(f64, fill_f64, fill_block_f64);
+float_value!(f32, fill_f32, fill_block_f32);
 int_value!(u64, fill_u64);
 int_value!(i64, fill_i64);
 int_value!(u32, fill_u32);
@@ -134,6 +160,12 @@ int_value!(i32, fill_i32);
 /// `start + (end - start) * u`, u a multiple of 2^-53 (2^-24 for f32) in
 /// [0, 1), drawn again when rounding reaches `end`.
 ///
+/// Any rank-1 View or subview of the space's memory is filled. The host
+/// spaces fill a contiguous one in blocks of 16 Ki elements, one work
+/// item each, with the floats' draws vectorized by AVX-512 or AVX2 where
+/// the CPU has them (detected at run time; the values do not change), and
+/// a strided one element by element; Cuda runs one kernel.
+///
 /// ```
 /// use granule::prelude::*;
 /// use granule::containers::random::{fill_random, XorShift64Pool};
@@ -148,28 +180,152 @@ int_value!(i32, fill_i32);
 /// # Errors
 /// [`RandomError::InvalidRange`] if `start..end` is empty or reversed, or
 /// for floats not finite or wider than the type's largest value.
-pub fn fill_random<S, T, L, M, P>(
+pub fn fill_random<S, T, St, L, P>(
     space: &S,
-    view: &mut View1<T, L, M>,
+    view: &mut ViewBase<St, 1, L>,
     pool: &P,
     start: T,
     end: T,
 ) -> Result<(), RandomError>
 where
-    S: ExecutionSpace<MemorySpace = M>,
+    S: FillRandomSpace<T>,
     T: RandomValue,
-    M: MemorySpace,
+    St: StorageMut<Elem = T, Space = S::MemorySpace>,
     L: Layout,
     P: RandomPool,
-    for<'a, 'v> S: ParallelForImpl<RangePolicy<'a, S>, ViewParts<'v, T, 1, M>, T::Kernel>,
 {
     let kernel = T::kernel(pool.label(), pool.key(), start, end)?;
-    let n = view.size();
-    parallel_for(
-        "granule::fill_random",
-        RangePolicy::new(space, 0..n),
+    space.fill(
         view,
-        kernel,
+        Draw {
+            key: pool.key(),
+            start,
+            end,
+            kernel,
+        },
     );
     Ok(())
+}
+
+/// What a fill draws: the pool's key and the range, checked, and the
+/// element kernel that draws them.
+#[doc(hidden)]
+pub struct Draw<T: RandomValue> {
+    key: u64,
+    start: T,
+    end: T,
+    // Only a device space runs the element kernel; the host spaces fill
+    // blocks of the same values.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    kernel: T::Kernel,
+}
+
+/// The execution spaces [`fill_random`] runs on, each in its own way:
+/// the host spaces fill a contiguous View block by block with the widest
+/// vector instructions the CPU has (a strided one element by element),
+/// Cuda runs the element kernel. The values are the same everywhere.
+pub trait FillRandomSpace<T: RandomValue>: ExecutionSpace {
+    /// Fills `view` with `draw`'s elements.
+    #[doc(hidden)]
+    fn fill<St, L>(&self, view: &mut ViewBase<St, 1, L>, draw: Draw<T>)
+    where
+        St: StorageMut<Elem = T, Space = Self::MemorySpace>,
+        L: Layout;
+}
+
+/// The host spaces' fill: contiguous blocks of [`BLOCK`] elements, each a
+/// work item `run` hands out (a block's slice behind its own, never
+/// contended, lock: the work items own disjoint slices, in safe code), or
+/// element by element through `each` for a strided View.
+fn fill_on_host<T, St, L>(
+    view: &mut ViewBase<St, 1, L>,
+    draw: &Draw<T>,
+    run: impl FnOnce(usize, &(dyn Fn(usize) + Sync)),
+    each: impl FnOnce(&mut ViewBase<St, 1, L>, &(dyn Fn(usize) -> T + Sync)),
+) where
+    T: RandomValue,
+    St: StorageMut<Elem = T, Space = HostSpace>,
+    L: Layout,
+{
+    let Draw {
+        key, start, end, ..
+    } = *draw;
+    match view.as_slice_mut() {
+        Some(all) => {
+            let blocks: Vec<Mutex<&mut [T]>> = all.chunks_mut(BLOCK).map(Mutex::new).collect();
+            run(blocks.len(), &|b| {
+                let mut block = blocks[b].lock();
+                T::fill_block(&mut block, key, (b * BLOCK) as u64, start, end);
+            });
+        }
+        None => each(view, &|i| {
+            let mut one = [start];
+            T::fill_block(&mut one, key, i as u64, start, end);
+            one[0]
+        }),
+    }
+}
+
+impl<T: RandomValue> FillRandomSpace<T> for Serial {
+    fn fill<St, L>(&self, view: &mut ViewBase<St, 1, L>, draw: Draw<T>)
+    where
+        St: StorageMut<Elem = T, Space = HostSpace>,
+        L: Layout,
+    {
+        fill_on_host(
+            view,
+            &draw,
+            |n, f| parallel_for(LABEL, RangePolicy::new(self, 0..n), (), |b, ()| f(b)),
+            |view, at| {
+                let n = view.size();
+                parallel_for(LABEL, RangePolicy::new(self, 0..n), view, |i, y: &mut T| {
+                    *y = at(i)
+                })
+            },
+        );
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<T: RandomValue> FillRandomSpace<T> for granule_rayon::Rayon {
+    fn fill<St, L>(&self, view: &mut ViewBase<St, 1, L>, draw: Draw<T>)
+    where
+        St: StorageMut<Elem = T, Space = HostSpace>,
+        L: Layout,
+    {
+        fill_on_host(
+            view,
+            &draw,
+            // One block per work item, handed out by work stealing.
+            |n, f| {
+                let policy = RangePolicy::new(self, 0..n).chunk_size(1);
+                parallel_for(LABEL, policy, (), |b, ()| f(b))
+            },
+            |view, at| {
+                let n = view.size();
+                parallel_for(LABEL, RangePolicy::new(self, 0..n), view, |i, y: &mut T| {
+                    *y = at(i)
+                })
+            },
+        );
+    }
+}
+
+#[cfg(feature = "cuda")]
+impl<T: RandomValue> FillRandomSpace<T> for granule_cuda::Cuda
+where
+    for<'a, 'v> granule_cuda::Cuda: granule_core::pattern::ParallelForImpl<
+        RangePolicy<'a, granule_cuda::Cuda>,
+        granule_core::write::ViewParts<'v, T, 1, granule_cuda::CudaSpace>,
+        T::Kernel,
+    >,
+{
+    fn fill<St, L>(&self, view: &mut ViewBase<St, 1, L>, draw: Draw<T>)
+    where
+        St: StorageMut<Elem = T, Space = granule_cuda::CudaSpace>,
+        L: Layout,
+    {
+        let n = view.size();
+        parallel_for(LABEL, RangePolicy::new(self, 0..n), view, draw.kernel);
+    }
 }

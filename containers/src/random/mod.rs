@@ -51,6 +51,7 @@
 //! the correlation of neighbouring states' streams.
 
 mod bits;
+mod block;
 pub mod device;
 mod error;
 mod fill;
@@ -60,7 +61,7 @@ mod range;
 mod tests;
 
 pub use error::RandomError;
-pub use fill::{fill_random, RandomValue};
+pub use fill::{fill_random, FillRandomSpace, RandomValue};
 
 /// The `#[kernel]`s behind [`fill_random`], one per element type, named
 /// here for compile checks of their device code (NVRTC).
