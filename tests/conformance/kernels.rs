@@ -663,6 +663,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     count_index,
     store_index,
     crate::random::random_streams,
+    crate::random::random_streams_1024,
     crate::random::random_range_draws,
     crate::random::random_fill_element,
 ];

@@ -7,6 +7,7 @@
 //! `random::tests`).
 
 use granule::containers::random::device::*;
+use granule::containers::random::device1024::*;
 use granule::prelude::*;
 
 /// The first `m` draws of state `i` through the device form of the
@@ -64,6 +65,44 @@ pub fn random_range_draws(
     // The state after the draws continues the host generator's stream.
     s = xorshift64_next(s);
     *ints = folded.rotate_left(7) ^ xorshift64_urand64(s);
+    *floats = total;
+    *normals = gauss;
+}
+
+/// `m` rounds of every draw of XorShift1024* state `i`, through the
+/// device form of the generator (a `#[device] struct` passed along):
+/// integers folded together, uniform floats summed, normals summed apart.
+#[kernel]
+pub fn random_streams_1024(
+    i: usize,
+    ints: &mut u64,
+    floats: &mut f64,
+    normals: &mut f64,
+    key: u64,
+    states: usize,
+    m: usize,
+) {
+    let mut g = xorshift1024_state(key, states, i);
+    let mut folded = 0u64;
+    let mut total = 0.0;
+    let mut gauss = 0.0;
+    let top = (1u64 << 63) + 5;
+    for _draw in 0..m {
+        g = xorshift1024_next(g);
+        folded = folded.rotate_left(7) ^ xorshift1024_urand64(g) ^ xorshift1024_urand(g) as u64;
+        total += xorshift1024_drand(g) + xorshift1024_frand(g) as f64;
+        folded = folded.rotate_left(7) ^ xorshift1024_urand64_range(g, 3, top);
+        g = xorshift1024_after_urand64_range(g, 3, top);
+        folded = folded.rotate_left(7) ^ xorshift1024_urand_range(g, 10, 17) as u64;
+        g = xorshift1024_after_urand_range(g, 10, 17);
+        total += xorshift1024_drand_range(g, -2.0, 3.0);
+        g = xorshift1024_after_drand_range(g, -2.0, 3.0);
+        total += xorshift1024_frand_range(g, 0.25, 0.5) as f64;
+        g = xorshift1024_after_frand_range(g, 0.25, 0.5);
+        gauss += xorshift1024_normal(g);
+        g = xorshift1024_after_normal(g);
+    }
+    *ints = folded;
     *floats = total;
     *normals = gauss;
 }
@@ -257,6 +296,57 @@ macro_rules! random_tests {
                     }
                     assert_eq!(bits[i], folded, "work item {i}");
                     assert_eq!(sum[i].to_bits(), total.to_bits(), "work item {i}");
+                }
+            }
+
+            /// The XorShift1024* generator inside a kernel: every draw
+            /// kind, past several turns of its 16-word ring, equals the
+            /// host generator's (normals to 1e-12: `ln` and `sqrt` may
+            /// round differently on a GPU).
+            #[test]
+            fn random_device_xorshift1024_matches_the_host_generator() {
+                let s = space();
+                let (n, m) = (64, 9);
+                let pool = XorShift1024Pool::new("streams", 77, n).unwrap();
+                let mut ints =
+                    View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "ints", n).unwrap();
+                let mut floats =
+                    View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "floats", n).unwrap();
+                let mut normals =
+                    View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "normals", n).unwrap();
+                let k = crate::random::random_streams_1024(pool.key(), n, m);
+                parallel_for(
+                    "streams 1024",
+                    RangePolicy::new(&s, 0..n),
+                    (&mut ints, &mut floats, &mut normals),
+                    k,
+                );
+                let ints = create_mirror_view_and_copy(&ints).unwrap();
+                let floats = create_mirror_view_and_copy(&floats).unwrap();
+                let normals = create_mirror_view_and_copy(&normals).unwrap();
+                let top = (1u64 << 63) + 5;
+                for i in 0..n {
+                    let mut g = pool.get_state(i);
+                    let (mut folded, mut total, mut gauss) = (0u64, 0.0, 0.0);
+                    for _ in 0..m {
+                        let u = g.clone().urand64() ^ u64::from(g.clone().urand());
+                        folded = folded.rotate_left(7) ^ u;
+                        total += g.clone().drand() + f64::from(g.clone().frand());
+                        g.urand64();
+                        folded = folded.rotate_left(7) ^ g.urand64_range(3, top);
+                        folded = folded.rotate_left(7) ^ u64::from(g.urand_range(10, 17));
+                        total += g.drand_range(-2.0, 3.0);
+                        total += f64::from(g.frand_range(0.25, 0.5));
+                        gauss += g.normal();
+                    }
+                    assert_eq!(ints[i], folded, "work item {i}");
+                    assert_eq!(floats[i].to_bits(), total.to_bits(), "work item {i}");
+                    let err = (normals[i] - gauss).abs() / gauss.abs().max(1.0);
+                    assert!(
+                        err < 1e-12,
+                        "work item {i}: normals {} vs {gauss}",
+                        normals[i]
+                    );
                 }
             }
 

@@ -1,7 +1,7 @@
 //! The XorShift64* generator inside `#[kernel]`s, on every space Cuda
 //! included: `#[device]` functions over the state, a `u64`.
 //!
-//! `#[device]` helpers take scalars and return one value, so the device
+//! `#[device]` helpers take values and return one value, so the device
 //! form is functional: the kernel keeps the state in a `let mut` and
 //! advances it with [`xorshift64_next`]; each `xorshift64_*` draw reads the
 //! state it is given. Step for step it is the host generator:
@@ -68,12 +68,10 @@
 //! methods, `fill_random`'s range check) and names the label there.
 //!
 //! Not translated: the method form (`pool.get_state(i)` and `g.drand()`
-//! inside a `#[kernel]`) and the XorShift1024* generator. A `#[device]`
-//! function takes scalars (and reads Views) and returns one value, and a
-//! kernel writes only its own elements; XorShift1024*'s state is 16 words
-//! plus a moving position `p`, which one step both reads and rewrites
-//! (word `p + 1`), so no scalar signature carries it: a kernel would have
-//! to pass all 17 and store the returned word back through a 16-way branch.
+//! inside a `#[kernel]`): a `#[device]` function takes values and returns
+//! one, so the generator is a value passed along. The XorShift1024*
+//! generator has the same functions over a `#[device] struct` of its 16
+//! words in [`device1024`](super::device1024).
 
 pub use super::bits::{
     __GRANULE_DEVICE_fill_element_below, __GRANULE_DEVICE_fill_element_f32,

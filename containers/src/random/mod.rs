@@ -2,7 +2,8 @@
 //! XorShift1024* generators seeded by the user, and [`fill_random`] on
 //! every space. Closures on the host spaces draw through the generators'
 //! methods (below); `#[kernel]`s, which also run on Cuda, draw through
-//! the XorShift64* functions of [`device`], which give the same bits.
+//! the XorShift64* functions of [`device`] and the XorShift1024* ones of
+//! [`device1024`], which give the same bits.
 //!
 //! ```
 //! use granule::prelude::*;
@@ -53,6 +54,7 @@
 mod bits;
 mod block;
 pub mod device;
+pub mod device1024;
 mod error;
 mod fill;
 mod pool;

@@ -333,6 +333,9 @@ impl Cx {
             Ty::Out(Elem::Struct(s)) | Ty::Elem(Elem::Struct(s)) => {
                 return struct_field(&base, &s, &f.member)
             }
+            // A value whose type only C++ knows: a `#[device]` helper's
+            // `#[device] struct` result (rustc has checked the field).
+            Ty::Elem(Elem::Deduced(d)) => return struct_field(&base, &d, &f.member),
             Ty::Out(Elem::Acc(a)) | Ty::Elem(Elem::Acc(a)) => return self.acc_field(f, &base, a),
             _ => {
                 return Err(unsupported(

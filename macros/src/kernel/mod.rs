@@ -138,7 +138,15 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
     cx.fn_name = f.sig.ident.to_string();
     let ret = match &f.sig.output {
         syn::ReturnType::Default => None,
-        syn::ReturnType::Type(_, t) => Some(types::elem_of(t, &generics)?),
+        syn::ReturnType::Type(_, t) => Some(match types::struct_of(t, &generics) {
+            // A helper may return a `#[device] struct` by value.
+            Some(path) => {
+                let name = types::last_segment(&path);
+                cx.struct_deps.push(path);
+                types::Elem::Struct(name)
+            }
+            None => types::elem_of(t, &generics)?,
+        }),
     };
     cx.ret = ret.clone();
     let params = bind_params(&mut cx, f, false)?;
@@ -203,6 +211,16 @@ pub fn translate_const(c: &syn::ItemConst) -> Result<Translated> {
 pub(super) fn bind_params(cx: &mut Cx, f: &syn::ItemFn, kernel: bool) -> Result<Vec<Param>> {
     let mut params = Vec::new();
     for (k, arg) in f.sig.inputs.iter().enumerate() {
+        if !kernel {
+            // A helper (not a kernel, whose captures the launch marshals
+            // as scalars) may take a `#[device] struct` by value.
+            if let Some((p, path)) = sig::struct_value(arg, &cx.generics)? {
+                cx.bind(p.name.clone(), p.ty.clone(), false);
+                cx.struct_deps.push(path);
+                params.push(p);
+                continue;
+            }
+        }
         let p = sig::param(arg, &cx.generics, kernel && k == 0, &cx.infer)?;
         if let Some(path) = sig::struct_path(arg, &cx.generics) {
             cx.struct_deps.push(path);

@@ -296,6 +296,30 @@ fn md_index(pt: &syn::PatType) -> Result<Option<Param>> {
 
 /// The path of the `#[device] struct` a parameter refers to (`&mut S`),
 /// which the kernel's metadata must list as a dependency.
+/// A `#[device]` helper's parameter of a `#[device] struct` type, by
+/// value (`g: State`), with the struct's path; `None` for any other.
+pub fn struct_value(arg: &syn::FnArg, generics: &[String]) -> Result<Option<(Param, syn::Path)>> {
+    let syn::FnArg::Typed(pt) = arg else {
+        return Ok(None);
+    };
+    if matches!(&*pt.ty, syn::Type::Reference(_)) || view_of(&pt.ty, generics)?.is_some() {
+        return Ok(None);
+    }
+    let Some(path) = super::types::struct_of(&pt.ty, generics) else {
+        return Ok(None);
+    };
+    let name = name_of(&pt.pat, false)?;
+    let cpp = super::types::last_segment(&path);
+    let param = Param {
+        decl: format!("{cpp} {name}"),
+        name,
+        kind: Kind::Scalar,
+        elem: cpp.clone(),
+        ty: Ty::Elem(Elem::Struct(cpp)),
+    };
+    Ok(Some((param, path)))
+}
+
 pub fn struct_path(arg: &syn::FnArg, generics: &[String]) -> Option<syn::Path> {
     let syn::FnArg::Typed(pt) = arg else {
         return None;

@@ -449,9 +449,11 @@ impl Infer {
                 self.vars[*x].1 = Some(other.clone());
                 Ok(other.clone())
             }
-            // A field's type is only known to C++; the other side says more.
+            // A field's or a call's type is only known to C++; the other
+            // side says more. (A helper's call may give a `#[device]
+            // struct`; rustc has checked that the two agree.)
             (Elem::Deduced(_), other) | (other, Elem::Deduced(_))
-                if !matches!(other, Elem::Acc(_) | Elem::Tuple(_) | Elem::Struct(_)) =>
+                if !matches!(other, Elem::Acc(_) | Elem::Tuple(_)) =>
             {
                 Ok(other.clone())
             }
