@@ -4,7 +4,8 @@
 //! and against the hand-written rayon idiom, a fold of per-thread
 //! histograms, measured in the same run. Each variant starts from zeroed
 //! counts and ends with the finished histogram, checked against a
-//! sequential count.
+//! sequential count. A fourth variant takes the ScatterView's handle once
+//! per chunk of values rather than once per value.
 //!
 //! `cargo bench --bench scatter_view` (add `-- --quick` for a sanity run).
 
@@ -19,6 +20,8 @@ use rayon::prelude::*;
 const THREADS: usize = 2;
 const N: usize = 10_000_000;
 const BINS: usize = 100;
+/// Values per work item in `scatter_view_access_per_chunk` (divides N).
+const CHUNK: usize = 10_000;
 
 fn histogram(c: &mut Criterion) {
     let space = Rayon::new(THREADS).expect("space");
@@ -68,6 +71,31 @@ fn histogram(c: &mut Criterion) {
                 (),
                 |i: usize, (): ()| {
                     svr.access().add(data[i] as usize % BINS, 1);
+                },
+            );
+            sv.contribute_into(&mut counts).expect("same extents");
+            black_box(&counts);
+        });
+        assert_eq!(counts.to_vec(), want);
+    });
+
+    // The same ScatterView with one `access()` per chunk of 10^4 values
+    // instead of one per value: how much of the gap to the rayon fold is
+    // the per-item dispatch and handle lookup rather than the copies.
+    g.bench_function("scatter_view_access_per_chunk", |b| {
+        b.iter(|| {
+            counts.fill(0);
+            sv.reset().expect("host memory");
+            let svr = &sv;
+            parallel_for(
+                "scatter",
+                RangePolicy::new(&space, 0..N / CHUNK),
+                (),
+                |c: usize, (): ()| {
+                    let a = svr.access();
+                    for &v in &slice[c * CHUNK..(c + 1) * CHUNK] {
+                        a.add(v as usize % BINS, 1);
+                    }
                 },
             );
             sv.contribute_into(&mut counts).expect("same extents");

@@ -92,7 +92,7 @@ impl<'a, T: ScatterValue, const R: usize, Op: ScatterOp<T>> ScatterAccess<'a, T,
         let mut off = 0usize;
         for r in 0..R {
             if idx[r] >= self.extents[r] {
-                out_of_bounds(self.label, &idx, &self.extents);
+                out_of_bounds(self.label, idx, self.extents);
             }
             off = off * self.extents[r] + idx[r];
         }
@@ -110,7 +110,9 @@ impl<'a, T: ScatterValue, const R: usize, Op: ScatterOp<T>> ScatterAccess<'a, T,
 
 #[cold]
 #[inline(never)]
-fn out_of_bounds<const R: usize>(label: &str, idx: &[usize; R], ext: &[usize; R]) -> ! {
+// The index and extents by value: taking their addresses would make the
+// hot path keep them on the stack.
+fn out_of_bounds<const R: usize>(label: &str, idx: [usize; R], ext: [usize; R]) -> ! {
     panic!("ScatterView \"{label}\": index {idx:?} is out of bounds for extents {ext:?}")
 }
 

@@ -31,7 +31,7 @@ pub use error::ScatterError;
 pub use op::{ScatterOp, ScatterValue};
 pub use space::ScatterSpace;
 
-use claim::{Claims, Slot};
+use claim::Claims;
 use granule_core::kernel::check::Rank;
 use granule_core::kernel::{DeviceArg, DeviceScatter, ViewArg};
 use granule_core::reducer::Sum;
@@ -215,7 +215,7 @@ impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: MemorySpace> ScatterV
             extents,
             size,
             stride,
-            claims: Claims::new(private),
+            claims: Claims::new(private, stride * std::mem::size_of::<T>()),
             strategy,
             _op: PhantomData,
         })
@@ -250,7 +250,7 @@ impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: MemorySpace> ScatterV
     /// The shared copy: where atomic contributions go (what a device
     /// kernel writes).
     fn shared_offset(&self) -> usize {
-        self.stride * (self.copies() - 1)
+        self.stride * self.claims.shared()
     }
 }
 
@@ -295,16 +295,22 @@ impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: HostAccessible>
     /// ```
     #[inline(always)]
     pub fn access(&self) -> ScatterAccess<'_, T, R, Op> {
-        let (offset, atomic) = match self.claims.mine() {
-            Slot::Private(k) => (k * self.stride, false),
-            Slot::Shared => (self.shared_offset(), true),
-        };
+        let place = self.claims.mine();
         let base = self.buf.as_ptr().cast_mut();
-        // SAFETY: the copy at `offset` holds `size` elements inside the
-        // buffer, which lives as long as `&self`; a private copy is this
-        // thread's alone for the epoch (the claim), which lasts while
-        // `&self` does; the shared copy is written only atomically.
-        unsafe { ScatterAccess::new(base.add(offset), atomic, self.extents, self.label()) }
+        // SAFETY: a place is the byte offset of one of the copies (the
+        // private ones or the shared one, the last), each `size` elements
+        // inside the buffer, which lives as long as `&self` and is never
+        // reallocated; a private copy is this thread's alone for the epoch
+        // (the claim), which lasts while `&self` does; the shared copy is
+        // written only atomically.
+        unsafe {
+            ScatterAccess::new(
+                base.byte_add(place.offset()),
+                place.shared(),
+                self.extents,
+                self.label(),
+            )
+        }
     }
 }
 
