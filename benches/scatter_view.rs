@@ -8,6 +8,11 @@
 //! per chunk of values rather than once per value.
 //!
 //! `cargo bench --bench scatter_view` (add `-- --quick` for a sanity run).
+//!
+//! The Cuda emulator's atomics and global-memory words per element of
+//! the histogram (ScatterView on Cuda: atomics) come from a test:
+//! `cargo test --features cuda --test container_counts -- --nocapture words_per_element`
+//! (tests/container_counts.rs; recorded in benches/results/).
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]

@@ -9,6 +9,11 @@
 //!
 //! `cargo bench --bench unordered_map` (add `-- --quick` for a sanity run;
 //! `GRANULE_BENCH_KEYS` changes the key count).
+//!
+//! The Cuda emulator's atomics and global-memory words per element of
+//! the inserts come from a test:
+//! `cargo test --features cuda --test container_counts -- --nocapture words_per_element`
+//! (tests/container_counts.rs; recorded in benches/results/).
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]
