@@ -4,8 +4,10 @@
 //! and against the hand-written rayon idiom, a fold of per-thread
 //! histograms, measured in the same run. Each variant starts from zeroed
 //! counts and ends with the finished histogram, checked against a
-//! sequential count. A fourth variant takes the ScatterView's handle once
-//! per chunk of values rather than once per value.
+//! sequential count. Two more ScatterView variants: the ScatterView as the
+//! dispatch's written argument (each work item gets the handle, which the
+//! dispatch finds once per chunk), and one `access()` per chunk of values
+//! written by hand.
 //!
 //! `cargo bench --bench scatter_view` (add `-- --quick` for a sanity run).
 //!
@@ -18,7 +20,7 @@
 #![allow(missing_docs)]
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use granule::containers::scatter::ScatterView;
+use granule::containers::scatter::{ScatterAccess, ScatterView};
 use granule::prelude::*;
 use rayon::prelude::*;
 
@@ -76,6 +78,27 @@ fn histogram(c: &mut Criterion) {
                 (),
                 |i: usize, (): ()| {
                     svr.access().add(data[i] as usize % BINS, 1);
+                },
+            );
+            sv.contribute_into(&mut counts).expect("same extents");
+            black_box(&counts);
+        });
+        assert_eq!(counts.to_vec(), want);
+    });
+
+    // The ScatterView as the dispatch's written argument: still one
+    // contribution per work item, but the handle comes from the dispatch,
+    // found once per chunk a thread runs.
+    g.bench_function("scatter_view_written_argument", |b| {
+        b.iter(|| {
+            counts.fill(0);
+            sv.reset().expect("host memory");
+            parallel_for(
+                "scatter",
+                RangePolicy::new(&space, 0..N),
+                &sv,
+                |i: usize, a: ScatterAccess<'_, u32, 1>| {
+                    a.add(data[i] as usize % BINS, 1);
                 },
             );
             sv.contribute_into(&mut counts).expect("same extents");

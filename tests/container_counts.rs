@@ -95,8 +95,9 @@ fn keys() -> Vec<u64> {
 fn scatter_view_histogram_words_per_element() {
     let data = values();
     let (counts, s) = counted(|c| {
-        let x = View1::<u32, LayoutRight, _>::from_vec_in(c.memory_space(), "data", N, data.clone())
-            .expect("data");
+        let x =
+            View1::<u32, LayoutRight, _>::from_vec_in(c.memory_space(), "data", N, data.clone())
+                .expect("data");
         let sv = ScatterView::<u32, 1, Sum, _>::new_on(c, "counts", BINS).expect("scatter view");
         parallel_for(
             "histogram",
@@ -104,11 +105,13 @@ fn scatter_view_histogram_words_per_element() {
             (),
             histogram_k(&x, BINS, &sv),
         );
-        let mut counts =
-            View1::<u32, LayoutRight, _>::zeros_in(c.memory_space(), "counts", BINS).expect("counts");
+        let mut counts = View1::<u32, LayoutRight, _>::zeros_in(c.memory_space(), "counts", BINS)
+            .expect("counts");
         let mut sv = sv;
         sv.contribute_into(&mut counts).expect("same extents");
-        create_mirror_view_and_copy(&counts).expect("mirror").to_vec()
+        create_mirror_view_and_copy(&counts)
+            .expect("mirror")
+            .to_vec()
     });
     let mut want = vec![0u32; BINS];
     data.iter().for_each(|&v| want[v as usize % BINS] += 1);
@@ -126,10 +129,16 @@ fn unordered_map_insert_words_per_element() {
     let keys = keys();
     let distinct = keys.iter().collect::<HashSet<_>>().len();
     let ((size, failed), s) = counted(|c| {
-        let k = View1::<u64, LayoutRight, _>::from_vec_in(c.memory_space(), "keys", N, keys.clone())
-            .expect("keys");
+        let k =
+            View1::<u64, LayoutRight, _>::from_vec_in(c.memory_space(), "keys", N, keys.clone())
+                .expect("keys");
         let mut map = UnorderedMap::<u64, u32, _>::new_on(c, "map", 2 * N).expect("map");
-        parallel_for("insert", RangePolicy::new(c, 0..N), (), insert_k(&k, &map.inserter()));
+        parallel_for(
+            "insert",
+            RangePolicy::new(c, 0..N),
+            (),
+            insert_k(&k, &map.inserter()),
+        );
         let host = map.host_mirror().expect("mirror");
         (host.size(), host.failed_inserts())
     });
