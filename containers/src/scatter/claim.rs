@@ -82,7 +82,7 @@ impl Claims {
     /// then the shared one, all free, in a new epoch.
     pub(crate) fn new(copies: usize, stride_bytes: usize) -> Self {
         debug_assert!(
-            stride_bytes % 2 == 0,
+            stride_bytes.is_multiple_of(2),
             "the low bit of a Place is the shared flag"
         );
         Claims {
@@ -163,7 +163,7 @@ impl Claims {
         });
         match copy {
             Some(k) => k * self.stride_bytes,
-            None => self.shared() * self.stride_bytes | 1,
+            None => (self.shared() * self.stride_bytes) | 1,
         }
     }
 }
