@@ -5,7 +5,10 @@
 //! `par_iter` on a pool of the same 2 threads, a sequential
 //! `std::collections::HashMap`, and a map of 64 `Mutex<HashMap>` shards.
 //! Every map is filled with the same keys; an insert keeps the value of a
-//! key already there, as granule's `insert` does.
+//! key already there, as granule's `insert` does. dashmap runs twice: with
+//! its default hasher (std's SipHash) and with the 64-bit MurmurHash3
+//! finalizer granule's map hashes with, so that the hash is not the
+//! difference.
 //!
 //! `cargo bench --bench unordered_map` (add `-- --quick` for a sanity run;
 //! `GRANULE_BENCH_KEYS` changes the key count).
@@ -24,6 +27,7 @@ use granule::containers::UnorderedMap;
 use granule::prelude::*;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 
 const THREADS: usize = 2;
@@ -46,6 +50,30 @@ fn keys() -> Vec<u64> {
         })
         .collect()
 }
+
+/// The hash of granule's map keys (the 64-bit MurmurHash3 finalizer), as
+/// a `Hasher` for dashmap: u64 keys only.
+#[derive(Default)]
+struct Fmix64(u64);
+
+impl Hasher for Fmix64 {
+    fn finish(&self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+    fn write(&mut self, _bytes: &[u8]) {
+        unreachable!("the bench hashes u64 keys only")
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = k;
+    }
+}
+
+type DashFmix = DashMap<u64, u32, BuildHasherDefault<Fmix64>>;
 
 /// A locked, sharded map: the key's hash picks the shard.
 struct Sharded(Vec<Mutex<HashMap<u64, u32>>>);
@@ -102,6 +130,19 @@ fn insert_and_find(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
+    g.bench_function("dashmap_fmix64_rayon", |b| {
+        b.iter_batched_ref(
+            || DashFmix::with_capacity_and_hasher(cap, Default::default()),
+            |m| {
+                pool.install(|| {
+                    ks.par_iter().enumerate().for_each(|(i, &k)| {
+                        m.entry(k).or_insert(i as u32);
+                    })
+                })
+            },
+            BatchSize::LargeInput,
+        )
+    });
     g.bench_function("sharded_mutex_hashmap_rayon", |b| {
         b.iter_batched_ref(
             || Sharded::new(cap),
@@ -139,10 +180,12 @@ fn insert_and_find(c: &mut Criterion) {
     });
     let sharded = Sharded::new(cap);
     let dash = DashMap::with_capacity(cap);
+    let dash_fmix = DashFmix::with_capacity_and_hasher(cap, Default::default());
     let mut std_map = HashMap::with_capacity(cap);
     for (i, &k) in ks.iter().enumerate() {
         sharded.shard(k).lock().expect("shard").insert(k, i as u32);
         dash.entry(k).or_insert(i as u32);
+        dash_fmix.entry(k).or_insert(i as u32);
         std_map.insert(k, i as u32);
     }
     let mut g = c.benchmark_group(format!("unordered_map_find_{n}"));
@@ -165,6 +208,15 @@ fn insert_and_find(c: &mut Criterion) {
             pool.install(|| {
                 ks.par_iter()
                     .map(|k| *dash.get(k).expect("found") as usize)
+                    .sum::<usize>()
+            })
+        })
+    });
+    g.bench_function("dashmap_fmix64_rayon", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                ks.par_iter()
+                    .map(|k| *dash_fmix.get(k).expect("found") as usize)
                     .sum::<usize>()
             })
         })
