@@ -10,7 +10,21 @@ use granule_core::write::{WriteParts, Writes};
 use granule_views::HostAccessible;
 
 /// What a dispatch holds of a ScatterView passed as its written argument
-/// (see [`ScatterView`]'s "As the written argument").
+/// (see [`ScatterView`]'s "As the written argument"); each work item gets
+/// a [`ScatterAccess`].
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::containers::scatter::{ScatterAccess, ScatterView};
+/// let mut grid = View2::<f64>::zeros("grid", [2, 3])?;
+/// let mut sv = ScatterView::<f64, 2>::for_view(&Serial, &grid)?;
+/// parallel_for("deposit", RangePolicy::new(&Serial, 0..60), &sv, |i, a: ScatterAccess<'_, f64, 2>| {
+///     a.add([i % 2, i % 3], 0.5);
+/// });
+/// sv.contribute_into(&mut grid)?;
+/// assert_eq!(grid.to_vec(), vec![5.0; 6]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct ScatterParts<'s, T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: HostAccessible> {
     view: &'s ScatterView<T, R, Op, M>,
