@@ -4,21 +4,31 @@
 //! and against the hand-written rayon idiom, a fold of per-thread
 //! histograms, measured in the same run. Each variant starts from zeroed
 //! counts and ends with the finished histogram, checked against a
-//! sequential count.
+//! sequential count. Two more ScatterView variants: the ScatterView as the
+//! dispatch's written argument (each work item gets the handle, which the
+//! dispatch finds once per chunk), and one `access()` per chunk of values
+//! written by hand.
 //!
 //! `cargo bench --bench scatter_view` (add `-- --quick` for a sanity run).
+//!
+//! The Cuda emulator's atomics and global-memory words per element of
+//! the histogram (ScatterView on Cuda: atomics) come from a test:
+//! `cargo test --features cuda --test container_counts -- --nocapture words_per_element`
+//! (tests/container_counts.rs; recorded in benches/results/).
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use granule::containers::scatter::ScatterView;
+use granule::containers::scatter::{ScatterAccess, ScatterView};
 use granule::prelude::*;
 use rayon::prelude::*;
 
 const THREADS: usize = 2;
 const N: usize = 10_000_000;
 const BINS: usize = 100;
+/// Values per work item in `scatter_view_access_per_chunk` (divides N).
+const CHUNK: usize = 10_000;
 
 fn histogram(c: &mut Criterion) {
     let space = Rayon::new(THREADS).expect("space");
@@ -68,6 +78,52 @@ fn histogram(c: &mut Criterion) {
                 (),
                 |i: usize, (): ()| {
                     svr.access().add(data[i] as usize % BINS, 1);
+                },
+            );
+            sv.contribute_into(&mut counts).expect("same extents");
+            black_box(&counts);
+        });
+        assert_eq!(counts.to_vec(), want);
+    });
+
+    // The ScatterView as the dispatch's written argument: still one
+    // contribution per work item, but the handle comes from the dispatch,
+    // found once per chunk a thread runs.
+    g.bench_function("scatter_view_written_argument", |b| {
+        b.iter(|| {
+            counts.fill(0);
+            sv.reset().expect("host memory");
+            parallel_for(
+                "scatter",
+                RangePolicy::new(&space, 0..N),
+                &sv,
+                |i: usize, a: ScatterAccess<'_, u32, 1>| {
+                    a.add(data[i] as usize % BINS, 1);
+                },
+            );
+            sv.contribute_into(&mut counts).expect("same extents");
+            black_box(&counts);
+        });
+        assert_eq!(counts.to_vec(), want);
+    });
+
+    // The same ScatterView with one `access()` per chunk of 10^4 values
+    // instead of one per value: how much of the gap to the rayon fold is
+    // the per-item dispatch and handle lookup rather than the copies.
+    g.bench_function("scatter_view_access_per_chunk", |b| {
+        b.iter(|| {
+            counts.fill(0);
+            sv.reset().expect("host memory");
+            let svr = &sv;
+            parallel_for(
+                "scatter",
+                RangePolicy::new(&space, 0..N / CHUNK),
+                (),
+                |c: usize, (): ()| {
+                    let a = svr.access();
+                    for &v in &slice[c * CHUNK..(c + 1) * CHUNK] {
+                        a.add(v as usize % BINS, 1);
+                    }
                 },
             );
             sv.contribute_into(&mut counts).expect("same extents");

@@ -1,20 +1,33 @@
 //! UnorderedMap on the Rayon space (2 threads): 10^6 random u64 keys
 //! inserted into, then found in, a map of 2·10^6 slots, against baselines
-//! measured in the same run: a sequential `std::collections::HashMap`, and
-//! a map of 64 `Mutex<HashMap>` shards shared by the same 2 threads (what
-//! dashmap does; dashmap itself is not a dependency).
+//! measured in the same run: `dashmap::DashMap` (as it ships: default
+//! shards and hasher, pre-sized to the same capacity) driven by a rayon
+//! `par_iter` on a pool of the same 2 threads, a sequential
+//! `std::collections::HashMap`, and a map of 64 `Mutex<HashMap>` shards.
+//! Every map is filled with the same keys; an insert keeps the value of a
+//! key already there, as granule's `insert` does. dashmap runs twice: with
+//! its default hasher (std's SipHash) and with the 64-bit MurmurHash3
+//! finalizer granule's map hashes with, so that the hash is not the
+//! difference.
 //!
 //! `cargo bench --bench unordered_map` (add `-- --quick` for a sanity run;
 //! `GRANULE_BENCH_KEYS` changes the key count).
+//!
+//! The Cuda emulator's atomics and global-memory words per element of
+//! the inserts come from a test:
+//! `cargo test --features cuda --test container_counts -- --nocapture words_per_element`
+//! (tests/container_counts.rs; recorded in benches/results/).
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use dashmap::DashMap;
 use granule::containers::UnorderedMap;
 use granule::prelude::*;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 
 const THREADS: usize = 2;
@@ -37,6 +50,30 @@ fn keys() -> Vec<u64> {
         })
         .collect()
 }
+
+/// The hash of granule's map keys (the 64-bit MurmurHash3 finalizer), as
+/// a `Hasher` for dashmap: u64 keys only.
+#[derive(Default)]
+struct Fmix64(u64);
+
+impl Hasher for Fmix64 {
+    fn finish(&self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+    fn write(&mut self, _bytes: &[u8]) {
+        unreachable!("the bench hashes u64 keys only")
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = k;
+    }
+}
+
+type DashFmix = DashMap<u64, u32, BuildHasherDefault<Fmix64>>;
 
 /// A locked, sharded map: the key's hash picks the shard.
 struct Sharded(Vec<Mutex<HashMap<u64, u32>>>);
@@ -80,6 +117,32 @@ fn insert_and_find(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
+    g.bench_function("dashmap_rayon", |b| {
+        b.iter_batched_ref(
+            || DashMap::<u64, u32>::with_capacity(cap),
+            |m| {
+                pool.install(|| {
+                    ks.par_iter().enumerate().for_each(|(i, &k)| {
+                        m.entry(k).or_insert(i as u32);
+                    })
+                })
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("dashmap_fmix64_rayon", |b| {
+        b.iter_batched_ref(
+            || DashFmix::with_capacity_and_hasher(cap, Default::default()),
+            |m| {
+                pool.install(|| {
+                    ks.par_iter().enumerate().for_each(|(i, &k)| {
+                        m.entry(k).or_insert(i as u32);
+                    })
+                })
+            },
+            BatchSize::LargeInput,
+        )
+    });
     g.bench_function("sharded_mutex_hashmap_rayon", |b| {
         b.iter_batched_ref(
             || Sharded::new(cap),
@@ -116,9 +179,13 @@ fn insert_and_find(c: &mut Criterion) {
         ins.insert(ks[i], i as u32);
     });
     let sharded = Sharded::new(cap);
+    let dash = DashMap::with_capacity(cap);
+    let dash_fmix = DashFmix::with_capacity_and_hasher(cap, Default::default());
     let mut std_map = HashMap::with_capacity(cap);
     for (i, &k) in ks.iter().enumerate() {
         sharded.shard(k).lock().expect("shard").insert(k, i as u32);
+        dash.entry(k).or_insert(i as u32);
+        dash_fmix.entry(k).or_insert(i as u32);
         std_map.insert(k, i as u32);
     }
     let mut g = c.benchmark_group(format!("unordered_map_find_{n}"));
@@ -134,6 +201,24 @@ fn insert_and_find(c: &mut Criterion) {
                     *acc += map.find(ks[i]);
                 },
             )
+        })
+    });
+    g.bench_function("dashmap_rayon", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                ks.par_iter()
+                    .map(|k| *dash.get(k).expect("found") as usize)
+                    .sum::<usize>()
+            })
+        })
+    });
+    g.bench_function("dashmap_fmix64_rayon", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                ks.par_iter()
+                    .map(|k| *dash_fmix.get(k).expect("found") as usize)
+                    .sum::<usize>()
+            })
         })
     });
     g.bench_function("sharded_mutex_hashmap_rayon", |b| {

@@ -382,6 +382,58 @@ macro_rules! scatter_host_only_tests {
                 assert_eq!(h.to_vec(), want);
             }
 
+            // Host-only: the ScatterView as the dispatch's written argument
+            // (closures, which a device does not run). Every strategy, a
+            // pool with more threads than copies (the ScatterView made for
+            // Serial), and static shares or chunks of 7 handed out by work
+            // stealing: each chunk's handle is found on the thread that
+            // runs it.
+            #[test]
+            fn scatter_as_written_argument_equals_a_sequential_histogram() {
+                use granule::containers::scatter::ScatterAccess;
+                let s = space();
+                let mut want = vec![0u64; BINS];
+                (0..N).for_each(|i| {
+                    let (b, v) = scatter_item(i, BINS);
+                    want[b] += v;
+                });
+                let strategies = [
+                    ScatterStrategy::Direct,
+                    ScatterStrategy::Duplicated,
+                    ScatterStrategy::Atomic,
+                ];
+                for strategy in strategies {
+                    for serial_made in [false, true] {
+                        for chunk in [0, 7] {
+                            let mut sv = if serial_made {
+                                ScatterView::<u64, 1>::with_strategy_on(
+                                    &Serial, "h", BINS, strategy,
+                                )
+                            } else {
+                                ScatterView::<u64, 1>::with_strategy_on(&s, "h", BINS, strategy)
+                            }
+                            .unwrap();
+                            parallel_for(
+                                "sum",
+                                RangePolicy::new(&s, 0..N).chunk_size(chunk),
+                                &sv,
+                                |i: usize, a: ScatterAccess<'_, u64, 1>| {
+                                    let (b, v) = scatter_item(i, BINS);
+                                    a.add(b, v);
+                                },
+                            );
+                            let mut h = View1::<u64>::zeros("h", BINS).unwrap();
+                            sv.contribute_into(&mut h).unwrap();
+                            assert_eq!(
+                                h.to_vec(),
+                                want,
+                                "{strategy:?}, made for Serial: {serial_made}, chunk {chunk}"
+                            );
+                        }
+                    }
+                }
+            }
+
             // Host-only: the host's message names the index and extents
             // in full (a device reports them through its error record).
             #[test]

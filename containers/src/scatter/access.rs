@@ -28,7 +28,7 @@ use std::marker::PhantomData;
 /// assert_eq!(counts.to_vec(), vec![0, 0, 6]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct ScatterAccess<'a, T: ScatterValue, const R: usize, Op: ScatterOp<T>> {
+pub struct ScatterAccess<'a, T: ScatterValue, const R: usize, Op: ScatterOp<T> = Sum> {
     /// Element 0 of the copy this handle writes.
     base: *mut T,
     atomic: bool,
@@ -58,6 +58,32 @@ impl<'a, T: ScatterValue, const R: usize, Op: ScatterOp<T>> ScatterAccess<'a, T,
             label,
             _borrow: PhantomData,
         }
+    }
+
+    /// The same handle with any lifetime (the written-argument dispatch
+    /// chooses it).
+    ///
+    /// # Safety
+    /// The handle must not outlive the ScatterView's borrow it came from.
+    #[inline(always)]
+    pub(super) unsafe fn extend<'b>(self) -> ScatterAccess<'b, T, R, Op> {
+        // SAFETY: the caller keeps the label borrowed no longer than the
+        // ScatterView that owns it lives.
+        let label: &'b str = unsafe { &*(self.label as *const str) };
+        ScatterAccess {
+            base: self.base,
+            atomic: self.atomic,
+            extents: self.extents,
+            label,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// A second handle to the same copy, for the next work item on this
+    /// thread (not `Clone`: users take handles from `access`).
+    #[inline(always)]
+    pub(super) fn again(&self) -> Self {
+        ScatterAccess { ..*self }
     }
 
     /// Combines `v` into the element at `idx` with the ScatterView's
@@ -92,7 +118,7 @@ impl<'a, T: ScatterValue, const R: usize, Op: ScatterOp<T>> ScatterAccess<'a, T,
         let mut off = 0usize;
         for r in 0..R {
             if idx[r] >= self.extents[r] {
-                out_of_bounds(self.label, &idx, &self.extents);
+                out_of_bounds(self.label, idx, self.extents);
             }
             off = off * self.extents[r] + idx[r];
         }
@@ -110,7 +136,9 @@ impl<'a, T: ScatterValue, const R: usize, Op: ScatterOp<T>> ScatterAccess<'a, T,
 
 #[cold]
 #[inline(never)]
-fn out_of_bounds<const R: usize>(label: &str, idx: &[usize; R], ext: &[usize; R]) -> ! {
+// The index and extents by value: taking their addresses would make the
+// hot path keep them on the stack.
+fn out_of_bounds<const R: usize>(label: &str, idx: [usize; R], ext: [usize; R]) -> ! {
     panic!("ScatterView \"{label}\": index {idx:?} is out of bounds for extents {ext:?}")
 }
 

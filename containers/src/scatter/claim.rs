@@ -12,20 +12,15 @@
 //!
 //! Finding one's copy again must cost next to nothing, since a kernel asks
 //! for it once per work item: each thread remembers its last few
-//! (epoch, copy) pairs. Epochs come from a process-wide counter, so a
-//! remembered pair can never match another ScatterView or a later epoch.
+//! (epoch, place) pairs, the place being the copy's byte offset in the
+//! buffer, ready to add to the buffer's address. Epochs come from a
+//! process-wide counter, so a remembered pair can never match another
+//! ScatterView or a later epoch. The hot path is then two thread-local
+//! loads, a compare with the ScatterView's epoch, and an add: no copy
+//! number to multiply, no lock, no thread id.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// The copy a thread writes in an epoch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Slot {
-    /// Private copy k: this thread alone writes it in this epoch.
-    Private(usize),
-    /// The shared copy, written atomically.
-    Shared,
-}
 
 /// A fresh epoch number, never handed out before.
 pub(crate) fn new_epoch() -> u64 {
@@ -43,8 +38,27 @@ fn token() -> u64 {
 }
 
 const REMEMBERED: usize = 3;
-/// An encoded `Slot`: `usize::MAX` for the shared one.
-const SHARED: usize = usize::MAX;
+
+/// Where a thread's copy lies: its byte offset in the ScatterView's
+/// buffer, with the low bit set for the shared copy (offsets are whole
+/// cache lines, so that bit is free). One word, so that the thread-local
+/// pair stays two words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place(usize);
+
+impl Place {
+    /// The copy's byte offset from element 0 of the buffer.
+    #[inline(always)]
+    pub(crate) fn offset(self) -> usize {
+        self.0 & !1
+    }
+
+    /// Whether it is the shared copy, written atomically.
+    #[inline(always)]
+    pub(crate) fn shared(self) -> bool {
+        self.0 & 1 != 0
+    }
+}
 
 thread_local! {
     /// The pair `mine` looks at first: the last one used.
@@ -59,14 +73,22 @@ thread_local! {
 pub(crate) struct Claims {
     owners: Box<[AtomicU64]>,
     epoch: u64,
+    /// Bytes from one copy to the next: a whole number of cache lines.
+    stride_bytes: usize,
 }
 
 impl Claims {
-    /// `copies` private copies, all free, in a new epoch.
-    pub(crate) fn new(copies: usize) -> Self {
+    /// `copies` private copies `stride_bytes` apart (a multiple of 2),
+    /// then the shared one, all free, in a new epoch.
+    pub(crate) fn new(copies: usize, stride_bytes: usize) -> Self {
+        debug_assert!(
+            stride_bytes.is_multiple_of(2),
+            "the low bit of a Place is the shared flag"
+        );
         Claims {
             owners: (0..copies).map(|_| AtomicU64::new(0)).collect(),
             epoch: new_epoch(),
+            stride_bytes,
         }
     }
 
@@ -79,20 +101,26 @@ impl Claims {
         self.epoch = new_epoch();
     }
 
-    /// The copy the calling thread writes in this epoch, taking one if it
-    /// has none yet.
+    /// The number of private copies, which is also the number of the
+    /// shared copy: copies lie in buffer order, the shared one last.
+    pub(crate) fn shared(&self) -> usize {
+        self.owners.len()
+    }
+
+    /// Where the copy the calling thread writes in this epoch lies, taking
+    /// a private copy if it has none yet.
     #[inline(always)]
-    pub(crate) fn mine(&self) -> Slot {
-        let (epoch, code) = LAST.with(Cell::get);
+    pub(crate) fn mine(&self) -> Place {
+        let (epoch, place) = LAST.with(Cell::get);
         if epoch == self.epoch {
-            return decode(code);
+            return Place(place);
         }
         self.mine_slow()
     }
 
     #[cold]
     #[inline(never)]
-    fn mine_slow(&self) -> Slot {
+    fn mine_slow(&self) -> Place {
         let last = LAST.with(Cell::get);
         let mut recent = RECENT.with(Cell::get);
         let code = match recent.iter().position(|(e, _)| *e == self.epoch) {
@@ -115,12 +143,12 @@ impl Claims {
         };
         RECENT.with(|r| r.set(recent));
         LAST.with(|l| l.set((self.epoch, code)));
-        decode(code)
+        Place(code)
     }
 
-    /// The copy this thread took earlier in the epoch and forgot (it used
-    /// more ScatterViews than it remembers), else a free one, else the
-    /// shared one.
+    /// The place of the copy this thread took earlier in the epoch and
+    /// forgot (it used more ScatterViews than it remembers), else of a free
+    /// one, else of the shared one.
     fn claim(&self) -> usize {
         let me = token();
         let held = self
@@ -133,14 +161,10 @@ impl Claims {
                     .is_ok()
             })
         });
-        copy.unwrap_or(SHARED)
-    }
-}
-
-fn decode(code: usize) -> Slot {
-    match code {
-        SHARED => Slot::Shared,
-        k => Slot::Private(k),
+        match copy {
+            Some(k) => k * self.stride_bytes,
+            None => (self.shared() * self.stride_bytes) | 1,
+        }
     }
 }
 
@@ -148,10 +172,12 @@ fn decode(code: usize) -> Slot {
 mod tests {
     use super::*;
 
+    const STRIDE: usize = 128;
+
     #[test]
     fn each_thread_gets_its_own_copy_then_the_shared_one() {
-        let claims = Claims::new(2);
-        let got: Vec<Slot> = std::thread::scope(|s| {
+        let claims = Claims::new(2, STRIDE);
+        let got: Vec<Place> = std::thread::scope(|s| {
             let hs: Vec<_> = (0..3)
                 .map(|_| {
                     s.spawn(|| {
@@ -165,36 +191,32 @@ mod tests {
                 .collect();
             hs.into_iter().map(|h| h.join().unwrap()).collect()
         });
-        let mut private: Vec<usize> = got
-            .iter()
-            .filter_map(|c| match c {
-                Slot::Private(k) => Some(*k),
-                Slot::Shared => None,
-            })
-            .collect();
-        private.sort();
-        assert_eq!(private, vec![0, 1]);
-        assert_eq!(got.iter().filter(|c| **c == Slot::Shared).count(), 1);
+        let mut got: Vec<(usize, bool)> = got.iter().map(|p| (p.offset(), p.shared())).collect();
+        got.sort();
+        // Two private copies, then the shared one after them.
+        assert_eq!(got, vec![(0, false), (STRIDE, false), (2 * STRIDE, true)]);
     }
 
     #[test]
     fn a_thread_finds_its_copy_after_forgetting_it() {
-        let many: Vec<Claims> = (0..REMEMBERED + 2).map(|_| Claims::new(1)).collect();
+        let many: Vec<Claims> = (0..REMEMBERED + 2)
+            .map(|_| Claims::new(1, STRIDE))
+            .collect();
         let first = many[0].mine();
         for c in &many[1..] {
-            assert_eq!(c.mine(), Slot::Private(0));
+            assert_eq!(c.mine(), Place(0));
         }
         assert_eq!(many[0].mine(), first);
     }
 
     #[test]
     fn release_starts_a_new_epoch_with_free_copies() {
-        let mut claims = Claims::new(1);
+        let mut claims = Claims::new(1, STRIDE);
         let old = claims.epoch;
-        assert_eq!(claims.mine(), Slot::Private(0));
+        assert_eq!(claims.mine(), Place(0));
         claims.release_all();
         assert_ne!(claims.epoch, old);
         let other = std::thread::scope(|s| s.spawn(|| claims.mine()).join().unwrap());
-        assert_eq!(other, Slot::Private(0));
+        assert_eq!(other, Place(0));
     }
 }

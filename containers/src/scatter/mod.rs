@@ -15,6 +15,10 @@
 //! memory (Cuda) contributions are atomics. `with_strategy_on` chooses
 //! explicitly. See `claim.rs` for how a thread finds its copy.
 //!
+//! On a host space, a ScatterView can also be a `parallel_for`'s written
+//! argument (`writes.rs`): work items then receive their handle from the
+//! dispatch, which finds the thread's copy once per chunk it runs.
+//!
 //! [`Sum`]: granule_core::reducer::Sum
 //! [`Prod`]: granule_core::reducer::Prod
 //! [`Min`]: granule_core::reducer::Min
@@ -25,13 +29,15 @@ mod claim;
 mod error;
 mod op;
 mod space;
+mod writes;
 
 pub use access::ScatterAccess;
 pub use error::ScatterError;
 pub use op::{ScatterOp, ScatterValue};
 pub use space::ScatterSpace;
+pub use writes::ScatterParts;
 
-use claim::{Claims, Slot};
+use claim::Claims;
 use granule_core::kernel::check::Rank;
 use granule_core::kernel::{DeviceArg, DeviceScatter, ViewArg};
 use granule_core::reducer::Sum;
@@ -81,6 +87,27 @@ pub enum ScatterStrategy {
 /// sv.contribute_into(&mut counts)?;
 /// assert_eq!(counts.to_vec(), vec![1000; 10]);
 /// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # As the written argument
+/// On a host space a ScatterView may also be the written argument of a
+/// `parallel_for` over a range: each work item then receives the handle
+/// `access` would give, found once per chunk of items a thread runs
+/// rather than once per item (what makes a per-item contribution as cheap
+/// as a hand-written per-thread histogram's).
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::containers::scatter::{ScatterAccess, ScatterView};
+/// let space = Rayon::new(2)?;
+/// let mut counts = View1::<u32>::zeros("counts", 10)?;
+/// let mut sv = ScatterView::<u32, 1>::for_view(&space, &counts)?;
+/// parallel_for("hist", RangePolicy::new(&space, 0..10_000), &sv, |i, a: ScatterAccess<'_, u32, 1>| {
+///     a.add(i * 7 % 10, 1);
+/// });
+/// sv.contribute_into(&mut counts)?;
+/// assert_eq!(counts.to_vec(), vec![1000; 10]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
@@ -215,7 +242,7 @@ impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: MemorySpace> ScatterV
             extents,
             size,
             stride,
-            claims: Claims::new(private),
+            claims: Claims::new(private, stride * std::mem::size_of::<T>()),
             strategy,
             _op: PhantomData,
         })
@@ -250,7 +277,7 @@ impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: MemorySpace> ScatterV
     /// The shared copy: where atomic contributions go (what a device
     /// kernel writes).
     fn shared_offset(&self) -> usize {
-        self.stride * (self.copies() - 1)
+        self.stride * self.claims.shared()
     }
 }
 
@@ -278,8 +305,10 @@ impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: HostAccessible>
     ScatterView<T, R, Op, M>
 {
     /// The calling thread's handle: the only way to contribute. Call it
-    /// inside the kernel (once per work item is cheap: a thread finds its
-    /// copy through a thread-local lookup).
+    /// inside the kernel (once per work item is cheap: a thread-local load
+    /// and a compare; in a host `parallel_for`, passing the ScatterView as
+    /// the written argument saves even that, see "As the written
+    /// argument").
     ///
     /// ```
     /// use granule::prelude::*;
@@ -295,16 +324,22 @@ impl<T: ScatterValue, const R: usize, Op: ScatterOp<T>, M: HostAccessible>
     /// ```
     #[inline(always)]
     pub fn access(&self) -> ScatterAccess<'_, T, R, Op> {
-        let (offset, atomic) = match self.claims.mine() {
-            Slot::Private(k) => (k * self.stride, false),
-            Slot::Shared => (self.shared_offset(), true),
-        };
+        let place = self.claims.mine();
         let base = self.buf.as_ptr().cast_mut();
-        // SAFETY: the copy at `offset` holds `size` elements inside the
-        // buffer, which lives as long as `&self`; a private copy is this
-        // thread's alone for the epoch (the claim), which lasts while
-        // `&self` does; the shared copy is written only atomically.
-        unsafe { ScatterAccess::new(base.add(offset), atomic, self.extents, self.label()) }
+        // SAFETY: a place is the byte offset of one of the copies (the
+        // private ones or the shared one, the last), each `size` elements
+        // inside the buffer, which lives as long as `&self` and is never
+        // reallocated; a private copy is this thread's alone for the epoch
+        // (the claim), which lasts while `&self` does; the shared copy is
+        // written only atomically.
+        unsafe {
+            ScatterAccess::new(
+                base.byte_add(place.offset()),
+                place.shared(),
+                self.extents,
+                self.label(),
+            )
+        }
     }
 }
 
