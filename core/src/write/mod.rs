@@ -41,10 +41,16 @@ use std::marker::PhantomData;
 /// - for every index `idx` with [`covers`](Self::covers)`(r)` true for
 ///   some `r` above `idx` (componentwise), `item(idx)` reaches only memory
 ///   the parts hold, and `item(a)`, `item(b)` with `a != b` reach disjoint
-///   memory;
+///   memory; or else (the one exception) the items are handles that lend
+///   no reference, are neither `Send` nor `Sync`, and write only in ways
+///   that cannot race whichever threads the dispatch runs them on: plain
+///   stores only to memory that the thread running the item owns for the
+///   parts' life, atomics elsewhere (a ScatterView's per-thread copies,
+///   granule-containers' `ScatterParts`);
 /// - that memory stays valid and is accessed by nothing but the parts for
 ///   as long as the parts live (they hold a unique borrow of it, whose
-///   lifetime is part of their type);
+///   lifetime is part of their type, or a shared borrow of a container
+///   that writes it only through such handles);
 /// - `covers` never answers true for a reach beyond what the parts hold.
 pub unsafe trait WriteParts<I>: Sync {
     /// What a work item receives.
