@@ -126,160 +126,22 @@ pub fn xorshift64_frand(s: u64) -> f32 {
     unit_f32(s.wrapping_mul(XORSHIFT64_STAR))
 }
 
-/// The state after `g.urand64_range(start, end)` of a generator in state
-/// `s`: the next draw at or above the rejection threshold.
-///
-/// # Panics
-/// If `start >= end` (a failed assertion on the device).
-#[device(crate = granule_core)]
-pub fn xorshift64_after_urand64_range(s: u64, start: u64, end: u64) -> u64 {
-    assert!(
-        start < end,
-        "random pool: cannot draw from {}..{}: the range is empty (start must be below end)",
-        start,
-        end
-    );
-    let threshold = reject_below(end - start);
-    let mut t = xorshift64_next(s);
-    while t.wrapping_mul(XORSHIFT64_STAR) < threshold {
-        t = xorshift64_next(t);
-    }
-    t
-}
-
-/// `g.urand64_range(start, end)` of a generator in state `s`: uniform in
-/// `start..end`, without modulo bias.
-///
-/// # Panics
-/// As [`xorshift64_after_urand64_range`].
-#[device(crate = granule_core)]
-pub fn xorshift64_urand64_range(s: u64, start: u64, end: u64) -> u64 {
-    let t = xorshift64_after_urand64_range(s, start, end);
-    start + t.wrapping_mul(XORSHIFT64_STAR) % (end - start)
-}
-
-/// The state after `g.urand_range(start, end)` of a generator in state `s`.
-///
-/// # Panics
-/// If `start >= end`.
-#[device(crate = granule_core)]
-pub fn xorshift64_after_urand_range(s: u64, start: u32, end: u32) -> u64 {
-    xorshift64_after_urand64_range(s, start as u64, end as u64)
-}
-
-/// `g.urand_range(start, end)` of a generator in state `s`.
-///
-/// # Panics
-/// If `start >= end`.
-#[device(crate = granule_core)]
-pub fn xorshift64_urand_range(s: u64, start: u32, end: u32) -> u32 {
-    let t = xorshift64_after_urand64_range(s, start as u64, end as u64);
-    start + (t.wrapping_mul(XORSHIFT64_STAR) % ((end - start) as u64)) as u32
-}
-
-/// The state after `g.drand_range(start, end)` of a generator in state
-/// `s`: the next draw whose `start + (end - start) * u` stays below `end`.
-///
-/// # Panics
-/// If the range is empty, reversed, NaN, or of a width that is not finite.
-#[device(crate = granule_core)]
-pub fn xorshift64_after_drand_range(s: u64, start: f64, end: f64) -> u64 {
-    assert!(
-        start < end && (end - start).is_finite(),
-        "random pool: cannot draw from {}..{}: the range must be finite with start below end",
-        start,
-        end
-    );
-    let mut t = xorshift64_next(s);
-    while start + (end - start) * xorshift64_drand(t) >= end {
-        t = xorshift64_next(t);
-    }
-    t
-}
-
-/// `g.drand_range(start, end)` of a generator in state `s`.
-///
-/// # Panics
-/// As [`xorshift64_after_drand_range`].
-#[device(crate = granule_core)]
-pub fn xorshift64_drand_range(s: u64, start: f64, end: f64) -> f64 {
-    let t = xorshift64_after_drand_range(s, start, end);
-    start + (end - start) * xorshift64_drand(t)
-}
-
-/// The state after `g.frand_range(start, end)` of a generator in state `s`.
-///
-/// # Panics
-/// As [`xorshift64_after_drand_range`].
-#[device(crate = granule_core)]
-pub fn xorshift64_after_frand_range(s: u64, start: f32, end: f32) -> u64 {
-    assert!(
-        start < end && (end - start).is_finite(),
-        "random pool: cannot draw from {}..{}: the range must be finite with start below end",
-        start,
-        end
-    );
-    let mut t = xorshift64_next(s);
-    while start + (end - start) * xorshift64_frand(t) >= end {
-        t = xorshift64_next(t);
-    }
-    t
-}
-
-/// `g.frand_range(start, end)` of a generator in state `s`.
-///
-/// # Panics
-/// As [`xorshift64_after_frand_range`].
-#[device(crate = granule_core)]
-pub fn xorshift64_frand_range(s: u64, start: f32, end: f32) -> f32 {
-    let t = xorshift64_after_frand_range(s, start, end);
-    start + (end - start) * xorshift64_frand(t)
-}
-
-/// The polar method's `u^2 + v^2` of the draws of states `a` and `b`
-/// (`u`, `v` uniform in [-1, 1)).
-#[device(crate = granule_core)]
-fn polar_radius2(a: u64, b: u64) -> f64 {
-    let u = 2.0 * xorshift64_drand(a) - 1.0;
-    let v = 2.0 * xorshift64_drand(b) - 1.0;
-    u * u + v * v
-}
-
-/// Whether the polar method rejects the pair of states `a`, `b`: its
-/// point lies outside the unit circle or is the origin. (Stated as the
-/// rejection, so that callers need no `!` on a `#[device]` call: the
-/// translator does not see the call's type and would write C++'s bitwise
-/// `~`, which is true for both `bool`s.)
-#[device(crate = granule_core)]
-fn polar_rejects(a: u64, b: u64) -> bool {
-    let r = polar_radius2(a, b);
-    !(r < 1.0 && r != 0.0)
-}
-
-/// The state after `g.normal()` of a generator in state `s`: two draws per
-/// try of the polar method, until a pair is kept.
-#[device(crate = granule_core)]
-pub fn xorshift64_after_normal(s: u64) -> u64 {
-    let mut a = xorshift64_next(s);
-    let mut b = xorshift64_next(a);
-    while polar_rejects(a, b) {
-        a = xorshift64_next(b);
-        b = xorshift64_next(a);
-    }
-    b
-}
-
-/// `g.normal()` of a generator in state `s`: a standard normal deviate
-/// (Marsaglia's polar method, the first of the pair kept).
-#[device(crate = granule_core)]
-pub fn xorshift64_normal(s: u64) -> f64 {
-    let mut a = xorshift64_next(s);
-    let mut b = xorshift64_next(a);
-    while polar_rejects(a, b) {
-        a = xorshift64_next(b);
-        b = xorshift64_next(a);
-    }
-    let u = 2.0 * xorshift64_drand(a) - 1.0;
-    let r = polar_radius2(a, b);
-    u * (-2.0 * r.ln() / r).sqrt()
+super::draws::device_draws! {
+    state: u64,
+    next: xorshift64_next,
+    bits: xorshift64_urand64,
+    drand: xorshift64_drand,
+    frand: xorshift64_frand,
+    after_urand64_range: xorshift64_after_urand64_range,
+    urand64_range: xorshift64_urand64_range,
+    after_urand_range: xorshift64_after_urand_range,
+    urand_range: xorshift64_urand_range,
+    after_drand_range: xorshift64_after_drand_range,
+    drand_range: xorshift64_drand_range,
+    after_frand_range: xorshift64_after_frand_range,
+    frand_range: xorshift64_frand_range,
+    polar_radius2: polar_radius2,
+    polar_rejects: polar_rejects,
+    after_normal: xorshift64_after_normal,
+    normal: xorshift64_normal,
 }

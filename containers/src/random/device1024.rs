@@ -161,174 +161,24 @@ pub fn xorshift1024_frand(g: XorShift1024State) -> f32 {
     unit_f32(xorshift1024_urand64(g))
 }
 
-/// The state after `gen.urand64_range(start, end)` of a generator in
-/// state `g`: the next draw at or above the rejection threshold.
-///
-/// # Panics
-/// If `start >= end` (a failed assertion on the device).
-#[device(crate = granule_core)]
-pub fn xorshift1024_after_urand64_range(
-    g: XorShift1024State,
-    start: u64,
-    end: u64,
-) -> XorShift1024State {
-    assert!(
-        start < end,
-        "random pool: cannot draw from {}..{}: the range is empty (start must be below end)",
-        start,
-        end
-    );
-    let threshold = reject_below(end - start);
-    let mut t = xorshift1024_next(g);
-    while xorshift1024_urand64(t) < threshold {
-        t = xorshift1024_next(t);
-    }
-    t
-}
-
-/// `gen.urand64_range(start, end)` of a generator in state `g`: uniform
-/// in `start..end`, without modulo bias.
-///
-/// # Panics
-/// As [`xorshift1024_after_urand64_range`].
-#[device(crate = granule_core)]
-pub fn xorshift1024_urand64_range(g: XorShift1024State, start: u64, end: u64) -> u64 {
-    let t = xorshift1024_after_urand64_range(g, start, end);
-    start + xorshift1024_urand64(t) % (end - start)
-}
-
-/// The state after `gen.urand_range(start, end)` of a generator in state
-/// `g`.
-///
-/// # Panics
-/// If `start >= end`.
-#[device(crate = granule_core)]
-pub fn xorshift1024_after_urand_range(
-    g: XorShift1024State,
-    start: u32,
-    end: u32,
-) -> XorShift1024State {
-    xorshift1024_after_urand64_range(g, start as u64, end as u64)
-}
-
-/// `gen.urand_range(start, end)` of a generator in state `g`.
-///
-/// # Panics
-/// If `start >= end`.
-#[device(crate = granule_core)]
-pub fn xorshift1024_urand_range(g: XorShift1024State, start: u32, end: u32) -> u32 {
-    let t = xorshift1024_after_urand64_range(g, start as u64, end as u64);
-    start + (xorshift1024_urand64(t) % ((end - start) as u64)) as u32
-}
-
-/// The state after `gen.drand_range(start, end)` of a generator in state
-/// `g`: the next draw whose `start + (end - start) * u` stays below `end`.
-///
-/// # Panics
-/// If the range is empty, reversed, NaN, or of a width that is not finite.
-#[device(crate = granule_core)]
-pub fn xorshift1024_after_drand_range(
-    g: XorShift1024State,
-    start: f64,
-    end: f64,
-) -> XorShift1024State {
-    assert!(
-        start < end && (end - start).is_finite(),
-        "random pool: cannot draw from {}..{}: the range must be finite with start below end",
-        start,
-        end
-    );
-    let mut t = xorshift1024_next(g);
-    while start + (end - start) * xorshift1024_drand(t) >= end {
-        t = xorshift1024_next(t);
-    }
-    t
-}
-
-/// `gen.drand_range(start, end)` of a generator in state `g`.
-///
-/// # Panics
-/// As [`xorshift1024_after_drand_range`].
-#[device(crate = granule_core)]
-pub fn xorshift1024_drand_range(g: XorShift1024State, start: f64, end: f64) -> f64 {
-    let t = xorshift1024_after_drand_range(g, start, end);
-    start + (end - start) * xorshift1024_drand(t)
-}
-
-/// The state after `gen.frand_range(start, end)` of a generator in state
-/// `g`.
-///
-/// # Panics
-/// As [`xorshift1024_after_drand_range`].
-#[device(crate = granule_core)]
-pub fn xorshift1024_after_frand_range(
-    g: XorShift1024State,
-    start: f32,
-    end: f32,
-) -> XorShift1024State {
-    assert!(
-        start < end && (end - start).is_finite(),
-        "random pool: cannot draw from {}..{}: the range must be finite with start below end",
-        start,
-        end
-    );
-    let mut t = xorshift1024_next(g);
-    while start + (end - start) * xorshift1024_frand(t) >= end {
-        t = xorshift1024_next(t);
-    }
-    t
-}
-
-/// `gen.frand_range(start, end)` of a generator in state `g`.
-///
-/// # Panics
-/// As [`xorshift1024_after_drand_range`].
-#[device(crate = granule_core)]
-pub fn xorshift1024_frand_range(g: XorShift1024State, start: f32, end: f32) -> f32 {
-    let t = xorshift1024_after_frand_range(g, start, end);
-    start + (end - start) * xorshift1024_frand(t)
-}
-
-/// The polar method's `u^2 + v^2` of the draws of states `a` and `b`.
-#[device(crate = granule_core)]
-fn polar_radius2_1024(a: XorShift1024State, b: XorShift1024State) -> f64 {
-    let u = 2.0 * xorshift1024_drand(a) - 1.0;
-    let v = 2.0 * xorshift1024_drand(b) - 1.0;
-    u * u + v * v
-}
-
-/// Whether the polar method rejects the pair of states `a`, `b`.
-#[device(crate = granule_core)]
-fn polar_rejects_1024(a: XorShift1024State, b: XorShift1024State) -> bool {
-    let r = polar_radius2_1024(a, b);
-    !(r < 1.0 && r != 0.0)
-}
-
-/// The state after `gen.normal()` of a generator in state `g`.
-#[device(crate = granule_core)]
-pub fn xorshift1024_after_normal(g: XorShift1024State) -> XorShift1024State {
-    let mut a = xorshift1024_next(g);
-    let mut b = xorshift1024_next(a);
-    while polar_rejects_1024(a, b) {
-        a = xorshift1024_next(b);
-        b = xorshift1024_next(a);
-    }
-    b
-}
-
-/// `gen.normal()` of a generator in state `g`: a standard normal deviate
-/// (Marsaglia's polar method, the first of the pair kept).
-#[device(crate = granule_core)]
-pub fn xorshift1024_normal(g: XorShift1024State) -> f64 {
-    let mut a = xorshift1024_next(g);
-    let mut b = xorshift1024_next(a);
-    while polar_rejects_1024(a, b) {
-        a = xorshift1024_next(b);
-        b = xorshift1024_next(a);
-    }
-    let u = 2.0 * xorshift1024_drand(a) - 1.0;
-    let r = polar_radius2_1024(a, b);
-    u * (-2.0 * r.ln() / r).sqrt()
+super::draws::device_draws! {
+    state: XorShift1024State,
+    next: xorshift1024_next,
+    bits: xorshift1024_urand64,
+    drand: xorshift1024_drand,
+    frand: xorshift1024_frand,
+    after_urand64_range: xorshift1024_after_urand64_range,
+    urand64_range: xorshift1024_urand64_range,
+    after_urand_range: xorshift1024_after_urand_range,
+    urand_range: xorshift1024_urand_range,
+    after_drand_range: xorshift1024_after_drand_range,
+    drand_range: xorshift1024_drand_range,
+    after_frand_range: xorshift1024_after_frand_range,
+    frand_range: xorshift1024_frand_range,
+    polar_radius2: polar_radius2_1024,
+    polar_rejects: polar_rejects_1024,
+    after_normal: xorshift1024_after_normal,
+    normal: xorshift1024_normal,
 }
 
 #[cfg(test)]

@@ -55,6 +55,7 @@ mod bits;
 mod block;
 pub mod device;
 pub mod device1024;
+mod draws;
 mod error;
 mod fill;
 mod pool;
