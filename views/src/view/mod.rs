@@ -161,6 +161,12 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
 
     /// A shared borrow of the whole View (a cheap [`ViewRef`]).
     pub fn view(&self) -> ViewRef<'_, S::Elem, R, L, S::Space> {
+        self.borrowed()
+    }
+
+    /// The whole View, shared borrowed, in any layout that describes its
+    /// mapping (its own, or LayoutStride, which describes every one).
+    fn borrowed<L2: Layout>(&self) -> ViewRef<'_, S::Elem, R, L2, S::Space> {
         // SAFETY: the pointer is valid for this mapping while `self` is
         // borrowed, and `&self` keeps writers away.
         let storage = unsafe {
@@ -186,17 +192,7 @@ impl<S: Storage, const R: usize, L: Layout> ViewBase<S, R, L> {
     /// assert_eq!(s[[1, 2]], 12);
     /// ```
     pub fn strided(&self) -> ViewRef<'_, S::Elem, R, LayoutStride, S::Space> {
-        // SAFETY: as in `view`: the pointer is valid for this mapping
-        // while `self` is borrowed, and `&self` keeps writers away;
-        // LayoutStride describes every mapping.
-        let storage = unsafe {
-            Borrowed::new(
-                self.storage.ptr(),
-                self.space().clone(),
-                Cow::Borrowed(self.label()),
-            )
-        };
-        ViewBase::from_raw(storage, self.map)
+        self.borrowed()
     }
 }
 
