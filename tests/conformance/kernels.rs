@@ -144,6 +144,12 @@ pub fn set_f64_one(_i: usize, a: &mut f64) {
     *a = 1.0;
 }
 
+/// Sums a borrowed part of a View (a subview, possibly empty).
+#[kernel(reduce)]
+pub fn sum_part(i: usize, x: &ViewRef<'_, f64, 1>, a: &mut f64) {
+    *a += x[i];
+}
+
 #[kernel(reduce)]
 pub fn sum_x(i: usize, x: &View1<f64>, a: &mut f64) {
     *a += x[i];
@@ -625,6 +631,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     min_max_of,
     set_f64_one,
     sum_x,
+    sum_part,
     count_up_down,
     index_mean,
     sum_max_count,
