@@ -47,10 +47,7 @@ pub fn scatter_example_scatter(
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> Result<()> {
-    let n = common::pow2_arg(&["-N"]).unwrap_or(1 << 18);
-    let bins: usize = common::arg_or(&["-bins"], 100);
-    assert!(bins > 0, "-bins must be positive");
-    let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
+    let (n, bins, nrepeat) = common::histogram_flags();
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
     let mut v = View1::zeros_on(&space, "values", n)?;
@@ -109,11 +106,7 @@ fn main() -> Result<()> {
         ("ScatterView", &scatter_counts, scatter_time),
     ] {
         let got = create_mirror_view_and_copy(counts)?.to_vec();
-        println!(
-            "  {name:<12} time( {} s ) rate( {} Gupdates/s )",
-            common::g(time),
-            common::g(1.0e-9 * (n * nrepeat) as f64 / time)
-        );
+        println!("  {name:<12} {}", common::update_rate(n * nrepeat, time));
         if let Some(b) = (0..bins).find(|&b| got[b] != expect[b]) {
             println!("  Error: {name} bin {b} holds {} != {}", got[b], expect[b]);
             failed = true;

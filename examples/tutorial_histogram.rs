@@ -41,10 +41,7 @@ pub fn histogram_count(i: usize, v: &View1<f64>, counts: &AtomicView<'_, u64, 1>
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> Result<()> {
-    let n = common::pow2_arg(&["-N"]).unwrap_or(1 << 18);
-    let bins: usize = common::arg_or(&["-bins"], 100);
-    assert!(bins > 0, "-bins must be positive");
-    let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
+    let (n, bins, nrepeat) = common::histogram_flags();
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
     let mut v = View1::zeros_on(&space, "values", n)?;
@@ -74,11 +71,10 @@ fn main() -> Result<()> {
     let got = create_mirror_view_and_copy(&counts)?.to_vec();
     let (lo, hi) = (got.iter().min(), got.iter().max());
     println!(
-        "  N( {n} ) bins( {bins} ) nrepeat ( {nrepeat} ) counts( min {} max {} ) time( {} s ) rate( {} Gupdates/s )",
+        "  N( {n} ) bins( {bins} ) nrepeat ( {nrepeat} ) counts( min {} max {} ) {}",
         lo.copied().unwrap_or(0),
         hi.copied().unwrap_or(0),
-        common::g(time),
-        common::g(1.0e-9 * (n * nrepeat) as f64 / time)
+        common::update_rate(n * nrepeat, time)
     );
     if got != expect {
         let first = (0..bins).find(|&b| got[b] != expect[b]).unwrap_or(0);

@@ -39,6 +39,26 @@ pub fn pow2_arg(names: &[&str]) -> Option<usize> {
     })
 }
 
+/// The histogram examples' flags: `-N e` elements = 2^e (default 2^18,
+/// small for the emulator), `-bins b` (default 100, positive) and
+/// `-nrepeat n` (default 10), as `(n, bins, nrepeat)`.
+pub fn histogram_flags() -> (usize, usize, usize) {
+    let n = pow2_arg(&["-N"]).unwrap_or(1 << 18);
+    let bins: usize = arg_or(&["-bins"], 100);
+    assert!(bins > 0, "-bins must be positive");
+    (n, bins, arg_or(&["-nrepeat"], 10))
+}
+
+/// The histogram examples' `time( t s ) rate( r Gupdates/s )` for
+/// `updates` increments in `time` seconds.
+pub fn update_rate(updates: usize, time: f64) -> String {
+    format!(
+        "time( {} s ) rate( {} Gupdates/s )",
+        g(time),
+        g(1.0e-9 * updates as f64 / time)
+    )
+}
+
 /// C's `%g`: six significant digits, trailing zeros dropped, scientific
 /// notation below 1e-4 or from 1e6.
 pub fn g(x: f64) -> String {

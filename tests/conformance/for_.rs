@@ -81,6 +81,36 @@ macro_rules! for_tests {
             assert_eq!(hist.to_vec(), vec![10_000; 10]);
         }
 
+        // `!` of a #[device] fn's bool is a logical not on every space
+        // (a bitwise one on a device would make both `!`s always true).
+        #[test]
+        fn for_not_of_device_fn_results() {
+            let s = space();
+            let n = 1000;
+            let mut next =
+                View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "next", n).unwrap();
+            let mut skipped =
+                View1::<u8, LayoutRight, _>::zeros_in(s.memory_space(), "skipped", n).unwrap();
+            let mut flipped =
+                View1::<u8, LayoutRight, _>::zeros_in(s.memory_space(), "flipped", n).unwrap();
+            parallel_for(
+                "not",
+                RangePolicy::new(&s, 0..n),
+                (&mut next, &mut skipped, &mut flipped),
+                not_of_device_results(),
+            );
+            let next = create_mirror_view_and_copy(&next).unwrap().to_vec();
+            let skipped = create_mirror_view_and_copy(&skipped).unwrap().to_vec();
+            let flipped = create_mirror_view_and_copy(&flipped).unwrap().to_vec();
+            for i in 0..n {
+                let want = (i..).find(|x| x % 10 == 3).unwrap();
+                assert_eq!(next[i], want as u64, "next[{i}]");
+                assert_eq!(skipped[i] as usize, want - i, "skipped[{i}]");
+                let flip = if i % 10 == 3 { 7 } else { !(i as u8) };
+                assert_eq!(flipped[i], flip, "flipped[{i}]");
+            }
+        }
+
         #[test]
         fn for_writes_strided_views() {
             let s = space();

@@ -39,6 +39,39 @@ pub fn index_plus_one(i: usize, c: &mut f64) {
     *c = i as f64 + 1.0;
 }
 
+/// Whether `x`'s last decimal digit is 3: a `#[device]` bool result,
+/// whose type the translator cannot see where it is called.
+#[device]
+pub fn ends_in_3(x: u64) -> bool {
+    x % 10 == 3
+}
+
+/// The low byte of `x`, a `#[device]` integer result.
+#[device]
+pub fn low_byte(x: usize) -> u8 {
+    x as u8
+}
+
+/// `!` on `#[device]` results: logical on the bool (in a loop condition
+/// and an `if`), bitwise on the byte. The loop is bounded so that a
+/// bitwise `!` of the bool (always true) gives a wrong count, not a hang.
+#[kernel]
+pub fn not_of_device_results(i: usize, next: &mut u64, skipped: &mut u8, flipped: &mut u8) {
+    let mut x = i as u64;
+    let mut steps = 0u8;
+    while !ends_in_3(x) && steps < 20 {
+        x += 1;
+        steps += 1;
+    }
+    *next = x;
+    *skipped = steps;
+    if !ends_in_3(i as u64) {
+        *flipped = !low_byte(i);
+    } else {
+        *flipped = 7;
+    }
+}
+
 // ----------------------------------------------------------- reduce.rs
 
 #[kernel(reduce)]
@@ -142,6 +175,12 @@ pub fn min_max_of(i: usize, x: &View1<f64>, a: &mut MinMaxScalar<f64>) {
 #[kernel(reduce)]
 pub fn set_f64_one(_i: usize, a: &mut f64) {
     *a = 1.0;
+}
+
+/// Sums a borrowed part of a View (a subview, possibly empty).
+#[kernel(reduce)]
+pub fn sum_part(i: usize, x: &ViewRef<'_, f64, 1>, a: &mut f64) {
+    *a += x[i];
 }
 
 #[kernel(reduce)]
@@ -603,6 +642,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     histogram10,
     set_u8,
     index_plus_one,
+    not_of_device_results,
     sum_index,
     times_two,
     min_shifted,
@@ -625,6 +665,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     min_max_of,
     set_f64_one,
     sum_x,
+    sum_part,
     count_up_down,
     index_mean,
     sum_max_count,

@@ -47,6 +47,8 @@ mod semantics;
 #[macro_use]
 mod dual_view;
 #[macro_use]
+mod empty_views;
+#[macro_use]
 mod unordered_map;
 #[macro_use]
 mod random;
@@ -92,6 +94,7 @@ macro_rules! conformance_suite {
             soundness_tests!();
             semantics_tests!();
             dual_view_tests!();
+            empty_view_tests!();
             unordered_map_tests!();
             random_tests!();
             scatter_tests!();

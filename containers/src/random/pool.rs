@@ -5,6 +5,8 @@ use super::bits::{
 };
 use super::range::{check_float, check_int};
 use super::RandomError;
+use std::fmt::Debug;
+use std::ops::{Add, Mul, Sub};
 use std::sync::Arc;
 
 /// What pools have in common: a label, a number of states, the key the
@@ -113,13 +115,7 @@ pub trait RandomGenerator {
     }
     /// [`frand_range`](Self::frand_range), with an error instead of a panic.
     fn try_frand_range(&mut self, start: f32, end: f32) -> Result<f32, RandomError> {
-        check_float(self.label(), start, end, f32::is_finite(end - start))?;
-        loop {
-            let v = start + (end - start) * self.frand();
-            if v < end {
-                return Ok(v);
-            }
-        }
+        uniform_in(self, start, end, (end - start).is_finite(), Self::frand)
     }
     /// A uniform f64 in [0, 1), a multiple of 2^-53.
     fn drand(&mut self) -> f64 {
@@ -136,13 +132,7 @@ pub trait RandomGenerator {
     }
     /// [`drand_range`](Self::drand_range), with an error instead of a panic.
     fn try_drand_range(&mut self, start: f64, end: f64) -> Result<f64, RandomError> {
-        check_float(self.label(), start, end, f64::is_finite(end - start))?;
-        loop {
-            let v = start + (end - start) * self.drand();
-            if v < end {
-                return Ok(v);
-            }
-        }
+        uniform_in(self, start, end, (end - start).is_finite(), Self::drand)
     }
     /// A standard normal deviate (Marsaglia's polar method, one of the
     /// pair kept, as Kokkos does). It calls `ln` and `sqrt`, so on a GPU
@@ -161,6 +151,29 @@ pub trait RandomGenerator {
     /// A normal deviate of mean `mean` and standard deviation `std_dev`.
     fn normal_with(&mut self, mean: f64, std_dev: f64) -> f64 {
         mean + std_dev * self.normal()
+    }
+}
+
+/// A uniform float in `[start, end)` from `unit`'s draws in [0, 1), after
+/// checking the range (`width_finite`: `end - start` is finite). A draw
+/// that rounds up to `end` is rejected, so `end` is never returned.
+fn uniform_in<G, T>(
+    g: &mut G,
+    start: T,
+    end: T,
+    width_finite: bool,
+    unit: fn(&mut G) -> T,
+) -> Result<T, RandomError>
+where
+    G: RandomGenerator + ?Sized,
+    T: Copy + Debug + PartialOrd + Add<Output = T> + Sub<Output = T> + Mul<Output = T>,
+{
+    check_float(g.label(), start, end, width_finite)?;
+    loop {
+        let v = start + (end - start) * unit(g);
+        if v < end {
+            return Ok(v);
+        }
     }
 }
 

@@ -293,11 +293,9 @@ where
     S: ExecutionSpace,
     S::MemorySpace: SpaceCopy<HostSpace>,
 {
-    let mut host = View::<T, 1>::zeros(label, total)?;
-    host.fill(Op::identity());
     let mut buf =
         View::<T, 1, LayoutRight, S::MemorySpace>::zeros_in(space.memory_space(), label, total)?;
-    granule_views::deep_copy(&mut buf, &host)?;
+    space::fill_through_host::<T, Op, _>(&mut buf)?;
     Ok(buf)
 }
 

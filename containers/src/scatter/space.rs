@@ -3,7 +3,9 @@
 
 use super::op::{ScatterOp, ScatterValue};
 use granule_views::storage::StorageMut;
-use granule_views::{HostSpace, Layout, LayoutRight, MemorySpace, View, ViewBase, ViewError};
+use granule_views::{
+    deep_copy, HostSpace, Layout, LayoutRight, MemorySpace, SpaceCopy, View, ViewBase, ViewError,
+};
 
 /// Memory spaces a [`ScatterView`](super::ScatterView) lives in:
 /// [`HostSpace`], and `CudaSpace` with the `cuda` feature.
@@ -60,6 +62,22 @@ impl ScatterSpace for HostSpace {
     }
 }
 
+/// Every element of `buf`, in any memory space, set to `Op`'s identity
+/// through one host View and one copy: what a new ScatterView's copies
+/// start from, and a reset of them in memory host threads cannot write.
+pub(super) fn fill_through_host<T, Op, M>(
+    buf: &mut View<T, 1, LayoutRight, M>,
+) -> Result<(), ViewError>
+where
+    T: ScatterValue,
+    Op: ScatterOp<T>,
+    M: SpaceCopy<HostSpace>,
+{
+    let mut host = View::<T, 1>::zeros(buf.label(), buf.size())?;
+    host.fill(Op::identity());
+    deep_copy(buf, &host)
+}
+
 /// The host combine: the last index fastest on both sides (`for_each_mut`
 /// order is the copies' LayoutRight order).
 fn combine<T, Op, S, const R: usize, L>(all: &[T], stride: usize, dst: &mut ViewBase<S, R, L>)
@@ -86,7 +104,6 @@ where
 mod cuda {
     use super::*;
     use granule_cuda::CudaSpace;
-    use granule_views::deep_copy;
 
     impl sealed::Sealed for CudaSpace {}
 
@@ -114,9 +131,7 @@ mod cuda {
         fn fill_identity<T: ScatterValue, Op: ScatterOp<T>>(
             buf: &mut View<T, 1, LayoutRight, Self>,
         ) -> Result<(), ViewError> {
-            let mut host = View::<T, 1>::zeros(buf.label(), buf.size())?;
-            host.fill(Op::identity());
-            deep_copy(buf, &host)
+            fill_through_host::<T, Op, Self>(buf)
         }
     }
 }

@@ -166,17 +166,7 @@ impl Cx {
             }
             (UnOp::Not(_), e) => {
                 let (t, elem) = self.value(e)?;
-                let op = if self.arith(&elem) == Arith::Bool {
-                    "!"
-                } else {
-                    "~"
-                };
-                let text = match self.infer.resolve(&elem) {
-                    // `~` promotes to `int`: cast back to the narrow type.
-                    Elem::Scalar(s) if s.is_narrow() => format!("(({})({op}{t}))", s.cpp()),
-                    _ => format!("({op}{t})"),
-                };
-                Ok((text, Ty::Elem(elem)))
+                Ok((self.not_text(&t, &elem), Ty::Elem(elem)))
             }
             (UnOp::Deref(_), e) => match self.expr(e)? {
                 (t, Ty::Out(elem)) => Ok((t, Ty::Elem(elem))),
@@ -186,6 +176,25 @@ impl Cx {
                 )),
             },
             _ => Err(unsupported(u, "this unary operator")),
+        }
+    }
+
+    /// Rust's `!t`: logical on a bool, bitwise on an integer. Where only
+    /// C++ sees the type (a `#[device]` function's result, a struct field,
+    /// a generic), the header's `not_` picks by type: `~` on a bool would
+    /// turn `true` (1) into -2, which is true again.
+    fn not_text(&self, t: &str, elem: &Elem) -> String {
+        match self.infer.resolve(elem) {
+            Elem::Scalar(Scalar::Bool) => format!("(!{t})"),
+            // `~` promotes to `int`: cast back to the narrow type.
+            Elem::Scalar(s) if s.is_narrow() => format!("(({})(~{t}))", s.cpp()),
+            Elem::Scalar(_) | Elem::Var(_) => format!("(~{t})"),
+            Elem::Generic(_)
+            | Elem::Deduced(_)
+            | Elem::Auto
+            | Elem::Acc(_)
+            | Elem::Tuple(_)
+            | Elem::Struct(_) => format!("granule::not_({t})"),
         }
     }
 

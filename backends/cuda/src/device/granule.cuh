@@ -329,6 +329,16 @@ template <class T> __device__ __forceinline__ T wneg(T a) {
     return (T)((W)0 - (W)a);
   }
 }
+// Rust's `!`, for an operand whose type the translator cannot see (a
+// #[device] function's result, a generic): logical on bool, bitwise on an
+// integer, cast back from the `int` that `~` promotes 8- and 16-bit types to.
+template <class T> __device__ __forceinline__ T not_(T a) {
+  if constexpr (Num<T>::bits == 1) {
+    return !a;
+  } else {
+    return (T)~a;
+  }
+}
 // C++ truncates toward zero like Rust, so only the panicking cases differ.
 template <class T> __device__ __forceinline__ void check_div(T a, T b) {
   if constexpr (!Num<T>::is_float) {

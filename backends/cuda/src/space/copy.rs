@@ -72,9 +72,14 @@ fn blocking(
     }
 }
 
-/// Host memory into the device, at device address `addr`.
+/// Host memory into the device, at device address `addr`. Moving no
+/// bytes (no elements, or elements of size 0) is done at once: the address
+/// of an empty device View lies in no allocation, so it is never located.
 fn upload<T: Pod>(space: &CudaSpace, addr: u64, src: &[T]) -> Result<(), String> {
     let bytes = as_bytes(src);
+    if bytes.is_empty() {
+        return Ok(());
+    }
     let mut at = space.locate(addr, bytes.len())?;
     let what = || {
         format!(
@@ -91,7 +96,8 @@ fn upload<T: Pod>(space: &CudaSpace, addr: u64, src: &[T]) -> Result<(), String>
 /// Device memory at `addr` into host memory.
 ///
 /// `addr` must be the address of `dst.len()` elements of a View of `T` in
-/// `space` (the `src` of the `SpaceCopy` calls that use it).
+/// `space` (the `src` of the `SpaceCopy` calls that use it). Moving no
+/// bytes is done at once, without locating `addr` (see [`upload`]).
 fn download<T: Pod>(space: &CudaSpace, addr: u64, dst: &mut [T]) -> Result<(), String> {
     // SAFETY: the device writes into `dst` only the bytes of the range at
     // `addr`, which is `dst.len()` whole elements of a View of `T` at an
@@ -116,6 +122,9 @@ fn download<T: Pod>(space: &CudaSpace, addr: u64, dst: &mut [T]) -> Result<(), S
     // kernel writes the source meanwhile, and nothing writes `dst` after
     // it returns.
     let bytes = unsafe { as_bytes_mut(dst) };
+    if bytes.is_empty() {
+        return Ok(());
+    }
     let at = space.locate(addr, bytes.len())?;
     let len = bytes.len();
     let what = || {
@@ -247,7 +256,7 @@ unsafe impl SpaceCopy<HostSpace> for CudaSpace {
         src: *const T,
         count: usize,
     ) -> Result<(), String> {
-        if count == 0 {
+        if byte_len::<T>(count) == 0 {
             return Ok(());
         }
         // SAFETY: the caller guarantees `src` is valid host memory for
@@ -267,7 +276,7 @@ unsafe impl SpaceCopy<HostSpace> for CudaSpace {
         src: *const T,
         src_map: &Mapping<R>,
     ) -> Result<(), String> {
-        if dst_map.size() == 0 {
+        if byte_len::<T>(dst_map.size()) == 0 {
             return Ok(());
         }
         let packing = Packing::new(dst_map);
@@ -294,7 +303,7 @@ unsafe impl SpaceCopy<CudaSpace> for HostSpace {
         src: *const T,
         count: usize,
     ) -> Result<(), String> {
-        if count == 0 {
+        if byte_len::<T>(count) == 0 {
             return Ok(());
         }
         // SAFETY: the caller guarantees `dst` is valid host memory for
@@ -313,7 +322,7 @@ unsafe impl SpaceCopy<CudaSpace> for HostSpace {
         src: *const T,
         src_map: &Mapping<R>,
     ) -> Result<(), String> {
-        if src_map.size() == 0 {
+        if byte_len::<T>(src_map.size()) == 0 {
             return Ok(());
         }
         let packing = Packing::new(src_map);
@@ -346,10 +355,12 @@ unsafe impl SpaceCopy<CudaSpace> for CudaSpace {
         count: usize,
     ) -> Result<(), String> {
         check_same_device(self, src_space)?;
-        if count == 0 {
+        let bytes = byte_len::<T>(count);
+        // No bytes to move (no elements, or elements of size 0): an empty
+        // View's address lies in no allocation, so it is not located.
+        if bytes == 0 {
             return Ok(());
         }
-        let bytes = byte_len::<T>(count);
         let mut to = self.locate(address(dst), bytes)?;
         let from = src_space.locate(address(src), bytes)?;
         self.device()
@@ -373,7 +384,7 @@ unsafe impl SpaceCopy<CudaSpace> for CudaSpace {
         src_map: &Mapping<R>,
     ) -> Result<(), String> {
         check_same_device(self, src_space)?;
-        if dst_map.size() == 0 {
+        if byte_len::<T>(dst_map.size()) == 0 {
             return Ok(());
         }
         let from = Packing::new(src_map);

@@ -126,7 +126,15 @@ impl CudaSpace {
 
     /// The allocation of this space holding `[addr, addr + bytes)`, as a
     /// buffer handle of the device, and the offset of `addr` in it.
+    ///
+    /// `bytes` must not be 0: an empty View (no elements, or elements of
+    /// size 0) has a dangling address that lies in no allocation, so the
+    /// callers treat a range of 0 bytes as done before locating it.
     pub(crate) fn locate(&self, addr: u64, bytes: usize) -> Result<Located, String> {
+        debug_assert!(
+            bytes > 0,
+            "locating 0 bytes at {addr:#x}: callers skip empty ranges"
+        );
         let live = self.live();
         let found = live.range(..=addr).next_back();
         match found {
