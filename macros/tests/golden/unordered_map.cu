@@ -2,7 +2,7 @@
 __device__ void count_keys(granule::usize i, granule::u32& what, granule::MapInserter<granule::u64, granule::u32> ins, granule::usize n) {
   const auto r = ins.insert_add(((granule::u64)((granule::rem(i, n)))), 1u);
   what = (r.success() ? 0u : (r.existing() ? 1u : 2u));
-  granule::check(((ins.find(((granule::u64)((granule::rem(i, n))))) == r.index()) || r.failed()), "<parsed string 22>:7:5: kernel `count_keys`: assertion failed: ins . find ((i % n) as u64) == r . index () || r . failed ()", 7u);
+  granule::check(((ins.find(((granule::u64)((granule::rem(i, n))))) == r.index()) || r.failed()), "<parsed string 23>:7:5: kernel `count_keys`: assertion failed: ins . find ((i % n) as u64) == r . index () || r . failed ()", 7u);
 }
 
 // lookup
