@@ -16,12 +16,13 @@
 //! The Cuda emulator's atomics and global-memory words per element of
 //! the inserts come from a test:
 //! `cargo test --features cuda --test container_counts -- --nocapture words_per_element`
-//! (tests/container_counts.rs; recorded in benches/results/).
+//! (tests/container_counts.rs; recorded in benches/results/); with
+//! `--features cuda` this bench prints them first.
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]
 
-use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use criterion::{black_box, criterion_group, BatchSize, Criterion, Throughput};
 use dashmap::DashMap;
 use granule::containers::UnorderedMap;
 use granule::prelude::*;
@@ -249,4 +250,20 @@ fn insert_and_find(c: &mut Criterion) {
 }
 
 criterion_group!(benches, insert_and_find);
-criterion_main!(benches);
+
+#[cfg(feature = "cuda")]
+#[allow(dead_code)]
+#[path = "../tests/container_counts.rs"]
+mod counts;
+
+fn main() {
+    // The emulator's counts of the same workload on Cuda, before the times.
+    #[cfg(feature = "cuda")]
+    counts::insert_counts();
+    #[cfg(not(feature = "cuda"))]
+    println!("emulator counts: run this bench with --features cuda to print them");
+    benches();
+    criterion::Criterion::default()
+        .configure_from_args()
+        .final_summary();
+}

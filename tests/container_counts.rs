@@ -5,7 +5,10 @@
 //! scaled to what the emulator runs in seconds (the same bins, the same
 //! load factor).
 //!
-//! `cargo test --features cuda --test container_counts -- --nocapture words_per_element`
+//! `cargo test --features cuda --test container_counts -- --nocapture words_per_element`,
+//! and `cargo bench --features cuda --bench scatter_view` (or
+//! `unordered_map`), which include this file and print the same lines
+//! before their timings.
 //!
 //! An emulator of its own counts, whatever `GRANULE_CUDA` says. Words are
 //! the emulator's footprint: distinct 4-byte words read plus written, the
@@ -91,8 +94,9 @@ fn keys() -> Vec<u64> {
         .collect()
 }
 
-#[test]
-fn scatter_view_histogram_words_per_element() {
+/// Runs the histogram on a counting emulator, checks it, prints its
+/// counts and returns (atomics, words) per element.
+pub fn histogram_counts() -> (EmuStats, f64, f64) {
     let data = values();
     let (counts, s) = counted(|c| {
         let x =
@@ -117,6 +121,12 @@ fn scatter_view_histogram_words_per_element() {
     data.iter().for_each(|&v| want[v as usize % BINS] += 1);
     assert_eq!(counts, want);
     let (atomics, words) = report("ScatterView histogram of u32 into 100 bins", &s, N);
+    (s, atomics, words)
+}
+
+#[test]
+fn scatter_view_histogram_words_per_element() {
+    let (s, atomics, words) = histogram_counts();
     // One load of the value and one atomic add per element; the bins are
     // 100 words among 2^20.
     assert_eq!(s.launches, 1);
@@ -124,8 +134,9 @@ fn scatter_view_histogram_words_per_element() {
     assert!((1.0..=1.001).contains(&words), "{words}");
 }
 
-#[test]
-fn unordered_map_insert_words_per_element() {
+/// Runs the inserts on a counting emulator, checks them, prints their
+/// counts and returns (atomics, words) per element.
+pub fn insert_counts() -> (EmuStats, f64, f64) {
     let keys = keys();
     let distinct = keys.iter().collect::<HashSet<_>>().len();
     let ((size, failed), s) = counted(|c| {
@@ -148,6 +159,12 @@ fn unordered_map_insert_words_per_element() {
         &s,
         N,
     );
+    (s, atomics, words)
+}
+
+#[test]
+fn unordered_map_insert_words_per_element() {
+    let (s, atomics, words) = insert_counts();
     // Per new key, four atomics (`unordered_map.cuh`): the compare-and-swap
     // that claims the slot, the value's atomic store (an exchange: later
     // `insert_add`s may add to it), the exchange that publishes the slot,
