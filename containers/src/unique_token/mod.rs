@@ -25,7 +25,9 @@
 //! use granule::containers::UniqueToken;
 //! use granule::prelude::*;
 //!
-//! let space = DefaultExecutionSpace::default();
+//! // Rows are host memory lent to closures: a host space (a `#[kernel]`
+//! // on Cuda uses the raw calls, below).
+//! let space = granule::Rayon::default();
 //! let bins = 4;
 //! let mut token = UniqueToken::new_on(&space)?;
 //! let mut partial = View2::<u64>::zeros("partial", [token.size(), bins])?;
