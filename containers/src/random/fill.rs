@@ -30,11 +30,18 @@ pub trait RandomValue: Pod + sealed::Sealed {
     /// The kernel drawing from `start..end` with the pool key `key`, or
     /// the range's error naming `label`.
     fn kernel(label: &str, key: u64, start: Self, end: Self) -> Result<Self::Kernel, RandomError>;
-    /// Elements `first..first + out.len()` of the fill of `start..end`
-    /// with key `key` (a range [`kernel`](Self::kernel) accepted), bit for
-    /// bit the kernel's: the host spaces' fill of a contiguous block.
+    /// Element `index` of the fill of `start..end` with key `key` (a
+    /// range [`kernel`](Self::kernel) accepted), bit for bit the kernel's.
     #[doc(hidden)]
-    fn fill_block(out: &mut [Self], key: u64, first: u64, start: Self, end: Self);
+    fn element(key: u64, index: u64, start: Self, end: Self) -> Self;
+    /// Elements `first..first + out.len()` of that fill: the host spaces'
+    /// fill of a contiguous block.
+    #[doc(hidden)]
+    fn fill_block(out: &mut [Self], key: u64, first: u64, start: Self, end: Self) {
+        for (j, y) in out.iter_mut().enumerate() {
+            *y = Self::element(key, first + j as u64, start, end);
+        }
+    }
 }
 
 mod sealed {
@@ -84,7 +91,7 @@ pub fn fill_i32(i: usize, y: &mut i32, key: u64, lo: i32, span: u64) {
 }
 
 macro_rules! float_value {
-    ($t:ty, $k:ident, $block:ident) => {
+    ($t:ty, $k:ident, $element:ident, $block:ident) => {
         impl sealed::Sealed for $t {}
         impl RandomValue for $t {
             type Kernel = $k<'static>;
@@ -96,6 +103,9 @@ macro_rules! float_value {
             ) -> Result<$k<'static>, RandomError> {
                 check_float(label, start, end, (end - start).is_finite())?;
                 Ok($k(key, start, end))
+            }
+            fn element(key: u64, index: u64, start: $t, end: $t) -> $t {
+                $element(key, index, start, end)
             }
             fn fill_block(out: &mut [$t], key: u64, first: u64, start: $t, end: $t) {
                 $block(out, key, first, start, end)
@@ -121,21 +131,18 @@ macro_rules! int_value {
                 let span = (end as i128 - start as i128) as u64;
                 Ok($k(key, start, span))
             }
-            fn fill_block(out: &mut [$t], key: u64, first: u64, start: $t, end: $t) {
-                // As the kernel: a 64-bit modulo per element, which no
-                // vector unit has, so a plain loop.
+            // A block is the plain loop over elements: a 64-bit modulo per
+            // element, which no vector unit has.
+            fn element(key: u64, index: u64, start: $t, end: $t) -> $t {
                 let span = (end as i128 - start as i128) as u64;
-                for (j, y) in out.iter_mut().enumerate() {
-                    let draw = fill_element_below(key, first + j as u64, span);
-                    *y = start.wrapping_add(draw as $t);
-                }
+                start.wrapping_add(fill_element_below(key, index, span) as $t)
             }
         }
     };
 }
 
-float_value!(f64, fill_f64, fill_block_f64);
-float_value!(f32, fill_f32, fill_block_f32);
+float_value!(f64, fill_f64, fill_element_f64, fill_block_f64);
+float_value!(f32, fill_f32, fill_element_f32, fill_block_f32);
 int_value!(u64, fill_u64);
 int_value!(i64, fill_i64);
 int_value!(u32, fill_u32);
@@ -233,83 +240,48 @@ pub trait FillRandomSpace<T: RandomValue>: ExecutionSpace {
         L: Layout;
 }
 
-/// The host spaces' fill: contiguous blocks of [`BLOCK`] elements, each a
-/// work item `run` hands out (a block's slice behind its own, never
-/// contended, lock: the work items own disjoint slices, in safe code), or
-/// element by element through `each` for a strided View.
-fn fill_on_host<T, St, L>(
-    view: &mut ViewBase<St, 1, L>,
-    draw: &Draw<T>,
-    run: impl FnOnce(usize, &(dyn Fn(usize) + Sync)),
-    each: impl FnOnce(&mut ViewBase<St, 1, L>, &(dyn Fn(usize) -> T + Sync)),
-) where
-    T: RandomValue,
-    St: StorageMut<Elem = T, Space = HostSpace>,
-    L: Layout,
-{
-    let Draw {
-        key, start, end, ..
-    } = *draw;
-    match view.as_slice_mut() {
-        Some(all) => {
-            let blocks: Vec<Mutex<&mut [T]>> = all.chunks_mut(BLOCK).map(Mutex::new).collect();
-            run(blocks.len(), &|b| {
-                let mut block = blocks[b].lock();
-                T::fill_block(&mut block, key, (b * BLOCK) as u64, start, end);
-            });
+/// The host spaces' fill (Serial and Rayon, the same code): a contiguous
+/// View in blocks of [`BLOCK`] elements, one work item each, handed out
+/// one at a time (work stealing on Rayon; Serial runs them in order). A
+/// block's slice sits behind its own, never contended, lock, so the work
+/// items own disjoint slices in safe code. A strided View is filled
+/// element by element.
+macro_rules! host_fill {
+    ($space:ty) => {
+        impl<T: RandomValue> FillRandomSpace<T> for $space {
+            fn fill<St, L>(&self, view: &mut ViewBase<St, 1, L>, draw: Draw<T>)
+            where
+                St: StorageMut<Elem = T, Space = HostSpace>,
+                L: Layout,
+            {
+                let Draw {
+                    key, start, end, ..
+                } = draw;
+                match view.as_slice_mut() {
+                    Some(all) => {
+                        let blocks: Vec<Mutex<&mut [T]>> =
+                            all.chunks_mut(BLOCK).map(Mutex::new).collect();
+                        let policy = RangePolicy::new(self, 0..blocks.len()).chunk_size(1);
+                        parallel_for(LABEL, policy, (), |b: usize, ()| {
+                            let mut block = blocks[b].lock();
+                            T::fill_block(&mut block, key, (b * BLOCK) as u64, start, end);
+                        });
+                    }
+                    None => {
+                        let policy = RangePolicy::new(self, 0..view.size());
+                        parallel_for(LABEL, policy, view, |i: usize, y: &mut T| {
+                            *y = T::element(key, i as u64, start, end)
+                        });
+                    }
+                }
+            }
         }
-        None => each(view, &|i| {
-            let mut one = [start];
-            T::fill_block(&mut one, key, i as u64, start, end);
-            one[0]
-        }),
-    }
+    };
 }
 
-impl<T: RandomValue> FillRandomSpace<T> for Serial {
-    fn fill<St, L>(&self, view: &mut ViewBase<St, 1, L>, draw: Draw<T>)
-    where
-        St: StorageMut<Elem = T, Space = HostSpace>,
-        L: Layout,
-    {
-        fill_on_host(
-            view,
-            &draw,
-            |n, f| parallel_for(LABEL, RangePolicy::new(self, 0..n), (), |b, ()| f(b)),
-            |view, at| {
-                let n = view.size();
-                parallel_for(LABEL, RangePolicy::new(self, 0..n), view, |i, y: &mut T| {
-                    *y = at(i)
-                })
-            },
-        );
-    }
-}
-
+host_fill!(Serial);
 #[cfg(feature = "rayon")]
-impl<T: RandomValue> FillRandomSpace<T> for granule_rayon::Rayon {
-    fn fill<St, L>(&self, view: &mut ViewBase<St, 1, L>, draw: Draw<T>)
-    where
-        St: StorageMut<Elem = T, Space = HostSpace>,
-        L: Layout,
-    {
-        fill_on_host(
-            view,
-            &draw,
-            // One block per work item, handed out by work stealing.
-            |n, f| {
-                let policy = RangePolicy::new(self, 0..n).chunk_size(1);
-                parallel_for(LABEL, policy, (), |b, ()| f(b))
-            },
-            |view, at| {
-                let n = view.size();
-                parallel_for(LABEL, RangePolicy::new(self, 0..n), view, |i, y: &mut T| {
-                    *y = at(i)
-                })
-            },
-        );
-    }
-}
+host_fill!(granule_rayon::Rayon);
 
 #[cfg(feature = "cuda")]
 impl<T: RandomValue> FillRandomSpace<T> for granule_cuda::Cuda
