@@ -264,7 +264,10 @@ impl<T: Pod, const R: usize, M: MemorySpace> Packed<T, R, M> {
         match self {
             Packed::OnSpace(buffer) if row_major(view) => deep_copy(view, buffer)?,
             Packed::Host(message) if row_major(view) => deep_copy(view, message)?,
-            Packed::OnSpace(buffer) => space.copy_elements(buffer.strided(), view),
+            Packed::OnSpace(buffer) => {
+                space.copy_elements(buffer.strided(), view);
+                space.fence();
+            }
             Packed::Host(message) => {
                 let mut buffer = View::<T, R, LayoutRight, M>::zeros_in(
                     space.memory_space(),
@@ -273,11 +276,10 @@ impl<T: Pod, const R: usize, M: MemorySpace> Packed<T, R, M> {
                 )?;
                 deep_copy(&mut buffer, message)?;
                 space.copy_elements(buffer.strided(), view);
+                // Before the uploaded buffer is dropped.
                 space.fence();
-                return Ok(());
             }
         }
-        space.fence();
         Ok(())
     }
 
