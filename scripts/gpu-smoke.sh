@@ -17,7 +17,7 @@
 #      cp <files_at>/gpu-smoke-result.md benches/results/$(date +%F)-gpu-smoke.md
 #      git add benches/results && git commit -m "GPU smoke run: ..."
 #
-# Groups (each under a time limit, all within 280 s):
+# Groups (each under a time limit, all within GPU_SMOKE_BUDGET seconds, 280 by default):
 #   nvrtc        NVRTC 12.9 compiles the hand-written and the golden kernels to
 #                PTX and CUBIN there (nvrtc_toolchain, translated; the suite's
 #                every-kernel compile is CPU work, over a minute, and runs here)
@@ -29,25 +29,31 @@
 #                (asynchrony)
 #   conformance  the conformance suite's Cuda instance, minus the tests whose
 #                kernels panic on purpose
+#   algorithms   the algorithms suite's Cuda instance (scan, compaction,
+#                reductions, sorts)
+#   bench        cuda_patterns (scan, reduce, d2d copy, exclusive_scan,
+#                copy_if and radix sort at 2^24 and 2^28), short
+#   peers        PyTorch's cumsum/sum/copy, masked_select/nonzero and sort
+#                on the same card (not pass/fail)
 #   panics       those tests, one after another: a device panic loses the
 #                space's CUDA context, so they must not share it with others
-#                (the semantics test's panicking points run 2 per type there)
-#   bench        cuda_patterns (scan, reduce, d2d copy at 2^24 and 2^28), short
-#   peers        PyTorch's cumsum/sum/copy on the same card (not pass/fail)
+#                (the semantics test's panicking points run 2 per type there);
+#                last, since a trap can leave the device slow to recover
 # GRANULE_CUDA=gpu puts the Cuda spaces on GPU 0; GRANULE_REQUIRE_GPU=1 and
 # CI=true make a missing driver or NVRTC a failure, never a skip.
 set -uo pipefail
 
-TESTS=(conformance dispatch asynchrony nvrtc_toolchain translated fidelity gpu)
+TESTS=(conformance dispatch asynchrony nvrtc_toolchain translated fidelity gpu algorithms)
 BENCH=cuda_patterns
 G=target/gpu
-BUDGET=280
+BUDGET=${GPU_SMOKE_BUDGET:-280}
 
 pack() {
   set -e
   cd "$(dirname "$0")/.."
   ../shared/tools/gpu-pack "${TESTS[@]}" --bench "$BENCH"
   cp scripts/gpu-smoke.sh "$G/gpu-smoke.sh"
+  cp scripts/gpu-peers-algorithms.py "$G/peers-algorithms.py"
   local dirty=""
   git diff --quiet HEAD -- . ':!target' || dirty=" (with uncommitted changes)"
   echo "$(git rev-parse --short HEAD)$dirty" > "$G/commit"
@@ -156,15 +162,23 @@ run() {
   group dispatch 40 dispatch
   group async 30 asynchrony
   group conformance 90 conformance cuda:: "${skips[@]}"
+  group algorithms 90 algorithms cuda::
+  group bench 90 "$BENCH" --bench --warm-up-time 1 --measurement-time 2 --noplot
+  peers peers.py peers.txt
+  peers peers-algorithms.py peers-algorithms.txt
   group panics 60 conformance "${panics[@]}" --test-threads=1
-  group bench 50 "$BENCH" --bench --warm-up-time 1 --measurement-time 2 --noplot
-  if [ -f "$G/peers.py" ] && [ $((BUDGET - (SECONDS - START))) -gt 20 ]; then
-    echo "== peers (PyTorch on the same GPU)"
-    timeout -k 5 $((BUDGET - (SECONDS - START))) python3 "$G/peers.py" | tee "$OUT/peers.txt" || true
-  fi
   summary "$device" > "$OUT/gpu-smoke-result.md"
   cat "$OUT/gpu-smoke-result.md"
   return $FAILED
+}
+
+# peers SCRIPT LOG: PyTorch's figures on the same card (not pass/fail),
+# while at least 20 s of the budget are left.
+peers() {
+  local left=$((BUDGET - (SECONDS - START)))
+  [ -f "$G/$1" ] && [ "$left" -gt 20 ] || return 0
+  echo "== peers: $1 (PyTorch on the same GPU)"
+  timeout -k 5 "$left" python3 "$G/$1" | tee "$OUT/$2" || true
 }
 
 summary() {
@@ -186,12 +200,52 @@ summary() {
   echo
   echo "## peers (PyTorch on the same card, median ms and GB/s)"
   echo '```'
-  cat "$OUT/peers.txt" 2>/dev/null || echo "(not run)"
+  cat "$OUT/peers.txt" "$OUT/peers-algorithms.txt" 2>/dev/null || echo "(not run)"
   echo '```'
+}
+
+# One test in its own process: a device fault (a trap) poisons every CUDA
+# context of its process on a real GPU, new ones included, so a test that
+# faults on purpose fails every test that shares its process.
+one_test() {
+  local exe=$1 pkg=$2 name=$3 log
+  log="$OUT/isolated/$(basename "$exe" | sed 's/-[0-9a-f]*$//')__${name//[^A-Za-z0-9_]/_}.log"
+  if (cd "$pkg" && timeout -k 5 120 "$OLDPWD/$G/bin/$exe" --exact "$name" --test-threads=1) >"$log" 2>&1; then
+    echo "PASS $name"; rm -f "$log"
+  else
+    echo "FAIL $name"
+  fi
+}
+
+# Every Cuda test of every packed test binary, each in its own process,
+# 12 at a time: which tests fail on the GPU for a reason of their own.
+isolated() {
+  OUT=${OUT:-/tmp/gpu-out}
+  mkdir -p "$OUT/isolated"
+  exec > >(tee "$OUT/isolated.log") 2>&1
+  echo "== device (driver): $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  echo "== commit: $(cat "$G/commit" 2>/dev/null || echo unknown)"
+  link_libraries
+  link_build_root
+  export CI=true RUST_BACKTRACE=1 GRANULE_REQUIRE_GPU=1 GRANULE_CUDA=gpu
+  export -f one_test
+  export G OUT
+  local t
+  for t in "${TESTS[@]}"; do
+    local found exe pkg
+    found=$(packed "$t")
+    exe=${found%% *} pkg=${found#* }
+    (cd "$pkg" && "$OLDPWD/$G/bin/$exe" --list --format terse 2>/dev/null) | sed -n 's/: test$//p' |
+      { if [ "$pkg" = . ]; then grep -E '^(cuda|semantics)::'; else cat; fi; } |
+      xargs -P 12 -I{} bash -c 'one_test "$@"' _ "$exe" "$pkg" {} > "$OUT/isolated-$t.txt"
+    echo "== $t: $(grep -c ^PASS "$OUT/isolated-$t.txt") passed, $(grep -c ^FAIL "$OUT/isolated-$t.txt") failed"
+    grep ^FAIL "$OUT/isolated-$t.txt" | sort
+  done
 }
 
 case "${1:-pack}" in
   pack) pack ;;
   run) run ;;
-  *) echo "usage: $0 [pack|run]" >&2; exit 2 ;;
+  isolated) isolated ;;
+  *) echo "usage: $0 [pack|run|isolated]" >&2; exit 2 ;;
 esac

@@ -457,6 +457,25 @@ mod tests {
         assert_eq!(error_lines("k.cu", log), vec![12, 40]);
     }
 
+    /// The shim defines CUDA's keywords (`__noinline__`, `__shared__`,
+    /// ...) as macros, and system headers may spell attributes with those
+    /// names (libstdc++ 13's `__attribute__((__noinline__))`, which broke
+    /// the emulator under g++ 13): no system header may follow them.
+    #[test]
+    fn system_headers_come_before_the_shims_macros() {
+        let first_define = SHIM.find("#define").unwrap();
+        assert!(
+            !SHIM[first_define..].contains("#include"),
+            "shim.h includes after its macros"
+        );
+        let include = "#include \"shim.h\"";
+        let after = RUNTIME.find(include).unwrap() + include.len();
+        assert!(
+            !RUNTIME[after..].contains("#include"),
+            "runtime.cpp includes after shim.h"
+        );
+    }
+
     #[test]
     fn program_names_are_file_names() {
         assert_eq!(program_name("scan i32 \"x\""), "scan_i32__x_.cu");

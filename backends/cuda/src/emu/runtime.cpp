@@ -3,9 +3,9 @@
 // module next to the instrumented translation unit. README.md in this
 // folder describes the design; launch.rs mirrors `Params`.
 
-#define GRANULE_EMU_RUNTIME 1
-#include "shim.h"
-
+// The system headers come first: the shim defines CUDA's keywords as
+// macros, and libstdc++ 13 spells an attribute `__noinline__`, which the
+// shim's macro of that name would break.
 #include <atomic>
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -23,6 +23,9 @@
 #if !defined(__x86_64__)
 #include <ucontext.h>
 #endif
+
+#define GRANULE_EMU_RUNTIME 1
+#include "shim.h"
 
 // Defined by shim.h in the translation unit's half of the module.
 extern "C" void* granule_emu_dyn_smem();
