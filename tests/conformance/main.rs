@@ -145,11 +145,12 @@ conformance_suite!(rayon3, granule::Rayon, crate::rayon_space(3), host_only);
 
 /// The Cuda space the suite runs on: the CPU emulator, or what
 /// `GRANULE_CUDA` names (a GPU run sets `GRANULE_CUDA=gpu`). One per
-/// process, so each kernel is compiled once, until a device panic loses a
-/// GPU space's context (the emulator's survives): then the suite takes a
-/// fresh space, as a program would. The tests whose kernels panic use a
-/// space of their own (`cuda_space_of_its_own`); on a GPU they also run
-/// apart from the others (`scripts/gpu-smoke.sh`).
+/// process, so each kernel is compiled once. A device panic leaves the
+/// space usable (a failing GPU thread stops without a trap); should a
+/// real fault lose a GPU context, the suite takes a fresh space, though
+/// on an H100 such a fault ended every context of the process. The tests
+/// whose kernels panic use a space of their own (`cuda_space_of_its_own`),
+/// so their report reaches only them.
 #[cfg(feature = "cuda")]
 fn cuda_space() -> granule::Cuda {
     use std::sync::Mutex;

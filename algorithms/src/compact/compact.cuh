@@ -90,7 +90,7 @@ __device__ void compact(granule::u64 n, granule::u64 smem, bool partition, bool 
   __shared__ u32 rows[I * COMPACT_WARPS];  // kept per (row, warp), then their exclusive offsets
   __shared__ u64 before_s;
   for (;;) {
-    GRANULE_LOOP_TICK();
+    GRANULE_WAIT_TICK();
     __syncthreads();  // the previous tile's readers of tile_s, rows, before_s and stage are done
     if (t == 0u) tile_s = atomicAdd(tiles, 1u);
     __syncthreads();

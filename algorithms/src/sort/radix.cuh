@@ -136,7 +136,7 @@ template <class W> struct DigitStates {
       GRANULE_LOOP_TICK();
       W w = ((volatile W*)status)[tt * 256ull + digit];
       while ((w >> SHIFT) == (W)granule::TILE_PENDING) {
-        GRANULE_LOOP_TICK();
+        GRANULE_WAIT_TICK();
         w = ((volatile W*)status)[tt * 256ull + digit];
       }
       sum += (granule::u64)(w & VALUE);
@@ -201,7 +201,7 @@ __device__ void radix_pass(granule::u64 n, granule::u32 shift, granule::u32 row,
   K kk[RADIX_ITEMS];
   V vv[RADIX_ITEMS];
   for (;;) {
-    GRANULE_LOOP_TICK();
+    GRANULE_WAIT_TICK();
     __syncthreads();  // the previous tile's readers of the tables and the tile are done
     if (t == 0u) tile_s = atomicAdd(tiles, 1u);
     if (t < 256u) {

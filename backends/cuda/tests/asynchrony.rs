@@ -271,18 +271,9 @@ fn a_fault_is_reported_at_the_next_synchronization_naming_its_dispatch() {
     );
     let text = e.to_string();
     assert!(text.contains("2 = \"short\""), "{text}");
-    let again = s.try_fence();
-    if s.device().name() == "emulator" {
-        // Reported once; the emulator goes on.
-        again.unwrap();
-    } else {
-        // A GPU lost the space's context, and says why.
-        let lost = again.unwrap_err().to_string();
-        assert!(
-            lost.contains("context was lost") && lost.contains("out of bounds"),
-            "{lost}"
-        );
-    }
+    // Reported once; the device goes on (a GPU too: the failing thread
+    // stopped without a trap, so the context is intact).
+    s.try_fence().unwrap();
 }
 
 #[test]
@@ -315,15 +306,11 @@ fn a_reduction_reports_the_failure_of_a_dispatch_before_it() {
         msg.contains("parallel dispatch \"oob\"") && msg.contains("out of bounds"),
         "{msg}"
     );
-    if s.device().name() == "emulator" {
-        // A GPU may learn of the fault earlier, when the reduction asks
-        // for its workspace in the lost context; the report is the same.
-        assert!(msg.contains("[reported at the result of \"sum\"]"), "{msg}");
-        assert!(
-            msg.contains("the 1 launch issued after it did not run"),
-            "{msg}"
-        );
-    }
+    assert!(msg.contains("[reported at the result of \"sum\"]"), "{msg}");
+    assert!(
+        msg.contains("the 1 launch issued after it did not run"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -475,19 +475,9 @@ fn a_failed_assertion_gives_its_formatted_message() {
         "{msg}"
     );
     assert!(msg.contains("fidelity.rs:"), "{msg}");
-    // After a device panic the emulator goes on; a GPU has lost the
-    // space's context, says why on every later use, and a new space works.
-    let after = s.device().synchronize();
-    if s.device().name() == "emulator" {
-        after.unwrap();
-    } else {
-        let e = after.unwrap_err();
-        assert!(matches!(e, DeviceError::Unavailable { .. }), "{e}");
-        let text = e.to_string();
-        assert!(text.contains("context was lost"), "{text}");
-        assert!(text.contains("i=9 half=0.5 left 0"), "{text}");
-        space().device().synchronize().unwrap();
-    }
+    // After a device panic the device goes on, on a GPU too (the failing
+    // thread stops without a trap).
+    s.device().synchronize().unwrap();
 }
 
 #[test]

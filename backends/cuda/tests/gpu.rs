@@ -120,16 +120,30 @@ fn launches_are_queued_in_stream_order() {
 }
 
 /// The report of a fault comes at the next synchronization and names the
-/// launch, from the progress word the stream writes; the context is lost
-/// after it (a device of its own: `gpu` makes a new one).
+/// launch, from the record's copy of the progress word; the launch after
+/// it does nothing, and the device goes on.
 #[test]
 fn a_fault_among_queued_launches_is_traced_to_its_launch() {
     let Some(dev) = gpu("a_fault_among_queued_launches_is_traced_to_its_launch") else {
         return;
     };
-    let after = a_fault_among_queued_launches(&dev).unwrap_err();
-    assert!(matches!(after, DeviceError::Unavailable { .. }), "{after}");
-    assert!(after.to_string().contains("out of bounds"), "{after}");
+    a_fault_among_queued_launches(&dev).unwrap();
+}
+
+/// A device panic stops only its own threads: another device of the same
+/// process still runs after it (on an H100 a trap ended every context of
+/// the process, new ones included).
+#[test]
+fn a_fault_leaves_the_other_devices_working() {
+    let (Some(a), Some(b)) = (
+        gpu("a_fault_leaves_the_other_devices_working"),
+        gpu("a_fault_leaves_the_other_devices_working"),
+    ) else {
+        return;
+    };
+    a_fault_among_queued_launches(&a).unwrap();
+    chained_axpys(&b, 10_000, 3);
+    chained_axpys(&GpuDevice::new(0).unwrap(), 10_000, 3);
 }
 
 #[test]

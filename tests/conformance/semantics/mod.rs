@@ -17,8 +17,8 @@
 //! - A point whose expected outcome is a panic runs alone and must panic
 //!   on the space too (a device failure, reported as the dispatch's
 //!   panic); up to [`PANICS_PER_CAUSE`] points per operation and panic
-//!   message run (`semantic_panics_of_*`, apart from the values, since a
-//!   failure ends a GPU's context), the others are counted.
+//!   message run (`semantic_panics_of_*`, apart from the values), the
+//!   others are counted.
 //! - Floats compare bit for bit, except where Rust leaves the bits open:
 //!   the payload and sign of a NaN that arithmetic makes (`float` ops), and
 //!   the sign of a zero that `min`/`max`/`clamp` return from zeros of both
@@ -46,9 +46,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Panicking points run per operation and distinct panic message.
 pub const PANICS_PER_CAUSE: usize = 2;
-
-/// Panicking points run per type on a GPU, where each loses the context.
-pub const GPU_PANICS: usize = 2;
 
 /// What the two result words of a point must be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -404,27 +401,15 @@ pub fn check_values<T: Copy + std::fmt::Debug>(
     );
 }
 
-/// Whether the space's device loses its context with a failure: a GPU
-/// (`GRANULE_CUDA` set to anything but `emulator`), where each panicking
-/// point costs a new context and a recompile.
-fn loses_context(space: &str) -> bool {
-    space == "Cuda" && std::env::var("GRANULE_CUDA").is_ok_and(|v| v != "emulator")
-}
-
 /// Runs the sampled panicking points of a type alone, each of which must
-/// panic on the space too (on a GPU, only the first [`GPU_PANICS`]).
+/// panic on the space too.
 pub fn check_panics<T: Copy + std::fmt::Debug>(
     p: &Probes<T>,
     space: &str,
     run: impl Fn(&[Point<T>]) -> (Vec<u64>, Vec<u64>),
 ) {
     let plan = plan(p, space == "Cuda");
-    let budget = if loses_context(space) {
-        GPU_PANICS
-    } else {
-        usize::MAX
-    };
-    let run_here: Vec<&(Point<T>, String)> = plan.panics.iter().take(budget).collect();
+    let run_here: Vec<&(Point<T>, String)> = plan.panics.iter().collect();
     let quiet_ones: Vec<String> = run_here
         .iter()
         .filter(|(pt, _)| {

@@ -397,7 +397,7 @@ impl DriverInstance {
         body.push_str(d.call);
         let name = self.entry();
         let text = format!(
-            "extern \"C\" __global__ void {name}({}) {{\n{body}\n}}\n\
+            "extern \"C\" __global__ void {name}({}) {{\n  GRANULE_ENTRY_CHECK();\n{body}\n}}\n\
              extern \"C\" {{ __device__ granule::ParamTable<decltype({name})> {}; }}\n",
             decls.join(", "),
             super::params_symbol(&name)

@@ -214,7 +214,7 @@ pub(super) fn entry_point(inst: &Instance) -> Result<(String, String), CodegenEr
     let name = inst.entry();
     let body = drv.body.replace("{call}", &call);
     let text = format!(
-        "extern \"C\" __global__ void {name}({}) {{\n  {body}\n}}\n\
+        "extern \"C\" __global__ void {name}({}) {{\n  GRANULE_ENTRY_CHECK();\n  {body}\n}}\n\
          extern \"C\" {{ __device__ granule::ParamTable<decltype({name})> {}; }}\n",
         decl.join(", "),
         params_symbol(&name)

@@ -20,8 +20,8 @@
 //   count_ones, round, ..) compute what core's definitions compute;
 //   transcendental functions are CUDA's, within documented bounds;
 // - View indexing is bounds-checked: the first failure is recorded in the
-//   ErrorRecord `granule_error_at` points to and the thread traps; so are
-//   failed assertions.
+//   ErrorRecord `granule_error_at` points to and the thread stops (see
+//   stop_thread); so are failed assertions.
 
 // GRANULE_LOOP_TICK(): the first statement of the body of every loop whose
 // trip count is not a compile-time constant, in this header and in every
@@ -32,6 +32,32 @@
 // bounded by a constant (a rank, sizeof(T), the lanes of a warp) need none.
 #ifndef GRANULE_LOOP_TICK
 #define GRANULE_LOOP_TICK() ((void)0)
+#endif
+
+// GRANULE_WAIT_TICK(): the first statement of every loop of this header
+// that waits for other threads (a look-back, a tile counter, a busy map
+// slot). A failing thread stops (stop_thread) instead of trapping, so on
+// a GPU the threads waiting for it must see the failure and stop too, or
+// they would wait forever: the tick reads the device's failure word. The
+// emulator ends the whole launch at the failure, so there it is the loop
+// tick.
+#ifdef GRANULE_EMULATOR
+#define GRANULE_WAIT_TICK() GRANULE_LOOP_TICK()
+#else
+#define GRANULE_WAIT_TICK() ::granule::stop_if_failed()
+#endif
+
+// GRANULE_ENTRY_CHECK(): the first statement of every entry point. On a
+// GPU a launch queued after a failure does nothing: the failed launch's
+// outputs are incomplete, and a driver's later launch may index by them.
+// The emulator runs no launch after a failure at all.
+#ifdef GRANULE_EMULATOR
+#define GRANULE_ENTRY_CHECK() ((void)0)
+#else
+#define GRANULE_ENTRY_CHECK() \
+  do {                          \
+    if (::granule::failure_claimed()) return; \
+  } while (0)
 #endif
 
 namespace granule {
@@ -172,41 +198,82 @@ template <class... P> struct ParamTable<void(P...)> {
 }  // namespace granule
 
 // Named without mangling so the host can find them (cuModuleGetGlobal,
-// dlsym). `granule_error` is this module's record and its claim word;
-// failures are written where `granule_error_at` points: to `granule_error`
-// on the emulator, to a record in mapped pinned host memory on a GPU (the
-// device sets the pointer when it loads the module), which the host can
-// read after the trap has made the context unusable.
+// dlsym). Failures are written where `granule_error_at` points: to
+// `granule_error` on the emulator, to a record in mapped pinned host
+// memory on a GPU (the device sets the pointer when it loads the module),
+// which the host reads after a synchronization. The first failing thread
+// claims the word `granule_failed_at` points to: this module's
+// `granule_error.code` on the emulator, one word of device memory per
+// device on a GPU, which every kernel of that device reads before it
+// starts (a launch after a failure does nothing) and which its waiting
+// loops watch; the host clears it once it has read the record.
 extern "C" {
 __device__ granule::ErrorRecord granule_error;
 __device__ granule::ErrorRecord* granule_error_at = &granule_error;
+__device__ granule::u32* granule_failed_at = &granule_error.code;
 }
 
 namespace granule {
 
-// The first failing thread of the launch claims the record (it gets the
-// record, with the code set) and must fill it, then call publish_and_trap.
-// Every later one gets null after waiting, for a bounded time (about 0.1 s
-// on a GPU), until the record is complete: on a GPU its trap would
-// otherwise end the kernel while the first thread is still writing. The
-// claim is this module's own word, in device memory, so no atomic goes
-// to host memory; a trap ends the module's context, so it is never
-// claimed twice there (the emulator clears it with the record).
+// Ends the calling thread after a failure. On a GPU a trap would end the
+// launch, but it is a sticky error: on an H100 (driver 580) it made every
+// CUDA context of the process unusable, new ones included. So the thread
+// exits instead (PTX `exit`; a barrier that only exited threads hold up
+// is released, and warp collectives wait for the lanes that have not
+// exited), the threads that wait for it stop at their next
+// GRANULE_WAIT_TICK, later launches of the device do nothing, and the host
+// reports the record at the next synchronization with the device still
+// usable. The emulator ends the whole launch, as before.
+[[noreturn]] __device__ __forceinline__ void stop_thread() {
+#ifdef GRANULE_EMULATOR
+  __trap();
+#else
+  asm volatile("exit;" ::: "memory");
+  __builtin_unreachable();
+#endif
+}
+// Whether a thread of this device has failed since the host last read the
+// record (a volatile read: the word is written by other blocks).
+__device__ __forceinline__ bool failure_claimed() { return *(volatile u32*)granule_failed_at != 0u; }
+__device__ __forceinline__ void stop_if_failed() {
+  if (failure_claimed()) stop_thread();
+}
+
+#ifndef GRANULE_EMULATOR
+// On a GPU the record sits at the start of a mapped allocation that goes
+// on with the stream's progress word (the number of the last launch that
+// completed) and the word the first failure copies it into, which tells
+// the host which launch failed (gpu/record.rs mirrors the layout).
+struct RecordTail {
+  u32 progress;
+  u32 failed_after;
+};
+#endif
+
+// The first failing thread of the device claims the record (it gets the
+// record, with the code set) and must fill it, then call publish_and_stop.
+// Every later one gets null after waiting, for a bounded time (about 0.1
+// s on a GPU), until the record is complete. The claim word is in device
+// memory (see granule_failed_at), so no atomic goes to host memory.
 __device__ __noinline__ ErrorRecord* claim_record(u32 code) {
   ErrorRecord* r = granule_error_at;
-  if (atomicCAS(&granule_error.code, 0u, code) == 0u) {
+  if (atomicCAS(granule_failed_at, 0u, code) == 0u) {
     r->code = code;
+#ifndef GRANULE_EMULATOR
+    volatile RecordTail* tail = (volatile RecordTail*)(r + 1);
+    tail->failed_after = tail->progress;
+#endif
     return r;
   }
   const volatile u32* flags = &r->flags;
   for (u32 k = 0; k < (1u << 16) && (*flags & RECORD_COMPLETE) == 0u; ++k) __nanosleep(1024);
   return nullptr;
 }
-__device__ __noinline__ void publish_and_trap(ErrorRecord* r) {
+__device__ __noinline__ void publish_and_stop(ErrorRecord* r) {
   __threadfence_system();
   *(volatile u32*)&r->flags |= RECORD_COMPLETE;
   __threadfence_system();
-  __trap();
+  stop_thread();
 }
 // Copies `message` into the record's text, cut (and marked) at its size.
 __device__ __noinline__ void record_text(ErrorRecord* r, const char* message) {
@@ -225,9 +292,9 @@ __device__ __noinline__ void fail(u32 code, u32 view, u64 rank, u64 index, u64 e
     r->rank = rank;
     r->index = index;
     r->extent = extent;
-    publish_and_trap(r);
+    publish_and_stop(r);
   }
-  __trap();
+  stop_thread();
 }
 
 // A failed `assert!`/`assert_eq!`/`assert_ne!`: the first failure of the
@@ -237,9 +304,9 @@ __device__ __noinline__ void assert_fail(const char* message, u32 line) {
   if (ErrorRecord* r = claim_record(5u)) {
     r->rank = line;
     record_text(r, message);
-    publish_and_trap(r);
+    publish_and_stop(r);
   }
-  __trap();
+  stop_thread();
 }
 __device__ __forceinline__ void check(bool ok, const char* message, u32 line) {
   if (!ok) assert_fail(message, line);
@@ -283,9 +350,9 @@ __device__ __noinline__ void assert_fail(const char* message, u32 line, u32 n, A
     r->nargs = n < 6u ? n : 6u;
     r->rank = line;
     record_text(r, message);
-    publish_and_trap(r);
+    publish_and_stop(r);
   }
-  __trap();
+  stop_thread();
 }
 
 // ---------------------------------------------------------- integer ops
@@ -324,6 +391,17 @@ template <class T> __device__ __forceinline__ T wmul(T a, T b) {
 template <class T> __device__ __forceinline__ T wneg(T a) {
   if constexpr (Num<T>::is_float) {
     return from_bits(a, bits_of(a) ^ sign_bit(a));
+#ifndef GRANULE_EMULATOR
+  } else if constexpr (Num<T>::is_signed && Num<T>::bits == 16) {
+    // NVVM turns the negation into `neg.s16`, and on an H100 (NVRTC
+    // 12.9, driver 580) a widening of its result lost the sign of
+    // -(-32768): `x.wrapping_neg() as i64` gave +32768. The negation is
+    // done in 32 bits instead, where NVVM cannot narrow it, and bfe
+    // sign-extends its low 16 bits, so the value is already i16's.
+    i32 w = (i32)0 - (i32)a;
+    asm("bfe.s32 %0, %0, 0, 16;" : "+r"(w));
+    return (T)w;
+#endif
   } else {
     typedef typename Num<T>::Wide W;
     return (T)((W)0 - (W)a);
@@ -2129,7 +2207,7 @@ template <class Op, class T> __device__ T lookback_nearest(const TileStates<T>& 
     T v = Op::identity();
     u32 s = TILE_PENDING;
     while (true) {
-      GRANULE_LOOP_TICK();
+      GRANULE_WAIT_TICK();
       if (here && s == TILE_PENDING) s = st.read(at, v);
       if (__ballot_sync(0xffffffffu, here && s == TILE_PENDING) == 0u) break;
     }
@@ -2168,7 +2246,7 @@ template <class Op, class T> __device__ T window_prefix(const TileStates<T>& st,
     T v = Op::identity();
     u32 s = TILE_PENDING;
     while (true) {
-      GRANULE_LOOP_TICK();
+      GRANULE_WAIT_TICK();
       // Lane 31 keeps watching for the window's P while others are pending.
       if (s == TILE_PENDING || (lane == 31u && s == TILE_AGGREGATE)) s = st.read(win * 32ull + lane, v);
       const bool has_p = __ballot_sync(0xffffffffu, lane == 31u && s == TILE_INCLUSIVE) != 0u;
@@ -2204,7 +2282,7 @@ template <class Op, class T> __device__ T lookback_fixed(const TileStates<T>& st
   u32 s = TILE_PENDING;
   const bool earlier = lane < j;
   while (true) {
-    GRANULE_LOOP_TICK();
+    GRANULE_WAIT_TICK();
     if (earlier && s == TILE_PENDING) s = st.read(w * 32ull + lane, a);
     if (__ballot_sync(0xffffffffu, earlier && s == TILE_PENDING) == 0u) break;
   }
@@ -2248,7 +2326,7 @@ __device__ void drive_scan(u64 begin, u64 end, u64* status, T* values, u32* tile
   __shared__ u32 tile_s;
   __shared__ T prefix_s;
   for (;;) {
-    GRANULE_LOOP_TICK();
+    GRANULE_WAIT_TICK();
     __syncthreads();  // the previous tile's readers of tile_s, prefix_s and slots are done
     if (t == 0u) tile_s = atomicAdd(tiles, 1u);
     __syncthreads();

@@ -5,10 +5,10 @@
 //! Where the record lives differs: the emulator reads each module's own
 //! `granule_error`; a GPU gives every module it loads the device address
 //! of one record in mapped pinned host memory (through the module's
-//! `granule_error_at`), because after the trap that ends a failed kernel
-//! the context can no longer copy anything out of device memory. The
-//! message is therefore copied into the record's `text` by the device, not
-//! read through the `message` pointer.
+//! `granule_error_at`), which the host reads as plain memory after a
+//! synchronization, without a copy out of device memory (which a lost
+//! context could not make). The message is therefore copied into the
+//! record's `text` by the device, not read through the `message` pointer.
 
 use crate::device_api::Fault;
 

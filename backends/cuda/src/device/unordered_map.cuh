@@ -43,9 +43,9 @@ __device__ __noinline__ void map_slot_empty(u32 view, u64 index, u64 capacity) {
     r->view = view;
     r->index = index;
     r->extent = capacity;
-    publish_and_trap(r);
+    publish_and_stop(r);
   }
-  __trap();
+  stop_thread();
 }
 
 // A map the kernel reads: nothing inserts while it runs.
@@ -63,7 +63,7 @@ template <class K, class V> struct UnorderedMap {
   __device__ __forceinline__ u32 published(usize i) const {
     u32 s = atomic_load(states.data + i);
     while (s == MAP_BUSY) {
-      GRANULE_LOOP_TICK();
+      GRANULE_WAIT_TICK();
       __nanosleep(32);
       s = atomic_load(states.data + i);
     }

@@ -28,9 +28,10 @@
 //! default 48 KiB once, when a launch needs it).
 //!
 //! A failing kernel's record is read from mapped pinned host memory, so a
-//! device assertion gives the emulator's message; the trap that follows
-//! loses the device's context for good (see `record.rs`), which every
-//! later operation reports.
+//! device assertion gives the emulator's message. The failing thread
+//! exits without a trap, and the device goes on after the report (see
+//! `record.rs`); a real fault (a sticky error) loses the context for
+//! good, which every later operation reports.
 
 mod module;
 mod record;
@@ -566,11 +567,16 @@ unsafe impl Device for GpuDevice {
         let cubin = self.cubin(source, mode, label)?;
         let entries: Vec<String> = unit.entries().to_vec();
         self.bind(label)?;
-        let loaded = GpuModule::load(&self.ctx, &cubin, &entries, self.record.device_address())
-            .map_err(|reason| DeviceError::Load {
-                label: label.into(),
-                reason,
-            })?;
+        let loaded = GpuModule::load(
+            &self.ctx,
+            &cubin,
+            &entries,
+            (self.record.device_address(), self.record.failure_address()),
+        )
+        .map_err(|reason| DeviceError::Load {
+            label: label.into(),
+            reason,
+        })?;
         let module = Module::new(label, &entries, Arc::new(loaded));
         self.modules.lock().insert(key, module.clone());
         Ok(module)

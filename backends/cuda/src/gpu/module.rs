@@ -52,13 +52,14 @@ impl Drop for GpuModule {
 
 impl GpuModule {
     /// Loads `cubin` into the (current) context `ctx`, points its
-    /// `granule_error_at` at `record` (a device address of the context),
-    /// and reads every entry's table and attributes. `Err` is the reason.
+    /// `granule_error_at` at `record` and its `granule_failed_at` at
+    /// `failed` (device addresses of the context), and reads every entry's
+    /// table and attributes. `Err` is the reason.
     pub(super) fn load(
         ctx: &Arc<CudaContext>,
         cubin: &[u8],
         entries: &[String],
-        record: u64,
+        (record, failed): (u64, u64),
     ) -> Result<GpuModule, String> {
         // SAFETY: `cubin` is a complete CUBIN image from NVRTC (or the
         // cache NVRTC filled), alive for the call; the driver copies it.
@@ -69,7 +70,8 @@ impl GpuModule {
             module,
             functions: HashMap::new(),
         };
-        m.set_record(record)?;
+        m.set_pointer("granule_error_at", record)?;
+        m.set_pointer("granule_failed_at", failed)?;
         for entry in entries {
             let f = m
                 .function(entry)
@@ -87,18 +89,18 @@ impl GpuModule {
             .map_err(|e| format!("no global `{name}`: {}", describe(e)))
     }
 
-    /// Stores the record's address in the module's `granule_error_at`.
-    fn set_record(&self, record: u64) -> Result<(), String> {
-        let (at, bytes) = self.global("granule_error_at")?;
+    /// Stores the device address `value` in the module's pointer `name`.
+    fn set_pointer(&self, name: &str, value: u64) -> Result<(), String> {
+        let (at, bytes) = self.global(name)?;
         if bytes != 8 {
-            return Err(format!("`granule_error_at` has {bytes} bytes, not 8"));
+            return Err(format!("`{name}` has {bytes} bytes, not 8"));
         }
         // SAFETY: `at` is the module's 8-byte global (checked above) in the
         // current context; the copy is synchronous and reads the 8 bytes
-        // of `record`, alive for the call.
-        unsafe { sys::cuMemcpyHtoD_v2(at, (&raw const record).cast::<c_void>(), 8) }
+        // of `value`, alive for the call.
+        unsafe { sys::cuMemcpyHtoD_v2(at, (&raw const value).cast::<c_void>(), 8) }
             .result()
-            .map_err(|e| format!("setting `granule_error_at`: {}", describe(e)))
+            .map_err(|e| format!("setting `{name}`: {}", describe(e)))
     }
 
     fn function(&self, entry: &str) -> Result<GpuFunction, String> {

@@ -1,51 +1,61 @@
-//! The GPU's error record and progress word, and what a lost context
-//! means.
+//! The GPU's error record, progress word and failure word, and what a
+//! lost context means.
 //!
-//! A failing kernel writes its record (see [`crate::device::ErrorRecord`])
-//! and then traps. A trap is a sticky error: the driver fails every later
-//! call in the context with it, copies from device memory included. So the
-//! record lives in mapped pinned host memory, which the device writes
-//! through the bus and the host reads as plain memory after the failed
-//! synchronization; every module the device loads gets its device address
-//! in `granule_error_at`.
+//! A failing thread claims the device's failure word (device memory,
+//! `granule_failed_at` in every module), writes its record (see
+//! [`crate::device::ErrorRecord`]) and exits (`granule.cuh`'s
+//! `stop_thread`); the threads waiting for it stop at their next wait
+//! tick, and every launch queued after it reads the word and does
+//! nothing. The record lives in mapped pinned host memory, which the
+//! device writes through the bus and the host reads as plain memory after
+//! a synchronization; every module the device loads gets its device
+//! address in `granule_error_at`. The host then clears the record and the
+//! word, and the device goes on.
 //!
-//! Beside it is the progress word: after each launch the stream writes the
-//! launch's number there (`stream.rs`), so after a failed synchronization
-//! it names the last launch that completed, and the next one is the launch
-//! that failed.
+//! Beside the record is the progress word: after each launch the stream
+//! writes the launch's number there (`stream.rs`). The first failing
+//! thread copies it into `failed_after`, so the launch after that number
+//! is the one that failed.
 //!
-//! The context cannot be repaired: its allocations (which Views still
-//! name) died with it. [`GpuDevice`](super::GpuDevice) therefore owns a
-//! context of its own, not the device's primary context, and after a
-//! sticky error refuses every operation with the cause; other devices,
-//! and new ones for the same GPU, have contexts of their own and are
-//! unaffected.
+//! A failing thread does not trap because a trap is a sticky error, and
+//! on an H100 (driver 580, 2026-11-26) one trap made every CUDA context
+//! of the process unusable, new ones included. A sticky error can still
+//! come from a kernel granule did not write, or from a broken invariant
+//! of a driver: then the context is lost with its allocations, and
+//! [`GpuDevice`](super::GpuDevice) refuses every operation with the cause.
 
 use crate::device::ErrorRecord;
 use cudarc::driver::sys::{self, cudaError_enum};
 use cudarc::driver::{result, DriverError};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// What the mapped allocation holds.
+/// What the mapped allocation holds (`granule.cuh`'s `RecordTail`
+/// follows the record there).
 #[repr(C)]
 struct Mapped {
     record: ErrorRecord,
     /// The low 32 bits of the number of the last launch the stream
     /// completed, written by the stream (`cuStreamWriteValue32`).
     progress: u32,
+    /// `progress` when the first failing thread claimed the record.
+    failed_after: u32,
 }
 
-/// The error record and the progress word in mapped pinned host memory,
-/// freed with their context (their owner frees them while the context is
-/// current).
+/// The error record, the progress word and `failed_after` in mapped
+/// pinned host memory, and the failure word in device memory; freed with
+/// their context (their owner frees them while the context is current).
 pub(super) struct HostRecord {
     host: *mut Mapped,
     device: u64,
+    /// The device's failure word (4 bytes of device memory): 0, or the
+    /// code of the failure the record holds.
+    failed: u64,
 }
 
-// SAFETY: the record is plain memory, which the device reads and clears
-// only while no kernel runs (after a failed synchronization), under its
-// queue lock; the progress word is accessed atomically.
+// SAFETY: the record is plain memory, which the device reads whole and
+// clears only while no kernel runs (after a synchronization), under its
+// queue lock; otherwise the host reads its code, the progress word and
+// `failed_after` atomically.
 unsafe impl Send for HostRecord {}
 // SAFETY: as above.
 unsafe impl Sync for HostRecord {}
@@ -63,6 +73,7 @@ impl HostRecord {
         let empty = Mapped {
             record: ErrorRecord::EMPTY,
             progress: 0,
+            failed_after: 0,
         };
         // SAFETY: `host` holds `bytes` page-aligned bytes, just allocated.
         unsafe { host.write(empty) };
@@ -75,7 +86,48 @@ impl HostRecord {
             let _ = unsafe { result::free_host(host.cast()) };
             return Err(e);
         }
-        Ok(HostRecord { host, device })
+        match failure_word() {
+            Ok(failed) => Ok(HostRecord {
+                host,
+                device,
+                failed,
+            }),
+            Err(e) => {
+                // SAFETY: allocated above by cuMemHostAlloc, freed once.
+                let _ = unsafe { result::free_host(host.cast()) };
+                Err(e)
+            }
+        }
+    }
+
+    /// The address of the device's failure word, for `granule_failed_at`.
+    pub(super) fn failure_address(&self) -> u64 {
+        self.failed
+    }
+
+    /// The code of the failure a kernel recorded since the last `take`
+    /// (0: none). A kernel may be writing it: read after the progress
+    /// word, it is nonzero if a launch the word counts as complete failed
+    /// (the failing thread writes it and fences before its launch ends).
+    pub(super) fn code(&self) -> u32 {
+        // SAFETY: `host` is live until `free` (which takes `&mut self`),
+        // and the word is 4-byte aligned at the start of a `repr(C)`
+        // struct; the device writes it whole.
+        unsafe { AtomicU32::from_ptr(&raw mut (*self.host).record.code) }.load(Ordering::Acquire)
+    }
+
+    /// `progress` when the recorded failure was claimed.
+    pub(super) fn failed_after(&self) -> u32 {
+        // SAFETY: as in `code`, for the `failed_after` word.
+        unsafe { AtomicU32::from_ptr(&raw mut (*self.host).failed_after) }.load(Ordering::Acquire)
+    }
+
+    /// Queues the clearing of the failure word on `stream`, after every
+    /// launch before it, so the launches after it run again.
+    pub(super) fn clear_failure(&self, stream: sys::CUstream) -> Result<(), DriverError> {
+        // SAFETY: the word is 4 bytes of device memory of this (current)
+        // context, alive until `free`, which waits for the stream first.
+        unsafe { sys::cuMemsetD32Async(self.failed, 0, 1, stream) }.result()
     }
 
     /// The address kernels write the record at.
@@ -108,21 +160,31 @@ impl HostRecord {
         self.progress_word().store(value, Ordering::Release);
     }
 
-    /// Reads the record and clears it.
+    /// Reads the record and clears it (and `failed_after`).
     ///
     /// # Safety
-    /// No kernel of the context is running (a synchronization failed with
-    /// a sticky error): nothing writes the record meanwhile; `free` was not
+    /// No kernel of the context is running (after a synchronization, or a
+    /// failed one): nothing writes the record meanwhile; `free` was not
     /// called.
     pub(super) unsafe fn take(&self) -> ErrorRecord {
         // SAFETY: `host` is live until `free` and, per the contract, the
         // record is not written concurrently.
-        unsafe { ErrorRecord::take(&raw mut (*self.host).record) }
+        unsafe {
+            (*self.host).failed_after = 0;
+            ErrorRecord::take(&raw mut (*self.host).record)
+        }
     }
 
     /// Releases the memory (once; later calls do nothing), for the
     /// owner's drop; the context must be current and its stream idle.
     pub(super) fn free(&mut self) {
+        let failed = std::mem::replace(&mut self.failed, 0);
+        if failed != 0 {
+            // SAFETY: allocated by cuMemAlloc in `failure_word` and zeroed
+            // above, so freed once; a lost context may refuse, which leaves
+            // the memory to the context's destruction.
+            let _ = unsafe { result::free_sync(failed) };
+        }
         let host = std::mem::replace(&mut self.host, std::ptr::null_mut());
         if !host.is_null() {
             // SAFETY: allocated by cuMemHostAlloc in `new` and nulled above,
@@ -131,6 +193,20 @@ impl HostRecord {
             let _ = unsafe { result::free_host(host.cast()) };
         }
     }
+}
+
+/// A zeroed 4-byte failure word in the current context's device memory.
+fn failure_word() -> Result<u64, DriverError> {
+    // SAFETY: a context is current (HostRecord::new's contract); the word
+    // is owned by the HostRecord that holds it, which frees it.
+    let failed = unsafe { result::malloc_sync(4) }?;
+    // SAFETY: `failed` is the 4-byte allocation just made.
+    if let Err(e) = unsafe { sys::cuMemsetD32_v2(failed, 0, 1) }.result() {
+        // SAFETY: allocated above, freed once.
+        let _ = unsafe { result::free_sync(failed) };
+        return Err(e);
+    }
+    Ok(failed)
 }
 
 /// Whether the driver keeps `e` for the rest of the context's life (the
@@ -157,8 +233,8 @@ pub(super) fn lost_reason(cause: &str) -> String {
     format!(
         "its CUDA context was lost: {cause}. The driver fails every later call in that \
          context, and the context's allocations are gone, so this device refuses every \
-         operation. Other Cuda spaces own their own contexts and still work: create a new \
-         one (Cuda::new, GpuDevice::new) to go on"
+         operation. On an H100 such a fault also ended every other CUDA context of the \
+         process, new ones included: restart the process to use the GPU again"
     )
 }
 
@@ -186,6 +262,6 @@ mod tests {
     fn the_lost_reason_names_the_cause_and_the_way_on() {
         let r = lost_reason("kernel `k` failed: boom");
         assert!(r.contains("kernel `k` failed: boom"), "{r}");
-        assert!(r.contains("create a new one"), "{r}");
+        assert!(r.contains("restart the process"), "{r}");
     }
 }

@@ -6,14 +6,15 @@
 //! device are queued there too, and waited for (see [`Device`]'s "Stream
 //! order"). After each launch the stream writes the launch's number into
 //! the progress word (`cuStreamWriteValue32`, in mapped pinned memory,
-//! beside the error record). A kernel that traps stops the stream: the
-//! driver runs nothing after it in the lost context. So when a
-//! synchronization fails, the progress word holds the number of the last
-//! launch that completed, the launch after it is the one that failed, its
-//! error record (written before the trap) says why, and the launches
-//! queued since the last wait give its label and entry. A driver without
-//! stream writes makes each launch wait for itself instead, which traces
-//! the failure the same way.
+//! beside the error record). A failing thread copies that word into the
+//! record's `failed_after` and stops; the launches after it do nothing.
+//! So after a synchronization, a record names the failure, the launch
+//! after `failed_after` is the one that failed, and the launches queued
+//! since the last wait give its label and entry. A driver without stream
+//! writes makes each launch wait for itself instead, so the last launch
+//! is the one. A kernel that faults (a sticky error) stops the stream
+//! and loses the context: then the failed synchronization is traced by
+//! the progress word alone.
 //!
 //! [`Device`]: crate::device_api::Device
 
@@ -155,9 +156,14 @@ impl GpuDevice {
     }
 
     /// Forgets the launches the progress word shows complete, so the list
-    /// stays short between synchronizations.
+    /// stays short between synchronizations; but none once a failure is
+    /// recorded, since a failed launch completes too and the report needs
+    /// its label.
     fn trim(&self, q: &mut Queue) {
         let progress = self.record.progress();
+        if self.record.code() != 0 {
+            return;
+        }
         while q
             .in_flight
             .front()
@@ -184,11 +190,45 @@ impl GpuDevice {
         });
         match synced {
             Ok(()) => {
+                if self.record.code() != 0 {
+                    self.recorded(q);
+                }
                 q.in_flight.clear();
                 // Nothing runs: the host may set the word for what follows.
                 self.record.set_progress(q.issued as u32);
             }
             Err(e) => self.observe(q, e),
+        }
+    }
+
+    /// After a synchronization, holds the failure a kernel recorded: the
+    /// launch after the record's `failed_after` failed, and the launches
+    /// after it did nothing. Clears the record and the failure word, so
+    /// the device goes on.
+    fn recorded(&self, q: &mut Queue) {
+        let failed_after = self.record.failed_after();
+        // SAFETY: the stream is idle after the synchronization: no kernel
+        // writes the record.
+        let record = unsafe { self.record.take() };
+        let in_flight = std::mem::take(&mut q.in_flight);
+        let failed = if self.marks.load(Ordering::Relaxed) {
+            in_flight
+                .iter()
+                .position(|l| !completed(failed_after, l.id))
+        } else {
+            in_flight.len().checked_sub(1)
+        };
+        let culprit = failed.map(|k| &in_flight[k]);
+        let (error, _) = fault_error(culprit, &record);
+        let after = failed.map_or(0, |k| (in_flight.len() - k - 1) as u64);
+        q.pending = Some(Pending::new(culprit.map(|l| l.id), error, after));
+        // Stream-ordered before every later launch, which then runs again.
+        // Left set, it would make every later launch do nothing.
+        if let Err(e) = self.record.clear_failure(self.stream.cu_stream()) {
+            self.lose(format!(
+                "clearing the failure word failed with {}",
+                describe(e)
+            ));
         }
     }
 
@@ -268,20 +308,10 @@ fn launch_error(
     record: &ErrorRecord,
     e: DriverError,
 ) -> (DeviceError, String) {
-    let (label, entry) = culprit.map_or(("the stream", ""), |l| (&l.label, &l.entry));
-    let (label, entry) = (label.to_string(), entry.to_string());
     if record.code != 0 {
-        let fault = record.fault();
-        let cause = format!("kernel `{label}` ({entry}) failed: {fault}");
-        return (
-            DeviceError::Fault {
-                label,
-                entry,
-                fault,
-            },
-            cause,
-        );
+        return fault_error(culprit, record);
     }
+    let (label, entry) = names(culprit);
     let mut reason = describe(e);
     let cause = format!("kernel `{label}` ({entry}) failed with {reason}");
     if is_sticky(e) {
@@ -295,6 +325,28 @@ fn launch_error(
             label,
             entry,
             reason,
+        },
+        cause,
+    )
+}
+
+/// The label and entry of `culprit`, or the stream's when none is known.
+fn names(culprit: Option<&InFlight>) -> (String, String) {
+    let (label, entry) = culprit.map_or(("the stream", ""), |l| (&l.label, &l.entry));
+    (label.to_string(), entry.to_string())
+}
+
+/// The failure `record` (a nonzero code) reports for `culprit`, and the
+/// cause a lost context would name.
+fn fault_error(culprit: Option<&InFlight>, record: &ErrorRecord) -> (DeviceError, String) {
+    let (label, entry) = names(culprit);
+    let fault = record.fault();
+    let cause = format!("kernel `{label}` ({entry}) failed: {fault}");
+    (
+        DeviceError::Fault {
+            label,
+            entry,
+            fault,
         },
         cause,
     )

@@ -347,17 +347,18 @@ pub fn chained_axpys<D: Device + ?Sized>(dev: &D, n: usize, count: usize) {
 }
 
 /// Queues a good launch, one that reads past its View, and a good one
-/// again, with no wait: all are accepted, and the synchronization after
-/// them reports the bad one by its number, counting the one after it.
-/// Returns what the next synchronization says (the emulator goes on; a
-/// GPU's context is lost).
+/// into another buffer, with no wait: all are accepted, and the
+/// synchronization after them reports the bad one by its number,
+/// counting the one after it, which wrote nothing. The device goes on:
+/// the next launch runs. Returns what the next synchronization says.
 pub fn a_fault_among_queued_launches<D: Device + ?Sized>(dev: &D) -> Result<(), DeviceError> {
     let module = axpy_module(dev);
     let n = 64;
     let (xb, yb) = (upload(dev, &vec![1.0f64; n]), upload(dev, &vec![0.0f64; n]));
+    let zb = upload(dev, &vec![0.0f64; n]);
     queue_axpy(dev, &module, (&yb, &xb), n, n);
     let bad = queue_axpy(dev, &module, (&yb, &xb), n, n + 1);
-    queue_axpy(dev, &module, (&yb, &xb), n, n);
+    queue_axpy(dev, &module, (&zb, &xb), n, n);
     let e = dev.synchronize().unwrap_err();
     assert!(
         matches!(&e, DeviceError::Queued { launch, skipped: 1, .. } if *launch == bad),
@@ -371,8 +372,20 @@ pub fn a_fault_among_queued_launches<D: Device + ?Sized>(dev: &D) -> Result<(), 
         ),
         "{e}"
     );
+    assert_eq!(
+        download::<f64, _>(dev, &zb, n),
+        vec![0.0; n],
+        "the launch after ran"
+    );
+    queue_axpy(dev, &module, (&zb, &xb), n, n);
+    assert_eq!(
+        download::<f64, _>(dev, &zb, n),
+        vec![2.0; n],
+        "the device stopped"
+    );
     let after = dev.synchronize();
-    // A lost context refuses the frees too; the buffers went with it.
-    let _ = (dev.free(xb), dev.free(yb));
+    dev.free(xb)?;
+    dev.free(yb)?;
+    dev.free(zb)?;
     after
 }
