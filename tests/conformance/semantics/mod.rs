@@ -551,9 +551,13 @@ macro_rules! semantics_tests {
             #[test]
             fn $panics() {
                 let probes = &crate::semantics::$m::PROBES;
-                // Each panicking point on a space of its own: its failure
-                // is reported at its own readback, never at another test's.
-                let run = semantics_tests!(@run $m::$k, own_space());
+                // The panicking points on a space of their own, one after
+                // another: each failure is reported at its own readback,
+                // never at another test's, and the space goes on (a new
+                // space per point cost a GPU context each, over 2 minutes
+                // for a type on an H100).
+                let own = own_space();
+                let run = semantics_tests!(@run $m::$k, own.clone());
                 crate::semantics::check_panics(probes, space().name(), run);
             }
         )*
