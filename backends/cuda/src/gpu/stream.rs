@@ -224,11 +224,15 @@ impl GpuDevice {
         q.pending = Some(Pending::new(culprit.map(|l| l.id), error, after));
         // Stream-ordered before every later launch, which then runs again.
         // Left set, it would make every later launch do nothing.
-        if let Err(e) = self.record.clear_failure(self.stream.cu_stream()) {
-            self.lose(format!(
-                "clearing the failure word failed with {}",
-                describe(e)
-            ));
+        match self.record.clear_failure(self.stream.cu_stream()) {
+            // Queued: the next wait (a drop's included) waits for it.
+            Ok(()) => q.queued(),
+            Err(e) => {
+                self.lose(format!(
+                    "clearing the failure word failed with {}",
+                    describe(e)
+                ));
+            }
         }
     }
 
