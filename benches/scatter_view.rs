@@ -7,7 +7,8 @@
 //! sequential count. Two more ScatterView variants: the ScatterView as the
 //! dispatch's written argument (each work item gets the handle, which the
 //! dispatch finds once per chunk), and one `access()` per chunk of values
-//! written by hand. And one without a ScatterView: a local histogram per
+//! written by hand, and both again through the fixed-extent handle
+//! (`ScatterAccess::fixed`). And one without a ScatterView: a local histogram per
 //! chunk, added to the atomic View per bin.
 //!
 //! `cargo bench --bench scatter_view` (add `-- --quick` for a sanity run).
@@ -123,6 +124,50 @@ fn histogram(c: &mut Criterion) {
                 (),
                 |c: usize, (): ()| {
                     let a = svr.access();
+                    for &v in &slice[c * CHUNK..(c + 1) * CHUNK] {
+                        a.add(v as usize % BINS, 1);
+                    }
+                },
+            );
+            sv.contribute_into(&mut counts).expect("same extents");
+            black_box(&counts);
+        });
+        assert_eq!(counts.to_vec(), want);
+    });
+
+    // The written argument with the fixed-extent handle: the extent is
+    // checked once per work item, against a constant, and `v % BINS`
+    // needs no check.
+    g.bench_function("scatter_view_written_argument_fixed", |b| {
+        b.iter(|| {
+            counts.fill(0);
+            sv.reset().expect("host memory");
+            parallel_for(
+                "scatter",
+                RangePolicy::new(&space, 0..N),
+                &sv,
+                |i: usize, a: ScatterAccess<'_, u32, 1>| {
+                    a.fixed::<BINS>().add(data[i] as usize % BINS, 1);
+                },
+            );
+            sv.contribute_into(&mut counts).expect("same extents");
+            black_box(&counts);
+        });
+        assert_eq!(counts.to_vec(), want);
+    });
+
+    // One fixed-extent handle per chunk of 10^4 values.
+    g.bench_function("scatter_view_fixed_per_chunk", |b| {
+        b.iter(|| {
+            counts.fill(0);
+            sv.reset().expect("host memory");
+            let svr = &sv;
+            parallel_for(
+                "scatter",
+                RangePolicy::new(&space, 0..N / CHUNK),
+                (),
+                |c: usize, (): ()| {
+                    let a = svr.access().fixed::<BINS>();
                     for &v in &slice[c * CHUNK..(c + 1) * CHUNK] {
                         a.add(v as usize % BINS, 1);
                     }

@@ -434,6 +434,69 @@ macro_rules! scatter_host_only_tests {
                 }
             }
 
+            // Host-only: the fixed-extent handle, once per chunk of 100
+            // items, for every strategy and a pool with more threads than
+            // copies (the shared copy's atomics); a wrong length and an
+            // index past N panic, naming the label.
+            #[test]
+            fn scatter_fixed_extent_handle_equals_a_sequential_histogram() {
+                let s = space();
+                let mut want = vec![0u64; BINS];
+                (0..N).for_each(|i| {
+                    let (b, v) = scatter_item(i, BINS);
+                    want[b] += v;
+                });
+                let strategies = [
+                    ScatterStrategy::Direct,
+                    ScatterStrategy::Duplicated,
+                    ScatterStrategy::Atomic,
+                ];
+                for strategy in strategies {
+                    for serial_made in [false, true] {
+                        let mut sv = if serial_made {
+                            ScatterView::<u64, 1>::with_strategy_on(&Serial, "h", BINS, strategy)
+                        } else {
+                            ScatterView::<u64, 1>::with_strategy_on(&s, "h", BINS, strategy)
+                        }
+                        .unwrap();
+                        let svr = &sv;
+                        parallel_for(
+                            "sum",
+                            RangePolicy::new(&s, 0..N / 100).chunk_size(1),
+                            (),
+                            |c: usize, (): ()| {
+                                let a = svr.access().fixed::<BINS>();
+                                for i in c * 100..(c + 1) * 100 {
+                                    let (b, v) = scatter_item(i, BINS);
+                                    a.add(b, v);
+                                }
+                            },
+                        );
+                        let mut h = View1::<u64>::zeros("h", BINS).unwrap();
+                        sv.contribute_into(&mut h).unwrap();
+                        assert_eq!(
+                            h.to_vec(),
+                            want,
+                            "{strategy:?}, made for Serial: {serial_made}"
+                        );
+                    }
+                }
+                let sv = ScatterView::<u32, 1>::new_on(&s, "sv", BINS).unwrap();
+                let message = |f: &dyn Fn()| {
+                    let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_err();
+                    p.downcast_ref::<String>().cloned().unwrap_or_default()
+                };
+                let wrong = message(&|| {
+                    let _ = sv.access().fixed::<36>();
+                });
+                assert!(
+                    wrong.contains("\"sv\"") && wrong.contains("36") && wrong.contains("37"),
+                    "{wrong}"
+                );
+                let past = message(&|| sv.access().fixed::<BINS>().add(BINS, 1));
+                assert!(past.contains("\"sv\"") && past.contains("[37]"), "{past}");
+            }
+
             // Host-only: the host's message names the index and extents
             // in full (a device reports them through its error record).
             #[test]
