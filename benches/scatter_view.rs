@@ -69,114 +69,91 @@ fn histogram(c: &mut Criterion) {
         assert_eq!(counts.to_vec(), want);
     });
 
+    // Each ScatterView variant starts from zeroed counts and contributions,
+    // runs its dispatch, and combines into the counts, which are checked.
     let mut sv = ScatterView::<u32, 1>::for_view(&space, &counts).expect("scatter view");
-    g.bench_function("scatter_view", |b| {
-        b.iter(|| {
-            counts.fill(0);
-            sv.reset().expect("host memory");
-            let svr = &sv;
-            parallel_for(
-                "scatter",
-                RangePolicy::new(&space, 0..N),
-                (),
-                |i: usize, (): ()| {
-                    svr.access().add(data[i] as usize % BINS, 1);
-                },
-            );
-            sv.contribute_into(&mut counts).expect("same extents");
-            black_box(&counts);
+    let mut scatter = |name: &str, dispatch: &dyn Fn(&ScatterView<u32, 1>)| {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                counts.fill(0);
+                sv.reset().expect("host memory");
+                dispatch(&sv);
+                sv.contribute_into(&mut counts).expect("same extents");
+                black_box(&counts);
+            });
+            assert_eq!(counts.to_vec(), want);
         });
-        assert_eq!(counts.to_vec(), want);
+    };
+
+    scatter("scatter_view", &|sv| {
+        parallel_for(
+            "scatter",
+            RangePolicy::new(&space, 0..N),
+            (),
+            |i: usize, (): ()| {
+                sv.access().add(data[i] as usize % BINS, 1);
+            },
+        );
     });
 
     // The ScatterView as the dispatch's written argument: still one
     // contribution per work item, but the handle comes from the dispatch,
     // found once per chunk a thread runs.
-    g.bench_function("scatter_view_written_argument", |b| {
-        b.iter(|| {
-            counts.fill(0);
-            sv.reset().expect("host memory");
-            parallel_for(
-                "scatter",
-                RangePolicy::new(&space, 0..N),
-                &sv,
-                |i: usize, a: ScatterAccess<'_, u32, 1>| {
-                    a.add(data[i] as usize % BINS, 1);
-                },
-            );
-            sv.contribute_into(&mut counts).expect("same extents");
-            black_box(&counts);
-        });
-        assert_eq!(counts.to_vec(), want);
+    scatter("scatter_view_written_argument", &|sv| {
+        parallel_for(
+            "scatter",
+            RangePolicy::new(&space, 0..N),
+            sv,
+            |i: usize, a: ScatterAccess<'_, u32, 1>| {
+                a.add(data[i] as usize % BINS, 1);
+            },
+        );
     });
 
     // The same ScatterView with one `access()` per chunk of 10^4 values
     // instead of one per value: how much of the gap to the rayon fold is
     // the per-item dispatch and handle lookup rather than the copies.
-    g.bench_function("scatter_view_access_per_chunk", |b| {
-        b.iter(|| {
-            counts.fill(0);
-            sv.reset().expect("host memory");
-            let svr = &sv;
-            parallel_for(
-                "scatter",
-                RangePolicy::new(&space, 0..N / CHUNK),
-                (),
-                |c: usize, (): ()| {
-                    let a = svr.access();
-                    for &v in &slice[c * CHUNK..(c + 1) * CHUNK] {
-                        a.add(v as usize % BINS, 1);
-                    }
-                },
-            );
-            sv.contribute_into(&mut counts).expect("same extents");
-            black_box(&counts);
-        });
-        assert_eq!(counts.to_vec(), want);
+    scatter("scatter_view_access_per_chunk", &|sv| {
+        parallel_for(
+            "scatter",
+            RangePolicy::new(&space, 0..N / CHUNK),
+            (),
+            |c: usize, (): ()| {
+                let a = sv.access();
+                for &v in &slice[c * CHUNK..(c + 1) * CHUNK] {
+                    a.add(v as usize % BINS, 1);
+                }
+            },
+        );
     });
 
     // The written argument with the fixed-extent handle: the extent is
     // checked once per work item, against a constant, and `v % BINS`
     // needs no check.
-    g.bench_function("scatter_view_written_argument_fixed", |b| {
-        b.iter(|| {
-            counts.fill(0);
-            sv.reset().expect("host memory");
-            parallel_for(
-                "scatter",
-                RangePolicy::new(&space, 0..N),
-                &sv,
-                |i: usize, a: ScatterAccess<'_, u32, 1>| {
-                    a.fixed::<BINS>().add(data[i] as usize % BINS, 1);
-                },
-            );
-            sv.contribute_into(&mut counts).expect("same extents");
-            black_box(&counts);
-        });
-        assert_eq!(counts.to_vec(), want);
+    scatter("scatter_view_written_argument_fixed", &|sv| {
+        parallel_for(
+            "scatter",
+            RangePolicy::new(&space, 0..N),
+            sv,
+            |i: usize, a: ScatterAccess<'_, u32, 1>| {
+                a.fixed::<BINS>().add(data[i] as usize % BINS, 1);
+            },
+        );
     });
 
     // One fixed-extent handle per chunk of 10^4 values.
-    g.bench_function("scatter_view_fixed_per_chunk", |b| {
-        b.iter(|| {
-            counts.fill(0);
-            sv.reset().expect("host memory");
-            let svr = &sv;
-            parallel_for(
-                "scatter",
-                RangePolicy::new(&space, 0..N / CHUNK),
-                (),
-                |c: usize, (): ()| {
-                    let a = svr.access().fixed::<BINS>();
-                    for &v in &slice[c * CHUNK..(c + 1) * CHUNK] {
-                        a.add(v as usize % BINS, 1);
-                    }
-                },
-            );
-            sv.contribute_into(&mut counts).expect("same extents");
-            black_box(&counts);
-        });
-        assert_eq!(counts.to_vec(), want);
+    scatter("scatter_view_fixed_per_chunk", &|sv| {
+        parallel_for(
+            "scatter",
+            RangePolicy::new(&space, 0..N / CHUNK),
+            (),
+            |c: usize, (): ()| {
+                let a = sv.access().fixed::<BINS>();
+                for &v in &slice[c * CHUNK..(c + 1) * CHUNK] {
+                    a.add(v as usize % BINS, 1);
+                }
+            },
+        );
     });
 
     // No ScatterView: per chunk, a local histogram of BINS counters (whose

@@ -345,6 +345,40 @@ macro_rules! scatter_host_only_tests {
 
             const N: usize = 20_000;
             const BINS: usize = 37;
+            const STRATEGIES: [ScatterStrategy; 3] = [
+                ScatterStrategy::Direct,
+                ScatterStrategy::Duplicated,
+                ScatterStrategy::Atomic,
+            ];
+
+            /// The histogram of `scatter_item` over `0..N`.
+            fn want() -> Vec<u64> {
+                let mut want = vec![0u64; BINS];
+                (0..N).for_each(|i| {
+                    let (b, v) = scatter_item(i, BINS);
+                    want[b] += v;
+                });
+                want
+            }
+
+            /// What `sv` holds, combined into a zeroed View.
+            fn contributed(sv: &mut ScatterView<u64, 1>) -> Vec<u64> {
+                let mut h = View1::<u64>::zeros("h", BINS).unwrap();
+                sv.contribute_into(&mut h).unwrap();
+                h.to_vec()
+            }
+
+            /// A ScatterView of `strategy` made for this space, or for
+            /// Serial (one private copy, so a pool's other threads take
+            /// the shared one).
+            fn made_for(serial: bool, strategy: ScatterStrategy) -> ScatterView<u64, 1> {
+                if serial {
+                    ScatterView::with_strategy_on(&Serial, "h", BINS, strategy)
+                } else {
+                    ScatterView::with_strategy_on(&space(), "h", BINS, strategy)
+                }
+                .unwrap()
+            }
 
             // Host-only: a ScatterView made for a space of one thread,
             // run on this space's pool (a device space cannot run a
@@ -374,12 +408,7 @@ macro_rules! scatter_host_only_tests {
                 );
                 let mut sv = sv;
                 sv.contribute_into(&mut h).unwrap();
-                let mut want = vec![0u64; BINS];
-                (0..N).for_each(|i| {
-                    let (b, v) = scatter_item(i, BINS);
-                    want[b] += v;
-                });
-                assert_eq!(h.to_vec(), want);
+                assert_eq!(h.to_vec(), want());
             }
 
             // Host-only: the ScatterView as the dispatch's written argument
@@ -392,27 +421,11 @@ macro_rules! scatter_host_only_tests {
             fn scatter_as_written_argument_equals_a_sequential_histogram() {
                 use granule::containers::scatter::ScatterAccess;
                 let s = space();
-                let mut want = vec![0u64; BINS];
-                (0..N).for_each(|i| {
-                    let (b, v) = scatter_item(i, BINS);
-                    want[b] += v;
-                });
-                let strategies = [
-                    ScatterStrategy::Direct,
-                    ScatterStrategy::Duplicated,
-                    ScatterStrategy::Atomic,
-                ];
-                for strategy in strategies {
+                let want = want();
+                for strategy in STRATEGIES {
                     for serial_made in [false, true] {
                         for chunk in [0, 7] {
-                            let mut sv = if serial_made {
-                                ScatterView::<u64, 1>::with_strategy_on(
-                                    &Serial, "h", BINS, strategy,
-                                )
-                            } else {
-                                ScatterView::<u64, 1>::with_strategy_on(&s, "h", BINS, strategy)
-                            }
-                            .unwrap();
+                            let mut sv = made_for(serial_made, strategy);
                             parallel_for(
                                 "sum",
                                 RangePolicy::new(&s, 0..N).chunk_size(chunk),
@@ -422,10 +435,8 @@ macro_rules! scatter_host_only_tests {
                                     a.add(b, v);
                                 },
                             );
-                            let mut h = View1::<u64>::zeros("h", BINS).unwrap();
-                            sv.contribute_into(&mut h).unwrap();
                             assert_eq!(
-                                h.to_vec(),
+                                contributed(&mut sv),
                                 want,
                                 "{strategy:?}, made for Serial: {serial_made}, chunk {chunk}"
                             );
@@ -441,24 +452,10 @@ macro_rules! scatter_host_only_tests {
             #[test]
             fn scatter_fixed_extent_handle_equals_a_sequential_histogram() {
                 let s = space();
-                let mut want = vec![0u64; BINS];
-                (0..N).for_each(|i| {
-                    let (b, v) = scatter_item(i, BINS);
-                    want[b] += v;
-                });
-                let strategies = [
-                    ScatterStrategy::Direct,
-                    ScatterStrategy::Duplicated,
-                    ScatterStrategy::Atomic,
-                ];
-                for strategy in strategies {
+                let want = want();
+                for strategy in STRATEGIES {
                     for serial_made in [false, true] {
-                        let mut sv = if serial_made {
-                            ScatterView::<u64, 1>::with_strategy_on(&Serial, "h", BINS, strategy)
-                        } else {
-                            ScatterView::<u64, 1>::with_strategy_on(&s, "h", BINS, strategy)
-                        }
-                        .unwrap();
+                        let mut sv = made_for(serial_made, strategy);
                         let svr = &sv;
                         parallel_for(
                             "sum",
@@ -472,10 +469,8 @@ macro_rules! scatter_host_only_tests {
                                 }
                             },
                         );
-                        let mut h = View1::<u64>::zeros("h", BINS).unwrap();
-                        sv.contribute_into(&mut h).unwrap();
                         assert_eq!(
-                            h.to_vec(),
+                            contributed(&mut sv),
                             want,
                             "{strategy:?}, made for Serial: {serial_made}"
                         );
