@@ -41,6 +41,14 @@ struct Mapped {
     failed_after: u32,
 }
 
+/// The words of [`Mapped`] the host reads while kernels may run.
+#[derive(Clone, Copy)]
+enum Word {
+    Code,
+    Progress,
+    FailedAfter,
+}
+
 /// The error record, the progress word and `failed_after` in mapped
 /// pinned host memory, and the failure word in device memory; freed with
 /// their context (their owner frees them while the context is current).
@@ -110,16 +118,12 @@ impl HostRecord {
     /// word, it is nonzero if a launch the word counts as complete failed
     /// (the failing thread writes it and fences before its launch ends).
     pub(super) fn code(&self) -> u32 {
-        // SAFETY: `host` is live until `free` (which takes `&mut self`),
-        // and the word is 4-byte aligned at the start of a `repr(C)`
-        // struct; the device writes it whole.
-        unsafe { AtomicU32::from_ptr(&raw mut (*self.host).record.code) }.load(Ordering::Acquire)
+        self.word(Word::Code).load(Ordering::Acquire)
     }
 
     /// `progress` when the recorded failure was claimed.
     pub(super) fn failed_after(&self) -> u32 {
-        // SAFETY: as in `code`, for the `failed_after` word.
-        unsafe { AtomicU32::from_ptr(&raw mut (*self.host).failed_after) }.load(Ordering::Acquire)
+        self.word(Word::FailedAfter).load(Ordering::Acquire)
     }
 
     /// Queues the clearing of the failure word on `stream`, after every
@@ -140,24 +144,34 @@ impl HostRecord {
         self.device + std::mem::offset_of!(Mapped, progress) as u64
     }
 
-    fn progress_word(&self) -> &AtomicU32 {
+    /// One of the words the host reads while kernels may run, as an
+    /// atomic.
+    fn word(&self, word: Word) -> &AtomicU32 {
+        let m = self.host;
         // SAFETY: `host` is live until `free` (which takes `&mut self`, so
-        // no reference from here outlives it), and the word is 4-byte
-        // aligned in a `repr(C)` struct. The host accesses it only through
-        // this atomic; the device's stream writes it whole, as a 32-bit
+        // no reference from here outlives it), and each word is a 4-byte
+        // aligned u32 of a `repr(C)` struct. While kernels may run the
+        // host accesses them only through these atomics; the device (a
+        // kernel, or the stream's write) writes each whole, as a 32-bit
         // store to mapped memory.
-        unsafe { AtomicU32::from_ptr(&raw mut (*self.host).progress) }
+        unsafe {
+            AtomicU32::from_ptr(match word {
+                Word::Code => &raw mut (*m).record.code,
+                Word::Progress => &raw mut (*m).progress,
+                Word::FailedAfter => &raw mut (*m).failed_after,
+            })
+        }
     }
 
     /// The low 32 bits of the last completed launch's number.
     pub(super) fn progress(&self) -> u32 {
-        self.progress_word().load(Ordering::Acquire)
+        self.word(Word::Progress).load(Ordering::Acquire)
     }
 
     /// Sets the progress word, when the stream is idle (after a successful
     /// synchronization, every launch issued has completed).
     pub(super) fn set_progress(&self, value: u32) {
-        self.progress_word().store(value, Ordering::Release);
+        self.word(Word::Progress).store(value, Ordering::Release);
     }
 
     /// Reads the record and clears it (and `failed_after`).

@@ -75,6 +75,20 @@ impl Queue {
     pub(super) fn queued(&mut self) {
         self.busy = true;
     }
+
+    /// Holds `error`, the failure of launch `failed` of `in_flight`, for
+    /// the next synchronization, counting the launches after it (which
+    /// did not run).
+    fn hold(&mut self, in_flight: &VecDeque<InFlight>, failed: Option<usize>, error: DeviceError) {
+        let after = failed.map_or(0, |k| (in_flight.len() - k - 1) as u64);
+        self.pending = Some(Pending::new(failed.map(|k| in_flight[k].id), error, after));
+    }
+}
+
+/// Which of `in_flight` failed: the first launch after the one numbered
+/// `last_done` (low 32 bits), the last that completed.
+fn failed_launch(in_flight: &VecDeque<InFlight>, last_done: u32) -> Option<usize> {
+    in_flight.iter().position(|l| !completed(last_done, l.id))
 }
 
 /// Whether the launch numbered `id` has completed, when the last launch
@@ -206,22 +220,15 @@ impl GpuDevice {
     /// after it did nothing. Clears the record and the failure word, so
     /// the device goes on.
     fn recorded(&self, q: &mut Queue) {
-        let failed_after = self.record.failed_after();
+        let in_flight = std::mem::take(&mut q.in_flight);
+        // Without stream writes the progress word is the host's, set at
+        // each wait, and each launch waits for itself: the rule holds.
+        let failed = failed_launch(&in_flight, self.record.failed_after());
         // SAFETY: the stream is idle after the synchronization: no kernel
         // writes the record.
         let record = unsafe { self.record.take() };
-        let in_flight = std::mem::take(&mut q.in_flight);
-        let failed = if self.marks.load(Ordering::Relaxed) {
-            in_flight
-                .iter()
-                .position(|l| !completed(failed_after, l.id))
-        } else {
-            in_flight.len().checked_sub(1)
-        };
-        let culprit = failed.map(|k| &in_flight[k]);
-        let (error, _) = fault_error(culprit, &record);
-        let after = failed.map_or(0, |k| (in_flight.len() - k - 1) as u64);
-        q.pending = Some(Pending::new(culprit.map(|l| l.id), error, after));
+        let (error, _) = fault_error(failed.map(|k| &in_flight[k]), &record);
+        q.hold(&in_flight, failed, error);
         // Stream-ordered before every later launch, which then runs again.
         // Left set, it would make every later launch do nothing.
         match self.record.clear_failure(self.stream.cu_stream()) {
@@ -254,8 +261,7 @@ impl GpuDevice {
         if q.failed() {
             return;
         }
-        let progress = self.record.progress();
-        let failed = in_flight.iter().position(|l| !completed(progress, l.id));
+        let failed = failed_launch(&in_flight, self.record.progress());
         let record = if is_sticky(e) {
             // SAFETY: a sticky error stopped the context: no kernel runs.
             unsafe { self.record.take() }
@@ -267,8 +273,7 @@ impl GpuDevice {
         if is_sticky(e) {
             self.lose(cause);
         }
-        let after = failed.map_or(0, |k| (in_flight.len() - k - 1) as u64);
-        q.pending = Some(Pending::new(culprit.map(|l| l.id), error, after));
+        q.hold(&in_flight, failed, error);
     }
 
     /// The error of the driver's failure `e` of `what` outside a launch
@@ -368,6 +373,38 @@ mod tests {
         // Launch 2^32 + 1 writes 1; launch 2^32 - 1 completed before it.
         assert!(completed(1, LaunchId((1 << 32) - 1)));
         assert!(!completed(u32::MAX, LaunchId(1 << 32)));
+    }
+
+    #[test]
+    fn the_failed_launch_is_the_one_after_the_last_done() {
+        let launches: VecDeque<InFlight> = (3..6)
+            .map(|id| InFlight {
+                id: LaunchId(id),
+                label: format!("l{id}"),
+                entry: String::new(),
+            })
+            .collect();
+        assert_eq!(failed_launch(&launches, 2), Some(0));
+        assert_eq!(failed_launch(&launches, 3), Some(1));
+        assert_eq!(failed_launch(&launches, 5), None);
+        let mut q = Queue::default();
+        q.hold(
+            &launches,
+            Some(1),
+            DeviceError::UnknownBuffer { address: 0 },
+        );
+        let e = q.pending.take().unwrap().report();
+        assert!(
+            matches!(
+                e,
+                DeviceError::Queued {
+                    launch: LaunchId(4),
+                    skipped: 1,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
     }
 
     #[test]
