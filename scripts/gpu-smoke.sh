@@ -266,10 +266,34 @@ sanitize() {
   done
 }
 
+# Nsight Compute over the bench's scan, compaction and sort at 2^24 (the
+# first launches of each, `--set detailed`): where the drivers lose to
+# CUB. Its report is $OUT/profile.txt.
+profile() {
+  OUT=${OUT:-/tmp/gpu-out}
+  mkdir -p "$OUT"
+  exec > >(tee "$OUT/profile.txt") 2>&1
+  link_libraries
+  link_build_root
+  export GRANULE_CUDA=gpu
+  local ncu found exe pkg f
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  [ -n "$ncu" ] || { echo "profile: no ncu"; return 1; }
+  found=$(packed "$BENCH")
+  exe=${found%% *} pkg=${found#* }
+  for f in '2\^24/scan$' '2\^24/algorithms::exclusive_scan' '2\^24/algorithms::copy_if' '2\^24/algorithms::sort'; do
+    echo "== ncu $f"
+    (cd "$pkg" && timeout -k 5 "${PROFILE_LIMIT:-60}" "$ncu" --set detailed --launch-count "${PROFILE_LAUNCHES:-6}" \
+      "$OLDPWD/$G/bin/$exe" --bench "$f" --warm-up-time 1 --measurement-time 1 --noplot 2>&1 |
+      grep -vE "^(Benchmarking|Gnuplot)" | head -${PROFILE_LINES:-700})
+  done
+}
+
 case "${1:-pack}" in
   pack) pack ;;
   run) run ;;
   isolated) isolated ;;
   sanitize) sanitize ;;
-  *) echo "usage: $0 [pack|run|isolated|sanitize]" >&2; exit 2 ;;
+  profile) profile ;;
+  *) echo "usage: $0 [pack|run|isolated|sanitize|profile]" >&2; exit 2 ;;
 esac
