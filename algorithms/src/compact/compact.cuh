@@ -8,8 +8,9 @@
 // only waits on tiles claimed before it, whose blocks are running). Its
 // block:
 // 1. loads the tile striped (element r * B + t on thread t, so a warp
-//    reads consecutive elements), keeps the values in registers and
-//    evaluates the predicate once per element;
+//    reads consecutive elements), all of a thread's loads before it
+//    waits on one, keeps the values in registers and evaluates the
+//    predicate once per element;
 // 2. ranks the kept elements in tile order: a warp ballot per row r,
 //    the popcounts of the (row, warp) pairs scanned across the block
 //    (granule::block_exclusive_scan), plus the kept lanes before this one
@@ -101,13 +102,14 @@ __device__ void compact(granule::u64 n, granule::u64 smem, bool partition, bool 
     T v[I];
     bool k[I];
     u32 mask[I];
+    // Every load is issued before the first predicate waits on one.
     for (u32 r = 0; r < I; ++r) {
       const u64 e = (u64)r * B + t;
-      k[r] = false;
-      if (e < len) {
-        v[r] = load(first + e);
-        k[r] = keep(first + e, v[r]);
-      }
+      if (e < len) v[r] = load(first + e);
+    }
+    for (u32 r = 0; r < I; ++r) {
+      const u64 e = (u64)r * B + t;
+      k[r] = e < len && keep(first + e, v[r]);
       mask[r] = __ballot_sync(0xffffffffu, k[r]);
       if (lane == 0u) rows[r * COMPACT_WARPS + warp] = (u32)__popc(mask[r]);
     }

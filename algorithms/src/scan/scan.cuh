@@ -1,14 +1,12 @@
 // scan.cuh: granule-algorithms' scans on a device, through the header's
-// single-pass decoupled look-back driver (granule::drive_scan): one
+// single-pass decoupled look-back driver (granule::drive_scan_values): one
 // launch, each element read once from memory and written once.
 //
-// drive_scan makes the Kokkos calls f(i, acc, final) twice per index, on
-// the thread that owns it: the non-final call (acc is the tile-local
-// partial, which the call advances) for every index of the tile before
-// any final call (acc is the exact exclusive prefix). The scan here reads
-// x(i) in both calls and writes out(i) in the final one, so it also runs
+// drive_scan_values loads each element once, x(i) through f, keeps the
+// value in a register of the thread that owns index i, and hands it back
+// with the exclusive prefix for the write of out(i). So the scan also runs
 // in place (x and out the same memory): index i is written by its owner
-// after that owner's last read of it, and no other thread touches it.
+// after that owner's only read of it, and no other thread touches it.
 
 namespace granule_algo {
 
@@ -20,17 +18,14 @@ template <class Op, class T, class X, class F>
 __device__ void scan_view(granule::u64 n, bool inclusive, T init, const X& x,
                           const granule::View<T, 1, granule::LayoutStride>& out, granule::u64* status,
                           T* values, granule::u32* tiles, T* result, F f) {
-  granule::drive_scan<Op>(0ull, n, status, values, tiles, result, [&](granule::u64 i, T& acc, bool final_) {
-    const T v = f(x(i));
-    if (!final_) {
-      Op::join(acc, v);
-      return;
-    }
-    T p = init;
-    Op::join(p, acc);
-    if (inclusive) Op::join(p, v);
-    out(i) = p;
-  });
+  granule::drive_scan_values<Op>(
+      0ull, n, status, values, tiles, result, [&](granule::u64 i) -> T { return f(x(i)); },
+      [&](granule::u64 i, T acc, const T& v) {
+        T p = init;
+        Op::join(p, acc);
+        if (inclusive) Op::join(p, v);
+        out(i) = p;
+      });
 }
 
 }  // namespace granule_algo

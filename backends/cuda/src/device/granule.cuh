@@ -2308,8 +2308,15 @@ template <class Op, class T> __device__ T lookback_fixed(const TileStates<T>& st
   return excl;
 }
 
-template <class Op, class T, class F>
-__device__ void drive_scan(u64 begin, u64 end, u64* status, T* values, u32* tiles, T* result, F f) {
+// drive_scan's tile loop over element values: load(i) is index i's value
+// (its contribution to the scan) and fin(i, prefix, value) gets its
+// exclusive prefix with the value load gave. A thread issues all its
+// loads of a tile before it stores any to shared memory, so they are in
+// flight together, and it keeps the values in registers for fin: a scan
+// that reads x(i) for both (scan.cuh) reads memory once.
+template <class Op, class T, class Load, class Fin>
+__device__ void drive_scan_values(u64 begin, u64 end, u64* status, T* values, u32* tiles, T* result, Load load,
+                                  Fin fin) {
   constexpr u32 items = scan_items(sizeof(T));
   const u32 block = blockDim.x, t = threadIdx.x, lane = t & 31u;
   // The look-back's warp collectives name all 32 lanes of warp 0.
@@ -2334,12 +2341,12 @@ __device__ void drive_scan(u64 begin, u64 end, u64* status, T* values, u32* tile
     if (tile >= ntiles) return;
     const u64 first = begin + tile * per_tile;
     const u64 left = n - tile * per_tile;  // indices from `first` on; this tile takes per_tile of them
+    T own[items];
     for (u32 k = 0; k < items; ++k) {
       const u64 e = (u64)k * block + t;
-      T v = Op::identity();
-      if (e < left) f(first + e, v, false);
-      slots[scan_slot(e)] = v;
+      own[k] = e < left ? load(first + e) : Op::identity();
     }
+    for (u32 k = 0; k < items; ++k) slots[scan_slot((u64)k * block + t)] = own[k];
     __syncthreads();
     T run[items];
     for (u32 q = 0; q < items; ++q) run[q] = slots[scan_slot((u64)t * items + q)];
@@ -2382,11 +2389,25 @@ __device__ void drive_scan(u64 begin, u64 end, u64* status, T* values, u32* tile
       if (e < left) {
         T p = prefix_s;
         Op::join(p, slots[scan_slot(e)]);
-        f(first + e, p, true);
+        fin(first + e, p, own[k]);
       }
     }
     if ((u64)gridDim.x >= ntiles) return;  // every tile had its own block
   }
+}
+
+// The Kokkos form: the non-final call f(i, v, false), v starting at the
+// identity, gives index i's value; the final call f(i, prefix, true).
+template <class Op, class T, class F>
+__device__ void drive_scan(u64 begin, u64 end, u64* status, T* values, u32* tiles, T* result, F f) {
+  drive_scan_values<Op>(
+      begin, end, status, values, tiles, result,
+      [&](u64 i) {
+        T v = Op::identity();
+        f(i, v, false);
+        return v;
+      },
+      [&](u64 i, T p, const T&) { f(i, p, true); });
 }
 
 }  // namespace granule
