@@ -129,32 +129,19 @@ template <class W> struct DigitStates {
     ((volatile W*)status)[at] = (W)state << SHIFT | ((W)v & VALUE);
   }
   // The offset of the digit's keys before `tile` (> 0), walking back to
-  // the nearest tile with an inclusive offset; tile 0 always has one. The
-  // words of LOOK_BACK earlier tiles are read at once, so a walk over
-  // tiles that have only published their counts costs one memory round
-  // trip per LOOK_BACK tiles, not one per tile.
-  static constexpr granule::u32 LOOK_BACK = 8u;
+  // the nearest tile with an inclusive offset; tile 0 always has one.
   __device__ granule::u64 look_back(granule::u64 tile, granule::u32 digit) const {
     granule::u64 sum = 0ull;
-    for (granule::u64 end = tile;;) {
+    for (granule::u64 tt = tile - 1ull;; --tt) {
       GRANULE_LOOP_TICK();
-      const granule::u32 m = end < LOOK_BACK ? (granule::u32)end : LOOK_BACK;  // tiles end - 1 .. end - m
-      W w[LOOK_BACK];
-      for (granule::u32 q = 0; q < LOOK_BACK; ++q)
-        if (q < m) w[q] = word(end - 1ull - q, digit);
-      for (granule::u32 q = 0; q < m; ++q) {
-        while ((w[q] >> SHIFT) == (W)granule::TILE_PENDING) {
-          GRANULE_WAIT_TICK();
-          w[q] = word(end - 1ull - q, digit);
-        }
-        sum += (granule::u64)(w[q] & VALUE);
-        if ((w[q] >> SHIFT) == (W)granule::TILE_INCLUSIVE) return sum;
+      W w = ((volatile W*)status)[tt * 256ull + digit];
+      while ((w >> SHIFT) == (W)granule::TILE_PENDING) {
+        GRANULE_WAIT_TICK();
+        w = ((volatile W*)status)[tt * 256ull + digit];
       }
-      end -= m;
+      sum += (granule::u64)(w & VALUE);
+      if ((w >> SHIFT) == (W)granule::TILE_INCLUSIVE) return sum;
     }
-  }
-  __device__ __forceinline__ W word(granule::u64 tile, granule::u32 digit) const {
-    return ((volatile W*)status)[tile * 256ull + digit];
   }
 };
 
