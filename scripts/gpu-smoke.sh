@@ -37,6 +37,9 @@
 #                copy_if and radix sort at 2^24 and 2^28), short
 #   peers        PyTorch's cumsum/sum/copy, masked_select/nonzero and sort
 #                on the same card (not pass/fail)
+# `bash target/gpu/gpu-smoke.sh profile` runs Nsight Compute over the bench's
+# scan, compaction and sort at 2^24 ($OUT/profile.txt), and `sanitize`
+# compute-sanitizer's memcheck over the dispatch and algorithms tests.
 # `bash target/gpu/gpu-smoke.sh isolated` (after the same pack) runs every
 # Cuda test of the packed binaries in a process of its own, 12 at a time,
 # and lists the failures ($OUT/isolated-*.txt, logs in $OUT/isolated/):
@@ -241,17 +244,24 @@ isolated() {
   done
 }
 
+# The start of a mode that runs a packed binary under an NVIDIA tool: its
+# log is $OUT/LOG, and the Cuda spaces are on GPU 0.
+tool_mode() {
+  OUT=${OUT:-/tmp/gpu-out}
+  mkdir -p "$OUT"
+  exec > >(tee "$OUT/$1") 2>&1
+  link_libraries
+  link_build_root
+  export GRANULE_CUDA=gpu
+}
+
 # compute-sanitizer's memcheck over the dispatch tests and the algorithms
 # suite's Cuda instance (each under a time limit): an out-of-bounds or
 # misaligned access of a driver shows there even when the results are
 # right. Its log is $OUT/sanitize.log.
 sanitize() {
-  OUT=${OUT:-/tmp/gpu-out}
-  mkdir -p "$OUT"
-  exec > >(tee "$OUT/sanitize.log") 2>&1
-  link_libraries
-  link_build_root
-  export CI=true GRANULE_REQUIRE_GPU=1 GRANULE_CUDA=gpu
+  tool_mode sanitize.log
+  export CI=true GRANULE_REQUIRE_GPU=1
   local cs t found exe pkg filter
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
   [ -n "$cs" ] || { echo "sanitize: no compute-sanitizer"; return 1; }
@@ -270,12 +280,7 @@ sanitize() {
 # first launches of each, `--set detailed`): where the drivers lose to
 # CUB. Its report is $OUT/profile.txt.
 profile() {
-  OUT=${OUT:-/tmp/gpu-out}
-  mkdir -p "$OUT"
-  exec > >(tee "$OUT/profile.txt") 2>&1
-  link_libraries
-  link_build_root
-  export GRANULE_CUDA=gpu
+  tool_mode profile.txt
   local ncu found exe pkg f
   ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   [ -n "$ncu" ] || { echo "profile: no ncu"; return 1; }
