@@ -104,9 +104,12 @@ pub(crate) struct Chain<'r, T, R> {
 // T values cross threads, so T: Send. The reducer is Sync (Reducer: Sync).
 unsafe impl<T: Send, R: Sync> Sync for Chain<'_, T, R> {}
 
-/// What a block's body receives: its index and its place in the chain.
+/// What a block's body receives: its index, the block its worker takes
+/// next (already claimed, so its input may be prefetched), and its place
+/// in the chain.
 pub(crate) struct Block<'c, 'r, T, R> {
     pub(crate) index: usize,
+    pub(crate) next: Option<usize>,
     chain: &'c Chain<'r, T, R>,
 }
 
@@ -189,31 +192,42 @@ where
     let next = AtomicUsize::new(0);
     let aborted = AtomicBool::new(false);
     let panicked: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
-    let worker = |_| loop {
-        // Claimed in order: every block a body waits on is owned by a
-        // running worker, so waits end (with a value, or ABANDONED).
-        let b = next.fetch_add(1, Ordering::Relaxed);
-        if b >= n {
-            break;
-        }
-        let slot = &chain.slots[b];
-        if aborted.load(Ordering::Relaxed) {
-            slot.status.store(ABANDONED, Ordering::Release);
-            break;
-        }
-        let block = Block {
-            index: b,
-            chain: &chain,
-        };
-        match catch_unwind(AssertUnwindSafe(|| body(&block))) {
-            Ok(Ok(())) => {}
-            Ok(Err(Abandoned)) => break,
-            Err(payload) => {
-                slot.status.store(ABANDONED, Ordering::Release);
-                aborted.store(true, Ordering::Relaxed);
-                panicked.lock().get_or_insert(payload);
+    let claim = || Some(next.fetch_add(1, Ordering::Relaxed)).filter(|&b| b < n);
+    // Each worker claims its next block before it runs the current one.
+    // Blocks are still claimed in order, and the lowest unfinished block
+    // is always running (a worker holding a claimed block ahead is busy
+    // with a lower one), so every wait ends, with a value or ABANDONED.
+    let worker = |_| {
+        let mut current = claim();
+        while let Some(b) = current {
+            let ahead = claim();
+            let outcome = if aborted.load(Ordering::Relaxed) {
+                Err(None)
+            } else {
+                let block = Block {
+                    index: b,
+                    next: ahead,
+                    chain: &chain,
+                };
+                match catch_unwind(AssertUnwindSafe(|| body(&block))) {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(Abandoned)) => Err(None),
+                    Err(payload) => Err(Some(payload)),
+                }
+            };
+            if let Err(payload) = outcome {
+                // Every claimed block must publish something: later blocks
+                // wait on it.
+                for c in [Some(b), ahead].into_iter().flatten() {
+                    chain.slots[c].status.store(ABANDONED, Ordering::Release);
+                }
+                if let Some(payload) = payload {
+                    aborted.store(true, Ordering::Relaxed);
+                    panicked.lock().get_or_insert(payload);
+                }
                 break;
             }
+            current = ahead;
         }
     };
     let workers = exec.concurrency().clamp(1, n);

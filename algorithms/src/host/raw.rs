@@ -82,6 +82,17 @@ impl<T: Pod> Src<T> {
         unsafe { std::slice::from_raw_parts(self.ptr.add(lo), hi - lo) }
     }
 
+    /// Prefetches elements `lo..hi` (clipped to the View) into L2 when the
+    /// View is contiguous; a hint, so nothing else is required.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, lo: usize, hi: usize) {
+        let hi = hi.min(self.len);
+        if self.contiguous() && lo < hi {
+            let size = std::mem::size_of::<T>();
+            super::stream::prefetch(self.ptr.wrapping_add(lo).cast(), (hi - lo) * size);
+        }
+    }
+
     /// Elements `lo..hi` copied into `buf` (at least `hi - lo` long).
     ///
     /// # Safety

@@ -69,6 +69,27 @@ unsafe fn copy_nt_x86(d: *mut u8, s: *const u8, n: usize) {
     unsafe { std::ptr::copy_nonoverlapping(s.add(k), d.add(k), n - k) };
 }
 
+/// Asks for the 64-byte lines of `bytes` bytes from `from` in L2, without
+/// waiting for them: a block's input arrives while the thread streams the
+/// previous block's output, so reads and writes overlap as in a copy. A
+/// prefetch never faults, so any address is allowed.
+#[inline(always)]
+pub(crate) fn prefetch(from: *const u8, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    for k in (0..bytes).step_by(64) {
+        // SAFETY: a prefetch is a hint with no memory access semantics: it
+        // cannot fault or change a value, whatever the address (so the
+        // wrapping offset may even leave the allocation). SSE is in the
+        // x86-64 baseline.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
+            _mm_prefetch::<_MM_HINT_T1>(from.wrapping_add(k).cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (from, bytes);
+}
+
 /// Copies one 64-byte line with non-temporal stores.
 ///
 /// # Safety
