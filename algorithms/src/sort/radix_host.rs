@@ -470,11 +470,7 @@ unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Pod>(
     top: usize,
 ) -> Result<(), AlgorithmError> {
     let n = keys.len;
-    let mut tk = Scratch::<K>::new(label, n)?;
-    let mut tv = match values {
-        Some(_) => Some(Scratch::<V>::new(label, n)?),
-        None => None,
-    };
+    let (mut tk, mut tv) = scratch_pair::<K, V>(label, n, values.is_some())?;
     let (sk, sv) = (tk.dst(), tv.as_mut().map(|t| t.dst()));
     let start = offsets(h);
     // SAFETY: the View and the scratch buffer are disjoint; the View is
@@ -657,6 +653,19 @@ unsafe fn scatter_local<K: RadixKey, V: Pod>(
     }
 }
 
+/// Scratch room for `n` keys, and for `n` values when `with_values`.
+fn scratch_pair<K: Pod, V: Pod>(
+    label: &str,
+    n: usize,
+    with_values: bool,
+) -> Result<(Scratch<K>, Option<Scratch<V>>), AlgorithmError> {
+    let values = match with_values {
+        true => Some(Scratch::new(label, n)?),
+        false => None,
+    };
+    Ok((Scratch::new(label, n)?, values))
+}
+
 /// One global pass per varying byte, between the View and a scratch
 /// buffer: for keys that crowd into buckets too large for a cache.
 ///
@@ -669,11 +678,7 @@ unsafe fn lsd_sort<E: HostExec, K: RadixKey, V: Pod>(
     hists: &[Hist],
 ) -> Result<(), AlgorithmError> {
     let n = keys.len;
-    let mut tk = Scratch::<K>::new(label, n)?;
-    let mut tv = match values {
-        Some(_) => Some(Scratch::<V>::new(label, n)?),
-        None => None,
-    };
+    let (mut tk, mut tv) = scratch_pair::<K, V>(label, n, values.is_some())?;
     let mut in_scratch = false;
     for (byte, h) in hists.iter().enumerate() {
         if h.contains(&n) {
