@@ -151,6 +151,14 @@ macro_rules! scan_tests {
                     read(&y).iter().zip(&expect).all(|(&a, &b)| close(a, b)),
                     "n {n}"
                 );
+                // In place the host folds through its staging buffer.
+                let mut z = view_in(&s, "z", data.clone());
+                let t = inclusive_scan_in_place(&s, &mut z, Sum, None);
+                assert!(close(t, total), "n {n}, in place: {t} vs {total}");
+                assert!(
+                    read(&z).iter().zip(&expect).all(|(&a, &b)| close(a, b)),
+                    "n {n}, in place"
+                );
                 let d32: Vec<f32> = data.iter().map(|&v| v as f32).collect();
                 let x = view_in(&s, "x32", d32.clone());
                 let mut y = view_in(&s, "y32", vec![0f32; n]);

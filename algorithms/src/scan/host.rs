@@ -65,9 +65,9 @@ const LANES: usize = 8;
 /// The length of each of the first `LANES - 1` parts of a block of
 /// `len` elements (the last part takes the rest): a multiple of 64
 /// elements, so every part's output starts on a cache line boundary
-/// relative to the block, and streamed parts never share a line;
-/// An odd number of 64-element units, so that the parts' starts spread
-/// over the L1 sets: parts a power of two of 4 KiB apart would put all
+/// relative to the block, and streamed parts never share a line; and an
+/// odd number of 64-element units, so that the parts' starts spread over
+/// the L1 sets: parts a power of two of 4 KiB apart would put all
 /// `2 * LANES` streams (reads and writes) on one set and thrash it.
 #[inline(always)]
 fn part_len(len: usize) -> usize {
@@ -142,7 +142,8 @@ where
     let mut run = [acc; LANES];
     if m > 0 {
         for k in 1..LANES {
-            run[k] = join_all(op, run[k - 1], &aggs[k - 1..k]);
+            run[k] = run[k - 1];
+            op.join(&mut run[k], &aggs[k - 1]);
         }
     }
     let step = |run: &mut T, v: U| {
@@ -160,7 +161,7 @@ where
         if DIRECT {
             k * m + j0 + j
         } else {
-            k * CHUNK + j
+            k * STAGED + j
         }
     };
     assert!(out.len() >= if DIRECT { x.len() } else { LANES * STAGED });
@@ -373,6 +374,13 @@ mod tests {
         let m = part_len(x.len());
         let mut out = vec![0.0; x.len()];
         fold_lanes::<_, _, _, _, true, true>(&x, m, &aggs, 0.5, &op, &f, &mut out, |_, _| {});
+        // The staged form hands out the same values.
+        let mut staged = vec![f64::NAN; x.len()];
+        let mut stage = vec![0.0; LANES * STAGED];
+        let put = |at: usize, v: &[f64]| staged[at..at + v.len()].copy_from_slice(v);
+        fold_lanes::<_, _, _, _, true, false>(&x, m, &aggs, 0.5, &op, &f, &mut stage, put);
+        let bits = |v: &[f64]| v.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&staged), bits(&out), "staged and direct folds differ");
         // Part k's chain starts from 0.5 and the earlier parts' aggregates.
         let mut start = 0.5;
         for (k, agg) in aggs.iter().enumerate() {
