@@ -8,6 +8,7 @@
 //! code would: each family's `host.rs` implements its trait for both.
 
 pub(crate) mod buffer;
+pub(crate) mod huge;
 pub(crate) mod lookback;
 pub(crate) mod raw;
 pub(crate) mod stream;
