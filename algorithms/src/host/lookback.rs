@@ -16,7 +16,7 @@ use crossbeam::utils::CachePadded;
 use granule_core::reducer::Reducer;
 use parking_lot::Mutex;
 use std::any::Any;
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
@@ -105,12 +105,15 @@ pub(crate) struct Chain<'r, T, R> {
 unsafe impl<T: Send, R: Sync> Sync for Chain<'_, T, R> {}
 
 /// What a block's body receives: its index, the block its worker takes
-/// next (already claimed, so its input may be prefetched), and its place
-/// in the chain.
+/// next ([`Block::next`]: already claimed, so its input may be
+/// prefetched), and its place in the chain.
 pub(crate) struct Block<'c, 'r, T, R> {
     pub(crate) index: usize,
-    pub(crate) next: Option<usize>,
     chain: &'c Chain<'r, T, R>,
+    next: Cell<Option<usize>>,
+    /// Claims the next block when [`Block::prefix`] returns (a worker's
+    /// first block), `None` when it was claimed with this one.
+    claim: Option<&'c (dyn Fn() -> Option<usize> + Sync)>,
 }
 
 impl<T: Copy + Send, R: Reducer<T>> Block<'_, '_, T, R> {
@@ -118,6 +121,21 @@ impl<T: Copy + Send, R: Reducer<T>> Block<'_, '_, T, R> {
     /// prefix: the seed joined with every earlier block's aggregate, or
     /// `None` for block 0 without a seed. Every block calls it exactly once.
     pub(crate) fn prefix(&self, aggregate: T) -> Result<Option<T>, Abandoned> {
+        let prefix = self.look_back(aggregate);
+        if let (Some(claim), Ok(_)) = (self.claim, &prefix) {
+            self.next.set(claim());
+        }
+        prefix
+    }
+
+    /// The block this worker runs next, if it has claimed one (a worker
+    /// claims it with the current block, or for its first block, once
+    /// that has its prefix).
+    pub(crate) fn next(&self) -> Option<usize> {
+        self.next.get()
+    }
+
+    fn look_back(&self, aggregate: T) -> Result<Option<T>, Abandoned> {
         let (b, chain) = (self.index, self.chain);
         let slot = &chain.slots[b];
         if b == 0 {
@@ -193,28 +211,36 @@ where
     let aborted = AtomicBool::new(false);
     let panicked: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
     let claim = || Some(next.fetch_add(1, Ordering::Relaxed)).filter(|&b| b < n);
-    // Each worker claims its next block before it runs the current one.
+    // Each worker claims its next block before it runs the current one,
+    // except the first time: it claims it once its first block has its
+    // prefix, so the workers' first blocks are consecutive (claimed at
+    // the start, worker 0 would take blocks 0 and 1, and worker 1, given
+    // block 2, would wait for all of block 0 and block 1's aggregate).
     // Blocks are still claimed in order, and the lowest unfinished block
     // is always running (a worker holding a claimed block ahead is busy
-    // with a lower one), so every wait ends, with a value or ABANDONED.
+    // with a lower one, past its look-back), so every wait ends, with a
+    // value or ABANDONED.
     let worker = |_| {
         let mut current = claim();
+        let mut first = true;
         while let Some(b) = current {
-            let ahead = claim();
+            let block = Block {
+                index: b,
+                chain: &chain,
+                next: Cell::new(if first { None } else { claim() }),
+                claim: first.then_some(&claim as &(dyn Fn() -> Option<usize> + Sync)),
+            };
+            first = false;
             let outcome = if aborted.load(Ordering::Relaxed) {
                 Err(None)
             } else {
-                let block = Block {
-                    index: b,
-                    next: ahead,
-                    chain: &chain,
-                };
                 match catch_unwind(AssertUnwindSafe(|| body(&block))) {
                     Ok(Ok(())) => Ok(()),
                     Ok(Err(Abandoned)) => Err(None),
                     Err(payload) => Err(Some(payload)),
                 }
             };
+            let ahead = block.next();
             if let Err(payload) = outcome {
                 // Every claimed block must publish something: later blocks
                 // wait on it.

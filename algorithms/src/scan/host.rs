@@ -258,7 +258,7 @@ where
                 let m = if lanes { part_len(x.len()) } else { 0 };
                 // While this block streams out, the next one's input comes
                 // in, a chunk's worth per part written.
-                let next_lo = blk.next.map(|b| block_bounds(0, n, SCAN_BLOCK, b).0);
+                let next_lo = blk.next().map(|b| block_bounds(0, n, SCAN_BLOCK, b).0);
                 let mut fetched = 0;
                 let put = |at: usize, out: &[T]| {
                     if let (Some(next), true) = (next_lo, stream) {
