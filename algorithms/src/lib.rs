@@ -104,4 +104,4 @@ pub use scan::{
     exclusive_scan, exclusive_scan_in_place, inclusive_scan, inclusive_scan_in_place,
     transform_exclusive_scan, transform_inclusive_scan, Identity,
 };
-pub use sort::{is_sorted, is_sorted_by, sort, sort_by, sort_by_key, RadixKey};
+pub use sort::{is_sorted, is_sorted_by, release_scratch, sort, sort_by, sort_by_key, RadixKey};

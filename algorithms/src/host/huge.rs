@@ -1,14 +1,20 @@
-//! Large temporary buffers on transparent huge pages.
+//! Large temporary buffers on transparent huge pages, kept for the next
+//! call.
 //!
-//! A sort's scratch buffer is as large as its input and fresh on every
-//! call, so the kernel faults it in while the first pass writes it: with
-//! 4 KiB pages that is one fault (and one page cleared) per 4 KiB, about
-//! a fifth of a 2^24-key sort on the development VM. Aligned to 2 MiB and
-//! advised (`MADV_HUGEPAGE`, which Linux needs when THP is in its
-//! default `madvise` mode), the buffer is faulted in 2 MiB at a time, and
-//! a scatter to 256 buckets across it needs 256 huge-page TLB entries
-//! instead of thousands of small ones.
+//! A sort's scratch buffer is as large as its input. A fresh one is
+//! faulted in by the kernel while the first pass writes it: with 4 KiB
+//! pages that is one fault (and one page cleared) per 4 KiB, about a fifth
+//! of a 2^24-key sort on the development VM. Aligned to 2 MiB and advised
+//! (`MADV_HUGEPAGE`, which Linux needs when THP is in its default
+//! `madvise` mode), the buffer is faulted in 2 MiB at a time, and a
+//! scatter to 256 buckets across it needs 256 huge-page TLB entries
+//! instead of thousands of small ones. The kernel still clears every
+//! page, so the last [`KEEP`] large buffers (at most [`KEEP_BYTES`] in
+//! all) are kept for later calls, as Kokkos keeps its spaces' scratch:
+//! repeated sorts of one size then allocate nothing (9% of a 2^24-key
+//! sort measured). [`release`] hands them back to the allocator.
 
+use parking_lot::Mutex;
 use std::alloc::Layout;
 use std::ptr::NonNull;
 
@@ -18,6 +24,23 @@ const HUGE_PAGE: usize = 2 << 20;
 /// Buffers from this size on are put on huge pages; smaller ones would
 /// waste most of their last page.
 const HUGE_MIN: usize = 4 << 20;
+
+/// How many large buffers are kept between calls: a `sort_by_key` uses
+/// two (keys and values).
+const KEEP: usize = 2;
+
+/// The most bytes the kept buffers may hold in all; a larger buffer is
+/// freed when its call ends.
+pub(crate) const KEEP_BYTES: usize = 256 << 20;
+
+/// The kept buffers, oldest first.
+static KEPT: Mutex<Vec<Room>> = Mutex::new(Vec::new());
+
+/// Frees the buffers kept for later calls; returns their bytes.
+pub(crate) fn release() -> usize {
+    let rooms = std::mem::take(&mut *KEPT.lock());
+    rooms.iter().map(Room::size).sum()
+}
 
 /// An uninitialized heap allocation, freed on drop.
 pub(crate) struct Room {
@@ -57,9 +80,45 @@ impl Room {
         })
     }
 
+    /// A room of at least `bytes` bytes aligned to `align`: the smallest
+    /// kept one that fits (its contents are whatever its last user left),
+    /// or a new one. Give it back with [`Room::keep`].
+    pub(crate) fn reuse(bytes: usize, align: usize) -> Option<Room> {
+        if bytes >= HUGE_MIN && align <= HUGE_PAGE {
+            let mut kept = KEPT.lock();
+            let best = (kept.iter().enumerate())
+                .filter(|(_, r)| r.size() >= bytes)
+                .min_by_key(|(_, r)| r.size())
+                .map(|(k, _)| k);
+            if let Some(k) = best {
+                return Some(kept.remove(k));
+            }
+        }
+        Room::new(bytes, align)
+    }
+
+    /// Keeps a large room for a later [`Room::reuse`], dropping the oldest
+    /// kept ones beyond [`KEEP`] rooms or [`KEEP_BYTES`]; frees a small
+    /// one, or one larger than `KEEP_BYTES`, now.
+    pub(crate) fn keep(self) {
+        if self.size() < HUGE_MIN || self.size() > KEEP_BYTES {
+            return;
+        }
+        let mut kept = KEPT.lock();
+        kept.push(self);
+        while kept.len() > KEEP || kept.iter().map(Room::size).sum::<usize>() > KEEP_BYTES {
+            kept.remove(0);
+        }
+    }
+
     /// The first byte.
     pub(crate) fn ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
+    }
+
+    /// The bytes allocated (at least those asked for).
+    fn size(&self) -> usize {
+        self.layout.map_or(0, |l| l.size())
     }
 }
 
@@ -105,6 +164,56 @@ mod tests {
                 assert_eq!(unsafe { *room.ptr().add(bytes - 1) }, 0x5A);
             }
         }
+    }
+
+    /// The kept rooms are process-wide: the tests that look at them run
+    /// one at a time (no other unit test asks for a room this large).
+    static POOL_TESTS: Mutex<()> = Mutex::new(());
+
+    #[test]
+    fn large_rooms_are_kept_reused_and_released() {
+        let _one = POOL_TESTS.lock();
+        release();
+        let bytes = HUGE_MIN + 12345;
+        let room = Room::reuse(bytes, 8).expect("room");
+        let first = room.ptr();
+        room.keep();
+        let again = Room::reuse(bytes - 100, 8).expect("room");
+        assert_eq!(again.ptr(), first, "the kept room is handed out again");
+        again.keep();
+        assert_eq!(release(), bytes.next_multiple_of(HUGE_PAGE));
+        assert_eq!(release(), 0);
+        Room::reuse(1000, 8).expect("small").keep();
+        assert_eq!(release(), 0, "small rooms are freed, not kept");
+    }
+
+    #[test]
+    fn keeping_stays_within_its_bounds() {
+        let _one = POOL_TESTS.lock();
+        release();
+        for _ in 0..4 {
+            Room::new(HUGE_MIN, 8).expect("room").keep();
+        }
+        assert_eq!(KEPT.lock().len(), KEEP);
+        Room::new(KEEP_BYTES + 1, 8).expect("room").keep();
+        assert_eq!(
+            release(),
+            KEEP * HUGE_MIN,
+            "a room above KEEP_BYTES is not kept"
+        );
+        Room::new(KEEP_BYTES / 2 + HUGE_PAGE, 8)
+            .expect("room")
+            .keep();
+        Room::new(KEEP_BYTES / 2 + HUGE_PAGE, 8)
+            .expect("room")
+            .keep();
+        let kept: Vec<usize> = KEPT.lock().iter().map(Room::size).collect();
+        assert_eq!(
+            kept.len(),
+            1,
+            "two halves and more exceed KEEP_BYTES: {kept:?}"
+        );
+        release();
     }
 
     #[test]

@@ -193,12 +193,11 @@ impl<T: Pod> Dst<T> {
 }
 
 /// A host buffer of `len` elements the sorts work in, not initialized
-/// until written. Large ones lie on transparent huge pages
-/// ([`super::huge`]): a fresh buffer is faulted in once per 2 MiB instead
-/// of once per 4 KiB, and a scatter to 256 places in it stays within the
-/// TLB.
+/// until written. Large ones lie on transparent huge pages and are kept
+/// for the next call ([`super::huge`]).
 pub(crate) struct Scratch<T> {
-    room: super::huge::Room,
+    /// Always `Some` but in `drop`, which hands the room back.
+    room: Option<super::huge::Room>,
     len: usize,
     _elements: std::marker::PhantomData<T>,
 }
@@ -207,7 +206,7 @@ impl<T: Pod> Scratch<T> {
     /// Room for `len` elements, or the allocation error naming `label`.
     pub(crate) fn new(label: &str, len: usize) -> Result<Self, crate::AlgorithmError> {
         let bytes = len.checked_mul(std::mem::size_of::<T>());
-        let room = bytes.and_then(|b| super::huge::Room::new(b, std::mem::align_of::<T>()));
+        let room = bytes.and_then(|b| super::huge::Room::reuse(b, std::mem::align_of::<T>()));
         let Some(room) = room else {
             return Err(granule_views::ViewError::Allocation {
                 label: format!("{label} (temporary)"),
@@ -218,17 +217,21 @@ impl<T: Pod> Scratch<T> {
             .into());
         };
         Ok(Scratch {
-            room,
+            room: Some(room),
             len,
             _elements: std::marker::PhantomData,
         })
+    }
+
+    fn first(&self) -> *mut u8 {
+        self.room.as_ref().map_or(std::ptr::null_mut(), |r| r.ptr())
     }
 
     /// The buffer as a destination (contiguous). Reading it through
     /// [`src`](Self::src) is allowed only where it has been written.
     pub(crate) fn dst(&mut self) -> Dst<T> {
         Dst {
-            ptr: self.room.ptr().cast(),
+            ptr: self.first().cast(),
             len: self.len,
             stride: 1,
         }
@@ -237,9 +240,17 @@ impl<T: Pod> Scratch<T> {
     /// The buffer as a source, for elements already written.
     pub(crate) fn src(&mut self) -> Src<T> {
         Src {
-            ptr: self.room.ptr().cast_const().cast(),
+            ptr: self.first().cast_const().cast(),
             len: self.len,
             stride: 1,
+        }
+    }
+}
+
+impl<T> Drop for Scratch<T> {
+    fn drop(&mut self) {
+        if let Some(room) = self.room.take() {
+            room.keep();
         }
     }
 }

