@@ -340,7 +340,6 @@ where
     F: UnaryFunctor<U, Output = T>,
 {
     let (n, op, f) = (src.len, spec.op, spec.transform);
-    let none = [(); LANES].map(|_| op.init());
     let total = lookback::run(
         exec,
         label,
@@ -352,28 +351,7 @@ where
             // SAFETY: out of place, and elements lo..hi of `dst` are this
             // block's alone.
             let (x, out) = unsafe { (src.slice(lo, hi), dst.slice_mut(lo, hi)) };
-            let local = match spec.kind {
-                ScanKind::Inclusive => fold_lanes::<_, _, _, _, true, true>(
-                    x,
-                    0,
-                    &none,
-                    op.init(),
-                    op,
-                    f,
-                    out,
-                    |_, _| {},
-                ),
-                ScanKind::Exclusive => fold_lanes::<_, _, _, _, false, true>(
-                    x,
-                    0,
-                    &none,
-                    op.init(),
-                    op,
-                    f,
-                    out,
-                    |_, _| {},
-                ),
-            };
+            let local = scan_local(spec.kind, x, op, f, out);
             if let Some(p) = blk.prefix(local)? {
                 for o in out.iter_mut() {
                     let mut v = p;
@@ -385,6 +363,28 @@ where
         },
     );
     total.or(spec.init).unwrap_or_else(|| op.init())
+}
+
+/// Scans `transform(x)` into `out` (as long as `x`) in one chain from
+/// the identity; returns the total.
+#[inline(always)]
+fn scan_local<U, T, R, F>(kind: ScanKind, x: &[U], op: &R, f: &F, out: &mut [T]) -> T
+where
+    U: Copy,
+    T: Copy,
+    R: Reducer<T>,
+    F: UnaryFunctor<U, Output = T>,
+{
+    let (none, acc) = ([(); LANES].map(|_| op.init()), op.init());
+    let put = |_: usize, _: &[T]| {};
+    match kind {
+        ScanKind::Inclusive => {
+            fold_lanes::<_, _, _, _, true, true>(x, 0, &none, acc, op, f, out, put)
+        }
+        ScanKind::Exclusive => {
+            fold_lanes::<_, _, _, _, false, true>(x, 0, &none, acc, op, f, out, put)
+        }
+    }
 }
 
 macro_rules! host_scans {
