@@ -56,7 +56,8 @@ unsafe impl Sync for Room {}
 
 impl Room {
     /// `bytes` bytes aligned to `align` (a power of two), on huge pages
-    /// when large; `None` when the allocation fails.
+    /// (so aligned to 2 MiB at least) when large; `None` when the
+    /// allocation fails.
     pub(crate) fn new(bytes: usize, align: usize) -> Option<Room> {
         if bytes == 0 {
             let ptr = NonNull::new(std::ptr::without_provenance_mut(align))?;
@@ -64,7 +65,8 @@ impl Room {
         }
         let huge = bytes >= HUGE_MIN;
         let layout = if huge {
-            Layout::from_size_align(bytes.checked_next_multiple_of(HUGE_PAGE)?, HUGE_PAGE)
+            let align = align.max(HUGE_PAGE);
+            Layout::from_size_align(bytes.checked_next_multiple_of(align)?, align)
         } else {
             Layout::from_size_align(bytes, align)
         }

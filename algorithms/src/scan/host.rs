@@ -19,8 +19,9 @@
 //!    block in one chain. Outputs larger than the last-level cache leave
 //!    through non-temporal stores (from L1-sized staging chunks): a plain
 //!    store reads each destination line first. Meanwhile the worker's next
-//!    block (claimed before this one ran) is prefetched into L2, a chunk
-//!    per chunk written, so its reads overlap these writes.
+//!    block (claimed with this one, or at the look-back of a worker's
+//!    first block) is prefetched into L2, a chunk per chunk written, so
+//!    its reads overlap these writes.
 //!
 //! Element `i` of a block is `((s ⊕ x[j]) ⊕ …) ⊕ x[i]`, where `j` starts
 //! its chain (the block's start, or its part's for floats) and `s` is the
@@ -30,19 +31,19 @@
 //! it must be a pure function.
 //!
 //! **Outputs that stay in cache, of types other than `f32` and `f64`**
-//! ([`scan_fix_up`]) take
-//! the other order: each block scans its input from the identity straight
-//! into its output, publishes that total, and joins its prefix onto the
-//! output while it is still in L2 (`out[i] = p ⊕ local(i)`). The input is
-//! read once instead of twice, which at 2^20 i64 (in L3) made the scan
-//! 6–30% faster in same-binary A/B runs. Integers give the same values in
-//! either grouping (a user type holding floats may round differently,
-//! but its grouping too depends on the length only). `f32` and `f64`
-//! keep the order above: their pass 2 runs in 8 chains, where the local
-//! scan has one. Beyond the cache
-//! the fix-up touches every output line twice: at 2^27 i64 it ran at 0.53
-//! of the streaming-copy bound against 0.75 for the order above (see the
-//! README's performance notes).
+//! ([`scan_fix_up`]) take the other order: each block scans its input
+//! from the identity straight into its output, publishes that total, and
+//! joins its prefix onto the output while it is still in L2
+//! (`out[i] = p ⊕ local(i)`). The input is read once instead of twice
+//! (24 bytes of L3 traffic per i64 element instead of 32): 6–30% faster
+//! at 2^20 in a standalone driver's A/B runs, while the criterion bench
+//! was too noisy to tell (faster in 4 of 7 pairs). Integers give the same values in either grouping (a user
+//! type holding floats may round differently, but its grouping too
+//! depends on the length only). `f32` and `f64` keep the order above:
+//! their pass 2 runs in 8 chains, where the local scan has one. Beyond the
+//! cache the fix-up touches every output line twice: at 2^27 i64 it ran
+//! at 0.53 of the streaming-copy bound against 0.75 for the order above
+//! (see the README's performance notes).
 
 use super::{ScanImpl, ScanKind, ScanSpec};
 use crate::host::buffer::with_buffer;
@@ -317,9 +318,10 @@ where
 }
 
 /// The scan in one read for outputs that stay in cache (out of place,
-/// contiguous, below [`STREAM_BYTES`]), but for `f32` and `f64`: each block scans
-/// its input from the identity straight into its output, publishes its
-/// total, and joins its prefix onto its output, which is still in L2.
+/// contiguous, below [`STREAM_BYTES`]) of types other than `f32` and
+/// `f64`: each block scans its input from the identity straight into its
+/// output, publishes its total, and joins its prefix onto its output,
+/// which is still in L2.
 /// The input is read once instead of twice (the fix-up pass reads the
 /// output from L2).
 ///
