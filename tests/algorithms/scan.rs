@@ -30,6 +30,26 @@ macro_rules! scan_tests {
         }
 
         #[test]
+        fn scans_past_the_streaming_size_match_the_fold() {
+            // Above 16 MiB of output the host scans stream their output
+            // from a staging buffer: another path, with the vector sums
+            // of 8-byte integers in release builds.
+            let s = space();
+            let n = (1usize << 21) + 37;
+            let data = Rng::new(9).vec(n, |r| (r % 2_000_001) as i64 - 1_000_000);
+            let x = view_in(&s, "x", data.clone());
+            let mut y = view_in(&s, "y", vec![0i64; n]);
+            for init in [None, Some(-3)] {
+                let t = exclusive_scan(&s, &x, &mut y, Sum, init).unwrap();
+                let want = seq_scan(&data, &Sum, init, false);
+                assert!((read(&y), t) == want, "exclusive, init {init:?}");
+                let t = inclusive_scan(&s, &x, &mut y, Sum, init).unwrap();
+                let want = seq_scan(&data, &Sum, init, true);
+                assert!((read(&y), t) == want, "inclusive, init {init:?}");
+            }
+        }
+
+        #[test]
         fn scans_take_every_operator() {
             let s = space();
             let mut rng = Rng::new(2);

@@ -45,7 +45,7 @@
 //! at 0.53 of the streaming-copy bound against 0.75 for the order above
 //! (see the README's performance notes).
 
-use super::{ScanImpl, ScanKind, ScanSpec};
+use super::{simd, ScanImpl, ScanKind, ScanSpec};
 use crate::host::buffer::with_buffer;
 use crate::host::raw::{Dst, Src};
 use crate::host::{lookback, stream, HostExec, STREAM_BYTES};
@@ -238,6 +238,8 @@ where
     // an integer join takes one cycle, and its single chain beats the
     // LANES streams (the lane fold ran 1.2-1.9x slower on i64).
     let lanes = [TypeId::of::<f32>(), TypeId::of::<f64>()].contains(&TypeId::of::<T>());
+    // Sums of 8-byte integers: one chain, in vectors (see `simd`).
+    let sums = !lanes && vector_sums::<T, R>(op);
     if direct && !lanes && src.contiguous() {
         // SAFETY: forwarded contract; `direct` means out of place.
         return unsafe { scan_fix_up(exec, label, &src, &dst, spec) };
@@ -287,6 +289,10 @@ where
                     // SAFETY: out of place, so `dst` is not `src`; lo..hi
                     // belongs to this block alone.
                     let out = unsafe { dst.slice_mut(lo, hi) };
+                    if sums {
+                        simd::scan_sums(kind, x, f, out, acc);
+                        return Ok(());
+                    }
                     match kind {
                         ScanKind::Inclusive => {
                             fold_lanes::<_, _, _, _, true, true>(x, m, &aggs, acc, op, f, out, put)
@@ -298,14 +304,18 @@ where
                     return Ok(());
                 }
                 with_buffer::<T, _>(LANES * STAGED, |stage| {
-                    match kind {
-                        ScanKind::Inclusive => fold_lanes::<_, _, _, _, true, false>(
-                            x, m, &aggs, acc, op, f, stage, put,
-                        ),
-                        ScanKind::Exclusive => fold_lanes::<_, _, _, _, false, false>(
-                            x, m, &aggs, acc, op, f, stage, put,
-                        ),
-                    };
+                    if sums {
+                        fold_sums(kind, x, acc, f, stage, put);
+                    } else {
+                        match kind {
+                            ScanKind::Inclusive => fold_lanes::<_, _, _, _, true, false>(
+                                x, m, &aggs, acc, op, f, stage, put,
+                            ),
+                            ScanKind::Exclusive => fold_lanes::<_, _, _, _, false, false>(
+                                x, m, &aggs, acc, op, f, stage, put,
+                            ),
+                        };
+                    }
                     if stream {
                         stream::fence();
                     }
@@ -355,6 +365,10 @@ where
             let (x, out) = unsafe { (src.slice(lo, hi), dst.slice_mut(lo, hi)) };
             let local = scan_local(spec.kind, x, op, f, out);
             if let Some(p) = blk.prefix(local)? {
+                if vector_sums::<T, R>(op) {
+                    simd::add_to(out, p);
+                    return Ok(());
+                }
                 for o in out.iter_mut() {
                     let mut v = p;
                     op.join(&mut v, o);
@@ -367,16 +381,52 @@ where
     total.or(spec.init).unwrap_or_else(|| op.init())
 }
 
+/// Whether a scan of `T` under `op` takes [`simd::scan_sums`]: only
+/// where integer overflow is not checked, so that a debug build panics on
+/// overflow as the scalar chain does (the vector adds wrap).
+#[inline(always)]
+fn vector_sums<T: Pod, R: Reducer<T>>(op: &R) -> bool {
+    !cfg!(debug_assertions) && simd::fits::<T, R>(op)
+}
+
+/// [`fold_lanes`] staged (`DIRECT == false`), in one chain from `acc`,
+/// with [`simd::scan_sums`]: `stage` holds at least [`CHUNK`], and
+/// `put(at, values)` receives each chunk's outputs.
+#[inline(always)]
+fn fold_sums<U, T, F>(
+    kind: ScanKind,
+    x: &[U],
+    mut acc: T,
+    f: &F,
+    stage: &mut [T],
+    mut put: impl FnMut(usize, &[T]),
+) -> T
+where
+    U: Copy,
+    T: Pod,
+    F: UnaryFunctor<U, Output = T>,
+{
+    for (c, xc) in x.chunks(CHUNK).enumerate() {
+        let out = &mut stage[..xc.len()];
+        acc = simd::scan_sums(kind, xc, f, out, acc);
+        put(c * CHUNK, out);
+    }
+    acc
+}
+
 /// Scans `transform(x)` into `out` (as long as `x`) in one chain from
 /// the identity; returns the total.
 #[inline(always)]
 fn scan_local<U, T, R, F>(kind: ScanKind, x: &[U], op: &R, f: &F, out: &mut [T]) -> T
 where
     U: Copy,
-    T: Copy,
+    T: Pod,
     R: Reducer<T>,
     F: UnaryFunctor<U, Output = T>,
 {
+    if vector_sums::<T, R>(op) {
+        return simd::scan_sums(kind, x, f, out, op.init());
+    }
     let (none, acc) = ([(); LANES].map(|_| op.init()), op.init());
     let put = |_: usize, _: &[T]| {};
     match kind {

@@ -30,6 +30,7 @@
 #[cfg(feature = "cuda")]
 mod cuda;
 mod host;
+mod simd;
 
 #[cfg(feature = "cuda")]
 pub use cuda::CudaTransform;

@@ -22,6 +22,10 @@ impl<T: ReductionIdentity + AddAssign> Reducer<T> for Sum {
     fn join(&self, dst: &mut T, src: &T) {
         *dst += *src
     }
+    #[inline(always)]
+    fn known_op(&self) -> Option<super::KnownOp> {
+        Some(super::KnownOp::Sum)
+    }
 }
 
 /// Product of the contributions; identity 1.

@@ -46,6 +46,28 @@ pub trait Reducer<T>: Sync + Send {
     /// Applied once to the final result (Kokkos's `final`); nothing by default.
     #[inline(always)]
     fn finalize(&self, _value: &mut T) {}
+    /// Which built-in operator this is, if it is one: an implementation
+    /// may then run its own code for it (a SIMD scan of sums, say)
+    /// instead of calling `join` element by element. `None` by default;
+    /// a reducer that answers [`KnownOp::Sum`] must join with `+`.
+    ///
+    /// ```
+    /// use granule_core::reducer::{KnownOp, Max, Reducer, Sum};
+    /// assert_eq!(Reducer::<i64>::known_op(&Sum), Some(KnownOp::Sum));
+    /// assert_eq!(Reducer::<i64>::known_op(&Max), None);
+    /// ```
+    #[inline(always)]
+    fn known_op(&self) -> Option<KnownOp> {
+        None
+    }
+}
+
+/// A built-in operator, as [`Reducer::known_op`] names it.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KnownOp {
+    /// `+`, as [`Sum`] joins.
+    Sum,
 }
 
 impl<T, R: Reducer<T>> Reducer<T> for &R {
@@ -60,5 +82,9 @@ impl<T, R: Reducer<T>> Reducer<T> for &R {
     #[inline(always)]
     fn finalize(&self, value: &mut T) {
         (**self).finalize(value)
+    }
+    #[inline(always)]
+    fn known_op(&self) -> Option<KnownOp> {
+        (**self).known_op()
     }
 }
