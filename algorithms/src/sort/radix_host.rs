@@ -705,6 +705,24 @@ unsafe fn sort_bucket<K: RadixKey, V: Pod>(
     let hist = bucket_histograms(keys, &digits);
     let table = |i: usize| &hist[digits[i].1..][..1 << digits[i].0 .1];
     let moving = |i: &usize| !table(*i).contains(&(len as u32));
+    let moves: Vec<usize> = (0..digits.len()).filter(moving).collect();
+    if let (Some(vals), &[a, b]) = (vals.as_deref_mut(), &moves[..]) {
+        // Two passes with values: through one buffer of pairs, so that each
+        // pass has one destination stream per digit on one side, not two.
+        with_buffer::<(K, V), _>(len, |pairs| {
+            // SAFETY: the tables count these very keys' digits (the first
+            // pass permutes them), and all four slices are `len` long.
+            unsafe {
+                pack_scatter((keys, vals), pairs, digits[a].0, table(a));
+                unpack_scatter(pairs, (keys, vals), digits[b].0, table(b));
+            }
+        });
+        if let Some(out) = out {
+            // SAFETY: forwarded contract; the bucket is disjoint from `out`.
+            unsafe { deliver(out, lo, (keys, Some(vals)), stream) };
+        }
+        return;
+    }
     with_buffer::<K, _>(len, |bk| {
         with_buffer::<V, _>(vals.as_ref().map_or(0, |_| len), |bv| {
             let mut in_buf = false;
@@ -768,6 +786,73 @@ unsafe fn deliver<K: Pod, V: Pod>(
     }
 }
 
+/// Where each digit's elements start, given the digit's counts `h`
+/// (at most [`TABLE`] of them): u32 offsets (a bucket's length fits,
+/// sort_bucket checks) keep a 12-bit digit's table at 16 KiB, in L1
+/// beside the scatter's lines.
+fn starts(h: &[u32]) -> [u32; TABLE] {
+    let mut at = [0u32; TABLE];
+    for d in 1..h.len() {
+        at[d] = at[d - 1] + h[d - 1];
+    }
+    at
+}
+
+/// The first of two passes with values: keys and values ordered by digit
+/// `dg` into one buffer of pairs.
+///
+/// # Safety
+/// `h` is the histogram of `dg` over `sk`; `sv` and `dst` are as long as
+/// `sk`.
+unsafe fn pack_scatter<K: RadixKey, V: Pod>(
+    (sk, sv): (&[K], &[V]),
+    dst: &mut [(K, V)],
+    dg: Digit,
+    h: &[u32],
+) {
+    let mut at = starts(h);
+    debug_assert!(sv.len() == sk.len() && dst.len() == sk.len() && h.len() == 1 << dg.1);
+    let p = dst.as_mut_ptr();
+    for (&k, &v) in sk.iter().zip(sv) {
+        let d = digit_of(k, dg);
+        // SAFETY: as in `scatter_local`: digit d's pairs go to at[d]..,
+        // below the next digit's start, so below the length of `dst`;
+        // d < 1 << width <= TABLE.
+        unsafe {
+            let a = at.get_unchecked_mut(d);
+            *p.add(*a as usize) = (k, v);
+            *a += 1;
+        }
+    }
+}
+
+/// The second of two passes with values: the pairs ordered by digit `dg`
+/// back into keys and values.
+///
+/// # Safety
+/// `h` is the histogram of `dg` over the pairs' keys; `dk` and `dv` are
+/// as long as `src`.
+unsafe fn unpack_scatter<K: RadixKey, V: Pod>(
+    src: &[(K, V)],
+    (dk, dv): (&mut [K], &mut [V]),
+    dg: Digit,
+    h: &[u32],
+) {
+    let mut at = starts(h);
+    debug_assert!(dk.len() == src.len() && dv.len() == src.len() && h.len() == 1 << dg.1);
+    let (kp, vp) = (dk.as_mut_ptr(), dv.as_mut_ptr());
+    for &(k, v) in src {
+        let d = digit_of(k, dg);
+        // SAFETY: as in `pack_scatter`, for both destinations.
+        unsafe {
+            let a = at.get_unchecked_mut(d);
+            *kp.add(*a as usize) = k;
+            *vp.add(*a as usize) = v;
+            *a += 1;
+        }
+    }
+}
+
 /// Moves `sk` (and `sv`) to `dk` (and `dv`) ordered by digit `dg`,
 /// stably, with plain stores: both sides are in cache.
 ///
@@ -781,13 +866,8 @@ unsafe fn scatter_local<K: RadixKey, V: Pod>(
     dg: Digit,
     h: &[u32],
 ) {
-    // u32 offsets (the bucket's length fits, sort_bucket checks) keep a
-    // 12-bit digit's table at 16 KiB, in L1 beside the scatter's lines.
-    let mut at = [0u32; TABLE];
+    let mut at = starts(h);
     debug_assert!(h.len() == 1 << dg.1 && h.len() <= TABLE);
-    for d in 1..h.len() {
-        at[d] = at[d - 1] + h[d - 1];
-    }
     let (kp, n) = (dk.as_mut_ptr(), sk.len());
     debug_assert!(dk.len() == n && at[h.len() - 1] as usize + h[h.len() - 1] as usize == n);
     match (sv, dv) {
