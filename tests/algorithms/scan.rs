@@ -33,7 +33,7 @@ macro_rules! scan_tests {
         fn scans_past_the_streaming_size_match_the_fold() {
             // Above 16 MiB of output the host scans stream their output
             // from a staging buffer: another path, with the vector sums
-            // of 8-byte integers in release builds.
+            // of 4- and 8-byte integers in release builds.
             let s = space();
             let n = (1usize << 21) + 37;
             let data = Rng::new(9).vec(n, |r| (r % 2_000_001) as i64 - 1_000_000);

@@ -238,7 +238,7 @@ where
     // an integer join takes one cycle, and its single chain beats the
     // LANES streams (the lane fold ran 1.2-1.9x slower on i64).
     let lanes = [TypeId::of::<f32>(), TypeId::of::<f64>()].contains(&TypeId::of::<T>());
-    // Sums of 8-byte integers: one chain, in vectors (see `simd`).
+    // Sums of 4- and 8-byte integers: one chain, in vectors (see `simd`).
     let sums = !lanes && vector_sums::<T, R>(op);
     if direct && !lanes && src.contiguous() {
         // SAFETY: forwarded contract; `direct` means out of place.
