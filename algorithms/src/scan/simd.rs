@@ -177,124 +177,91 @@ trait Word: Pod {
     unsafe fn first(v: __m512i) -> Self;
 }
 
-impl Word for i64 {
-    fn holds<T: Pod>() -> bool {
-        width::<T>() == Some(Width::W64)
-    }
-    #[inline(always)]
-    fn wrapping_add(self, other: Self) -> Self {
-        i64::wrapping_add(self, other)
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn splat(self) -> __m512i {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe { std::arch::x86_64::_mm512_set1_epi64(self) }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn add(a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe { std::arch::x86_64::_mm512_add_epi64(a, b) }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn sub(a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe { std::arch::x86_64::_mm512_sub_epi64(a, b) }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn prefix(v: __m512i) -> __m512i {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe {
-            use std::arch::x86_64::{_mm512_add_epi64 as add, _mm512_alignr_epi64 as up};
-            // Shifted up by 1, 2 and 4 lanes, zeros shifted in.
-            let z = std::arch::x86_64::_mm512_setzero_si512();
-            let v = add(v, up::<7>(v, z));
-            let v = add(v, up::<6>(v, z));
-            add(v, up::<4>(v, z))
+/// The [`Word`] impl of one integer type: its [`Width`], its intrinsics,
+/// the `alignr` counts of its prefix's shifts, and its last lane.
+macro_rules! word {
+    ($t:ty, $width:ident, $set1:ident, $add:ident, $sub:ident, $up:ident,
+     [$($shift:literal),+], $last:literal, $perm:ident, $first:ident) => {
+        impl Word for $t {
+            fn holds<T: Pod>() -> bool {
+                width::<T>() == Some(Width::$width)
+            }
+            #[inline(always)]
+            fn wrapping_add(self, other: Self) -> Self {
+                <$t>::wrapping_add(self, other)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[inline(always)]
+            unsafe fn splat(self) -> __m512i {
+                // SAFETY: the caller's contract: the CPU has AVX-512F.
+                unsafe { std::arch::x86_64::$set1(self) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[inline(always)]
+            unsafe fn add(a: __m512i, b: __m512i) -> __m512i {
+                // SAFETY: as above.
+                unsafe { std::arch::x86_64::$add(a, b) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[inline(always)]
+            unsafe fn sub(a: __m512i, b: __m512i) -> __m512i {
+                // SAFETY: as above.
+                unsafe { std::arch::x86_64::$sub(a, b) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[inline(always)]
+            unsafe fn prefix(v: __m512i) -> __m512i {
+                use std::arch::x86_64::{$add as add, $up as up};
+                // SAFETY: as above. Shifted up by 1, 2, 4 (, 8) lanes,
+                // zeros shifted in: `up::<k>(v, 0)` moves lane i to i + L - k.
+                unsafe {
+                    let z = std::arch::x86_64::_mm512_setzero_si512();
+                    let mut v = v;
+                    $(v = add(v, up::<$shift>(v, z));)+
+                    v
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[inline(always)]
+            unsafe fn top(v: __m512i) -> __m512i {
+                // SAFETY: as above.
+                unsafe { std::arch::x86_64::$perm(Self::splat($last), v) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[inline(always)]
+            unsafe fn first(v: __m512i) -> Self {
+                use std::arch::x86_64::{_mm512_castsi512_si128, $first as first};
+                // SAFETY: as above.
+                unsafe { first(_mm512_castsi512_si128(v)) }
+            }
         }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn top(v: __m512i) -> __m512i {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe {
-            use std::arch::x86_64::{_mm512_permutexvar_epi64, _mm512_set1_epi64};
-            _mm512_permutexvar_epi64(_mm512_set1_epi64(7), v)
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn first(v: __m512i) -> Self {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe {
-            use std::arch::x86_64::{_mm512_castsi512_si128, _mm_cvtsi128_si64};
-            _mm_cvtsi128_si64(_mm512_castsi512_si128(v))
-        }
-    }
+    };
 }
 
-impl Word for i32 {
-    fn holds<T: Pod>() -> bool {
-        width::<T>() == Some(Width::W32)
-    }
-    #[inline(always)]
-    fn wrapping_add(self, other: Self) -> Self {
-        i32::wrapping_add(self, other)
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn splat(self) -> __m512i {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe { std::arch::x86_64::_mm512_set1_epi32(self) }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn add(a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe { std::arch::x86_64::_mm512_add_epi32(a, b) }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn sub(a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe { std::arch::x86_64::_mm512_sub_epi32(a, b) }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn prefix(v: __m512i) -> __m512i {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe {
-            use std::arch::x86_64::{_mm512_add_epi32 as add, _mm512_alignr_epi32 as up};
-            // Shifted up by 1, 2, 4 and 8 lanes, zeros shifted in.
-            let z = std::arch::x86_64::_mm512_setzero_si512();
-            let v = add(v, up::<15>(v, z));
-            let v = add(v, up::<14>(v, z));
-            let v = add(v, up::<12>(v, z));
-            add(v, up::<8>(v, z))
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn top(v: __m512i) -> __m512i {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe {
-            use std::arch::x86_64::{_mm512_permutexvar_epi32, _mm512_set1_epi32};
-            _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v)
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn first(v: __m512i) -> Self {
-        // SAFETY: the caller's contract: the CPU has AVX-512F.
-        unsafe {
-            use std::arch::x86_64::{_mm512_castsi512_si128, _mm_cvtsi128_si32};
-            _mm_cvtsi128_si32(_mm512_castsi512_si128(v))
-        }
-    }
-}
+word!(
+    i64,
+    W64,
+    _mm512_set1_epi64,
+    _mm512_add_epi64,
+    _mm512_sub_epi64,
+    _mm512_alignr_epi64,
+    [7, 6, 4],
+    7,
+    _mm512_permutexvar_epi64,
+    _mm_cvtsi128_si64
+);
+word!(
+    i32,
+    W32,
+    _mm512_set1_epi32,
+    _mm512_add_epi32,
+    _mm512_sub_epi32,
+    _mm512_alignr_epi32,
+    [15, 14, 12, 8],
+    15,
+    _mm512_permutexvar_epi32,
+    _mm_cvtsi128_si32
+);
 
 /// Vectors per step of the loop.
 const VECTORS: usize = 4;
