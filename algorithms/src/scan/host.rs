@@ -37,13 +37,17 @@
 //! (`out[i] = p ⊕ local(i)`). The input is read once instead of twice
 //! (24 bytes of L3 traffic per i64 element instead of 32): 6–30% faster
 //! at 2^20 in a standalone driver's A/B runs, while the criterion bench
-//! was too noisy to tell (faster in 4 of 7 pairs). Integers give the same values in either grouping (a user
-//! type holding floats may round differently, but its grouping too
-//! depends on the length only). `f32` and `f64` keep the order above:
+//! was too noisy to tell (faster in 4 of 7 pairs). Integers give the same
+//! values in either grouping (a user type holding floats may round
+//! differently, but its grouping too depends on the length only). `f32` and `f64` keep the order above:
 //! their pass 2 runs in 8 chains, where the local scan has one. Beyond the
 //! cache the fix-up touches every output line twice: at 2^27 i64 it ran
 //! at 0.53 of the streaming-copy bound against 0.75 for the order above
 //! (see the README's performance notes).
+//!
+//! Sums of 4- and 8-byte integers run their single chain in AVX-512
+//! vectors where the CPU has them and overflow is not checked
+//! ([`simd`]); every other scan folds element by element as above.
 
 use super::{simd, ScanImpl, ScanKind, ScanSpec};
 use crate::host::buffer::with_buffer;

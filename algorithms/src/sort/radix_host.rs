@@ -31,9 +31,8 @@ use parking_lot::Mutex;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Keys per block of a pass (and of the survey's counts by block): a
-/// look-back pass's block (256 KiB of u32 pairs) stays in L2 between its
-/// count and its scatter.
+/// Keys per block of a look-back pass: the block's keys and values (256
+/// KiB of u32 pairs) stay in L2 between its count and its scatter.
 const RADIX_BLOCK: usize = 1 << 16;
 
 /// Keys per block of the survey's counts and of [`counted_pass`]. Such a
@@ -67,8 +66,8 @@ fn digit<K: RadixKey>(k: K, shift: u32) -> usize {
     ((k.to_radix() >> shift) & 0xff) as usize
 }
 
-/// One parallel read of the keys: the bits in which some keys differ,
-/// and the histograms of the bytes in `bytes`.
+/// One parallel read of the keys: the histograms of the bytes in
+/// `bytes`, for the global LSD passes.
 ///
 /// # Safety
 /// Nothing writes `keys` during the call.
@@ -77,46 +76,31 @@ unsafe fn histograms<E: HostExec, K: RadixKey>(
     label: &str,
     keys: &Src<K>,
     bytes: Range<usize>,
-) -> (u64, Vec<Hist>) {
+) -> Vec<Hist> {
     let n = keys.len;
     let parts = (exec.concurrency() * 4).clamp(1, n.max(1));
-    let total = Mutex::new((0u64, !0u64, vec![[0usize; 256]; bytes.len()]));
+    let total = Mutex::new(vec![[0usize; 256]; bytes.len()]);
     exec.run(label, parts, &|p| {
         let (lo, hi) = static_part(0, n, parts, p);
         // SAFETY: forwarded contract.
         let ks = unsafe { keys.slice(lo, hi) };
         // u32 counters (dense in L1), flushed before they could overflow.
         for chunk in ks.chunks(1 << 31) {
-            let (mut or, mut and) = (0u64, !0u64);
             let mut h = vec![[0u32; 256]; bytes.len()];
-            if let [hb] = &mut h[..] {
-                // One byte (the common survey): a loop the compiler keeps tight.
-                let shift = 8 * bytes.start as u32;
-                for &k in chunk {
-                    let bits = k.to_radix();
-                    (or, and) = (or | bits, and & bits);
-                    hb[digit(k, shift)] += 1;
-                }
-            } else {
-                for &k in chunk {
-                    let bits = k.to_radix();
-                    (or, and) = (or | bits, and & bits);
-                    for (byte, hb) in bytes.clone().zip(h.iter_mut()) {
-                        hb[((bits >> (8 * byte)) & 0xff) as usize] += 1;
-                    }
+            for &k in chunk {
+                let bits = k.to_radix();
+                for (byte, hb) in bytes.clone().zip(h.iter_mut()) {
+                    hb[((bits >> (8 * byte)) & 0xff) as usize] += 1;
                 }
             }
-            let mut t = total.lock();
-            (t.0, t.1) = (t.0 | or, t.1 & and);
-            for (tb, hb) in t.2.iter_mut().zip(&h) {
+            for (tb, hb) in total.lock().iter_mut().zip(&h) {
                 for (a, &b) in tb.iter_mut().zip(hb) {
                     *a += b as usize;
                 }
             }
         }
     });
-    let (or, and, hists) = total.into_inner();
-    (if n == 0 { 0 } else { or ^ and }, hists)
+    total.into_inner()
 }
 
 /// Each [`COUNT_BLOCK`] block's histogram of one byte.
@@ -260,19 +244,19 @@ unsafe fn pass<E: HostExec, K: RadixKey, V: Pod>(
 ///
 /// # Safety
 /// As for [`pass`]; `counts` are the counts of the digit at `shift` in
-/// each [`COUNT_BLOCK`] block of the source keys, as they are now.
+/// each [`COUNT_BLOCK`] block of the source keys, as they are now, and
+/// `start` the [`offsets`] of their total.
 unsafe fn counted_pass<E: HostExec, K: RadixKey, V: Pod>(
     exec: &E,
     label: &str,
     (sk, sv): (&Src<K>, Option<&Src<V>>),
     (dk, dv): (&Dst<K>, Option<&Dst<V>>),
     shift: u32,
-    counts: &[[u32; 256]],
+    (counts, start): (&[[u32; 256]], &Hist),
 ) {
     let n = sk.len;
-    let start = offsets(&total(counts));
     let mut at = Vec::with_capacity(counts.len());
-    let mut next = start;
+    let mut next = *start;
     for c in counts {
         at.push(next);
         for (a, &k) in next.iter_mut().zip(c) {
@@ -522,10 +506,10 @@ unsafe fn radix_sort<E: HostExec, K: RadixKey, V: Pod>(
             Ok(())
         }
         // SAFETY: forwarded contract.
-        Plan::Msd => unsafe { msd_sort(exec, label, (keys, values), &counts, top) },
+        Plan::Msd => unsafe { msd_sort(exec, label, (keys, values), (&counts, &h), top) },
         Plan::Lsd => {
             // SAFETY: nothing writes the keys yet.
-            let (_, hists) = unsafe { histograms(exec, label, &keys.as_src(), 0..top + 1) };
+            let hists = unsafe { histograms(exec, label, &keys.as_src(), 0..top + 1) };
             // SAFETY: forwarded contract.
             unsafe { lsd_sort(exec, label, (keys, values), &hists) }
         }
@@ -579,8 +563,9 @@ fn offsets(h: &Hist) -> Hist {
 
 /// One global pass by byte `top` into a scratch buffer, then every bucket
 /// sorted by its lower bytes in cache and written back to its place.
-/// `counts` are byte `top`'s counts in each block of the keys; no bucket
-/// holds more than [`BUCKET_BYTES`] of keys and values.
+/// `counts` are byte `top`'s counts in each block of the keys and `h`
+/// their total; no bucket holds more than [`BUCKET_BYTES`] of keys and
+/// values.
 ///
 /// # Safety
 /// As for [`radix_sort`], and `counts` are counts of the keys as they
@@ -589,14 +574,13 @@ unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Pod>(
     exec: &E,
     label: &str,
     (keys, values): (Dst<K>, Option<Dst<V>>),
-    counts: &[[u32; 256]],
+    (counts, h): (&[[u32; 256]], &Hist),
     top: usize,
 ) -> Result<(), AlgorithmError> {
     let n = keys.len;
     let (mut tk, mut tv) = scratch_pair::<K, V>(label, n, values.is_some())?;
     let (sk, sv) = (tk.dst(), tv.as_mut().map(|t| t.dst()));
-    let h = total(counts);
-    let start = offsets(&h);
+    let start = offsets(h);
     // SAFETY: the View and the scratch buffer are disjoint; the View is
     // fully written and nothing else touches either; `counts` are its
     // keys' (the caller's contract).
@@ -607,7 +591,7 @@ unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Pod>(
             (&keys.as_src(), values.map(|v| v.as_src()).as_ref()),
             (&sk, sv.as_ref()),
             8 * top as u32,
-            counts,
+            (counts, &start),
         )
     };
     let row = std::mem::size_of::<K>() + values.map_or(0, |_| std::mem::size_of::<V>());
@@ -726,7 +710,7 @@ unsafe fn sort_bucket<K: RadixKey, V: Pod>(
     with_buffer::<K, _>(len, |bk| {
         with_buffer::<V, _>(vals.as_ref().map_or(0, |_| len), |bv| {
             let mut in_buf = false;
-            for i in (0..digits.len()).filter(moving) {
+            for &i in &moves {
                 let (dg, h) = (digits[i].0, table(i));
                 // SAFETY: `h` counts digit `dg` of these very keys (a pass
                 // permutes them), buffer and bucket are both `len` long,
