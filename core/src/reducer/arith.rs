@@ -23,6 +23,10 @@ impl<T: ReductionIdentity + AddAssign> Reducer<T> for Sum {
         *dst += *src
     }
     #[inline(always)]
+    fn is_exact(&self) -> bool {
+        super::identity::exact_type::<T>()
+    }
+    #[inline(always)]
     fn known_op(&self) -> Option<super::KnownOp> {
         Some(super::KnownOp::Sum)
     }
@@ -46,5 +50,9 @@ impl<T: ReductionIdentity + MulAssign> Reducer<T> for Prod {
     #[inline(always)]
     fn join(&self, dst: &mut T, src: &T) {
         *dst *= *src
+    }
+    #[inline(always)]
+    fn is_exact(&self) -> bool {
+        super::identity::exact_type::<T>()
     }
 }

@@ -102,3 +102,44 @@ impl Logical for bool {
         self | o
     }
 }
+
+/// Whether `T` is `bool` or a primitive integer: the types whose built-in
+/// joins (`+`, `*`, min, max, the logical ones) are exactly associative,
+/// as [`super::Reducer::is_exact`] reports.
+pub(crate) fn exact_type<T: 'static>() -> bool {
+    use std::any::TypeId;
+    [
+        TypeId::of::<bool>(),
+        TypeId::of::<i8>(),
+        TypeId::of::<i16>(),
+        TypeId::of::<i32>(),
+        TypeId::of::<i64>(),
+        TypeId::of::<i128>(),
+        TypeId::of::<isize>(),
+        TypeId::of::<u8>(),
+        TypeId::of::<u16>(),
+        TypeId::of::<u32>(),
+        TypeId::of::<u64>(),
+        TypeId::of::<u128>(),
+        TypeId::of::<usize>(),
+    ]
+    .contains(&TypeId::of::<T>())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::reducer::{BAnd, LOr, Max, Min, Prod, Reducer, Sum};
+
+    #[test]
+    fn only_integer_and_logical_joins_are_exact() {
+        assert!(Reducer::<u128>::is_exact(&Prod));
+        assert!(Reducer::<i8>::is_exact(&Min));
+        assert!(Reducer::<bool>::is_exact(&LOr));
+        assert!(Reducer::<u16>::is_exact(&BAnd));
+        assert!(Reducer::<(i64, u32)>::is_exact(&(Sum, Max)));
+        assert!(!Reducer::<f32>::is_exact(&Prod));
+        assert!(!Reducer::<f64>::is_exact(&Min));
+        assert!(!Reducer::<(i64, f64)>::is_exact(&(Sum, Sum)));
+        assert!(Reducer::<i64>::is_exact(&&Sum));
+    }
+}

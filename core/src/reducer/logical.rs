@@ -41,6 +41,10 @@ impl<T: Logical> Reducer<T> for LAnd {
     fn join(&self, dst: &mut T, src: &T) {
         *dst = T::from_bool(dst.truthy() && src.truthy())
     }
+    #[inline(always)]
+    fn is_exact(&self) -> bool {
+        super::identity::exact_type::<T>()
+    }
 }
 
 impl<T: Logical> Reducer<T> for LOr {
@@ -51,6 +55,10 @@ impl<T: Logical> Reducer<T> for LOr {
     #[inline(always)]
     fn join(&self, dst: &mut T, src: &T) {
         *dst = T::from_bool(dst.truthy() || src.truthy())
+    }
+    #[inline(always)]
+    fn is_exact(&self) -> bool {
+        super::identity::exact_type::<T>()
     }
 }
 
@@ -63,6 +71,10 @@ impl<T: Logical> Reducer<T> for BAnd {
     fn join(&self, dst: &mut T, src: &T) {
         *dst = dst.bitand(*src)
     }
+    #[inline(always)]
+    fn is_exact(&self) -> bool {
+        super::identity::exact_type::<T>()
+    }
 }
 
 impl<T: Logical> Reducer<T> for BOr {
@@ -73,5 +85,9 @@ impl<T: Logical> Reducer<T> for BOr {
     #[inline(always)]
     fn join(&self, dst: &mut T, src: &T) {
         *dst = dst.bitor(*src)
+    }
+    #[inline(always)]
+    fn is_exact(&self) -> bool {
+        super::identity::exact_type::<T>()
     }
 }

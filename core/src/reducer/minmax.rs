@@ -24,6 +24,10 @@ impl<T: ReductionIdentity> Reducer<T> for Min {
             *dst = *src
         }
     }
+    #[inline(always)]
+    fn is_exact(&self) -> bool {
+        super::identity::exact_type::<T>()
+    }
 }
 
 /// Largest contribution; identity: the smallest value (−∞ for floats).
@@ -40,6 +44,10 @@ impl<T: ReductionIdentity> Reducer<T> for Max {
         if *src > *dst {
             *dst = *src
         }
+    }
+    #[inline(always)]
+    fn is_exact(&self) -> bool {
+        super::identity::exact_type::<T>()
     }
 }
 

@@ -60,6 +60,25 @@ pub trait Reducer<T>: Sync + Send {
     fn known_op(&self) -> Option<KnownOp> {
         None
     }
+    /// Whether `join` is exactly associative on the values: every
+    /// grouping of the joins gives the same bits (integer sums, products,
+    /// minima and maxima, and the logical reducers on `bool` and the
+    /// integers). An implementation may then regroup as it likes: the
+    /// Rayon `parallel_scan` lets a block whose prefix is already known
+    /// skip the pass that only fixes a grouping. `false` by default,
+    /// which is always safe; floats are never exact (their sums round).
+    ///
+    /// ```
+    /// use granule_core::reducer::{custom, Max, Reducer, Sum};
+    /// assert!(Reducer::<i64>::is_exact(&Sum));
+    /// assert!(Reducer::<u8>::is_exact(&Max));
+    /// assert!(!Reducer::<f64>::is_exact(&Sum));
+    /// assert!(!custom(|| 0i64, |a: &mut i64, b: &i64| *a += *b).is_exact());
+    /// ```
+    #[inline(always)]
+    fn is_exact(&self) -> bool {
+        false
+    }
 }
 
 /// A built-in operator, as [`Reducer::known_op`] names it.
@@ -86,5 +105,9 @@ impl<T, R: Reducer<T>> Reducer<T> for &R {
     #[inline(always)]
     fn known_op(&self) -> Option<KnownOp> {
         (**self).known_op()
+    }
+    #[inline(always)]
+    fn is_exact(&self) -> bool {
+        (**self).is_exact()
     }
 }

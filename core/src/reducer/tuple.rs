@@ -26,6 +26,10 @@ macro_rules! tuple_reducer {
             fn finalize(&self, value: &mut ($($t,)+)) {
                 $(self.$i.finalize(&mut value.$i);)+
             }
+            #[inline(always)]
+            fn is_exact(&self) -> bool {
+                $(self.$i.is_exact())&&+
+            }
         }
     };
 }
