@@ -128,6 +128,39 @@ impl<T: Copy + Send, R: Reducer<T>> Block<'_, '_, T, R> {
         prefix
     }
 
+    /// This block's exclusive prefix if it is known now, without waiting:
+    /// the walk back finds an inclusive prefix with only aggregates after
+    /// it (block 0 always knows its prefix, the seed). A body that gets
+    /// `Some` may skip its aggregate and call [`Block::finish`] with its
+    /// inclusive prefix instead of [`Block::prefix`]; that regroups the
+    /// joins, so only for an exact operator ([`Reducer::is_exact`]).
+    pub(crate) fn known(&self) -> Option<Option<T>> {
+        let (b, chain) = (self.index, self.chain);
+        let Some(mut k) = b.checked_sub(1) else {
+            return Some(chain.seed);
+        };
+        loop {
+            match chain.slots[k].status.load(Ordering::Acquire) {
+                INCLUSIVE => break,
+                AGGREGATE if k > 0 => k -= 1,
+                _ => return None,
+            }
+        }
+        // SAFETY: the walk saw INCLUSIVE for k and AGGREGATE for k + 1..b.
+        Some(Some(unsafe { chain.fold_from(k, b) }))
+    }
+
+    /// Publishes the inclusive prefix of a block whose prefix was
+    /// [`Block::known`]: its place of [`Block::prefix`] (a body calls one
+    /// of the two, once).
+    pub(crate) fn finish(&self, inclusive: T) {
+        let slot = &self.chain.slots[self.index];
+        slot.publish(&slot.inclusive, inclusive, INCLUSIVE);
+        if let Some(claim) = self.claim {
+            self.next.set(claim());
+        }
+    }
+
     /// The block this worker runs next, if it has claimed one (a worker
     /// claims it with the current block, or for its first block, once
     /// that has its prefix).
@@ -160,18 +193,33 @@ impl<T: Copy + Send, R: Reducer<T>> Block<'_, '_, T, R> {
         }
         // SAFETY: the walk saw INCLUSIVE for k and AGGREGATE or more for
         // k + 1..b.
-        let mut prefix = unsafe { Slot::read(&chain.slots[k].inclusive) };
-        for j in k + 1..b {
-            // SAFETY: as above.
-            let a = unsafe { Slot::read(&chain.slots[j].aggregate) };
-            chain.op.join(&mut prefix, &a);
-        }
+        let prefix = unsafe { chain.fold_from(k, b) };
         slot.publish(
             &slot.inclusive,
             join(chain.op, prefix, &aggregate),
             INCLUSIVE,
         );
         Ok(Some(prefix))
+    }
+}
+
+impl<T: Copy, R: Reducer<T>> Chain<'_, T, R> {
+    /// `inclusive(k) ⊕ aggregate(k + 1) ⊕ … ⊕ aggregate(b - 1)`, folded
+    /// forward: block `b`'s exclusive prefix.
+    ///
+    /// # Safety
+    /// Block `k`'s status was seen (Acquire) as INCLUSIVE, and blocks
+    /// `k + 1..b`'s as AGGREGATE or INCLUSIVE.
+    unsafe fn fold_from(&self, k: usize, b: usize) -> T {
+        // SAFETY: the contract: each cell read was written before a
+        // status store this thread synchronized with.
+        let mut prefix = unsafe { Slot::read(&self.slots[k].inclusive) };
+        for j in k + 1..b {
+            // SAFETY: as above.
+            let a = unsafe { Slot::read(&self.slots[j].aggregate) };
+            self.op.join(&mut prefix, &a);
+        }
+        prefix
     }
 }
 
@@ -183,8 +231,9 @@ fn join<T, R: Reducer<T>>(op: &R, mut a: T, b: &T) -> T {
 
 /// Runs `body` for blocks `0..n` in order of claim on `exec`'s workers
 /// and returns the last block's inclusive prefix (`None` when `n == 0`).
-/// A body must call [`Block::prefix`] once, and return `Err(Abandoned)`
-/// when that does.
+/// A body must call [`Block::prefix`] once (or [`Block::finish`] once,
+/// after [`Block::known`] gave its prefix), and return `Err(Abandoned)`
+/// when `prefix` does.
 pub(crate) fn run<E, T, R, B>(
     exec: &E,
     label: &str,
@@ -269,4 +318,57 @@ where
     );
     // SAFETY: INCLUSIVE was just seen (Acquire).
     Some(unsafe { Slot::read(&last.inclusive) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use granule_core::reducer::Sum;
+    use granule_core::Serial;
+
+    /// Sums `1..=n` in blocks of one value each: blocks whose prefix is
+    /// [`Block::known`] finish with it, the others publish their value and
+    /// look back. Returns the total and how many blocks knew their prefix.
+    fn sum_with_known<E: HostExec>(exec: &E, n: usize, seed: Option<u64>) -> (u64, usize) {
+        let knew = AtomicUsize::new(0);
+        let prefixes: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(usize::MAX)).collect();
+        let total = run(exec, "t", n, &Sum, seed, |blk| {
+            let v = blk.index as u64 + 1;
+            let p = if let Some(p) = blk.known() {
+                knew.fetch_add(1, Ordering::Relaxed);
+                blk.finish(p.unwrap_or(0) + v);
+                p
+            } else {
+                blk.prefix(v)?
+            };
+            prefixes[blk.index].store(p.unwrap_or(0) as usize, Ordering::Relaxed);
+            Ok(())
+        });
+        let base = seed.unwrap_or(0) as usize;
+        for (b, p) in prefixes.iter().enumerate() {
+            assert_eq!(
+                p.load(Ordering::Relaxed),
+                base + b * (b + 1) / 2,
+                "block {b}"
+            );
+        }
+        (total.unwrap_or(0), knew.into_inner())
+    }
+
+    #[test]
+    fn blocks_that_know_their_prefix_finish_with_it() {
+        let n = 2000;
+        let want = (n * (n + 1) / 2) as u64;
+        // One worker always knows the prefix.
+        assert_eq!(sum_with_known(&Serial, n, None), (want, n));
+        assert_eq!(sum_with_known(&Serial, n, Some(7)), (want + 7, n));
+        #[cfg(feature = "rayon")]
+        for _ in 0..20 {
+            let two = granule_rayon::Rayon::new(2).expect("rayon");
+            let (total, knew) = sum_with_known(&two, n, Some(3));
+            assert_eq!(total, want + 3);
+            // Block 0 always knows its prefix, the seed.
+            assert!(knew >= 1);
+        }
+    }
 }

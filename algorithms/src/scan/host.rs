@@ -42,7 +42,13 @@
 //! at 2^20 in a standalone driver's A/B runs, while the criterion bench
 //! was too noisy to tell (faster in 4 of 7 pairs). Integers give the same
 //! values in either grouping (a user type holding floats may round
-//! differently, but its grouping too depends on the length only). `f32` and `f64` keep the order above:
+//! differently, but its grouping too depends on the length only). With
+//! an exact operator ([`Reducer::is_exact`]: integers), a block whose
+//! prefix is already known when it starts (every block on Serial, block 0
+//! always) scans from that prefix in one pass and skips the fix-up: at
+//! 2^20 i64 (driver A/B, four rounds) 1.35–1.50× the sequential loop on
+//! two threads against 0.93–1.31×, and on Serial 1.13–1.18× against
+//! 0.87–0.94×. `f32` and `f64` keep the order above:
 //! their pass 2 runs in 8 chains, where the local scan has one. Beyond the
 //! cache the fix-up touches every output line twice: at 2^27 i64 it ran
 //! at 0.53 of the streaming-copy bound against 0.75 for the order above
@@ -450,7 +456,14 @@ where
             // SAFETY: out of place, and elements lo..hi of `dst` are this
             // block's alone.
             let (x, out) = unsafe { (src.slice(lo, hi), dst.slice_mut(lo, hi)) };
-            let local = scan_local(spec.kind, x, op, f, out);
+            // An exact operator may regroup: a block whose prefix is known
+            // already scans from it, in one pass.
+            if let Some(p) = op.is_exact().then(|| blk.known()).flatten() {
+                let acc = p.unwrap_or_else(|| op.init());
+                blk.finish(scan_from(spec.kind, x, op, f, out, acc));
+                return Ok(());
+            }
+            let local = scan_from(spec.kind, x, op, f, out, op.init());
             if let Some(p) = blk.prefix(local)? {
                 if vector_sums::<T, R>(op) {
                     simd::add_to(out, p);
@@ -502,9 +515,9 @@ where
 }
 
 /// Scans `transform(x)` into `out` (as long as `x`) in one chain from
-/// the identity; returns the total.
+/// `acc`; returns the running value after the last element.
 #[inline(always)]
-fn scan_local<U, T, R, F>(kind: ScanKind, x: &[U], op: &R, f: &F, out: &mut [T]) -> T
+fn scan_from<U, T, R, F>(kind: ScanKind, x: &[U], op: &R, f: &F, out: &mut [T], acc: T) -> T
 where
     U: Copy,
     T: Pod,
@@ -512,9 +525,9 @@ where
     F: UnaryFunctor<U, Output = T>,
 {
     if vector_sums::<T, R>(op) {
-        return simd::scan_sums(kind, x, f, out, op.init());
+        return simd::scan_sums(kind, x, f, out, acc);
     }
-    let (none, acc) = ([(); LANES].map(|_| op.init()), op.init());
+    let none = [(); LANES].map(|_| op.init());
     let put = |_: usize, _: &[T]| {};
     match kind {
         ScanKind::Inclusive => {
@@ -664,6 +677,12 @@ mod tests {
                 }
             },
         );
+        fix_up_matches_the_fold_with(exec, &op);
+        // An exact operator: blocks that know their prefix scan from it.
+        fix_up_matches_the_fold_with(exec, &granule_core::reducer::Sum);
+    }
+
+    fn fix_up_matches_the_fold_with<E: HostExec, R: Reducer<u64>>(exec: &E, op: &R) {
         let n = 3 * SCAN_BLOCK + 5;
         let x: Vec<u64> = (0..n as u64)
             .map(|i| if i % 7 == 3 { 0 } else { i * 31 })
@@ -679,7 +698,7 @@ mod tests {
                 }
                 let spec = ScanSpec {
                     kind,
-                    op: &op,
+                    op,
                     transform: &crate::Identity,
                     init,
                 };
@@ -687,7 +706,7 @@ mod tests {
                 let total = unsafe { scan_fix_up(exec, "t", &src.as_src(), &dst, &spec) };
                 // SAFETY: the scan wrote every element.
                 let out: Vec<u64> = (0..n).map(|i| unsafe { dst.as_src().get(i) }).collect();
-                let mut run = init.unwrap_or(0);
+                let mut run = init.unwrap_or_else(|| op.init());
                 for (i, &v) in x.iter().enumerate() {
                     let before = run;
                     op.join(&mut run, &v);
