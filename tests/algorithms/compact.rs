@@ -23,6 +23,39 @@ macro_rules! compact_tests {
         }
 
         #[test]
+        fn compactions_past_the_streaming_size_keep_order() {
+            // Above 16 MiB the host compactions stream their output, in
+            // flushes cut at cache lines wherever a block's run starts.
+            let s = space();
+            let n = (1usize << 21) + 37;
+            // Values record their index, so order and place are checked.
+            let data = Rng::new(13).vec(n, |r| (r << 24) | (r % 5));
+            let data: Vec<u64> = data.iter().zip(0..).map(|(&v, i)| v ^ i).collect();
+            let x = view_in(&s, "x", data.clone());
+            let keep = |v: &u64| v & 3 == 0;
+            let want: Vec<u64> = data.iter().copied().filter(keep).collect();
+            let rest: Vec<u64> = data.iter().copied().filter(|v| !keep(v)).collect();
+            let mut y = view_in(&s, "y", vec![u64::MAX; n]);
+            let k = copy_if(&s, &x, &mut y, multiple_of_4()).unwrap();
+            let got = read(&y);
+            assert!(
+                got[..k] == want[..],
+                "copy_if: {k} kept, {} expected",
+                want.len()
+            );
+            assert!(
+                got[k..].iter().all(|&v| v == u64::MAX),
+                "copy_if: past the count"
+            );
+            let mut t = view_in(&s, "t", vec![u64::MAX; n]);
+            let mut f = view_in(&s, "f", vec![u64::MAX; n]);
+            let (a, b) = partition_copy(&s, &x, &mut t, &mut f, multiple_of_4()).unwrap();
+            assert_eq!((a, b), (want.len(), rest.len()));
+            assert!(read(&t)[..a] == want[..], "partition_copy: kept");
+            assert!(read(&f)[..b] == rest[..], "partition_copy: rejected");
+        }
+
+        #[test]
         fn remove_if_and_unique_work_in_place() {
             let s = space();
             let mut rng = Rng::new(12);

@@ -7,7 +7,10 @@
 //! and copies the kept elements to that place in the output, gathered
 //! branch-free in L1-sized chunks (`stage[k] = x; k += keep`) that leave
 //! with one copy each, through non-temporal stores for large outputs (a
-//! partition also gathers the rejected ones). The input is read from
+//! partition also gathers the rejected ones). A block's first chunk is
+//! cut where its run reaches a 64-byte line, so every later copy starts
+//! on a line and streams whole lines (2^27 i64 `copy_if`, driver, six
+//! alternating rounds: 73-79 ms against 73-90, median 77 against 89). The input is read from
 //! memory once and each kept element written once; the predicate is
 //! called twice per element, so it must be a pure function.
 //!
@@ -157,6 +160,15 @@ struct Run<'d, T> {
 }
 
 impl<T: Pod> Run<'_, T> {
+    /// How many elements the first flush of a staging buffer holds: a
+    /// chunk, less the elements before `at` in its 64-byte line, so that
+    /// every later flush starts on a line. Streamed flushes that split a
+    /// line leave it half written in a write-combining buffer, and the
+    /// next flush finishes it with ordinary stores.
+    fn first_flush(&self, chunk: usize) -> usize {
+        chunk - self.dst.past_line(self.at)
+    }
+
     /// Appends `values`, streamed when `stream`.
     ///
     /// # Safety
@@ -216,26 +228,28 @@ where
     with_buffer::<T, _>(CHUNK + 1, |ks| {
         with_buffer::<T, _>(split, |rs| {
             let (mut k, mut r) = (0, 0);
+            let mut limit = kept.first_flush(CHUNK);
+            let mut limit_r = rejected.as_ref().map_or(CHUNK, |r| r.first_flush(CHUNK));
             let partition = rejected.is_some();
             for (j, &v) in x.iter().enumerate() {
                 let yes = keep(lo + j, v, before);
                 before = Some(v);
-                // k < CHUNK always: it is flushed on reaching CHUNK.
+                // k < limit <= CHUNK always: it is flushed on reaching limit.
                 ks[k] = v;
                 k += usize::from(yes);
                 if partition {
                     rs[r] = v;
                     r += usize::from(!yes);
                 }
-                if k == CHUNK {
+                if k == limit {
                     // SAFETY: forwarded contract.
                     unsafe { kept.push(&ks[..k], stream) };
-                    k = 0;
+                    (k, limit) = (0, CHUNK);
                 }
-                if let (Some(run), true) = (rejected.as_mut(), r == CHUNK) {
+                if let (Some(run), true) = (rejected.as_mut(), r == limit_r) {
                     // SAFETY: forwarded contract.
                     unsafe { run.push(&rs[..r], stream) };
-                    r = 0;
+                    (r, limit_r) = (0, CHUNK);
                 }
             }
             // SAFETY: forwarded contract.
@@ -317,6 +331,7 @@ mod compress {
         let lanes = 64 / size;
         let (sp, xp) = (stage.as_mut_ptr().cast::<u8>(), x.as_ptr().cast::<u8>());
         let (mut j, mut k) = (0, 0);
+        let mut limit = kept.first_flush(CHUNK);
         while j + lanes <= x.len() {
             let mut m = 0u16;
             for (l, &v) in x[j..j + lanes].iter().enumerate() {
@@ -324,7 +339,7 @@ mod compress {
                 before = Some(v);
             }
             // SAFETY: `j + lanes <= len`, so the 64 bytes read are in `x`;
-            // `k < CHUNK` here, so the 64 bytes written are in `stage`
+            // `k < limit <= CHUNK` here, so the 64 bytes written are in `stage`
             // (CHUNK + 16 elements of at least 4 bytes); unaligned
             // accesses are allowed; the elements are moved bytewise.
             unsafe {
@@ -338,11 +353,11 @@ mod compress {
             }
             k += m.count_ones() as usize;
             j += lanes;
-            if k >= CHUNK {
+            if k >= limit {
                 // SAFETY: the caller's contract.
-                unsafe { kept.push(&stage[..CHUNK], stream) };
-                stage.copy_within(CHUNK..k, 0);
-                k -= CHUNK;
+                unsafe { kept.push(&stage[..limit], stream) };
+                stage.copy_within(limit..k, 0);
+                (k, limit) = (k - limit, CHUNK);
             }
         }
         for (l, &v) in x[j..].iter().enumerate() {

@@ -147,6 +147,16 @@ impl<T: Pod> Dst<T> {
         self.stride == 1 || self.len <= 1
     }
 
+    /// How many elements before element `i` the 64-byte line holding it
+    /// starts (0 for a strided View, whose writes are not streamed).
+    pub(crate) fn past_line(&self, i: usize) -> usize {
+        let size = std::mem::size_of::<T>();
+        if !self.contiguous() || size == 0 || 64 % size != 0 {
+            return 0;
+        }
+        (self.ptr.wrapping_add(i) as usize % 64) / size
+    }
+
     /// Elements `lo..hi` as a unique slice, when contiguous.
     ///
     /// # Safety
@@ -314,5 +324,32 @@ impl<T: Pod> Dst<T> {
         assert!(i < self.len, "index {i} out of a View of {}", self.len);
         // SAFETY: in bounds; the caller makes the access unique.
         unsafe { self.ptr.add(i * self.stride).write(v) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn past_line_counts_the_elements_before_in_the_line() {
+        let mut u64s = Scratch::<u64>::new("u64s", 100).expect("scratch");
+        let d = u64s.dst();
+        let first = (0..8).find(|&i| d.past_line(i) == 0).expect("a line start");
+        for i in 0..90 {
+            // SAFETY: `i <= len`; only the address is taken.
+            let at = unsafe { d.ptr_at(i) } as usize;
+            assert_eq!(d.past_line(i), (at % 64) / 8, "u64 {i}");
+            if i >= first {
+                assert_eq!(d.past_line(i), (i - first) % 8, "u64 {i}");
+            }
+        }
+        let mut u32s = Scratch::<u32>::new("u32s", 100).expect("scratch");
+        let d = u32s.dst();
+        for i in 0..90 {
+            // SAFETY: as above.
+            let at = unsafe { d.ptr_at(i) } as usize;
+            assert_eq!(d.past_line(i), (at % 64) / 4, "u32 {i}");
+        }
     }
 }
