@@ -26,12 +26,6 @@ const INCLUSIVE: u32 = 2;
 /// unwinds instead of leaving the look-back spinning forever.
 const ABANDONED: u32 = 3;
 
-/// The most workers for which a block whose prefix is known when it
-/// starts skips pass 1 (exact reducers only): each such block makes the
-/// blocks after it wait for its whole final pass, which costs more than
-/// the pass it saves from 4 workers on (see the README).
-const REGROUP_WORKERS: usize = 3;
-
 /// How long a look-back spins on a slot before it starts yielding.
 const SPIN_LIMIT: std::time::Duration = std::time::Duration::from_micros(200);
 
@@ -217,7 +211,6 @@ where
     F: for<'a> ScanFunctor<usize, W::Item<'a>, T>,
 {
     let n = slots.n;
-    let regroup = reducer.is_exact() && workers <= REGROUP_WORKERS;
     let next = AtomicUsize::new(0);
     let total: Mutex<Option<T>> = Mutex::new(None);
     let panicked: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
@@ -236,7 +229,7 @@ where
             slot.abandon();
             break;
         }
-        let run = || scan_block(b, regroup, slots, (begin, end, block), reducer, writes, f);
+        let run = || scan_block(b, slots, (begin, end, block), reducer, writes, f);
         match catch_unwind(AssertUnwindSafe(run)) {
             Ok(Some(running)) if b == n - 1 => *total.lock() = Some(running),
             Ok(Some(_)) => {}
@@ -258,57 +251,13 @@ where
     total.unwrap_or_else(|| reducer.init())
 }
 
-/// `inclusive(k) ⊕ aggregate(k+1) ⊕ … ⊕ aggregate(b-1)`, folded forward:
-/// block `b`'s exclusive prefix.
-///
-/// # Safety
-/// Block `k`'s status was seen (Acquire) as INCLUSIVE, and blocks
-/// `k+1..b`'s as AGGREGATE or INCLUSIVE.
-unsafe fn fold_from<T: Copy, R: Reducer<T>>(
-    k: usize,
-    b: usize,
-    slots: &Slots<'_, T>,
-    reducer: &R,
-) -> T {
-    // SAFETY: the contract: each cell read was published before a status
-    // store this thread synchronized with.
-    let mut prefix = unsafe { Slot::read(&slots.get(k).inclusive) };
-    for j in k + 1..b {
-        // SAFETY: as above.
-        reducer.join(&mut prefix, &unsafe { Slot::read(&slots.get(j).aggregate) });
-    }
-    prefix
-}
-
-/// Block `b`'s exclusive prefix if it is known now, without waiting: the
-/// walk back finds an inclusive prefix with only aggregates after it.
-fn known_prefix<T: Copy, R: Reducer<T>>(b: usize, slots: &Slots<'_, T>, reducer: &R) -> Option<T> {
-    let Some(mut k) = b.checked_sub(1) else {
-        return Some(reducer.init());
-    };
-    loop {
-        match slots.get(k).status.load(Ordering::Acquire) {
-            INCLUSIVE => break,
-            AGGREGATE if k > 0 => k -= 1,
-            _ => return None,
-        }
-    }
-    // SAFETY: the walk saw INCLUSIVE for k and AGGREGATE for k+1..b.
-    Some(unsafe { fold_from(k, b, slots, reducer) })
-}
-
 /// Scans block `b`: publishes its aggregate, looks back for its prefix,
 /// publishes its inclusive prefix and makes its final calls. Returns the
 /// running value after the block, or `None` (having abandoned the block)
 /// when a block it looked back at was abandoned.
-///
-/// With `regroup` (an exact reducer, few workers), a block whose prefix is
-/// already known when it starts skips pass 1 (see the README).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn scan_block<W, T, R, F>(
     b: usize,
-    regroup: bool,
     slots: &Slots<'_, T>,
     (begin, end, block): (usize, usize, usize),
     reducer: &R,
@@ -323,16 +272,6 @@ where
 {
     let (lo, hi) = block_bounds(begin, end, block, b);
     let slot = slots.get(b);
-    if regroup {
-        if let Some(mut running) = known_prefix(b, slots, reducer) {
-            // One pass: the final calls straight from the prefix. The
-            // running value after them is the inclusive prefix (the
-            // reducer is exact, so the grouping does not show).
-            final_pass(lo, hi, &mut running, writes, f);
-            slot.publish(&slot.inclusive, running, INCLUSIVE);
-            return Some(running);
-        }
-    }
     // Pass 1 (reads the block from memory): the block's aggregate, from
     // the non-final calls in a fixed grouping, so deterministic. It is
     // published before the final pass, so later blocks never wait for
@@ -362,7 +301,11 @@ where
         }
         // SAFETY: `wait` saw INCLUSIVE for k, AGGREGATE or more for k+1..b
         // (an ABANDONED block among them ended the look-back above).
-        let prefix = unsafe { fold_from(k, b, slots, reducer) };
+        let mut prefix = unsafe { Slot::read(&slots.get(k).inclusive) };
+        for j in k + 1..b {
+            // SAFETY: as above.
+            reducer.join(&mut prefix, &unsafe { Slot::read(&slots.get(j).aggregate) });
+        }
         let mut inclusive = prefix;
         reducer.join(&mut inclusive, &aggregate);
         slot.publish(&slot.inclusive, inclusive, INCLUSIVE);
@@ -428,60 +371,6 @@ mod tests {
         assert_eq!(s.get(1).wait(), INCLUSIVE);
         let s = Slots::<u64>::new("t", &mut buf, 3);
         assert_eq!(s.get(1).status.load(Ordering::Relaxed), EMPTY);
-    }
-
-    /// An exclusive sum scan of `x[i] = i % 7` over `n` indices in blocks
-    /// of `block`, checked against the sequential fold; returns how many
-    /// non-final calls it made.
-    fn non_final_calls<T>(space: &Rayon, n: usize, block: usize) -> usize
-    where
-        T: granule_core::reducer::ReductionIdentity + std::ops::AddAssign + From<u8>,
-        T: granule_views::Pod + std::fmt::Debug,
-    {
-        let mut out = granule_views::View1::<T>::zeros("out", n).expect("out");
-        let calls = AtomicUsize::new(0);
-        let x = |i: usize| T::from((i % 7) as u8);
-        let policy = RangePolicy::new(space, 0..n).chunk_size(block);
-        let total: T = granule_core::parallel_scan(
-            "count",
-            policy,
-            &mut out,
-            |i, o: &mut T, p: &mut T, last: bool| {
-                if last {
-                    *o = *p;
-                } else {
-                    calls.fetch_add(1, Ordering::Relaxed);
-                }
-                *p += x(i);
-            },
-        );
-        let mut run = T::from(0);
-        for i in 0..n {
-            assert_eq!(out[i], run, "element {i}");
-            run += x(i);
-        }
-        assert_eq!(total, run, "total");
-        calls.into_inner()
-    }
-
-    #[test]
-    fn exact_scans_skip_the_aggregate_pass_where_the_prefix_is_known() {
-        let (n, block) = (50_000, 1000);
-        let one = Rayon::new(1).expect("pool");
-        // One worker always knows the prefix: one call per index.
-        assert_eq!(non_final_calls::<i64>(&one, n, block), 0);
-        assert_eq!(non_final_calls::<u32>(&one, n, block), 0);
-        // Float sums keep their fixed grouping: every block takes pass 1.
-        assert_eq!(non_final_calls::<f64>(&one, n, block), n);
-        let two = Rayon::new(2).expect("pool");
-        for _ in 0..20 {
-            // Block 0 always starts from the identity.
-            assert!(non_final_calls::<i64>(&two, n, block) <= n - block);
-            assert_eq!(non_final_calls::<f64>(&two, n, block), n);
-        }
-        // Past REGROUP_WORKERS, every block takes both passes.
-        let many = Rayon::new(REGROUP_WORKERS + 1).expect("pool");
-        assert_eq!(non_final_calls::<i64>(&many, n, block), n);
     }
 
     #[test]

@@ -64,8 +64,8 @@ pub trait Reducer<T>: Sync + Send {
     /// grouping of the joins gives the same bits (integer sums, products,
     /// minima and maxima, and the logical reducers on `bool` and the
     /// integers). An implementation may then regroup as it likes: the
-    /// Rayon `parallel_scan` lets a block whose prefix is already known
-    /// skip the pass that only fixes a grouping. `false` by default,
+    /// host scans of `granule-algorithms` let a block whose prefix is
+    /// already known scan from it in one pass. `false` by default,
     /// which is always safe; floats are never exact (their sums round).
     ///
     /// ```
