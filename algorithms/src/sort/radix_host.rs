@@ -655,6 +655,16 @@ fn digit_of<K: RadixKey>(k: K, (shift, width): Digit) -> usize {
 fn bucket_histograms<K: RadixKey>(ks: &[K], digits: &[(Digit, usize)]) -> Vec<u32> {
     let len = digits.last().map_or(0, |&((_, w), at)| at + (1 << w));
     let mut h = vec![0u32; len];
+    if let &[(d0, a0), (d1, a1)] = digits {
+        // The two 12-bit digits of three bytes, unrolled: the loop over
+        // `digits` reloads each digit per key (a quarter of the bucket
+        // phase in perf).
+        for &k in ks {
+            h[a0 + digit_of(k, d0)] += 1;
+            h[a1 + digit_of(k, d1)] += 1;
+        }
+        return h;
+    }
     for &k in ks {
         for &(dg, at) in digits {
             h[at + digit_of(k, dg)] += 1;
