@@ -140,14 +140,28 @@ unsafe fn block_histograms<E: HostExec, K: RadixKey>(
         // SAFETY: forwarded contract.
         let ks = unsafe { keys.slice(lo, hi) };
         let (mut or, mut and) = (0u64, !0u64);
-        // u32 counters: dense in L1, and a block holds fewer than 2^32 keys.
-        let mut h = [0u32; 256];
-        for &k in ks {
+        // u32 counters: dense in L1, and a block holds fewer than 2^32
+        // keys. Two tables, for alternate keys, so that equal bytes in a
+        // row do not chain their increments.
+        let mut h = [[0u32; 256]; 2];
+        let mut pairs = ks.chunks_exact(2);
+        for p in &mut pairs {
+            for (t, &k) in h.iter_mut().zip(p) {
+                let bits = k.to_radix();
+                (or, and) = (or | bits, and & bits);
+                t[digit(k, shift)] += 1;
+            }
+        }
+        for &k in pairs.remainder() {
             let bits = k.to_radix();
             (or, and) = (or | bits, and & bits);
-            h[digit(k, shift)] += 1;
+            h[0][digit(k, shift)] += 1;
         }
-        *slots[b].lock() = h;
+        let [mut h0, h1] = h;
+        for (a, b) in h0.iter_mut().zip(h1) {
+            *a += b;
+        }
+        *slots[b].lock() = h0;
         any.fetch_or(or, Ordering::Relaxed);
         all.fetch_and(and, Ordering::Relaxed);
     });
