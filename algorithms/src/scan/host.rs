@@ -132,9 +132,10 @@ const COLUMNS: usize = 8;
 /// [`aggregate`] for float sums, vectorized: each part is summed in
 /// [`COLUMNS`] columns (column `c` takes the part's elements `c`, `c + 8`,
 /// `c + 16`, … in order), and the columns are joined in a fixed tree,
-/// `((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7))`. The grouping is written out in plain code, so the
-/// bits are the same whether the compiler vectorizes it or not; it
-/// reorders the elements, which only a commutative operator allows.
+/// `((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7))`. The grouping is
+/// written out in plain code, so the bits are the same whether the
+/// compiler vectorizes it or not; it reorders the elements, which only a
+/// commutative operator allows.
 #[inline(always)]
 fn aggregate_sums<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
 where
@@ -170,7 +171,7 @@ where
 }
 
 /// [`aggregate_sums`], compiled for AVX-512 where the CPU has it (the
-/// same code, so the same bits, in vectors of 8 `f64` or 16 `f32`).
+/// same code, so the same bits, with the 8 columns in one vector).
 #[inline(always)]
 fn column_aggregate<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
 where
