@@ -10,9 +10,10 @@
 //! partition also gathers the rejected ones). A block's first chunk is
 //! cut where its run reaches a 64-byte line, so every later copy starts
 //! on a line and streams whole lines (2^27 i64 `copy_if`, driver, six
-//! alternating rounds: 73-79 ms against 73-90, median 77 against 89). The input is read from
-//! memory once and each kept element written once; the predicate is
-//! called twice per element, so it must be a pure function.
+//! alternating rounds: 73-79 ms against 73-90, median 77 against 89).
+//! The input is read from memory once and each kept element written
+//! once; the predicate is called twice per element, so it must be a pure
+//! function.
 //!
 //! **One worker** (Serial, a one-thread Rayon space), when the output
 //! stays in cache: every block knows its place when it starts, so it
@@ -23,13 +24,13 @@
 //!
 //! **In place** (`remove_if`, `unique`): block `b` writes below its own
 //! end, into the input of blocks `≤ b`. It writes only once its prefix is
-//! known (after its look-back, or with one worker at once), and a block publishes its count only after it has copied
-//! its whole input to a private buffer (pass 2 reads the copy), so every
-//! block it overwrites has finished reading; later blocks read only above
-//! its end. `unique` compares each
-//! block's first element with the last one of the block before, which a
-//! write may already have moved, so those boundary elements are copied
-//! first.
+//! known (after its look-back, or at once with one worker), and a block
+//! publishes its count only after it has copied its whole input to a
+//! private buffer (pass 2 reads the copy), so every block it overwrites
+//! has finished reading; later blocks read only above its end. `unique`
+//! compares each block's first element with the last one of the block
+//! before, which a write may already have moved, so those boundary
+//! elements are copied first.
 
 use super::{CompactByFlagsImpl, CompactImpl, UniqueImpl};
 use crate::host::buffer::with_buffer;
