@@ -191,8 +191,8 @@ impl<T: Copy + Send, R: Reducer<T>> Block<'_, '_, T, R> {
                 _ => k -= 1,
             }
         }
-        // SAFETY: the walk saw INCLUSIVE for k and AGGREGATE or more for
-        // k + 1..b.
+        // SAFETY: the walk saw INCLUSIVE for k and AGGREGATE for k + 1..b
+        // (it stops at the first INCLUSIVE).
         let prefix = unsafe { chain.fold_from(k, b) };
         slot.publish(
             &slot.inclusive,
@@ -209,7 +209,9 @@ impl<T: Copy, R: Reducer<T>> Chain<'_, T, R> {
     ///
     /// # Safety
     /// Block `k`'s status was seen (Acquire) as INCLUSIVE, and blocks
-    /// `k + 1..b`'s as AGGREGATE or INCLUSIVE.
+    /// `k + 1..b`'s as AGGREGATE. (A walk back stops at the first
+    /// INCLUSIVE it sees, so it never reads the aggregate of a block that
+    /// [`Block::finish`]ed, which publishes none.)
     unsafe fn fold_from(&self, k: usize, b: usize) -> T {
         // SAFETY: the contract: each cell read was written before a
         // status store this thread synchronized with.
