@@ -275,11 +275,6 @@ impl<T: Pod> Dst<T> {
         }
     }
 
-    /// The base address (for alignment decisions).
-    pub(crate) fn addr(&self) -> usize {
-        self.ptr as usize
-    }
-
     /// Writes `src` to elements `lo..lo + src.len()` of a contiguous
     /// destination with streaming stores, unchecked against the length.
     ///

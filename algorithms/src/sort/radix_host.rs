@@ -343,7 +343,7 @@ unsafe fn scatter_block<K: RadixKey, V: Pod>(
             for (d, &at) in at.iter().enumerate() {
                 // Slot j of bucket d's buffer is destination element base + j;
                 // the slots before `from` belong to whoever precedes this block.
-                let from = (dk.addr() / std::mem::size_of::<K>() + at) % w;
+                let from = dk.past_line(at);
                 // `base` may lie before element 0 (the View's first line starts
                 // before it); only slots from `from` on are written, at `at` on.
                 (lines.from[d], lines.fill[d], lines.base[d]) = (from, from, at.wrapping_sub(from));
