@@ -23,6 +23,31 @@ macro_rules! compact_tests {
         }
 
         #[test]
+        fn compactions_of_views_that_start_mid_line_keep_order() {
+            // A subview from index 1 is unit-stride but not 16-byte
+            // aligned: the device drivers read such runs one element at a
+            // time, aligned ones in 16-byte pieces.
+            let s = space();
+            let mut rng = Rng::new(12);
+            for n in [1, 31, 32, 33, 8192 * 2 + 7] {
+                let data = rng.vec(n + 1, |r| (r % 5) as i32);
+                let x = view_in(&s, "x", data.clone());
+                let inner = x.subview(1..n + 1).unwrap();
+                let mut y = view_in(&s, "y", vec![-1i32; n]);
+                let k = copy_if(&s, &inner, &mut y, below(3)).unwrap();
+                let expect: Vec<i32> = data[1..].iter().copied().filter(|&v| v < 3).collect();
+                assert_eq!(read(&y)[..k], expect[..], "n {n}");
+                let mut v = view_in(&s, "v", data.clone());
+                let mut tail = v.subview_mut(1..n + 1).unwrap();
+                let k = unique(&s, &mut tail);
+                let mut dedup = data[1..].to_vec();
+                dedup.dedup();
+                assert_eq!(read(&v)[1..k + 1], dedup[..], "n {n}");
+                assert_eq!(read(&v)[0], data[0], "n {n}: written before the subview");
+            }
+        }
+
+        #[test]
         fn compactions_past_the_streaming_size_keep_order() {
             // Above 16 MiB the host compactions stream their output, in
             // flushes cut at cache lines wherever a block's run starts.

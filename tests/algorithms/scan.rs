@@ -92,6 +92,36 @@ macro_rules! scan_tests {
         }
 
         #[test]
+        fn scans_of_views_that_start_mid_line_match_the_fold() {
+            // A subview from index 1 is unit-stride but not 16-byte
+            // aligned: the device drivers read such runs one element at a
+            // time, aligned ones in 16-byte pieces.
+            let s = space();
+            let mut rng = Rng::new(4);
+            for n in [1, 31, 32, 33, 8192 * 2 + 5] {
+                let data = rng.vec(n + 2, |r| (r % 1000) as i32 - 500);
+                let x = view_in(&s, "x", data.clone());
+                let inner = x.subview(1..n + 1).unwrap();
+                let mut y = view_in(&s, "y", vec![0i32; n + 3]);
+                let mut out = y.subview_mut(3..n + 3).unwrap();
+                let t = inclusive_scan(&s, &inner, &mut out, Sum, None).unwrap();
+                let (expect, total) = seq_scan(&data[1..n + 1], &Sum, None, true);
+                assert_eq!(t, total, "n {n}");
+                assert_eq!(read(&y)[3..], expect[..], "n {n}");
+                let u = view_in(&s, "u", data.iter().map(|&v| v as u8).collect());
+                let inner = u.subview(2..n + 2).unwrap();
+                let mut z = view_in(&s, "z", vec![0u8; n]);
+                let t = exclusive_scan(&s, &inner, &mut z, BOr, Some(7)).unwrap();
+                let bytes: Vec<u8> = data[2..n + 2].iter().map(|&v| v as u8).collect();
+                assert_eq!(
+                    (read(&z), t),
+                    seq_scan(&bytes, &BOr, Some(7), false),
+                    "n {n}"
+                );
+            }
+        }
+
+        #[test]
         fn scans_in_place_strided_and_into_longer_outputs() {
             let s = space();
             let mut rng = Rng::new(3);

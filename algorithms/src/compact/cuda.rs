@@ -21,9 +21,9 @@ const BLOCK: u32 = 256;
 /// Elements per thread of a tile: `compact_items` of compact.cuh.
 fn items(elem_bytes: usize) -> u64 {
     if elem_bytes <= 4 {
-        8
+        32
     } else {
-        4
+        128 / elem_bytes as u64
     }
 }
 
@@ -38,8 +38,9 @@ const SOURCE: &str = include_str!("compact.cuh");
 /// shared memory, then the tail (status, values, tile counter, count).
 macro_rules! compact_driver {
     ($stat:ident, $name:literal, [$($g:literal),*], $fns:expr, [$($view:expr),*], $call:literal) => {
-        // SAFETY: `compact` reads load(i) for i < n (the host passes the
-        // input's length; the accessors check bounds) and writes each kept
+        // SAFETY: `compact` reads x(i) for i < n (the host passes the
+        // input's length; the accessors, and `span` for a whole run, check
+        // bounds) and writes each kept
         // element once below the output's extent (the host checked it is
         // at least n, or that the counts fit), in place too (see
         // compact.cuh); the tail is sized by `tail` below, with a block of
@@ -85,7 +86,7 @@ compact_driver!(
     &[1],
     [X, OUT],
     "granule_algo::compact<T>(n, smem, false, false, status, values, tiles, result, \
-     [&](granule::u64 i) { return x(i); }, [&](granule::u64, const T& v) { return (bool)f0(v); }, \
+     x, [&](granule::u64, const T& v) { return (bool)f0(v); }, \
      [&](granule::u64 at, const T& v) { out(at) = v; }, [&](granule::u64, const T&) {});"
 );
 compact_driver!(
@@ -95,7 +96,7 @@ compact_driver!(
     &[1],
     [X, OUT],
     "granule_algo::compact<T>(n, smem, false, true, status, values, tiles, result, \
-     [&](granule::u64 i) { return x(i); }, [&](granule::u64, const T& v) { return !f0(v); }, \
+     x, [&](granule::u64, const T& v) { return !f0(v); }, \
      [&](granule::u64 at, const T& v) { out(at) = v; }, [&](granule::u64, const T&) {});"
 );
 compact_driver!(
@@ -109,7 +110,7 @@ compact_driver!(
         DriverParam { name: "no", kind: K::Output, cpp: "T" }
     ],
     "granule_algo::compact<T>(n, smem, true, false, status, values, tiles, result, \
-     [&](granule::u64 i) { return x(i); }, [&](granule::u64, const T& v) { return (bool)f0(v); }, \
+     x, [&](granule::u64, const T& v) { return (bool)f0(v); }, \
      [&](granule::u64 at, const T& v) { yes(at) = v; }, [&](granule::u64 at, const T& v) { no(at) = v; });"
 );
 compact_driver!(
@@ -117,9 +118,17 @@ compact_driver!(
     "compact_by_flags",
     ["T", "G"],
     &[],
-    [X, DriverParam { name: "flags", kind: K::Input, cpp: "G" }, OUT],
+    [
+        X,
+        DriverParam {
+            name: "flags",
+            kind: K::Input,
+            cpp: "G"
+        },
+        OUT
+    ],
     "granule_algo::compact<T>(n, smem, false, false, status, values, tiles, result, \
-     [&](granule::u64 i) { return x(i); }, [&](granule::u64 i, const T&) { return flags(i) != (G)0; }, \
+     x, [&](granule::u64 i, const T&) { return flags(i) != (G)0; }, \
      [&](granule::u64 at, const T& v) { out(at) = v; }, [&](granule::u64, const T&) {});"
 );
 compact_driver!(
@@ -129,7 +138,7 @@ compact_driver!(
     &[],
     [X, OUT],
     "granule_algo::compact<T>(n, smem, false, true, status, values, tiles, result, \
-     [&](granule::u64 i) { return x(i); }, \
+     x, \
      [&](granule::u64 i, const T& v) { return i == 0ull || !(v == x(i - 1ull)); }, \
      [&](granule::u64 at, const T& v) { out(at) = v; }, [&](granule::u64, const T&) {});"
 );

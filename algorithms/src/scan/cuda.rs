@@ -1,10 +1,12 @@
 //! The scans on Cuda: one launch of `scan.cuh` (the header's single-pass
-//! decoupled look-back driver), in place or not, for every operator with
-//! a device counterpart and every device scalar type.
+//! decoupled look-back driver for arrays, `drive_scan_runs`), in place or
+//! not, for every operator with a device counterpart and every device
+//! scalar type.
 //!
 //! The device groups float joins by a fixed tree per tile and a fixed
-//! order across tiles (see `drive_scan`), so a float scan has the same
-//! bits on every run of a given length, but not the host's bits.
+//! order across tiles (see `drive_scan` and `drive_scan_runs`), so a
+//! float scan has the same bits on every run of a given length, but not
+//! the host's bits.
 
 use super::{Identity, ScanImpl, ScanKind, ScanSpec};
 use crate::device::{config, element_use, input_arg, instance, launch, output_arg, DeviceElement};
@@ -13,12 +15,16 @@ use granule_core::functor::UnaryFunctor;
 use granule_core::kernel::DeviceReduction;
 use granule_core::reducer::Reducer;
 use granule_cuda::codegen::driver::{DeviceDriver, DriverParam, DriverParamKind as K};
-use granule_cuda::codegen::scan_workspace;
+use granule_cuda::codegen::{scan_run_items, scan_workspace_with};
 use granule_cuda::kernel::{DeviceElementFn, ViewArg};
 use granule_cuda::{Cuda, CudaSpace, DriverLaunch};
 
 /// Threads per block (a multiple of 32; the look-back uses warp 0).
 const BLOCK: u32 = 256;
+
+/// The drivers' `__launch_bounds__`: blocks of `BLOCK` threads, and the
+/// register cap the header's `scan_run_min_blocks` picks for `T`.
+const LAUNCH_BOUNDS: &str = "256, granule::scan_run_min_blocks<T>()";
 
 /// The scan source, shared by its drivers.
 const SOURCE: &str = include_str!("scan.cuh");
@@ -74,10 +80,11 @@ const PARAMS: &[DriverParam] = &[
 ];
 
 // SAFETY: `scan_view` reads x(i) and writes out(i) for i < n through the
-// bounds-checked View accessors (the host passes n = the input's length,
-// at most the output's), and runs in place (see scan.cuh); the tail is
-// drive_scan's workspace, sized by `scan_workspace` with its launch
-// geometry, which `scan` below uses.
+// bounds-checked View accessors, or a whole run of x through `span`, which
+// checks the run's bounds (the host passes n = the input's length, at most
+// the output's), and runs in place (see scan.cuh); the tail is
+// drive_scan_runs' workspace, sized by `scan_workspace_with` with its
+// launch geometry, which `scan` below uses.
 static SCAN: DeviceDriver = unsafe {
     DeviceDriver::new(
         "scan",
@@ -89,7 +96,8 @@ static SCAN: DeviceDriver = unsafe {
         "granule_algo::scan_view<Op, T>(n, inclusive, init, x, out, status, values, tiles, result, \
          [&](const U& v) { return (T)v; });",
     )
-};
+}
+.with_launch_bounds(LAUNCH_BOUNDS);
 
 // SAFETY: as SCAN, with the element function applied to each element.
 static SCAN_MAP: DeviceDriver = unsafe {
@@ -103,7 +111,8 @@ static SCAN_MAP: DeviceDriver = unsafe {
         "granule_algo::scan_view<Op, T>(n, inclusive, init, x, out, status, values, tiles, result, \
          [&](const U& v) { return f0(v); });",
     )
-};
+}
+.with_launch_bounds(LAUNCH_BOUNDS);
 
 mod sealed {
     pub trait Sealed {}
@@ -188,7 +197,7 @@ where
     let mut inst = instance(F::driver(), vec![U::CPP, T::CPP], Some(R::DEVICE));
     inst.functions = F::uses();
     let mut l = launch(cuda, label, inst);
-    let ws = scan_workspace(n as u64, T::SIZE, T::ALIGN, BLOCK)
+    let ws = scan_workspace_with(n as u64, T::SIZE, T::ALIGN, BLOCK, scan_run_items(T::SIZE))
         .unwrap_or_else(|e| panic!("{label}: the scan's workspace: {e}"));
     l.scalar(n as u64)
         .scalar(spec.kind == ScanKind::Inclusive)
@@ -202,8 +211,9 @@ where
         result = Some(l.workspace(bytes));
     }
     spec.transform.bind(&mut l);
-    // SAFETY: the tail is `scan_workspace`'s buffers in order, and the
-    // geometry its grid, block and shared memory, as drive_scan needs.
+    // SAFETY: the tail is `scan_workspace_with`'s buffers in order, and
+    // the geometry its grid, block and shared memory, for the tiles of
+    // `scan_run_items` per thread that drive_scan_runs uses.
     unsafe {
         l.run(&config(
             u64::from(ws.grid),
@@ -269,6 +279,14 @@ mod tests {
     use crate::device::nvrtc_check::{compiles_everywhere, scaled};
     use crate::device::{element_use, instance};
     use granule_cuda::codegen::Reducer;
+
+    #[test]
+    fn the_launch_bounds_allow_the_block() {
+        let threads = super::LAUNCH_BOUNDS.split(',').next().unwrap();
+        assert_eq!(threads.trim().parse::<u32>(), Ok(super::BLOCK));
+        assert_eq!(SCAN.launch_bounds, Some(super::LAUNCH_BOUNDS));
+        assert_eq!(SCAN_MAP.launch_bounds, Some(super::LAUNCH_BOUNDS));
+    }
 
     #[test]
     fn the_scan_drivers_compile_for_gpus() {

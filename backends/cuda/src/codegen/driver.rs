@@ -77,6 +77,10 @@ pub struct DeviceDriver {
     pub source: &'static str,
     /// The body of the entry point: a C++ statement.
     pub call: &'static str,
+    /// The arguments of the entry point's `__launch_bounds__`, a C++
+    /// constant expression in terms of `generics` and `Op` (see
+    /// [`DeviceDriver::with_launch_bounds`]); `None` for none.
+    pub launch_bounds: Option<&'static str>,
     _trusted: Trusted,
 }
 
@@ -154,7 +158,31 @@ impl DeviceDriver {
             functions,
             source,
             call,
+            launch_bounds: None,
             _trusted: Trusted(()),
+        }
+    }
+
+    /// The driver with `__launch_bounds__(bounds)` on its entry points:
+    /// the most threads a block of a launch has, then the fewest blocks
+    /// the compiler should fit on a multiprocessor at once, which caps the
+    /// registers a thread gets. `bounds` may name `generics` and `Op`, so
+    /// an instance can pick its own cap. A launch with more threads than
+    /// the bound fails with CUDA's error before it runs; the emulator
+    /// ignores the bounds.
+    ///
+    /// ```
+    /// use granule_cuda::codegen::driver::{DeviceDriver, DriverInstance};
+    /// // SAFETY: an empty call that touches nothing.
+    /// static NOP: DeviceDriver =
+    ///     unsafe { DeviceDriver::new("nop", &["T"], None, &[], &[], "", ";") }
+    ///         .with_launch_bounds("256, sizeof(T) > 4 ? 2 : 4");
+    /// assert_eq!(NOP.launch_bounds, Some("256, sizeof(T) > 4 ? 2 : 4"));
+    /// ```
+    pub const fn with_launch_bounds(self, bounds: &'static str) -> Self {
+        DeviceDriver {
+            launch_bounds: Some(bounds),
+            ..self
         }
     }
 }
@@ -380,14 +408,24 @@ impl DriverInstance {
         for (g, t) in d.generics.iter().zip(&self.types) {
             body.push_str(&format!("  typedef {t} {g};\n"));
         }
+        // The generics and `Op` as the launch bounds name them, outside
+        // the body's typedefs.
+        let mut names = d.generics.to_vec();
+        let mut spelled: Vec<&str> = self.types.clone();
+        let op_cpp;
         if let (Some(acc), Some(r)) = (d.reduces, self.reducer) {
             let acc = subst(acc, d.generics, &self.types);
-            let op = r.op(&acc).map_err(|message| CodegenError {
+            op_cpp = r.op(&acc).map_err(|message| CodegenError {
                 kernel: d.name,
                 message,
             })?;
-            body.push_str(&format!("  typedef {op} Op;\n"));
+            body.push_str(&format!("  typedef {op_cpp} Op;\n"));
+            names.push("Op");
+            spelled.push(&op_cpp);
         }
+        let bounds = d.launch_bounds.map_or(String::new(), |b| {
+            format!("__launch_bounds__({}) ", subst(b, &names, &spelled))
+        });
         for (k, f) in self.functions.iter().enumerate() {
             let (caps, lambda) = function_binding(k, f);
             decls.extend(caps);
@@ -397,7 +435,7 @@ impl DriverInstance {
         body.push_str(d.call);
         let name = self.entry();
         let text = format!(
-            "extern \"C\" __global__ void {name}({}) {{\n  GRANULE_ENTRY_CHECK();\n{body}\n}}\n\
+            "extern \"C\" __global__ void {bounds}{name}({}) {{\n  GRANULE_ENTRY_CHECK();\n{body}\n}}\n\
              extern \"C\" {{ __device__ granule::ParamTable<decltype({name})> {}; }}\n",
             decls.join(", "),
             super::params_symbol(&name)
@@ -510,5 +548,34 @@ mod tests {
         );
         assert_eq!(subst("TT U_ U T", &g, &t), "TT U_ bool granule::i64");
         assert_eq!(subst("granule::T", &g, &t), "granule::T");
+    }
+
+    #[test]
+    fn launch_bounds_name_the_instance_types_and_op() {
+        // SAFETY: an empty call that touches nothing.
+        static SUM: DeviceDriver =
+            unsafe { DeviceDriver::new("sum", &["T"], Some("T"), &[], &[], "", ";") }
+                .with_launch_bounds("128, sizeof(T) + granule::is_exactly_associative<Op>()");
+        let inst = DriverInstance {
+            driver: &SUM,
+            types: vec!["granule::f64"],
+            reducer: Some(ReducerOp::Max),
+            functions: vec![],
+        };
+        let (name, text) = inst.entry_point().unwrap();
+        let op = ReducerOp::Max.op("granule::f64").unwrap();
+        let want = format!(
+            "__global__ void __launch_bounds__(128, sizeof(granule::f64) + granule::is_exactly_associative<{op}>()) {name}("
+        );
+        assert!(text.contains(&want), "{text}");
+        // SAFETY: as above.
+        static PLAIN: DeviceDriver =
+            unsafe { DeviceDriver::new("plain", &["T"], Some("T"), &[], &[], "", ";") };
+        let inst = DriverInstance {
+            driver: &PLAIN,
+            ..inst
+        };
+        let (name, text) = inst.entry_point().unwrap();
+        assert!(text.contains(&format!("__global__ void {name}(")), "{text}");
     }
 }

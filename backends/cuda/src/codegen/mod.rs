@@ -19,7 +19,10 @@ use crate::nvrtc::FloatMode;
 pub use crate::kernel::ReducerOp as Reducer;
 use std::fmt;
 
-pub use workspace::{reduce_workspace, scan_items, scan_workspace, ReduceWorkspace, ScanWorkspace};
+pub use workspace::{
+    reduce_workspace, scan_items, scan_run_items, scan_workspace, scan_workspace_with,
+    ReduceWorkspace, ScanWorkspace,
+};
 pub use wrapper::{entry_name, params_symbol};
 
 /// Which driver runs the kernel.

@@ -21,6 +21,21 @@ pub fn scan_items(elem_size: usize) -> u32 {
     (32 / elem_size.max(1)).clamp(1, 8) as u32
 }
 
+/// Items each thread scans per tile in the array scan driver
+/// (`granule::drive_scan_runs`, granule-algorithms' scans) for elements of
+/// `elem_size` bytes: 128 bytes of values per thread, between 1 and 32
+/// items. This is the device header's `granule::scan_run_items`; the
+/// emulator tests compare the two.
+///
+/// ```
+/// use granule_cuda::codegen::scan_run_items;
+/// assert_eq!([1, 4, 8, 16, 24, 128].map(scan_run_items), [32, 32, 16, 8, 5, 1]);
+/// ```
+pub fn scan_run_items(elem_size: usize) -> u32 {
+    // At most 32, so the cast is exact.
+    (128 / elem_size.max(1)).clamp(1, 32) as u32
+}
+
 /// Whether the scan driver publishes a tile's value in the same 64-bit
 /// word as its state (values of up to 4 bytes) rather than in the
 /// separate `values` buffer.
@@ -46,7 +61,7 @@ pub struct ScanWorkspace {
     /// Dynamic shared memory per block, in bytes.
     pub shared_bytes: u32,
     /// Tiles the range is cut into (`block * scan_items(elem_size)`
-    /// indices each).
+    /// indices each, or `block * items` from [`scan_workspace_with`]).
     pub tiles: u64,
 }
 
@@ -75,6 +90,29 @@ pub fn scan_workspace(
     elem_align: usize,
     block: u32,
 ) -> Result<ScanWorkspace, String> {
+    scan_workspace_with(n, elem_size, elem_align, block, scan_items(elem_size))
+}
+
+/// [`scan_workspace`] for a driver whose threads take `items` indices of
+/// each tile: `drive_scan_runs` takes [`scan_run_items`] of them.
+///
+/// ```
+/// use granule_cuda::codegen::{scan_run_items, scan_workspace_with};
+/// let w = scan_workspace_with(1 << 20, 4, 4, 256, scan_run_items(4)).unwrap();
+/// assert_eq!((w.tiles, w.grid), (128, 128));
+/// assert_eq!(w.shared_bytes, (8192 + 256) * 4);
+/// assert!(scan_workspace_with(1 << 20, 4, 4, 256, 0).is_err());
+/// ```
+pub fn scan_workspace_with(
+    n: u64,
+    elem_size: usize,
+    elem_align: usize,
+    block: u32,
+    items: u32,
+) -> Result<ScanWorkspace, String> {
+    if items == 0 {
+        return Err("a scan tile of 0 items per thread".into());
+    }
     if block == 0 || !block.is_multiple_of(32) || block > 1024 {
         return Err(format!(
             "a scan block has a multiple of 32 threads up to 1024, not {block}"
@@ -90,7 +128,7 @@ pub fn scan_workspace(
     }
     let overflow =
         |what: &str| format!("a scan of {n} elements of {elem_size} bytes: the {what} overflows");
-    let per_tile = u64::from(block) * u64::from(scan_items(elem_size));
+    let per_tile = u64::from(block) * u64::from(items);
     let tiles = n.div_ceil(per_tile);
     let grid = tiles.clamp(1, MAX_GRID);
     // Blocks that run out of tiles take one more number each.

@@ -999,7 +999,54 @@ template <class T, int R, class L = LayoutRight> struct View {
     }
     return data[Offset<L, R>::at(ext, str, idx)];
   }
+  // The address of element i of a rank-1 View after checking that the
+  // `count` indices from i are in bounds: the first one past the end fails
+  // as operator() would. Drivers that read a run of a unit-stride View in
+  // wide pieces take the address here, so the run is checked once.
+  __device__ __forceinline__ T* span(usize i, usize count) const {
+    static_assert(R == 1, "span is for rank-1 Views");
+    if (count > 0u && (i >= ext[0] || count > ext[0] - i)) fail(1, id, 0ull, i >= ext[0] ? i : ext[0], ext[0]);
+    return data + i * str[0];
+  }
 };
+
+// ------------------------------------------------------------ wide loads
+
+// Whether `count` elements of T fill whole 16-byte pieces.
+template <class T> __host__ __device__ constexpr bool fills_pieces(u32 count) {
+  return ((u64)count * sizeof(T)) % 16ull == 0ull;
+}
+
+// Whether a rank-1 View's runs of N elements that start at multiples of N
+// can load in 16-byte pieces: unit stride, data aligned to 16 bytes, and
+// N elements filling whole pieces. Every thread of a launch gets the same
+// answer, so a driver branches on it without diverging.
+template <u32 N, class T, class L> __device__ __forceinline__ bool loads_in_pieces(const View<const T, 1, L>& x) {
+  return fills_pieces<T>(N) && x.str[0] == 1ull && ((u64)x.data & 15ull) == 0ull;
+}
+
+// v[0..count) = x(i), .., x(i + count - 1); v[count..N) is left alone. A
+// whole run (count == N) of a View that loads_in_pieces, starting at a
+// multiple of N, is read in 16-byte loads (N * sizeof(T) / 16 of them,
+// all issued before any value is used); anything else one bounds-checked
+// element at a time. The pieces' bytes are copied byte by byte, which the
+// compiler turns into register moves and which aliases nothing.
+template <u32 N, class T, class L>
+__device__ __forceinline__ void load_run(const View<const T, 1, L>& x, bool pieces, u64 i, u32 count, T (&v)[N]) {
+  struct alignas(16) Piece {
+    u32 w[4];
+  };
+  if (fills_pieces<T>(N) && pieces && count == N) {
+    const Piece* p = (const Piece*)x.span(i, N);
+    Piece w[fills_pieces<T>(N) ? N * sizeof(T) / 16u : 1u];
+    for (u32 j = 0; j < N * sizeof(T) / 16u; ++j) w[j] = p[j];
+    for (u32 b = 0; b < N * sizeof(T); ++b) ((unsigned char*)v)[b] = ((const unsigned char*)w)[b];
+  } else {
+    for (u32 q = 0; q < N; ++q) {
+      if (q < count) v[q] = x(i + q);
+    }
+  }
+}
 
 // ------------------------------------------------------------------ atomics
 
@@ -2125,6 +2172,24 @@ template <class Op, class T, class F> __device__ T thread_vector_scan(const Team
 __host__ __device__ constexpr u32 scan_items(u64 bytes) {
   return bytes <= 4ull ? 8u : bytes >= 32ull ? 1u : (u32)(32ull / bytes);
 }
+// Items per thread of a tile of drive_scan_runs, by the size of T: 128
+// bytes of values per thread, between 1 and 32 items.
+// codegen::workspace::scan_run_items mirrors it; a test compares the two.
+__host__ __device__ constexpr u32 scan_run_items(u64 bytes) {
+  return bytes <= 4ull ? 32u : bytes >= 128ull ? 1u : (u32)(128ull / bytes);
+}
+// The fewest blocks of 256 threads a drive_scan_runs launch over values
+// of T asks each multiprocessor to hold (its `__launch_bounds__`), which
+// caps a thread's registers: 2 (128 registers) for values of up to 4
+// bytes, 3 (80) for larger ones.
+//
+// Measured on an H100, 2^28 elements, Sum (ms; CUB's cumsum of i32 took
+// 1.03 on the same card):
+//   items, cap          i32    f32    i64    f64
+//   16/8, none          1.62   1.62   4.66   4.96
+//   16/8, 4 blocks      1.19   2.26   3.62   3.72   (f32: lookback_fixed spilled)
+//   32/16, 2/3 blocks   1.25   1.23   2.82   2.88   (this choice)
+template <class T> __host__ __device__ constexpr u32 scan_run_min_blocks() { return sizeof(T) <= 4 ? 2u : 3u; }
 // The shared-memory slot of tile element e: one pad slot per 32 keeps the
 // threads of a warp on distinct banks when each reads its run of `items`.
 __host__ __device__ constexpr u64 scan_slot(u64 e) { return e + e / 32ull; }
@@ -2308,6 +2373,47 @@ template <class Op, class T> __device__ T lookback_fixed(const TileStates<T>& st
   return excl;
 }
 
+// The next tile for the block, from the launch's tile counter, on every
+// thread (`tile_s` is the block's shared slot for it). The first barrier
+// waits for the previous tile's readers of the block's shared memory.
+__device__ __forceinline__ u64 claim_tile(u32* tiles, u32& tile_s) {
+  __syncthreads();
+  if (threadIdx.x == 0u) tile_s = atomicAdd(tiles, 1u);
+  __syncthreads();
+  return tile_s;
+}
+
+// Warp 0's part of a scan tile (see drive_scan): publishes the tile's
+// aggregate `agg`, finds the tile's exclusive prefix by the look-back
+// that suits Op (lookback_nearest, or lookback_fixed's fixed order),
+// publishes the inclusive prefix that look-back asks for, and for the last
+// tile writes the total to *result. Every lane of warp 0 returns the
+// prefix.
+template <class Op, class T>
+__device__ T tile_exclusive_prefix(const TileStates<T>& st, u64 tile, u64 ntiles, const T& agg, T* result, u32 lane) {
+  T excl = Op::identity();
+  if constexpr (is_exactly_associative<Op>()) {
+    if (lane == 0u) st.publish(tile, tile == 0ull ? TILE_INCLUSIVE : TILE_AGGREGATE, agg);
+    if (tile > 0ull) {
+      excl = lookback_nearest<Op>(st, tile, lane);
+      if (lane == 0u) {
+        T incl = excl;
+        Op::join(incl, agg);
+        st.publish(tile, TILE_INCLUSIVE, incl);
+      }
+    }
+  } else {
+    if (lane == 0u) st.publish(tile, TILE_AGGREGATE, agg);
+    excl = lookback_fixed<Op>(st, tile, agg, lane);
+  }
+  if (lane == 0u && tile == ntiles - 1ull) {
+    T total = excl;
+    Op::join(total, agg);
+    *result = total;
+  }
+  return excl;
+}
+
 // drive_scan's tile loop over element values: load(i) is index i's value
 // (its contribution to the scan) and fin(i, prefix, value) gets its
 // exclusive prefix with the value load gave. A thread issues all its
@@ -2334,10 +2440,7 @@ __device__ void drive_scan_values(u64 begin, u64 end, u64* status, T* values, u3
   __shared__ T prefix_s;
   for (;;) {
     GRANULE_WAIT_TICK();
-    __syncthreads();  // the previous tile's readers of tile_s, prefix_s and slots are done
-    if (t == 0u) tile_s = atomicAdd(tiles, 1u);
-    __syncthreads();
-    const u64 tile = tile_s;
+    const u64 tile = claim_tile(tiles, tile_s);
     if (tile >= ntiles) return;
     const u64 first = begin + tile * per_tile;
     const u64 left = n - tile * per_tile;  // indices from `first` on; this tile takes per_tile of them
@@ -2359,29 +2462,8 @@ __device__ void drive_scan_values(u64 begin, u64 end, u64* status, T* values, u3
       Op::join(prefix, run[q]);
     }
     if (t < 32u) {
-      T excl = Op::identity();
-      if constexpr (is_exactly_associative<Op>()) {
-        if (lane == 0u) st.publish(tile, tile == 0ull ? TILE_INCLUSIVE : TILE_AGGREGATE, agg);
-        if (tile > 0ull) {
-          excl = lookback_nearest<Op>(st, tile, lane);
-          if (lane == 0u) {
-            T incl = excl;
-            Op::join(incl, agg);
-            st.publish(tile, TILE_INCLUSIVE, incl);
-          }
-        }
-      } else {
-        if (lane == 0u) st.publish(tile, TILE_AGGREGATE, agg);
-        excl = lookback_fixed<Op>(st, tile, agg, lane);
-      }
-      if (lane == 0u) {
-        prefix_s = excl;
-        if (tile == ntiles - 1ull) {
-          T total = excl;
-          Op::join(total, agg);
-          *result = total;
-        }
-      }
+      const T excl = tile_exclusive_prefix<Op>(st, tile, ntiles, agg, result, lane);
+      if (lane == 0u) prefix_s = excl;
     }
     __syncthreads();
     for (u32 k = 0; k < items; ++k) {
@@ -2391,6 +2473,84 @@ __device__ void drive_scan_values(u64 begin, u64 end, u64* status, T* values, u3
         Op::join(p, slots[scan_slot(e)]);
         fin(first + e, p, own[k]);
       }
+    }
+    if ((u64)gridDim.x >= ntiles) return;  // every tile had its own block
+  }
+}
+
+// The scan driver of arrays (granule-algorithms' scans): drive_scan's
+// tiles, tile states, look-back and workspace, with the tile in the
+// blocked arrangement. Thread t of a tile takes the run of ITEMS
+// consecutive indices from t * ITEMS: load_run(i, count, v) sets
+// v[0..count) to the values of indices i..i + count (count < ITEMS only
+// in the last tile), and the driver fills the rest with the identity. The
+// thread folds its run, the block scans the folds (block_exclusive_scan),
+// warp 0 finds the tile's prefix (tile_exclusive_prefix), and each thread
+// makes its run's outputs, out_value(prefix, value) with each index's
+// exclusive prefix. Those go through shared memory to store(i, output),
+// consecutive threads on consecutive indices, so the writes coalesce;
+// reading the run in one piece lets load_run use wide loads.
+//
+// The grouping is drive_scan's: the same tile prefixes, and within a tile
+// index e of thread t's run gets prefix_tile + (thread_t + v_0 + .. +
+// v_(q-1)), where thread_t is the thread's exclusive prefix in the block
+// scan and the run's values are joined left to right. Every index is
+// loaded once (in load_run) and stored once; in place works because a
+// tile loads all its indices before the barrier after which it stores
+// them, and no other tile touches them.
+//
+// Dynamic shared memory: scan_slot(blockDim.x * ITEMS) values of T (the
+// staged outputs); the rest is drive_scan's with tiles of
+// blockDim.x * ITEMS indices (codegen::workspace::scan_workspace_with).
+template <class Op, class T, u32 ITEMS, class LoadRun, class OutValue, class Store>
+__device__ void drive_scan_runs(u64 n, u64* status, T* values, u32* tiles, T* result, LoadRun load_run,
+                                OutValue out_value, Store store) {
+  const u32 block = blockDim.x, t = threadIdx.x, lane = t & 31u;
+  // The look-back's warp collectives name all 32 lanes of warp 0.
+  if (block % 32u != 0u || blockDim.y != 1u || blockDim.z != 1u) __trap();
+  const TileStates<T> st{status, values};
+  const u64 per_tile = (u64)block * ITEMS;
+  const u64 ntiles = n / per_tile + (n % per_tile != 0ull);
+  if (ntiles == 0ull) {
+    if (blockIdx.x == 0u && t == 0u) *result = Op::identity();
+    return;
+  }
+  T* slots = (T*)granule_dyn_smem;
+  __shared__ u32 tile_s;
+  __shared__ T prefix_s;
+  for (;;) {
+    GRANULE_WAIT_TICK();
+    const u64 tile = claim_tile(tiles, tile_s);
+    if (tile >= ntiles) return;
+    const u64 first = tile * per_tile;
+    const u64 len = n - first < per_tile ? n - first : per_tile;
+    const u64 mine = (u64)t * ITEMS;  // the run's first index in the tile
+    const u32 count = mine >= len ? 0u : len - mine < (u64)ITEMS ? (u32)(len - mine) : ITEMS;
+    T v[ITEMS];
+    load_run(first + mine, count, v);
+    for (u32 q = 0; q < ITEMS; ++q) {
+      if (q >= count) v[q] = Op::identity();  // constant indices keep v in registers
+    }
+    T fold = v[0];
+    for (u32 q = 1; q < ITEMS; ++q) Op::join(fold, v[q]);
+    T agg;
+    T running = block_exclusive_scan<Op>(fold, agg);
+    if (t < 32u) {
+      const T excl = tile_exclusive_prefix<Op>(st, tile, ntiles, agg, result, lane);
+      if (lane == 0u) prefix_s = excl;
+    }
+    __syncthreads();
+    const T before = prefix_s;
+    for (u32 q = 0; q < ITEMS; ++q) {
+      T p = before;
+      Op::join(p, running);
+      slots[scan_slot(mine + q)] = out_value(p, v[q]);
+      Op::join(running, v[q]);
+    }
+    __syncthreads();
+    for (u32 k = 0; k < ITEMS; ++k) {
+      const u64 e = (u64)k * block + t;
+      if (e < len) store(first + e, slots[scan_slot(e)]);
     }
     if ((u64)gridDim.x >= ntiles) return;  // every tile had its own block
   }

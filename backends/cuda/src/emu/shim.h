@@ -30,6 +30,8 @@
 #define __noinline__ __attribute__((noinline))
 #define __shared__ thread_local
 #define __restrict__ __restrict
+// A cap on the registers of a GPU thread; the emulator's threads have none.
+#define __launch_bounds__(...)
 
 // Largest dynamic shared memory of a launch (an H100's opt-in maximum).
 #define GRANULE_EMU_MAX_DYN_SMEM 232448
