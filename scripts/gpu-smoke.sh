@@ -256,20 +256,22 @@ tool_mode() {
 }
 
 # compute-sanitizer's memcheck over the dispatch tests and the algorithms
-# suite's Cuda instance (each under a time limit): an out-of-bounds or
-# misaligned access of a driver shows there even when the results are
-# right. Its log is $OUT/sanitize.log.
+# suite's Cuda instance (each under a time limit, SANITIZE_LIMIT seconds):
+# an out-of-bounds or misaligned access of a driver shows there even when
+# the results are right. SANITIZE_TESTS names other packed test binaries
+# and SANITIZE_FILTER other test filters (libtest's, space-separated) for
+# the root package's binaries. Its log is $OUT/sanitize.log.
 sanitize() {
   tool_mode sanitize.log
   export CI=true GRANULE_REQUIRE_GPU=1
   local cs t found exe pkg filter
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
   [ -n "$cs" ] || { echo "sanitize: no compute-sanitizer"; return 1; }
-  for t in dispatch algorithms; do
+  for t in ${SANITIZE_TESTS:-dispatch algorithms}; do
     found=$(packed "$t")
     exe=${found%% *} pkg=${found#* }
     filter=""
-    [ "$pkg" = . ] && filter=cuda::
+    [ "$pkg" = . ] && filter=${SANITIZE_FILTER:-cuda::}
     echo "== memcheck $t $filter"
     (cd "$pkg" && timeout -k 5 "${SANITIZE_LIMIT:-90}" "$cs" --tool memcheck --print-limit 20 \
       "$OLDPWD/$G/bin/$exe" $filter --test-threads=4 2>&1 | grep -E "ERROR SUMMARY|Invalid|^=========  |test result|FAILED" | head -60)
