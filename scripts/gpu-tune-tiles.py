@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Times variants of the Cuda scan and compaction drivers' tile size and
+register cap on the lent GPU, beside PyTorch on the same card
+(benches/results/2026-11-27-gpu-h100.md shows what it found).
+
+Here, from the project root (NVRTC 12.9 from scripts/install-nvrtc.sh):
+
+    scripts/gpu-tune-tiles.py build
+
+compiles the product's device code (granule.cuh, scan.cuh, compact.cuh)
+once per entry of VARIANTS below, with the items per thread of
+drive_scan_runs and each scan's __launch_bounds__ replaced, behind
+raw-pointer entry points, to sm_90 CUBINs in target/gpu-tune/, and
+prints each kernel's registers and spilled bytes. There, through the
+device tool's `run` with carry ["target/gpu-tune"]:
+
+    PYTHONUNBUFFERED=1 python3 target/gpu-tune/gpu-tune-tiles.py bench
+
+times every variant's Sum scans (i32, f32, i64, f64) and copy_if (i32,
+i64) at 2^28 and 2^24 with CuPy events (median of 15 launches, each with
+its workspace zeroing), checks their results, and times PyTorch's cumsum,
+nonzero and masked_select; about 30 s. Its output is the report.
+"""
+import ctypes, json, os, re, shutil, subprocess, sys
+
+# name, items per thread (values of up to 4 bytes / 8 bytes), launch
+# bounds' fewest blocks (exact 4-byte Sum / float 4-byte Sum / 8-byte).
+VARIANTS = [
+    ("current", None, None, None, None, None),
+    ("items16_cap4", 16, 8, 4, 1, 4),
+    ("items32_cap2", 32, 16, 2, 1, 2),
+    ("items16x16_cap3", 16, 16, 4, 1, 3),
+]
+ITEMS_SRC = "return bytes <= 4ull ? 32u : bytes >= 128ull ? 1u : (u32)(128ull / bytes);"
+OUT = "target/gpu-tune"
+
+ENTRIES = r'''
+using granule::u64; using granule::u32;
+#define SCAN_ENTRY(NAME, T, ...) extern "C" __global__ void __launch_bounds__(__VA_ARGS__) NAME(u64 n, u32 inclusive, T init, \
+    const T* xp, T* op, u64* status, T* values, u32* tiles, T* result) { \
+  GRANULE_ENTRY_CHECK(); typedef granule::Sum<T> Op; \
+  const granule::View<const T, 1, granule::LayoutStride> x{xp, {n}, {1}, 1}; \
+  const granule::View<T, 1, granule::LayoutStride> out{op, {n}, {1}, 2}; \
+  granule_algo::scan_view<Op, T>(n, inclusive != 0u, init, x, out, status, values, tiles, result, [&](const T& v) { return v; }); }
+SCAN_ENTRY(scan_i32, granule::i32, %s)
+SCAN_ENTRY(scan_f32, granule::f32, %s)
+SCAN_ENTRY(scan_i64, granule::i64, %s)
+SCAN_ENTRY(scan_f64, granule::f64, %s)
+#define COPY_IF_ENTRY(NAME, T) extern "C" __global__ void NAME(u64 n, u64 smem, const T* xp, T* op, u64* status, u64* values, \
+    u32* tiles, u64* result) { \
+  GRANULE_ENTRY_CHECK(); \
+  const granule::View<const T, 1, granule::LayoutStride> x{xp, {n}, {1}, 1}; \
+  const granule::View<T, 1, granule::LayoutStride> out{op, {n}, {1}, 2}; \
+  granule_algo::compact<T>(n, smem, false, false, status, values, tiles, result, x, [&](u64, const T& v) { return v != 0; }, \
+      [&](u64 at, const T& v) { out(at) = v; }, [&](u64, const T&) {}); }
+COPY_IF_ENTRY(copy_if_i32, granule::i32)
+COPY_IF_ENTRY(copy_if_i64, granule::i64)
+'''
+
+
+def build():
+    nv = subprocess.check_output(["scripts/install-nvrtc.sh"], text=True).strip()
+    lib = ctypes.CDLL(nv + "/libnvrtc.so.12")
+    header = open("backends/cuda/src/device/granule.cuh").read()
+    assert ITEMS_SRC in header, "scan_run_items changed: update ITEMS_SRC"
+    drivers = open("algorithms/src/scan/scan.cuh").read() + open("algorithms/src/compact/compact.cuh").read()
+    os.makedirs(OUT, exist_ok=True)
+    meta = {}
+    for name, i4, i8, exact4, float4, eight in VARIANTS:
+        h = header
+        if i4 is None:
+            bounds = ["256, granule::scan_run_min_blocks<%s>()" % t for t in ("granule::i32", "granule::f32", "granule::i64", "granule::f64")]
+            i4, i8 = 32, 16
+        else:
+            h = h.replace(ITEMS_SRC, f"return bytes <= 4ull ? {i4}u : {i8}u;")
+            bounds = [f"256, {b}" for b in (exact4, float4, eight, eight)]
+        src = h + drivers + ENTRIES % tuple(bounds)
+        prog = ctypes.c_void_p()
+        assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"tune.cu", 0, None, None) == 0
+        opts = [b"-std=c++17", b"--fmad=false", b"-arch=sm_90", b"--ptxas-options=-v"]
+        rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, log)
+        log = log.value.decode()
+        if rc:
+            sys.exit(log)
+        lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
+        cubin = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetCUBIN(prog, cubin)
+        open(f"{OUT}/{name}.cubin", "wb").write(cubin.raw)
+        info = []
+        for part in log.split("Compiling entry function")[1:]:
+            fn = re.search(r"'(\w+)'", part).group(1)
+            regs = re.search(r"Used (\d+) registers", part).group(1)
+            spill = re.search(r"(\d+) bytes spill stores", part)
+            info.append(f"{fn} {regs} regs, {spill.group(1) if spill else '?'} B spilled")
+        print(f"{name}: " + "; ".join(info))
+        meta[name] = {"items4": i4, "items8": i8}
+    json.dump(meta, open(f"{OUT}/variants.json", "w"))
+    shutil.copy(__file__, f"{OUT}/gpu-tune-tiles.py")
+    print(f"carry [\"{OUT}\"]; there: PYTHONUNBUFFERED=1 python3 {OUT}/gpu-tune-tiles.py bench")
+
+
+def bench():
+    import numpy as np, cupy as cp, torch
+    here = os.path.dirname(os.path.abspath(__file__))
+    meta = json.load(open(os.path.join(here, "variants.json")))
+    types = {"i32": cp.int32, "f32": cp.float32, "i64": cp.int64, "f64": cp.float64}
+
+    def median_ms(f, reps=15):
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        f(); f(); cp.cuda.Device().synchronize()
+        times = []
+        for _ in range(reps):
+            start.record(); f(); end.record(); end.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, end))
+        return sorted(times)[reps // 2]
+
+    def report(what, lg, ms, moved, ok=True):
+        print(f"{what:34s} 2^{lg} {ms:8.4f} ms {moved / ms / 1e6:7.1f} GB/s{'' if ok else ' WRONG'}", flush=True)
+
+    print(torch.cuda.get_device_name(0), "cupy", cp.__version__, "torch", torch.__version__)
+    rng = np.random.default_rng(7)
+    for lg in (28, 24):
+        n = 1 << lg
+        base = rng.integers(0, 3, n, dtype=np.int32)
+        xs = {t: cp.asarray(base).astype(d) for t, d in types.items()}
+        want = {}
+        for t, x in xs.items():
+            acc = cp.cumsum(x.astype(cp.float64 if t[0] == "f" else cp.int64))
+            want[t] = acc - x
+        xt = torch.as_tensor(xs["i32"], device="cuda")
+        report("torch cumsum i32", lg, median_ms(lambda: torch.cumsum(xt, 0, dtype=torch.int32)), 8 * n)
+        report("torch nonzero i32", lg, median_ms(lambda: torch.nonzero(xt)), 4 * n)
+        report("torch masked_select i32", lg, median_ms(lambda: torch.masked_select(xt, xt != 0)), 4 * n + 4 * (2 * n // 3))
+        for name, m in meta.items():
+            mod = cp.RawModule(path=os.path.join(here, name + ".cubin"))
+            for t, x in xs.items():
+                size = x.itemsize
+                per = 256 * (m["items4"] if size <= 4 else m["items8"])
+                tiles_n = (n + per - 1) // per
+                out, status = cp.empty_like(x), cp.zeros(tiles_n, cp.uint64)
+                values, tiles, result = cp.zeros(2 * tiles_n, x.dtype), cp.zeros(1, cp.uint32), cp.zeros(1, x.dtype)
+                fn, smem, init = mod.get_function("scan_" + t), (per + per // 32) * size, np.dtype(x.dtype).type(0)
+
+                def scan():
+                    status.fill(0); tiles.fill(0)
+                    fn((tiles_n,), (256,), (np.uint64(n), np.uint32(0), init, x, out, status, values, tiles, result), shared_mem=smem)
+                ms = median_ms(scan)
+                if t[0] == "f":
+                    ok = bool(cp.allclose(out.astype(cp.float64), want[t], rtol=1e-5, atol=1))
+                else:
+                    ok = bool((out == want[t].astype(x.dtype)).all())
+                report(f"{name} scan {t}", lg, ms, 2 * size * n, ok)
+            for t in ("i32", "i64"):
+                x = xs[t]
+                size = x.itemsize
+                per = 256 * (32 if size <= 4 else 128 // size)
+                tiles_n = (n + per - 1) // per
+                out, status = cp.zeros_like(x), cp.zeros(tiles_n, cp.uint64)
+                values, tiles, result = cp.zeros(2 * tiles_n, cp.uint64), cp.zeros(1, cp.uint32), cp.zeros(1, cp.uint64)
+                fn, smem = mod.get_function("copy_if_" + t), per * size
+
+                def copy_if():
+                    status.fill(0); tiles.fill(0)
+                    fn((tiles_n,), (256,), (np.uint64(n), np.uint64(smem), x, out, status, values, tiles, result), shared_mem=smem)
+                ms = median_ms(copy_if)
+                kept = x[x != 0]
+                count = int(result[0])
+                ok = count == kept.size and bool((out[:count] == kept).all())
+                report(f"{name} copy_if {t}", lg, ms, size * (n + count), ok)
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode == "build":
+        build()
+    elif mode == "bench":
+        bench()
+    else:
+        sys.exit(__doc__)
