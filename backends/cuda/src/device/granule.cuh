@@ -2373,6 +2373,17 @@ template <class Op, class T> __device__ T lookback_fixed(const TileStates<T>& st
   return excl;
 }
 
+// The number of tiles of `per_tile` indices that n indices make, after
+// checking the block's shape: 1-D, whole warps (the look-back's warp
+// collectives name all 32 lanes of warp 0). With no tiles, block 0 writes
+// the identity as the total.
+template <class Op, class T> __device__ __forceinline__ u64 scan_tile_count(u64 n, u64 per_tile, T* result) {
+  if (blockDim.x % 32u != 0u || blockDim.y != 1u || blockDim.z != 1u) __trap();
+  const u64 ntiles = n / per_tile + (n % per_tile != 0ull);
+  if (ntiles == 0ull && blockIdx.x == 0u && threadIdx.x == 0u) *result = Op::identity();
+  return ntiles;
+}
+
 // The next tile for the block, from the launch's tile counter, on every
 // thread (`tile_s` is the block's shared slot for it). The first barrier
 // waits for the previous tile's readers of the block's shared memory.
@@ -2381,6 +2392,23 @@ __device__ __forceinline__ u64 claim_tile(u32* tiles, u32& tile_s) {
   if (threadIdx.x == 0u) tile_s = atomicAdd(tiles, 1u);
   __syncthreads();
   return tile_s;
+}
+
+// body(tile) for each tile the block claims from the launch's tile
+// counter, in claim order, until none of the `ntiles` is left (blocks
+// claim in launch order, so a tile only waits on tiles whose blocks are
+// running). Every thread of the block runs it.
+// (A driver whose registers grew inside the lambda, as compaction's did,
+// loops on claim_tile itself.)
+template <class Body> __device__ __forceinline__ void for_claimed_tiles(u32* tiles, u64 ntiles, Body body) {
+  __shared__ u32 tile_s;
+  for (;;) {
+    GRANULE_WAIT_TICK();
+    const u64 tile = claim_tile(tiles, tile_s);
+    if (tile >= ntiles) return;
+    body(tile);
+    if ((u64)gridDim.x >= ntiles) return;  // every tile had its own block
+  }
 }
 
 // Warp 0's part of a scan tile (see drive_scan): publishes the tile's
@@ -2425,23 +2453,14 @@ __device__ void drive_scan_values(u64 begin, u64 end, u64* status, T* values, u3
                                   Fin fin) {
   constexpr u32 items = scan_items(sizeof(T));
   const u32 block = blockDim.x, t = threadIdx.x, lane = t & 31u;
-  // The look-back's warp collectives name all 32 lanes of warp 0.
-  if (block % 32u != 0u || blockDim.y != 1u || blockDim.z != 1u) __trap();
   const TileStates<T> st{status, values};
   const u64 n = end > begin ? end - begin : 0ull;
   const u64 per_tile = (u64)block * items;
-  const u64 ntiles = n / per_tile + (n % per_tile != 0ull);
-  if (ntiles == 0ull) {
-    if (blockIdx.x == 0u && t == 0u) *result = Op::identity();
-    return;
-  }
+  const u64 ntiles = scan_tile_count<Op>(n, per_tile, result);
+  if (ntiles == 0ull) return;
   T* slots = (T*)granule_dyn_smem;
-  __shared__ u32 tile_s;
   __shared__ T prefix_s;
-  for (;;) {
-    GRANULE_WAIT_TICK();
-    const u64 tile = claim_tile(tiles, tile_s);
-    if (tile >= ntiles) return;
+  for_claimed_tiles(tiles, ntiles, [&](u64 tile) {
     const u64 first = begin + tile * per_tile;
     const u64 left = n - tile * per_tile;  // indices from `first` on; this tile takes per_tile of them
     T own[items];
@@ -2474,8 +2493,7 @@ __device__ void drive_scan_values(u64 begin, u64 end, u64* status, T* values, u3
         fin(first + e, p, own[k]);
       }
     }
-    if ((u64)gridDim.x >= ntiles) return;  // every tile had its own block
-  }
+  });
 }
 
 // The scan driver of arrays (granule-algorithms' scans): drive_scan's
@@ -2506,22 +2524,13 @@ template <class Op, class T, u32 ITEMS, class LoadRun, class OutValue, class Sto
 __device__ void drive_scan_runs(u64 n, u64* status, T* values, u32* tiles, T* result, LoadRun load_run,
                                 OutValue out_value, Store store) {
   const u32 block = blockDim.x, t = threadIdx.x, lane = t & 31u;
-  // The look-back's warp collectives name all 32 lanes of warp 0.
-  if (block % 32u != 0u || blockDim.y != 1u || blockDim.z != 1u) __trap();
   const TileStates<T> st{status, values};
   const u64 per_tile = (u64)block * ITEMS;
-  const u64 ntiles = n / per_tile + (n % per_tile != 0ull);
-  if (ntiles == 0ull) {
-    if (blockIdx.x == 0u && t == 0u) *result = Op::identity();
-    return;
-  }
+  const u64 ntiles = scan_tile_count<Op>(n, per_tile, result);
+  if (ntiles == 0ull) return;
   T* slots = (T*)granule_dyn_smem;
-  __shared__ u32 tile_s;
   __shared__ T prefix_s;
-  for (;;) {
-    GRANULE_WAIT_TICK();
-    const u64 tile = claim_tile(tiles, tile_s);
-    if (tile >= ntiles) return;
+  for_claimed_tiles(tiles, ntiles, [&](u64 tile) {
     const u64 first = tile * per_tile;
     const u64 len = n - first < per_tile ? n - first : per_tile;
     const u64 mine = (u64)t * ITEMS;  // the run's first index in the tile
@@ -2552,8 +2561,7 @@ __device__ void drive_scan_runs(u64 n, u64* status, T* values, u32* tiles, T* re
       const u64 e = (u64)k * block + t;
       if (e < len) store(first + e, slots[scan_slot(e)]);
     }
-    if ((u64)gridDim.x >= ntiles) return;  // every tile had its own block
-  }
+  });
 }
 
 // The Kokkos form: the non-final call f(i, v, false), v starting at the
