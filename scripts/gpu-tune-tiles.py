@@ -31,17 +31,17 @@ VARIANTS = [
     ("items32_cap2", 32, 16, 2, 1, 2),
     ("items16x16_cap3", 16, 16, 4, 1, 3),
 ]
-ITEMS_SRC = "return bytes <= 4ull ? 32u : bytes >= 128ull ? 1u : (u32)(128ull / bytes);"
+ITEMS_SRC = "return bytes <= 4ull ? 32u : bytes >= 128ull ? 1u : (granule::u32)(128ull / bytes);"
 OUT = "target/gpu-tune"
 
 ENTRIES = r'''
 using granule::u64; using granule::u32;
-#define SCAN_ENTRY(NAME, T, ...) extern "C" __global__ void __launch_bounds__(__VA_ARGS__) NAME(u64 n, u32 inclusive, T init, \
+#define SCAN_ENTRY(NAME, T, ...) extern "C" __global__ void __launch_bounds__(__VA_ARGS__) NAME(u64 n, u32 inclusive, T init, u32 items, \
     const T* xp, T* op, u64* status, T* values, u32* tiles, T* result) { \
   GRANULE_ENTRY_CHECK(); typedef granule::Sum<T> Op; \
   const granule::View<const T, 1, granule::LayoutStride> x{xp, {n}, {1}, 1}; \
   const granule::View<T, 1, granule::LayoutStride> out{op, {n}, {1}, 2}; \
-  granule_algo::scan_view<Op, T>(n, inclusive != 0u, init, x, out, status, values, tiles, result, [&](const T& v) { return v; }); }
+  granule_algo::scan_view<Op, T>(n, inclusive != 0u, init, items, x, out, status, values, tiles, result, [&](const T& v) { return v; }); }
 SCAN_ENTRY(scan_i32, granule::i32, %s)
 SCAN_ENTRY(scan_f32, granule::f32, %s)
 SCAN_ENTRY(scan_i64, granule::i64, %s)
@@ -62,19 +62,20 @@ def build():
     nv = subprocess.check_output(["scripts/install-nvrtc.sh"], text=True).strip()
     lib = ctypes.CDLL(nv + "/libnvrtc.so.12")
     header = open("backends/cuda/src/device/granule.cuh").read()
-    assert ITEMS_SRC in header, "scan_run_items changed: update ITEMS_SRC"
-    drivers = open("algorithms/src/scan/scan.cuh").read() + open("algorithms/src/compact/compact.cuh").read()
+    scan = open("algorithms/src/scan/scan.cuh").read()
+    assert ITEMS_SRC in scan, "scan_run_items changed: update ITEMS_SRC"
+    compact = open("algorithms/src/compact/compact.cuh").read()
     os.makedirs(OUT, exist_ok=True)
     meta = {}
     for name, i4, i8, exact4, float4, eight in VARIANTS:
-        h = header
+        s = scan
         if i4 is None:
-            bounds = ["256, granule::scan_run_min_blocks<%s>()" % t for t in ("granule::i32", "granule::f32", "granule::i64", "granule::f64")]
+            bounds = ["256, granule_algo::scan_run_min_blocks<%s>()" % t for t in ("granule::i32", "granule::f32", "granule::i64", "granule::f64")]
             i4, i8 = 32, 16
         else:
-            h = h.replace(ITEMS_SRC, f"return bytes <= 4ull ? {i4}u : {i8}u;")
+            s = s.replace(ITEMS_SRC, f"return bytes <= 4ull ? {i4}u : {i8}u;")
             bounds = [f"256, {b}" for b in (exact4, float4, eight, eight)]
-        src = h + drivers + ENTRIES % tuple(bounds)
+        src = header + s + compact + ENTRIES % tuple(bounds)
         prog = ctypes.c_void_p()
         assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"tune.cu", 0, None, None) == 0
         opts = [b"-std=c++17", b"--fmad=false", b"-arch=sm_90", b"--ptxas-options=-v"]
@@ -147,7 +148,7 @@ def bench():
 
                 def scan():
                     status.fill(0); tiles.fill(0)
-                    fn((tiles_n,), (256,), (np.uint64(n), np.uint32(0), init, x, out, status, values, tiles, result), shared_mem=smem)
+                    fn((tiles_n,), (256,), (np.uint64(n), np.uint32(0), init, np.uint32(per // 256), x, out, status, values, tiles, result), shared_mem=smem)
                 ms = median_ms(scan)
                 if t[0] == "f":
                     ok = bool(cp.allclose(out.astype(cp.float64), want[t], rtol=1e-5, atol=1))

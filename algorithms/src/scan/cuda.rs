@@ -1,12 +1,11 @@
-//! The scans on Cuda: one launch of `scan.cuh` (the header's single-pass
-//! decoupled look-back driver for arrays, `drive_scan_runs`), in place or
-//! not, for every operator with a device counterpart and every device
-//! scalar type.
+//! The scans on Cuda: one launch of `scan.cuh`'s single-pass decoupled
+//! look-back driver for arrays (`drive_scan_runs`), in place or not, for
+//! every operator with a device counterpart and every device scalar type.
 //!
 //! The device groups float joins by a fixed tree per tile and a fixed
-//! order across tiles (see `drive_scan` and `drive_scan_runs`), so a
-//! float scan has the same bits on every run of a given length, but not
-//! the host's bits.
+//! order across tiles (see the header's `drive_scan` and
+//! `drive_scan_runs`), so a float scan has the same bits on every run of a
+//! given length, but not the host's bits.
 
 use super::{Identity, ScanImpl, ScanKind, ScanSpec};
 use crate::device::{config, element_use, input_arg, instance, launch, output_arg, DeviceElement};
@@ -15,7 +14,7 @@ use granule_core::functor::UnaryFunctor;
 use granule_core::kernel::DeviceReduction;
 use granule_core::reducer::Reducer;
 use granule_cuda::codegen::driver::{DeviceDriver, DriverParam, DriverParamKind as K};
-use granule_cuda::codegen::{scan_run_items, scan_workspace_with};
+use granule_cuda::codegen::scan_workspace_with;
 use granule_cuda::kernel::{DeviceElementFn, ViewArg};
 use granule_cuda::{Cuda, CudaSpace, DriverLaunch};
 
@@ -23,14 +22,23 @@ use granule_cuda::{Cuda, CudaSpace, DriverLaunch};
 const BLOCK: u32 = 256;
 
 /// The drivers' `__launch_bounds__`: blocks of `BLOCK` threads, and the
-/// register cap the header's `scan_run_min_blocks` picks for `T`.
-const LAUNCH_BOUNDS: &str = "256, granule::scan_run_min_blocks<T>()";
+/// register cap `scan.cuh`'s `scan_run_min_blocks` picks for `T`.
+const LAUNCH_BOUNDS: &str = "256, granule_algo::scan_run_min_blocks<T>()";
+
+/// Items each thread scans per tile for elements of `elem_size` bytes:
+/// `scan_run_items` of scan.cuh, whose `scan_view` traps unless the
+/// launch passes the same number.
+fn scan_run_items(elem_size: usize) -> u32 {
+    // At most 32, so the cast is exact.
+    (128 / elem_size.max(1)).clamp(1, 32) as u32
+}
 
 /// The scan source, shared by its drivers.
 const SOURCE: &str = include_str!("scan.cuh");
 
-/// The parameters of both scan drivers: length, kind, init, input,
-/// output, then `drive_scan`'s tail (`codegen::scan_workspace` order).
+/// The parameters of both scan drivers: length, kind, init, the items per
+/// thread, input, output, then `drive_scan`'s tail
+/// (`codegen::scan_workspace` order).
 const PARAMS: &[DriverParam] = &[
     DriverParam {
         name: "n",
@@ -46,6 +54,11 @@ const PARAMS: &[DriverParam] = &[
         name: "init",
         kind: K::Scalar,
         cpp: "T",
+    },
+    DriverParam {
+        name: "items",
+        kind: K::Scalar,
+        cpp: "granule::u32",
     },
     DriverParam {
         name: "x",
@@ -84,7 +97,8 @@ const PARAMS: &[DriverParam] = &[
 // checks the run's bounds (the host passes n = the input's length, at most
 // the output's), and runs in place (see scan.cuh); the tail is
 // drive_scan_runs' workspace, sized by `scan_workspace_with` with its
-// launch geometry, which `scan` below uses.
+// launch geometry and `scan_run_items`, which `scan` below uses and passes
+// (the device traps if its own tile size differs).
 static SCAN: DeviceDriver = unsafe {
     DeviceDriver::new(
         "scan",
@@ -93,7 +107,7 @@ static SCAN: DeviceDriver = unsafe {
         PARAMS,
         &[],
         SOURCE,
-        "granule_algo::scan_view<Op, T>(n, inclusive, init, x, out, status, values, tiles, result, \
+        "granule_algo::scan_view<Op, T>(n, inclusive, init, items, x, out, status, values, tiles, result, \
          [&](const U& v) { return (T)v; });",
     )
 }
@@ -108,7 +122,7 @@ static SCAN_MAP: DeviceDriver = unsafe {
         PARAMS,
         &[1],
         SOURCE,
-        "granule_algo::scan_view<Op, T>(n, inclusive, init, x, out, status, values, tiles, result, \
+        "granule_algo::scan_view<Op, T>(n, inclusive, init, items, x, out, status, values, tiles, result, \
          [&](const U& v) { return f0(v); });",
     )
 }
@@ -201,7 +215,8 @@ where
         .unwrap_or_else(|e| panic!("{label}: the scan's workspace: {e}"));
     l.scalar(n as u64)
         .scalar(spec.kind == ScanKind::Inclusive)
-        .scalar(init);
+        .scalar(init)
+        .scalar(scan_run_items(T::SIZE));
     // SAFETY: `x` and `out` describe the call's Views (an Input borrowed
     // shared, an Output borrowed uniquely, or the same memory in place,
     // which `scan_view` supports), both at least `n` long.
@@ -279,6 +294,12 @@ mod tests {
     use crate::device::nvrtc_check::{compiles_everywhere, scaled};
     use crate::device::{element_use, instance};
     use granule_cuda::codegen::Reducer;
+
+    #[test]
+    fn runs_are_128_bytes_of_at_most_32_items() {
+        let items = [1, 2, 4, 8, 16, 24, 128, 256].map(super::scan_run_items);
+        assert_eq!(items, [32, 32, 32, 16, 8, 5, 1, 1]);
+    }
 
     #[test]
     fn the_launch_bounds_allow_the_block() {

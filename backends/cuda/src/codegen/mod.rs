@@ -20,8 +20,8 @@ pub use crate::kernel::ReducerOp as Reducer;
 use std::fmt;
 
 pub use workspace::{
-    reduce_workspace, scan_items, scan_run_items, scan_workspace, scan_workspace_with,
-    ReduceWorkspace, ScanWorkspace,
+    reduce_workspace, scan_items, scan_workspace, scan_workspace_with, ReduceWorkspace,
+    ScanWorkspace,
 };
 pub use wrapper::{entry_name, params_symbol};
 

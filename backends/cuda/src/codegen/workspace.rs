@@ -21,21 +21,6 @@ pub fn scan_items(elem_size: usize) -> u32 {
     (32 / elem_size.max(1)).clamp(1, 8) as u32
 }
 
-/// Items each thread scans per tile in the array scan driver
-/// (`granule::drive_scan_runs`, granule-algorithms' scans) for elements of
-/// `elem_size` bytes: 128 bytes of values per thread, between 1 and 32
-/// items. This is the device header's `granule::scan_run_items`; the
-/// emulator tests compare the two.
-///
-/// ```
-/// use granule_cuda::codegen::scan_run_items;
-/// assert_eq!([1, 4, 8, 16, 24, 128].map(scan_run_items), [32, 32, 16, 8, 5, 1]);
-/// ```
-pub fn scan_run_items(elem_size: usize) -> u32 {
-    // At most 32, so the cast is exact.
-    (128 / elem_size.max(1)).clamp(1, 32) as u32
-}
-
 /// Whether the scan driver publishes a tile's value in the same 64-bit
 /// word as its state (values of up to 4 bytes) rather than in the
 /// separate `values` buffer.
@@ -94,11 +79,13 @@ pub fn scan_workspace(
 }
 
 /// [`scan_workspace`] for a driver whose threads take `items` indices of
-/// each tile: `drive_scan_runs` takes [`scan_run_items`] of them.
+/// each tile (granule-algorithms' array scan driver takes 32 of 4-byte
+/// values, for example), with the same buffers and the same shared
+/// memory per tile index.
 ///
 /// ```
-/// use granule_cuda::codegen::{scan_run_items, scan_workspace_with};
-/// let w = scan_workspace_with(1 << 20, 4, 4, 256, scan_run_items(4)).unwrap();
+/// use granule_cuda::codegen::scan_workspace_with;
+/// let w = scan_workspace_with(1 << 20, 4, 4, 256, 32).unwrap();
 /// assert_eq!((w.tiles, w.grid), (128, 128));
 /// assert_eq!(w.shared_bytes, (8192 + 256) * 4);
 /// assert!(scan_workspace_with(1 << 20, 4, 4, 256, 0).is_err());

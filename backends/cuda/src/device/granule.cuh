@@ -2172,24 +2172,6 @@ template <class Op, class T, class F> __device__ T thread_vector_scan(const Team
 __host__ __device__ constexpr u32 scan_items(u64 bytes) {
   return bytes <= 4ull ? 8u : bytes >= 32ull ? 1u : (u32)(32ull / bytes);
 }
-// Items per thread of a tile of drive_scan_runs, by the size of T: 128
-// bytes of values per thread, between 1 and 32 items.
-// codegen::workspace::scan_run_items mirrors it; a test compares the two.
-__host__ __device__ constexpr u32 scan_run_items(u64 bytes) {
-  return bytes <= 4ull ? 32u : bytes >= 128ull ? 1u : (u32)(128ull / bytes);
-}
-// The fewest blocks of 256 threads a drive_scan_runs launch over values
-// of T asks each multiprocessor to hold (its `__launch_bounds__`), which
-// caps a thread's registers: 2 (128 registers) for values of up to 4
-// bytes, 3 (80) for larger ones.
-//
-// Measured on an H100, 2^28 elements, Sum (ms; CUB's cumsum of i32 took
-// 1.03 on the same card):
-//   items, cap          i32    f32    i64    f64
-//   16/8, none          1.62   1.62   4.66   4.96
-//   16/8, 4 blocks      1.19   2.26   3.62   3.72   (f32: lookback_fixed spilled)
-//   32/16, 2/3 blocks   1.25   1.23   2.82   2.88   (this choice)
-template <class T> __host__ __device__ constexpr u32 scan_run_min_blocks() { return sizeof(T) <= 4 ? 2u : 3u; }
 // The shared-memory slot of tile element e: one pad slot per 32 keeps the
 // threads of a warp on distinct banks when each reads its run of `items`.
 __host__ __device__ constexpr u64 scan_slot(u64 e) { return e + e / 32ull; }
@@ -2492,74 +2474,6 @@ __device__ void drive_scan_values(u64 begin, u64 end, u64* status, T* values, u3
         Op::join(p, slots[scan_slot(e)]);
         fin(first + e, p, own[k]);
       }
-    }
-  });
-}
-
-// The scan driver of arrays (granule-algorithms' scans): drive_scan's
-// tiles, tile states, look-back and workspace, with the tile in the
-// blocked arrangement. Thread t of a tile takes the run of ITEMS
-// consecutive indices from t * ITEMS: load_run(i, count, v) sets
-// v[0..count) to the values of indices i..i + count (count < ITEMS only
-// in the last tile), and the driver fills the rest with the identity. The
-// thread folds its run, the block scans the folds (block_exclusive_scan),
-// warp 0 finds the tile's prefix (tile_exclusive_prefix), and each thread
-// makes its run's outputs, out_value(prefix, value) with each index's
-// exclusive prefix. Those go through shared memory to store(i, output),
-// consecutive threads on consecutive indices, so the writes coalesce;
-// reading the run in one piece lets load_run use wide loads.
-//
-// The grouping is drive_scan's: the same tile prefixes, and within a tile
-// index e of thread t's run gets prefix_tile + (thread_t + v_0 + .. +
-// v_(q-1)), where thread_t is the thread's exclusive prefix in the block
-// scan and the run's values are joined left to right. Every index is
-// loaded once (in load_run) and stored once; in place works because a
-// tile loads all its indices before the barrier after which it stores
-// them, and no other tile touches them.
-//
-// Dynamic shared memory: scan_slot(blockDim.x * ITEMS) values of T (the
-// staged outputs); the rest is drive_scan's with tiles of
-// blockDim.x * ITEMS indices (codegen::workspace::scan_workspace_with).
-template <class Op, class T, u32 ITEMS, class LoadRun, class OutValue, class Store>
-__device__ void drive_scan_runs(u64 n, u64* status, T* values, u32* tiles, T* result, LoadRun load_run,
-                                OutValue out_value, Store store) {
-  const u32 block = blockDim.x, t = threadIdx.x, lane = t & 31u;
-  const TileStates<T> st{status, values};
-  const u64 per_tile = (u64)block * ITEMS;
-  const u64 ntiles = scan_tile_count<Op>(n, per_tile, result);
-  if (ntiles == 0ull) return;
-  T* slots = (T*)granule_dyn_smem;
-  __shared__ T prefix_s;
-  for_claimed_tiles(tiles, ntiles, [&](u64 tile) {
-    const u64 first = tile * per_tile;
-    const u64 len = n - first < per_tile ? n - first : per_tile;
-    const u64 mine = (u64)t * ITEMS;  // the run's first index in the tile
-    const u32 count = mine >= len ? 0u : len - mine < (u64)ITEMS ? (u32)(len - mine) : ITEMS;
-    T v[ITEMS];
-    load_run(first + mine, count, v);
-    for (u32 q = 0; q < ITEMS; ++q) {
-      if (q >= count) v[q] = Op::identity();  // constant indices keep v in registers
-    }
-    T fold = v[0];
-    for (u32 q = 1; q < ITEMS; ++q) Op::join(fold, v[q]);
-    T agg;
-    T running = block_exclusive_scan<Op>(fold, agg);
-    if (t < 32u) {
-      const T excl = tile_exclusive_prefix<Op>(st, tile, ntiles, agg, result, lane);
-      if (lane == 0u) prefix_s = excl;
-    }
-    __syncthreads();
-    const T before = prefix_s;
-    for (u32 q = 0; q < ITEMS; ++q) {
-      T p = before;
-      Op::join(p, running);
-      slots[scan_slot(mine + q)] = out_value(p, v[q]);
-      Op::join(running, v[q]);
-    }
-    __syncthreads();
-    for (u32 k = 0; k < ITEMS; ++k) {
-      const u64 e = (u64)k * block + t;
-      if (e < len) store(first + e, slots[scan_slot(e)]);
     }
   });
 }
