@@ -98,7 +98,8 @@ const PARAMS: &[DriverParam] = &[
 // the output's), and runs in place (see scan.cuh); the tail is
 // drive_scan_runs' workspace, sized by `scan_workspace_with` with its
 // launch geometry and `scan_run_items`, which `scan` below uses and passes
-// (the device traps if its own tile size differs).
+// (the device traps if its own tile size differs). LAUNCH_BOUNDS is two
+// constant expressions, the first BLOCK.
 static SCAN: DeviceDriver = unsafe {
     DeviceDriver::new(
         "scan",
@@ -110,8 +111,8 @@ static SCAN: DeviceDriver = unsafe {
         "granule_algo::scan_view<Op, T>(n, inclusive, init, items, x, out, status, values, tiles, result, \
          [&](const U& v) { return (T)v; });",
     )
-}
-.with_launch_bounds(LAUNCH_BOUNDS);
+    .with_launch_bounds(LAUNCH_BOUNDS)
+};
 
 // SAFETY: as SCAN, with the element function applied to each element.
 static SCAN_MAP: DeviceDriver = unsafe {
@@ -125,8 +126,8 @@ static SCAN_MAP: DeviceDriver = unsafe {
         "granule_algo::scan_view<Op, T>(n, inclusive, init, items, x, out, status, values, tiles, result, \
          [&](const U& v) { return f0(v); });",
     )
-}
-.with_launch_bounds(LAUNCH_BOUNDS);
+    .with_launch_bounds(LAUNCH_BOUNDS)
+};
 
 mod sealed {
     pub trait Sealed {}

@@ -171,15 +171,22 @@ impl DeviceDriver {
     /// the bound fails with CUDA's error before it runs; the emulator
     /// ignores the bounds.
     ///
+    /// # Safety
+    /// `bounds` is pasted into the entry point like `call`, so it is
+    /// trusted the same way: one or two C++ constant expressions separated
+    /// by a comma, and nothing else.
+    ///
     /// ```
     /// use granule_cuda::codegen::driver::{DeviceDriver, DriverInstance};
-    /// // SAFETY: an empty call that touches nothing.
-    /// static NOP: DeviceDriver =
-    ///     unsafe { DeviceDriver::new("nop", &["T"], None, &[], &[], "", ";") }
-    ///         .with_launch_bounds("256, sizeof(T) > 4 ? 2 : 4");
+    /// // SAFETY: an empty call that touches nothing, and two constants as
+    /// // the bounds.
+    /// static NOP: DeviceDriver = unsafe {
+    ///     DeviceDriver::new("nop", &["T"], None, &[], &[], "", ";")
+    ///         .with_launch_bounds("256, sizeof(T) > 4 ? 2 : 4")
+    /// };
     /// assert_eq!(NOP.launch_bounds, Some("256, sizeof(T) > 4 ? 2 : 4"));
     /// ```
-    pub const fn with_launch_bounds(self, bounds: &'static str) -> Self {
+    pub const unsafe fn with_launch_bounds(self, bounds: &'static str) -> Self {
         DeviceDriver {
             launch_bounds: Some(bounds),
             ..self
@@ -552,10 +559,12 @@ mod tests {
 
     #[test]
     fn launch_bounds_name_the_instance_types_and_op() {
-        // SAFETY: an empty call that touches nothing.
-        static SUM: DeviceDriver =
-            unsafe { DeviceDriver::new("sum", &["T"], Some("T"), &[], &[], "", ";") }
-                .with_launch_bounds("128, sizeof(T) + granule::is_exactly_associative<Op>()");
+        // SAFETY: an empty call that touches nothing; the bounds are two
+        // constant expressions.
+        static SUM: DeviceDriver = unsafe {
+            DeviceDriver::new("sum", &["T"], Some("T"), &[], &[], "", ";")
+                .with_launch_bounds("128, sizeof(T) + granule::is_exactly_associative<Op>()")
+        };
         let inst = DriverInstance {
             driver: &SUM,
             types: vec!["granule::f64"],
