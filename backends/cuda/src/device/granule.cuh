@@ -2429,7 +2429,7 @@ __device__ T tile_exclusive_prefix(const TileStates<T>& st, u64 tile, u64 ntiles
 // exclusive prefix with the value load gave. A thread issues all its
 // loads of a tile before it stores any to shared memory, so they are in
 // flight together, and it keeps the values in registers for fin: a scan
-// that reads x(i) for both (scan.cuh) reads memory once.
+// whose load and fin both read x(i) reads memory once.
 template <class Op, class T, class Load, class Fin>
 __device__ void drive_scan_values(u64 begin, u64 end, u64* status, T* values, u32* tiles, T* result, Load load,
                                   Fin fin) {
