@@ -17,9 +17,8 @@
 //    (granule::block_exclusive_scan), and a kept element's rank is its
 //    thread's offset plus the kept elements before it in the run;
 // 3. publishes the tile's count and looks back to the tiles before it
-//    (warp 0, the header's TileStates and lookback_nearest over u64
-//    sums, exact), which gives the number of kept elements before the
-//    tile;
+//    (warp 0, the header's tile_exclusive_prefix over u64 sums, exact),
+//    which gives the number of kept elements before the tile;
 // 4. stages the kept elements in shared memory at their rank (for a
 //    partition, the rejected ones after them, in order), then writes the
 //    staged run out with consecutive threads on consecutive positions
@@ -60,19 +59,6 @@ __host__ __device__ constexpr granule::u64 compact_smem(granule::u64 bytes, bool
   return (granule::u64)COMPACT_BLOCK * compact_items(bytes) * (bytes + (in_place ? 4ull : 0ull));
 }
 
-// The count kept before `tile` (tile > 0 looks back), after publishing
-// the tile's own count `total`; on every lane of warp 0.
-__device__ __forceinline__ granule::u64 kept_before(const granule::TileStates<granule::u64>& st, granule::u64 tile,
-                                                    granule::u64 total, granule::u32 lane) {
-  using granule::TILE_AGGREGATE;
-  using granule::TILE_INCLUSIVE;
-  if (lane == 0u) st.publish(tile, tile == 0ull ? TILE_INCLUSIVE : TILE_AGGREGATE, total);
-  if (tile == 0ull) return 0ull;
-  const granule::u64 excl = granule::lookback_nearest<granule::Sum<granule::u64>>(st, tile, lane);
-  if (lane == 0u) st.publish(tile, TILE_INCLUSIVE, excl + total);
-  return excl;
-}
-
 // Compacts the n elements x(i) (i < n): the kept ones (keep(i, v)) go
 // to put_true(0, 1, ..) in order; with `partition` the others go to
 // put_false(0, 1, ..) in order. *result gets the count kept.
@@ -107,7 +93,7 @@ __device__ void compact(granule::u64 n, granule::u64 smem, bool partition, bool 
     const u64 first = tile * per_tile;
     const u64 len = n - first < per_tile ? n - first : per_tile;
     const u32 mine = t * I;  // the run's first element in the tile
-    const u32 count = (u64)mine >= len ? 0u : len - mine < (u64)I ? (u32)(len - mine) : I;
+    const u32 count = granule::run_length<I>(mine, len);
     T v[I];
     granule::load_run(x, pieces, first + mine, count, v);
     u32 kept_bits = 0u, kept = 0u;
@@ -123,11 +109,10 @@ __device__ void compact(granule::u64 n, granule::u64 smem, bool partition, bool 
       // The tile's loads are done (their values decided `total`); the
       // fence orders them before the count that lets later tiles write.
       __threadfence();
-      const u64 before = kept_before(st, tile, (u64)total, lane);
-      if (lane == 0u) {
-        before_s = before;
-        if (tile == ntiles - 1ull) *result = before + total;
-      }
+      // The scans' tile prefix over u64 counts: it also writes the last
+      // tile's before + total, the count kept, to *result.
+      const u64 before = granule::tile_exclusive_prefix<granule::Sum<u64>>(st, tile, ntiles, (u64)total, result, lane);
+      if (lane == 0u) before_s = before;
     }
     // block_exclusive_scan's barriers are behind every thread's loads, and
     // the stage's last readers were before claim_tile's barrier.

@@ -212,12 +212,13 @@ where
     let mut inst = instance(F::driver(), vec![U::CPP, T::CPP], Some(R::DEVICE));
     inst.functions = F::uses();
     let mut l = launch(cuda, label, inst);
-    let ws = scan_workspace_with(n as u64, T::SIZE, T::ALIGN, BLOCK, scan_run_items(T::SIZE))
+    let items = scan_run_items(T::SIZE);
+    let ws = scan_workspace_with(n as u64, T::SIZE, T::ALIGN, BLOCK, items)
         .unwrap_or_else(|e| panic!("{label}: the scan's workspace: {e}"));
     l.scalar(n as u64)
         .scalar(spec.kind == ScanKind::Inclusive)
         .scalar(init)
-        .scalar(scan_run_items(T::SIZE));
+        .scalar(items);
     // SAFETY: `x` and `out` describe the call's Views (an Input borrowed
     // shared, an Output borrowed uniquely, or the same memory in place,
     // which `scan_view` supports), both at least `n` long.

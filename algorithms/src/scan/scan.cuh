@@ -78,7 +78,7 @@ __device__ void drive_scan_runs(granule::u64 n, granule::u64* status, T* values,
     const u64 first = tile * per_tile;
     const u64 len = n - first < per_tile ? n - first : per_tile;
     const u64 mine = (u64)t * ITEMS;  // the run's first index in the tile
-    const u32 count = mine >= len ? 0u : len - mine < (u64)ITEMS ? (u32)(len - mine) : ITEMS;
+    const u32 count = granule::run_length<ITEMS>(mine, len);
     T v[ITEMS];
     load_run(first + mine, count, v);
     for (u32 q = 0; q < ITEMS; ++q) {

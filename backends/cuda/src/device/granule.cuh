@@ -1025,6 +1025,12 @@ template <u32 N, class T, class L> __device__ __forceinline__ bool loads_in_piec
   return fills_pieces<T>(N) && x.str[0] == 1ull && ((u64)x.data & 15ull) == 0ull;
 }
 
+// The length of the run of at most N elements that starts at element
+// `mine` of a tile of `len`: N, fewer at the end, 0 past it.
+template <u32 N> __device__ __forceinline__ u32 run_length(u64 mine, u64 len) {
+  return mine >= len ? 0u : len - mine < (u64)N ? (u32)(len - mine) : N;
+}
+
 // v[0..count) = x(i), .., x(i + count - 1); v[count..N) is left alone. A
 // whole run (count == N) of a View that loads_in_pieces, starting at a
 // multiple of N, is read in 16-byte loads (N * sizeof(T) / 16 of them,
