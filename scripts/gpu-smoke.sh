@@ -282,7 +282,8 @@ tool_mode() {
 # an out-of-bounds or misaligned access of a driver shows there even when
 # the results are right. SANITIZE_TESTS names other packed test binaries
 # and SANITIZE_FILTER other test filters (libtest's, space-separated) for
-# the root package's binaries. Its log is $OUT/sanitize.log.
+# the root package's binaries, and SANITIZE_TOOL another tool (racecheck:
+# shared-memory hazards). Its log is $OUT/sanitize.log.
 sanitize() {
   tool_mode sanitize.log
   export CI=true GRANULE_REQUIRE_GPU=1
@@ -294,9 +295,9 @@ sanitize() {
     exe=${found%% *} pkg=${found#* }
     filter=""
     [ "$pkg" = . ] && filter=${SANITIZE_FILTER:-cuda::}
-    echo "== memcheck $t $filter"
-    (cd "$pkg" && timeout -k 5 "${SANITIZE_LIMIT:-90}" "$cs" --tool memcheck --print-limit 20 \
-      "$OLDPWD/$G/bin/$exe" $filter --test-threads=4 2>&1 | grep -E "ERROR SUMMARY|Invalid|^=========  |test result|FAILED" | head -60)
+    echo "== ${SANITIZE_TOOL:-memcheck} $t $filter"
+    (cd "$pkg" && timeout -k 5 "${SANITIZE_LIMIT:-90}" "$cs" --tool "${SANITIZE_TOOL:-memcheck}" --print-limit 20 \
+      "$OLDPWD/$G/bin/$exe" $filter --test-threads=4 2>&1 | grep -E "SUMMARY|Invalid|[Rr]ace |^=========  |test result|FAILED" | head -60)
   done
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times variants of the Cuda scan and compaction drivers' tile size and
-register cap on the lent GPU, beside PyTorch on the same card
-(benches/results/2026-11-27-gpu-h100.md shows what it found).
+register cap, and of the radix sort's tile, on the lent GPU, beside
+PyTorch and CuPy on the same card (benches/results/2026-11-27-gpu-h100.md
+and -2026-11-27-gpu-sort.md show what it found).
 
 Here, from the project root (NVRTC 12.9 from scripts/install-nvrtc.sh):
 
@@ -20,6 +21,11 @@ times every variant's Sum scans (i32, f32, i64, f64) and copy_if (i32,
 i64) at 2^28 and 2^24 with CuPy events (median of 15 launches, each with
 its workspace zeroing), checks their results, and times PyTorch's cumsum,
 nonzero and masked_select; about 30 s. Its output is the report.
+Then it times the radix sorts (`bench sort` times only those): the
+working tree's radix.cuh, the one at SORT_BASE (a git revision, HEAD
+unless set when building) and SORT_SHAPES of the working tree's, each a
+whole sort of 2^28 and 2^24 random u32 keys and u32 pairs (the
+histogram launch and four digit passes), checked against CuPy's sort.
 """
 import ctypes, json, os, re, shutil, subprocess, sys
 
@@ -33,6 +39,32 @@ VARIANTS = [
 ]
 ITEMS_SRC = "return bytes <= 4ull ? 32u : bytes >= 128ull ? 1u : (granule::u32)(128ull / bytes);"
 OUT = "target/gpu-tune"
+# Radix sort tile shapes to time beside the product's: threads, keys per
+# thread (even), the fewest blocks of __launch_bounds__ (0: none).
+SORT_SHAPES = [(512, 16, 2), (384, 16, 2), (384, 20, 2), (256, 16, 3), (256, 20, 3), (256, 24, 2)]
+
+SORT_ENTRIES = r'''
+using granule::u64; using granule::u32;
+extern "C" __global__ void hist_u32(u64 n, const u32* kp, u64* hp) {
+  GRANULE_ENTRY_CHECK();
+  const granule::View<const u32, 1, granule::LayoutStride> keys{kp, {n}, {1}, 1};
+  const granule::View<u64, 1, granule::LayoutStride> hist{hp, {4 * 256}, {1}, 2};
+  granule_algo::radix_histogram<u32>(n, keys, hist); }
+#define PASS_VIEWS \
+  const granule::View<const u64, 1, granule::LayoutStride> hist{hp, {4 * 256}, {1}, 1}; \
+  const granule::View<const u32, 1, granule::LayoutStride> kin{ki, {n}, {1}, 2}; \
+  const granule::View<u32, 1, granule::LayoutStride> kout{ko, {n}, {1}, 3};
+extern "C" __global__ void SORT_BOUNDS pass_u32(u64 n, u32 shift, u32 row, u64 smem, const u64* hp, const u32* ki, u32* ko,
+    u32* status, u32* tiles) {
+  GRANULE_ENTRY_CHECK(); PASS_VIEWS
+  granule_algo::radix_pass<u32, u32, u32, false>(n, shift, row, smem, hist, kin, kout, kin, kout, status, tiles); }
+extern "C" __global__ void SORT_BOUNDS pairs_u32(u64 n, u32 shift, u32 row, u64 smem, const u64* hp, const u32* ki, u32* ko,
+    const u32* vi, u32* vo, u32* status, u32* tiles) {
+  GRANULE_ENTRY_CHECK(); PASS_VIEWS
+  const granule::View<const u32, 1, granule::LayoutStride> vin{vi, {n}, {1}, 4};
+  const granule::View<u32, 1, granule::LayoutStride> vout{vo, {n}, {1}, 5};
+  granule_algo::radix_pass<u32, u32, u32, true>(n, shift, row, smem, hist, kin, kout, vin, vout, status, tiles); }
+'''
 
 ENTRIES = r'''
 using granule::u64; using granule::u32;
@@ -58,6 +90,53 @@ COPY_IF_ENTRY(copy_if_i64, granule::i64)
 '''
 
 
+def compile_variant(lib, src, name):
+    """Compiles `src` to OUT/name.cubin and prints its kernels' registers."""
+    prog = ctypes.c_void_p()
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"tune.cu", 0, None, None) == 0
+    opts = [b"-std=c++17", b"--fmad=false", b"-arch=sm_90", b"--ptxas-options=-v"]
+    rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+    size = ctypes.c_size_t()
+    lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetProgramLog(prog, log)
+    log = log.value.decode()
+    if rc:
+        sys.exit(log)
+    lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
+    cubin = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetCUBIN(prog, cubin)
+    open(f"{OUT}/{name}.cubin", "wb").write(cubin.raw)
+    info = []
+    for part in log.split("Compiling entry function")[1:]:
+        fn = re.search(r"'(\w+)'", part).group(1)
+        regs = re.search(r"Used (\d+) registers", part).group(1)
+        spill = re.search(r"(\d+) bytes spill stores", part)
+        info.append(f"{fn} {regs} regs, {spill.group(1) if spill else '?'} B spilled")
+    print(f"{name}: " + "; ".join(info))
+
+
+def build_sorts(lib, header):
+    """The radix sort's variants: the working tree's radix.cuh, the one
+    at SORT_BASE (a git revision, HEAD unless set), and the working
+    tree's with other tile shapes."""
+    mine = open("algorithms/src/sort/radix.cuh").read()
+    base = os.environ.get("SORT_BASE", "HEAD")
+    theirs = subprocess.check_output(["git", "show", f"{base}:algorithms/src/sort/radix.cuh"], text=True)
+    meta = {}
+    for name, src, block, items, least in [("sort_current", mine, 512, 16, 0), ("sort_" + base, theirs, 512, 16, 0)] + [
+        (f"sort_{b}x{i}_lb{m}", mine, b, i, m) for b, i, m in SORT_SHAPES
+    ]:
+        for what, value in (("RADIX_BLOCK", block), ("RADIX_ITEMS", items)):
+            line = re.search(rf"constexpr granule::u32 {what} = (\d+)u;", src)
+            assert line, f"radix.cuh has no {what}"
+            src = src.replace(line.group(0), f"constexpr granule::u32 {what} = {value}u;")
+        bounds = f"__launch_bounds__({block}, {least})" if least else ""
+        compile_variant(lib, header + src + f"#define SORT_BOUNDS {bounds}\n" + SORT_ENTRIES, name)
+        meta[name] = {"block": block, "items": items}
+    return meta
+
+
 def build():
     nv = subprocess.check_output(["scripts/install-nvrtc.sh"], text=True).strip()
     lib = ctypes.CDLL(nv + "/libnvrtc.so.12")
@@ -76,51 +155,89 @@ def build():
             s = s.replace(ITEMS_SRC, f"return bytes <= 4ull ? {i4}u : {i8}u;")
             bounds = [f"256, {b}" for b in (exact4, float4, eight, eight)]
         src = header + s + compact + ENTRIES % tuple(bounds)
-        prog = ctypes.c_void_p()
-        assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"tune.cu", 0, None, None) == 0
-        opts = [b"-std=c++17", b"--fmad=false", b"-arch=sm_90", b"--ptxas-options=-v"]
-        rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
-        size = ctypes.c_size_t()
-        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
-        log = ctypes.create_string_buffer(size.value)
-        lib.nvrtcGetProgramLog(prog, log)
-        log = log.value.decode()
-        if rc:
-            sys.exit(log)
-        lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
-        cubin = ctypes.create_string_buffer(size.value)
-        lib.nvrtcGetCUBIN(prog, cubin)
-        open(f"{OUT}/{name}.cubin", "wb").write(cubin.raw)
-        info = []
-        for part in log.split("Compiling entry function")[1:]:
-            fn = re.search(r"'(\w+)'", part).group(1)
-            regs = re.search(r"Used (\d+) registers", part).group(1)
-            spill = re.search(r"(\d+) bytes spill stores", part)
-            info.append(f"{fn} {regs} regs, {spill.group(1) if spill else '?'} B spilled")
-        print(f"{name}: " + "; ".join(info))
+        compile_variant(lib, src, name)
         meta[name] = {"items4": i4, "items8": i8}
     json.dump(meta, open(f"{OUT}/variants.json", "w"))
+    json.dump(build_sorts(lib, header), open(f"{OUT}/sorts.json", "w"))
     shutil.copy(__file__, f"{OUT}/gpu-tune-tiles.py")
     print(f"carry [\"{OUT}\"]; there: PYTHONUNBUFFERED=1 python3 {OUT}/gpu-tune-tiles.py bench")
+
+
+def median_ms(f, reps=15):
+    import cupy as cp
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    f(); f(); cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(reps):
+        start.record(); f(); end.record(); end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end))
+    return sorted(times)[reps // 2]
+
+
+def report(what, lg, ms, moved, ok=True):
+    print(f"{what:34s} 2^{lg} {ms:8.4f} ms {moved / ms / 1e6:7.1f} GB/s{'' if ok else ' WRONG'}", flush=True)
+
+
+def bench_sorts(here):
+    """Each radix variant's whole sort of random u32 keys (the histogram
+    launch and four digit passes, the product's launches) and of u32
+    pairs, checked against CuPy's sort, beside CuPy's (CUB's keys-only
+    radix sort) and PyTorch's stable sort (keys with int64 indices)."""
+    import numpy as np, cupy as cp, torch
+    meta = json.load(open(os.path.join(here, "sorts.json")))
+    rng = np.random.default_rng(11)
+    for lg in (28, 24):
+        n = 1 << lg
+        keys = cp.asarray(rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32))
+        vals = cp.arange(n, dtype=cp.uint32)
+        want = cp.sort(keys)
+        report("cupy sort u32", lg, median_ms(lambda: cp.sort(keys), 7), 8 * n)
+        kt = torch.as_tensor(keys.astype(cp.int32), device="cuda")
+        report("torch sort i32 (stable, indices)", lg, median_ms(lambda: torch.sort(kt, stable=True), 7), 8 * n)
+        for name, m in meta.items():
+            mod = cp.RawModule(path=os.path.join(here, name + ".cubin"))
+            tile = m["block"] * m["items"]
+            ntiles = (n + tile - 1) // tile
+            hist, tiles = cp.zeros(4 * 256, cp.uint64), cp.zeros(4, cp.uint32)
+            status = cp.zeros((4, ntiles * 256), cp.uint32)
+            ka, kb, va, vb = keys.copy(), cp.empty_like(keys), vals.copy(), cp.empty_like(vals)
+            fh, fp, fv = mod.get_function("hist_u32"), mod.get_function("pass_u32"), mod.get_function("pairs_u32")
+            fp.max_dynamic_shared_size_bytes = 4 * tile  # past 48 KiB with the static tables
+            fv.max_dynamic_shared_size_bytes = 8 * tile
+
+            def sort(pairs):
+                ka[:] = keys
+                va[:] = vals
+                hist.fill(0); tiles.fill(0); status.fill(0)
+                fh((ntiles,), (m["block"],), (np.uint64(n), ka, hist))
+                src, dst = (ka, va), (kb, vb)
+                for p in range(4):
+                    common = (np.uint64(n), np.uint32(8 * p), np.uint32(p))
+                    tail = (status[p], tiles[p:])
+                    if pairs:
+                        fv((ntiles,), (m["block"],), common + (np.uint64(8 * tile), hist, src[0], dst[0], src[1], dst[1]) + tail,
+                           shared_mem=8 * tile)
+                    else:
+                        fp((ntiles,), (m["block"],), common + (np.uint64(4 * tile), hist, src[0], dst[0]) + tail,
+                           shared_mem=4 * tile)
+                    src, dst = dst, src
+            ms = median_ms(lambda: sort(False), 7)
+            report(f"{name} sort u32", lg, ms, 8 * n, bool((ka == want).all()))
+            ms = median_ms(lambda: sort(True), 7)
+            ok = bool((ka == want).all()) and bool((keys[va] == ka).all())
+            ok = ok and bool((cp.diff(va.astype(cp.int64))[ka[1:] == ka[:-1]] > 0).all())
+            report(f"{name} sort pairs u32", lg, ms, 16 * n, ok)
+            hist.fill(0)
+            report(f"{name} histogram alone", lg, median_ms(lambda: fh((ntiles,), (m["block"],), (np.uint64(n), ka, hist)), 7), 4 * n)
 
 
 def bench():
     import numpy as np, cupy as cp, torch
     here = os.path.dirname(os.path.abspath(__file__))
+    if "sort" in sys.argv[2:]:
+        return bench_sorts(here)
     meta = json.load(open(os.path.join(here, "variants.json")))
     types = {"i32": cp.int32, "f32": cp.float32, "i64": cp.int64, "f64": cp.float64}
-
-    def median_ms(f, reps=15):
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        f(); f(); cp.cuda.Device().synchronize()
-        times = []
-        for _ in range(reps):
-            start.record(); f(); end.record(); end.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, end))
-        return sorted(times)[reps // 2]
-
-    def report(what, lg, ms, moved, ok=True):
-        print(f"{what:34s} 2^{lg} {ms:8.4f} ms {moved / ms / 1e6:7.1f} GB/s{'' if ok else ' WRONG'}", flush=True)
 
     print(torch.cuda.get_device_name(0), "cupy", cp.__version__, "torch", torch.__version__)
     rng = np.random.default_rng(7)
@@ -172,6 +289,7 @@ def bench():
                 count = int(result[0])
                 ok = count == kept.size and bool((out[:count] == kept).all())
                 report(f"{name} copy_if {t}", lg, ms, size * (n + count), ok)
+    bench_sorts(here)
 
 
 if __name__ == "__main__":

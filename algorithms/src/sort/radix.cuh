@@ -8,19 +8,20 @@
 //
 // A pass, per tile of RADIX_BLOCK * RADIX_ITEMS consecutive keys, claimed
 // in order from an atomic counter:
-// 1. loads the keys (and values) striped (coalesced) and transposes
-//    them through shared memory, so thread t holds the consecutive keys
-//    t * RADIX_ITEMS.. of the tile (a partial tile is padded with keys
-//    whose digit is 255, which land after every real key);
-// 2. sorts the tile by the pass's digit in shared memory, stably, with
-//    four 2-bit splits: the four bucket counts of each thread packed in
-//    16-bit fields of a u64, scanned across the block
-//    (granule::block_exclusive_scan), give every key its place;
-// 3. finds each digit's run in the sorted tile, publishes the run
-//    lengths (thread d for digit d), looks back to the nearest tile with
-//    an inclusive offset for each digit (tile 0's is the digit's start
-//    from the histogram), and publishes its own inclusive offsets;
-// 4. writes each key to its digit's offset plus its place in the run:
+// 1. each warp loads its 32 * RADIX_ITEMS consecutive keys (and values),
+//    32 consecutive ones at a time (coalesced);
+// 2. ranks them by the pass's digit within the warp, stably: a key's
+//    peers (the lanes whose key has its digit) come from one ballot per
+//    digit bit, and the last peer adds their number to the warp's counter
+//    of the digit (Onesweep's warp ranking, with ballots for match.any);
+// 3. scans the warps' counts into each warp's first place in each digit
+//    and each digit's first place in the tile, and publishes the tile's
+//    count of each digit at once, so later tiles look back sooner;
+// 4. writes the keys to their places in shared memory (sorted by digit);
+// 5. looks back to the nearest tile with an inclusive offset for each
+//    digit (thread d for digit d; tile 0's is the digit's start from the
+//    histogram), and publishes its own inclusive offsets;
+// 6. writes each key to its digit's offset plus its place in the run:
 //    consecutive keys of a run to consecutive positions.
 // Keys are read once and written once per pass. The status word of
 // (tile, digit) holds its state in the top 2 bits and the count or
@@ -39,6 +40,17 @@ namespace granule_algo {
 constexpr granule::u32 RADIX_BLOCK = 512u;
 constexpr granule::u32 RADIX_ITEMS = 16u;
 constexpr granule::u64 RADIX_TILE = (granule::u64)RADIX_BLOCK * RADIX_ITEMS;
+
+// The fewest blocks per multiprocessor a pass's __launch_bounds__ asks
+// for. Measured on an H100 (2^28 random u32, whole sorts,
+// benches/results/2026-11-27-gpu-sort.md): keys alone 16.1 ms with no cap
+// (96 registers, one block) and 13.2 ms with 2 blocks (64 registers,
+// 156 bytes spilled); pairs 17.6 ms with no cap (127 registers) and
+// 21.9 ms with 2 blocks (248 bytes spilled). 8-byte keys hold twice the
+// registers, so they take no cap either.
+template <class K, bool Values> __host__ __device__ constexpr granule::u32 radix_min_blocks() {
+  return !Values && sizeof(K) <= 4 ? 2u : 1u;
+}
 
 // Bytes of dynamic shared memory of a pass: the tile's keys and values.
 __host__ __device__ constexpr granule::u64 radix_smem(granule::u64 key_bytes, granule::u64 value_bytes) {
@@ -145,30 +157,40 @@ template <class W> struct DigitStates {
   }
 };
 
-// One stable 2-bit split of the tile in shared memory by bits `s`, `s + 1`
-// of each key's digit: thread t holds the tile's keys t * RADIX_ITEMS..
-// in `kk` (and values in `vv`) and writes them to their places in `sk`
-// (`sv`). Every thread of the block calls it.
-template <class K, class V, bool Values>
-__device__ void split2(K (&kk)[RADIX_ITEMS], V (&vv)[RADIX_ITEMS], granule::u32 shift, granule::u32 s, K* sk,
-                       V* sv) {
-  using granule::u32;
-  using granule::u64;
-  u64 counts = 0ull;  // four 16-bit bucket counts
-  for (u32 q = 0; q < RADIX_ITEMS; ++q) counts += 1ull << (16u * ((digit_of(kk[q], shift) >> s) & 3u));
-  u64 total;
-  const u64 before = granule::block_exclusive_scan<granule::Sum<u64>>(counts, total);
-  u64 at[4];
-  u64 start = 0ull;
-  for (u32 b = 0; b < 4u; ++b) {
-    at[b] = start + (before >> (16u * b) & 0xffffull);
-    start += total >> (16u * b) & 0xffffull;
+// The lanes of the warp whose digit equals this lane's, among `live`:
+// one ballot per digit bit (every lane of the warp calls it).
+__device__ __forceinline__ granule::u32 digit_peers(granule::u32 d, granule::u32 live) {
+  granule::u32 peers = live;
+  for (granule::u32 b = 0; b < 8u; ++b) {
+    const granule::u32 ones = __ballot_sync(0xffffffffu, (d >> b) & 1u);
+    peers &= ((d >> b) & 1u) != 0u ? ones : ~ones;
   }
+  return peers;
+}
+
+// Ranks the warp's keys by digit, stably: key q of this lane is the
+// tile's key `warp * 32 * RADIX_ITEMS + q * 32 + lane`. Counts them in the
+// warp's row of `counts` (one counter per digit, zeroed) and returns, two
+// to a word, each live key's place among the warp's earlier keys of its
+// digit (below 32 * RADIX_ITEMS, so 16 bits hold it).
+template <class K>
+__device__ void rank_in_warp(const K (&kk)[RADIX_ITEMS], granule::u32 live_keys, granule::u32 shift,
+                             granule::u32* counts, granule::u32 (&places)[RADIX_ITEMS / 2u]) {
+  using granule::u32;
+  const u32 lane = threadIdx.x % 32u;
   for (u32 q = 0; q < RADIX_ITEMS; ++q) {
-    const u32 b = (digit_of(kk[q], shift) >> s) & 3u;
-    sk[at[b]] = kk[q];
-    if constexpr (Values) sv[at[b]] = vv[q];
-    at[b] += 1ull;
+    const bool live = q * 32u + lane < live_keys;
+    const u32 d = digit_of(kk[q], shift);
+    const u32 peers = digit_peers(d, __ballot_sync(0xffffffffu, live));
+    // The last peer counts them all and hands the old count to its peers.
+    // An atomic, so that a later key's last peer, another lane, adds after
+    // it without a barrier: the warp's collectives order the two.
+    const u32 last = live ? 31u - (u32)__clz((int)peers) : lane;
+    u32 before = 0u;
+    if (live && lane == last) before = atomicAdd(&counts[d], (u32)__popc(peers));
+    before = __shfl_sync(0xffffffffu, before, (int)last);
+    const u32 place = before + (u32)__popc(peers & ((1u << lane) - 1u));
+    places[q / 2u] = q % 2u == 0u ? place : places[q / 2u] | place << 16u;
   }
 }
 
@@ -180,8 +202,10 @@ __device__ void radix_pass(granule::u64 n, granule::u32 shift, granule::u32 row,
                            granule::u32* tiles) {
   using granule::u32;
   using granule::u64;
-  const u32 t = threadIdx.x;
-  // The splits' packed counts and the digit table assume the block; the
+  constexpr u32 WARPS = RADIX_BLOCK / 32u;
+  constexpr u32 WARP_KEYS = 32u * RADIX_ITEMS;
+  const u32 t = threadIdx.x, warp = t / 32u, lane = t % 32u;
+  // The warps' counter rows and the digit table assume the block; the
   // tile needs its shared memory.
   if (blockDim.x != RADIX_BLOCK || blockDim.y != 1u || blockDim.z != 1u) __trap();
   if (smem < radix_smem(sizeof(K), Values ? sizeof(V) : 0u)) __trap();
@@ -189,10 +213,9 @@ __device__ void radix_pass(granule::u64 n, granule::u32 shift, granule::u32 row,
   const u64 ntiles = n / RADIX_TILE + (n % RADIX_TILE != 0ull);
   K* sk = (K*)granule::granule_dyn_smem;
   V* sv = (V*)(sk + RADIX_TILE);
-  __shared__ u64 start_s[256];  // the digits' first positions, from the histogram
-  __shared__ u32 first_s[256];  // each digit's run in the sorted tile
-  __shared__ u32 end_s[256];
-  __shared__ u64 base_s[256];  // the digit's keys before the tile
+  __shared__ u32 counts_s[WARPS * 256u];  // per warp and digit: its count, then its keys' first place
+  __shared__ u64 start_s[256];            // the digits' first positions, from the histogram
+  __shared__ u64 base_s[256];             // the digit's global position less its first place in the tile
   __shared__ u32 tile_s;
   u64 digits_total;
   const u64 own = t < 256u ? hist(row * 256ull + t) : 0ull;
@@ -200,67 +223,71 @@ __device__ void radix_pass(granule::u64 n, granule::u32 shift, granule::u32 row,
   if (t < 256u) start_s[t] = start;
   K kk[RADIX_ITEMS];
   V vv[RADIX_ITEMS];
+  u32 places[RADIX_ITEMS / 2u];
   for (;;) {
     GRANULE_WAIT_TICK();
     __syncthreads();  // the previous tile's readers of the tables and the tile are done
     if (t == 0u) tile_s = atomicAdd(tiles, 1u);
-    if (t < 256u) {
-      first_s[t] = 0u;
-      end_s[t] = 0u;
-    }
+    granule::stride_loop(t, WARPS * 256u, RADIX_BLOCK, [&](u64 j) { counts_s[j] = 0u; });
     __syncthreads();
     const u64 tile = tile_s;
     if (tile >= ntiles) return;
     const u64 first = tile * RADIX_TILE;
     const u64 len = n - first < RADIX_TILE ? n - first : RADIX_TILE;
-    // 1. striped loads, transposed through shared memory
+    // 1. each warp loads its consecutive keys, 32 at a time (coalesced)
+    const u64 warp_first = (u64)warp * WARP_KEYS;
+    const u32 live_keys = len > warp_first ? (u32)(len - warp_first < WARP_KEYS ? len - warp_first : WARP_KEYS) : 0u;
     for (u32 q = 0; q < RADIX_ITEMS; ++q) {
-      const u64 e = (u64)q * RADIX_BLOCK + t;
-      sk[e] = e < len ? kin(first + e) : RadixBits<K>::from(~(typename RadixBits<K>::U)0);
+      const u64 e = warp_first + q * 32u + lane;
+      kk[q] = e < len ? kin(first + e) : RadixBits<K>::from(~(typename RadixBits<K>::U)0);
       if constexpr (Values) {
-        if (e < len) sv[e] = vin(first + e);
+        if (e < len) vv[q] = vin(first + e);
       }
     }
+    // 2. each key's place among its warp's keys of its digit
+    u32* counts = counts_s + warp * 256u;
+    rank_in_warp<K>(kk, live_keys, shift, counts, places);
     __syncthreads();
-    for (u32 q = 0; q < RADIX_ITEMS; ++q) {
-      kk[q] = sk[(u64)t * RADIX_ITEMS + q];
-      if constexpr (Values) vv[q] = sv[(u64)t * RADIX_ITEMS + q];
-    }
-    // 2. four stable 2-bit splits (each scan has barriers before its writes)
-    for (u32 s = 0; s < 8u; s += 2u) {
-      split2<K, V, Values>(kk, vv, shift, s, sk, sv);
-      __syncthreads();
-      if (s < 6u) {
-        for (u32 q = 0; q < RADIX_ITEMS; ++q) {
-          kk[q] = sk[(u64)t * RADIX_ITEMS + q];
-          if constexpr (Values) vv[q] = sv[(u64)t * RADIX_ITEMS + q];
-        }
-      }
-    }
-    // 3. the digits' runs in the sorted tile (the padding sorts last)
-    granule::stride_loop(t, len, RADIX_BLOCK, [&](u64 j) {
-      const u32 d = digit_of(sk[j], shift);
-      if (j == 0ull || digit_of(sk[j - 1ull], shift) != d) first_s[d] = (u32)j;
-      if (j + 1ull == len || digit_of(sk[j + 1ull], shift) != d) end_s[d] = (u32)(j + 1ull);
-    });
-    __syncthreads();
+    // 3. the tile's count of each digit and its first place; each warp's
+    // first place in each digit; the count published for later tiles
+    u64 count = 0ull;
     if (t < 256u) {
-      const u64 count = (u64)(end_s[t] - first_s[t]);
+      for (u32 w = 0; w < WARPS; ++w) {
+        const u32 c = counts_s[w * 256u + t];
+        counts_s[w * 256u + t] = (u32)count;
+        count += c;
+      }
+    }
+    u64 tile_count;
+    const u64 place0 = granule::block_exclusive_scan<granule::Sum<u64>>(count, tile_count);
+    if (t < 256u) {
+      for (u32 w = 0; w < WARPS; ++w) counts_s[w * 256u + t] += (u32)place0;
+      if (tile == 0ull) st.publish((u64)t, granule::TILE_INCLUSIVE, start_s[t] + count);
+      else st.publish(tile * 256ull + t, granule::TILE_AGGREGATE, count);
+    }
+    __syncthreads();
+    // 4. the tile sorted by digit in shared memory
+    for (u32 q = 0; q < RADIX_ITEMS; ++q) {
+      if (q * 32u + lane < live_keys) {
+        const u32 at = counts[digit_of(kk[q], shift)] + (places[q / 2u] >> (16u * (q % 2u)) & 0xffffu);
+        sk[at] = kk[q];
+        if constexpr (Values) sv[at] = vv[q];
+      }
+    }
+    // 5. the digit's keys before the tile, from the tiles before it
+    if (t < 256u) {
       u64 before = start_s[t];
-      if (tile == 0ull) {
-        st.publish((u64)t, granule::TILE_INCLUSIVE, before + count);
-      } else {
-        st.publish(tile * 256ull + t, granule::TILE_AGGREGATE, count);
+      if (tile != 0ull) {
         before = st.look_back(tile, t);
         st.publish(tile * 256ull + t, granule::TILE_INCLUSIVE, before + count);
       }
-      base_s[t] = before;
+      base_s[t] = before - place0;  // wraps; adding a place in the digit's run wraps back
     }
     __syncthreads();
-    // 4. each key to its digit's offset plus its place in the run
+    // 6. each key to its digit's offset plus its place in the run:
+    // consecutive keys of a run to consecutive positions
     granule::stride_loop(t, len, RADIX_BLOCK, [&](u64 j) {
-      const u32 d = digit_of(sk[j], shift);
-      const u64 at = base_s[d] + (j - first_s[d]);
+      const u64 at = base_s[digit_of(sk[j], shift)] + j;
       kout(at) = sk[j];
       if constexpr (Values) vout(at) = sv[j];
     });

@@ -60,14 +60,16 @@ static HISTOGRAM: DeviceDriver = unsafe {
 
 /// A pass driver: keys only, or keys and values.
 macro_rules! pass_driver {
-    ($stat:ident, $name:literal, [$($g:literal),*], [$($view:expr),*], $call:literal) => {
+    ($stat:ident, $name:literal, [$($g:literal),*], [$($view:expr),*], $call:literal, $bounds:literal) => {
         // SAFETY: `radix_pass` reads kin(i) (vin(i)) for i < n and writes
         // every key once to kout (vout) below n (the host passes Views of
         // n elements, distinct memory for input and output), hist(row *
         // 256 + d) for d < 256 (the host's histogram has a row per key
         // byte); its tail is sized below (`pass`), with RADIX_BLOCK
         // threads and radix_smem bytes of shared memory, both checked on
-        // the device; it waits only on tiles claimed before its own.
+        // the device; it waits only on tiles claimed before its own. The
+        // launch bounds name RADIX_BLOCK, the block it checks, and a
+        // constant count of blocks.
         static $stat: DeviceDriver = unsafe {
             DeviceDriver::new(
                 $name,
@@ -87,6 +89,7 @@ macro_rules! pass_driver {
                 SOURCE,
                 $call,
             )
+            .with_launch_bounds($bounds)
         };
     };
 }
@@ -107,7 +110,8 @@ pass_driver!(
     "radix_pass",
     ["K", "W"],
     [KIN, KOUT],
-    "granule_algo::radix_pass<K, K, W, false>(n, shift, row, smem, hist, kin, kout, kin, kout, status, tiles);"
+    "granule_algo::radix_pass<K, K, W, false>(n, shift, row, smem, hist, kin, kout, kin, kout, status, tiles);",
+    "granule_algo::RADIX_BLOCK, granule_algo::radix_min_blocks<K, false>()"
 );
 pass_driver!(
     PASS_PAIRS,
@@ -119,7 +123,8 @@ pass_driver!(
         DriverParam { name: "vin", kind: K::Input, cpp: "V" },
         DriverParam { name: "vout", kind: K::Output, cpp: "V" }
     ],
-    "granule_algo::radix_pass<K, V, W, true>(n, shift, row, smem, hist, kin, kout, vin, vout, status, tiles);"
+    "granule_algo::radix_pass<K, V, W, true>(n, shift, row, smem, hist, kin, kout, vin, vout, status, tiles);",
+    "granule_algo::RADIX_BLOCK, granule_algo::radix_min_blocks<K, true>()"
 );
 
 /// The key types the device sorts: radix.cuh's `RadixBits` has them.
