@@ -26,6 +26,8 @@ working tree's radix.cuh, the one at SORT_BASE (a git revision, HEAD
 unless set when building) and SORT_SHAPES of the working tree's, each a
 whole sort of 2^28 and 2^24 random u32 keys and u32 pairs (the
 histogram launch and four digit passes), checked against CuPy's sort.
+Last the parallel_scan pattern's driver (`bench pattern` times only
+that): PATTERN_SHAPES of items per thread and launch bounds.
 """
 import ctypes, json, os, re, shutil, subprocess, sys
 
@@ -116,6 +118,66 @@ def compile_variant(lib, src, name):
     print(f"{name}: " + "; ".join(info))
 
 
+# The parallel_scan pattern's driver (drive_scan in the header): items
+# per thread for values of up to 4 bytes, the fewest blocks of
+# __launch_bounds__(256, ..) (0: none).
+PATTERN_SHAPES = [(8, 0), (8, 2), (8, 4), (16, 0), (16, 2), (16, 3), (16, 4)]
+PATTERN_ITEMS_SRC = "return bytes <= 4ull ? 8u : bytes >= 32ull ? 1u : (u32)(32ull / bytes);"
+
+# The bench's kernel (benches/cuda_patterns.rs, prefix_i32), as the
+# translator's functor would call it: the update, then the write.
+PATTERN_ENTRY = r'''
+extern "C" __global__ void PATTERN_BOUNDS pattern_i32(granule::u64 n, const granule::i32* xp, granule::i32* op,
+    granule::u64* status, granule::i32* values, granule::u32* tiles, granule::i32* result) {
+  GRANULE_ENTRY_CHECK();
+  const granule::View<const granule::i32, 1, granule::LayoutStride> x{xp, {n}, {1}, 1};
+  const granule::View<granule::i32, 1, granule::LayoutStride> out{op, {n}, {1}, 2};
+  granule::drive_scan<granule::Sum<granule::i32>>(0ull, n, status, values, tiles, result,
+      [&](granule::u64 i, granule::i32& p, bool last) { p += x(i); if (last) out(i) = p; }); }
+'''
+
+
+def build_patterns(lib, header):
+    """The pattern scan's variants (PATTERN_SHAPES) of the header's items
+    per thread and the entry's launch bounds."""
+    assert PATTERN_ITEMS_SRC in header, "scan_items changed: update PATTERN_ITEMS_SRC"
+    meta = {}
+    for items, least in PATTERN_SHAPES:
+        src = header.replace(PATTERN_ITEMS_SRC, PATTERN_ITEMS_SRC.replace("8u :", f"{items}u :", 1))
+        bounds = f"__launch_bounds__(256, {least})" if least else ""
+        name = f"pattern_{items}_lb{least}"
+        compile_variant(lib, src + f"#define PATTERN_BOUNDS {bounds}\n" + PATTERN_ENTRY, name)
+        meta[name] = {"items": items}
+    return meta
+
+
+def bench_patterns(here):
+    """Each pattern variant's inclusive Sum scan of i32 in 0..3 (the
+    bench's prefix_i32), checked, beside PyTorch's cumsum."""
+    import numpy as np, cupy as cp, torch
+    meta = json.load(open(os.path.join(here, "patterns.json")))
+    rng = np.random.default_rng(5)
+    for lg in (28, 24):
+        n = 1 << lg
+        x = cp.asarray(rng.integers(0, 3, n, dtype=np.int32))
+        want = cp.cumsum(x, dtype=cp.int32)
+        xt = torch.as_tensor(x, device="cuda")
+        report("torch cumsum i32", lg, median_ms(lambda: torch.cumsum(xt, 0, dtype=torch.int32)), 8 * n)
+        for name, m in meta.items():
+            fn = cp.RawModule(path=os.path.join(here, name + ".cubin")).get_function("pattern_i32")
+            per = 256 * m["items"]
+            ntiles = (n + per - 1) // per
+            out, status = cp.empty_like(x), cp.zeros(ntiles, cp.uint64)
+            values, tiles, result = cp.zeros(2 * ntiles, cp.int32), cp.zeros(1, cp.uint32), cp.zeros(1, cp.int32)
+            smem = (per + per // 32) * 4
+
+            def scan():
+                status.fill(0); tiles.fill(0)
+                fn((ntiles,), (256,), (np.uint64(n), x, out, status, values, tiles, result), shared_mem=smem)
+            ms = median_ms(scan)
+            report(f"{name} scan i32", lg, ms, 8 * n, bool((out == want).all()))
+
+
 def build_sorts(lib, header):
     """The radix sort's variants: the working tree's radix.cuh, the one
     at SORT_BASE (a git revision, HEAD unless set), and the working
@@ -159,6 +221,7 @@ def build():
         meta[name] = {"items4": i4, "items8": i8}
     json.dump(meta, open(f"{OUT}/variants.json", "w"))
     json.dump(build_sorts(lib, header), open(f"{OUT}/sorts.json", "w"))
+    json.dump(build_patterns(lib, header), open(f"{OUT}/patterns.json", "w"))
     shutil.copy(__file__, f"{OUT}/gpu-tune-tiles.py")
     print(f"carry [\"{OUT}\"]; there: PYTHONUNBUFFERED=1 python3 {OUT}/gpu-tune-tiles.py bench")
 
@@ -236,6 +299,8 @@ def bench():
     here = os.path.dirname(os.path.abspath(__file__))
     if "sort" in sys.argv[2:]:
         return bench_sorts(here)
+    if "pattern" in sys.argv[2:]:
+        return bench_patterns(here)
     meta = json.load(open(os.path.join(here, "variants.json")))
     types = {"i32": cp.int32, "f32": cp.float32, "i64": cp.int64, "f64": cp.float64}
 
@@ -290,6 +355,7 @@ def bench():
                 ok = count == kept.size and bool((out[:count] == kept).all())
                 report(f"{name} copy_if {t}", lg, ms, size * (n + count), ok)
     bench_sorts(here)
+    bench_patterns(here)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ use std::fmt;
 
 pub use workspace::{
     reduce_workspace, scan_items, scan_workspace, scan_workspace_with, ReduceWorkspace,
-    ScanWorkspace,
+    ScanWorkspace, SCAN_BLOCK,
 };
 pub use wrapper::{entry_name, params_symbol};
 

@@ -7,18 +7,28 @@
 /// The CUDA limit on `gridDim.x`.
 const MAX_GRID: u64 = (1 << 31) - 1;
 
+/// Threads per block of the range scan driver. Its entry point's
+/// `__launch_bounds__` name this count, so a launch with more threads
+/// would fail on a GPU.
+pub const SCAN_BLOCK: u32 = 256;
+
 /// Items each thread scans per tile for elements of `elem_size` bytes:
-/// 32 bytes of values per thread, between 1 and 8 items. This is the
-/// device header's `granule::scan_items`, which fixes the tile size the
-/// driver uses; the emulator tests compare the two.
+/// 16 for elements of up to 4 bytes, else 32 bytes of values per thread
+/// (at least 1). This is the device header's `granule::scan_items`, which
+/// fixes the tile size the driver uses; the emulator tests compare the
+/// two.
 ///
 /// ```
 /// use granule_cuda::codegen::scan_items;
-/// assert_eq!([1, 4, 8, 16, 24, 64].map(scan_items), [8, 8, 4, 2, 1, 1]);
+/// assert_eq!([1, 4, 8, 16, 24, 64].map(scan_items), [16, 16, 4, 2, 1, 1]);
 /// ```
 pub fn scan_items(elem_size: usize) -> u32 {
-    // At most 8, so the cast is exact.
-    (32 / elem_size.max(1)).clamp(1, 8) as u32
+    if elem_size <= 4 {
+        16
+    } else {
+        // At most 4, so the cast is exact.
+        (32 / elem_size).max(1) as u32
+    }
 }
 
 /// Whether the scan driver publishes a tile's value in the same 64-bit
@@ -62,9 +72,9 @@ pub struct ScanWorkspace {
 /// ```
 /// use granule_cuda::codegen::scan_workspace;
 /// let w = scan_workspace(1 << 20, 4, 4, 256).unwrap();
-/// assert_eq!((w.tiles, w.grid, w.block), (512, 512, 256));
-/// assert_eq!(w.buffers, [512 * 8, 0, 4, 4]);
-/// assert_eq!(w.shared_bytes, (2048 + 64) * 4);
+/// assert_eq!((w.tiles, w.grid, w.block), (256, 256, 256));
+/// assert_eq!(w.buffers, [256 * 8, 0, 4, 4]);
+/// assert_eq!(w.shared_bytes, (4096 + 128) * 4);
 /// let w = scan_workspace(1000, 8, 8, 32).unwrap();
 /// assert_eq!((w.tiles, w.buffers.clone()), (8, vec![8 * 8, 8 * 2 * 8, 4, 8]));
 /// assert!(scan_workspace(10, 4, 4, 48).is_err());
@@ -206,8 +216,8 @@ mod tests {
         for (n, size, block, tiles) in [
             (0u64, 4usize, 32u32, 0u64),
             (1, 4, 32, 1),
-            (256, 4, 32, 1),
-            (257, 4, 32, 2),
+            (512, 4, 32, 1),
+            (513, 4, 32, 2),
             (1000, 16, 64, 8),
             (1000, 48, 64, 16),
         ] {
@@ -234,12 +244,12 @@ mod tests {
         assert!(scan_workspace(1, 0, 1, 32).is_err());
         assert!(scan_workspace(1, 12, 8, 32).is_err());
         assert!(scan_workspace(1, 64, 32, 32).is_err());
-        // 2^32 tiles of 256 u32s: the tile counter would wrap.
-        let e = scan_workspace(1 << 40, 4, 4, 32).unwrap_err();
+        // 2^32 tiles of 512 u32s: the tile counter would wrap.
+        let e = scan_workspace(1 << 41, 4, 4, 32).unwrap_err();
         assert!(e.contains("tile counter"), "{e}");
         assert!(scan_workspace(u64::MAX, 4, 4, 32).is_err());
         // The largest count that fits still works, with a capped grid.
-        let w = scan_workspace(256 * ((1u64 << 31) - 1), 4, 4, 32).unwrap();
+        let w = scan_workspace(512 * ((1u64 << 31) - 1), 4, 4, 32).unwrap();
         assert_eq!(w.grid, (1 << 31) - 1);
     }
 

@@ -1,6 +1,6 @@
 //! The `extern "C"` entry point of one instance.
 
-use super::workspace::{reduce_tail, scan_tail};
+use super::workspace::{reduce_tail, scan_tail, SCAN_BLOCK};
 use super::{CodegenError, Instance, Pattern};
 use crate::kernel::{KernelPattern, Param, ParamKind, DEVICE_SCALARS};
 
@@ -60,6 +60,8 @@ struct Driver {
     head: Vec<String>,
     tail: Vec<String>,
     body: String,
+    /// `__launch_bounds__(..) `, or nothing.
+    bounds: String,
 }
 
 /// The leading parameters of a team entry: the league size and the
@@ -82,16 +84,19 @@ fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, St
             head: vec!["granule::u64 begin, granule::u64 end".into()],
             tail: vec![],
             body: "granule::drive_for(begin, end, [&](granule::u64 i__) { {call}; });".into(),
+            bounds: String::new(),
         },
         (Pattern::For, Shape::Md(r), _) => Driver {
             head: vec![md(r)],
             tail: vec![],
             body: "granule::drive_md_for(range__, [&](const granule::u64* i__) { {call}; });".into(),
+            bounds: String::new(),
         },
         (Pattern::Team | Pattern::For, Shape::Team, _) => Driver {
             head: vec![TEAM_HEAD.into()],
             tail: vec![],
             body: "granule::drive_team(league__, scratch__, [&](const granule::TeamMember& team__) { {call}; });".into(),
+            bounds: String::new(),
         },
         (Pattern::Reduce(r), shape, Some(t)) => {
             let op = r.op(t)?;
@@ -103,7 +108,7 @@ fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, St
                 Shape::Team => (TEAM_HEAD.to_string(), format!(
                     "granule::drive_team_reduce<{op}>(league__, scratch__, partials__, counter__, result__, [&](const granule::TeamMember& team__, {t}& acc__) {{ {{call}}; }});")),
             };
-            Driver { head: vec![head], tail: vec![reduce_tail(t)], body }
+            Driver { head: vec![head], tail: vec![reduce_tail(t)], body, bounds: String::new() }
         }
         (Pattern::Scan(r), Shape::Range, Some(t)) => Driver {
             head: vec!["granule::u64 begin, granule::u64 end".into()],
@@ -112,6 +117,10 @@ fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, St
                 "granule::drive_scan<{}>(begin, end, status__, values__, tiles__, result__, \
                  [&](granule::u64 i__, {t}& acc__, bool final__) {{ {{call}}; }});",
                 r.op(t)?
+            ),
+            // The launch's block is SCAN_BLOCK (dispatch/range.rs).
+            bounds: format!(
+                "__launch_bounds__({SCAN_BLOCK}, granule::scan_min_blocks(sizeof({t}))) "
             ),
         },
         (p, _, _) => return Err(format!("its parameters do not fit the {p:?} pattern")),
@@ -214,8 +223,9 @@ pub(super) fn entry_point(inst: &Instance) -> Result<(String, String), CodegenEr
     let name = inst.entry();
     let body = drv.body.replace("{call}", &call);
     let text = format!(
-        "extern \"C\" __global__ void {name}({}) {{\n  GRANULE_ENTRY_CHECK();\n  {body}\n}}\n\
+        "extern \"C\" __global__ void {}{name}({}) {{\n  GRANULE_ENTRY_CHECK();\n  {body}\n}}\n\
          extern \"C\" {{ __device__ granule::ParamTable<decltype({name})> {}; }}\n",
+        drv.bounds,
         decl.join(", "),
         params_symbol(&name)
     );
@@ -340,5 +350,21 @@ mod tests {
         );
         let e = entry_point(&forged).unwrap_err();
         assert!(e.message.contains("is not a device scalar type"), "{e}");
+    }
+
+    #[test]
+    fn scan_entries_alone_carry_launch_bounds_naming_their_block() {
+        let scan = Instance::new(
+            &K,
+            Pattern::Scan(super::super::Reducer::Sum),
+            &["granule::i32"],
+        );
+        let (_, text) = entry_point(&scan).unwrap();
+        let bounds = format!(
+            "__global__ void __launch_bounds__({SCAN_BLOCK}, granule::scan_min_blocks(sizeof(granule::i32))) granule_scan"
+        );
+        assert!(text.contains(&bounds), "{text}");
+        let each = Instance::new(&K, Pattern::For, &["granule::i32"]);
+        assert!(!entry_point(&each).unwrap().1.contains("__launch_bounds__"));
     }
 }
