@@ -303,7 +303,9 @@ sanitize() {
 
 # Nsight Compute over the bench's scan, compaction and sort at 2^24 (the
 # first launches of each, `--set detailed`): where the drivers lose to
-# CUB. Its report is $OUT/profile.txt.
+# CUB. PROFILE_BENCHES replaces the bench filters (space-separated) and
+# PROFILE_KERNEL limits it to kernels whose name matches that regex.
+# Its report is $OUT/profile.txt.
 profile() {
   tool_mode profile.txt
   local ncu found exe pkg f
@@ -311,9 +313,12 @@ profile() {
   [ -n "$ncu" ] || { echo "profile: no ncu"; return 1; }
   found=$(packed "$BENCH")
   exe=${found%% *} pkg=${found#* }
-  for f in '2\^24/scan$' '2\^24/algorithms::exclusive_scan' '2\^24/algorithms::copy_if' '2\^24/algorithms::sort'; do
-    echo "== ncu $f"
-    (cd "$pkg" && timeout -k 5 "${PROFILE_LIMIT:-60}" "$ncu" --set detailed --launch-count "${PROFILE_LAUNCHES:-6}" \
+  local benches=${PROFILE_BENCHES:-'2\^24/scan$ 2\^24/algorithms::exclusive_scan 2\^24/algorithms::copy_if 2\^24/algorithms::sort'}
+  local only=()
+  [ -n "${PROFILE_KERNEL:-}" ] && only=(--kernel-name "regex:$PROFILE_KERNEL")
+  for f in $benches; do
+    echo "== ncu $f ${PROFILE_KERNEL:-}"
+    (cd "$pkg" && timeout -k 5 "${PROFILE_LIMIT:-60}" "$ncu" --set detailed "${only[@]}" --launch-count "${PROFILE_LAUNCHES:-6}" \
       "$OLDPWD/$G/bin/$exe" --bench "$f" --warm-up-time 1 --measurement-time 1 --noplot 2>&1 |
       grep -vE "^(Benchmarking|Gnuplot)" | head -${PROFILE_LINES:-700})
   done
