@@ -42,8 +42,17 @@ VARIANTS = [
 ITEMS_SRC = "return bytes <= 4ull ? 32u : bytes >= 128ull ? 1u : (granule::u32)(128ull / bytes);"
 OUT = "target/gpu-tune"
 # Radix sort tile shapes to time beside the product's: threads, keys per
-# thread (even), the fewest blocks of __launch_bounds__ (0: none).
-SORT_SHAPES = [(512, 16, 2), (384, 16, 2), (384, 20, 2), (256, 16, 3), (256, 20, 3), (256, 24, 2)]
+# thread (even), the fewest blocks of __launch_bounds__ (0: none), and how
+# a key's peers are found (PEERS: "xor", the product's ballots, or a
+# variant; run 3 of 2026-11-27-gpu-sort.md measured these).
+SORT_SHAPES = [(512, 16, 2, "ballot"), (512, 16, 2, "xor"), (512, 16, 0, "match"), (512, 16, 2, "match")]
+PEERS_LOOP = "    peers &= ones ^ (bit - 1u);"
+PEERS_START = "  granule::u32 peers = live;\n"
+PEERS = {
+    "xor": (PEERS_LOOP, PEERS_LOOP),
+    "ballot": (PEERS_LOOP, "    peers &= bit != 0u ? ones : ~ones;"),
+    "match": (PEERS_START, "  return __match_any_sync(0xffffffffu, d) & live;\n" + PEERS_START),
+}
 
 SORT_ENTRIES = r'''
 using granule::u64; using granule::u32;
@@ -122,7 +131,7 @@ def compile_variant(lib, src, name):
 # per thread for values of up to 4 bytes, the fewest blocks of
 # __launch_bounds__(256, ..) (0: none).
 PATTERN_SHAPES = [(8, 0), (8, 2), (8, 4), (16, 0), (16, 2), (16, 3), (16, 4)]
-PATTERN_ITEMS_SRC = "return bytes <= 4ull ? 8u : bytes >= 32ull ? 1u : (u32)(32ull / bytes);"
+PATTERN_ITEMS_SRC = "return bytes <= 4ull ? 16u : bytes >= 32ull ? 1u : (u32)(32ull / bytes);"
 
 # The bench's kernel (benches/cuda_patterns.rs, prefix_i32), as the
 # translator's functor would call it: the update, then the write.
@@ -143,7 +152,7 @@ def build_patterns(lib, header):
     assert PATTERN_ITEMS_SRC in header, "scan_items changed: update PATTERN_ITEMS_SRC"
     meta = {}
     for items, least in PATTERN_SHAPES:
-        src = header.replace(PATTERN_ITEMS_SRC, PATTERN_ITEMS_SRC.replace("8u :", f"{items}u :", 1))
+        src = header.replace(PATTERN_ITEMS_SRC, PATTERN_ITEMS_SRC.replace("16u :", f"{items}u :", 1))
         bounds = f"__launch_bounds__(256, {least})" if least else ""
         name = f"pattern_{items}_lb{least}"
         compile_variant(lib, src + f"#define PATTERN_BOUNDS {bounds}\n" + PATTERN_ENTRY, name)
@@ -186,8 +195,10 @@ def build_sorts(lib, header):
     base = os.environ.get("SORT_BASE", "HEAD")
     theirs = subprocess.check_output(["git", "show", f"{base}:algorithms/src/sort/radix.cuh"], text=True)
     meta = {}
+    assert PEERS_LOOP in mine and PEERS_START in mine, "digit_peers changed: update PEERS"
     for name, src, block, items, least in [("sort_current", mine, 512, 16, 0), ("sort_" + base, theirs, 512, 16, 0)] + [
-        (f"sort_{b}x{i}_lb{m}", mine, b, i, m) for b, i, m in SORT_SHAPES
+        (f"sort_{b}x{i}_lb{m}_{peers}", mine.replace(*PEERS[peers]), b, i, m)
+        for b, i, m, peers in SORT_SHAPES
     ]:
         for what, value in (("RADIX_BLOCK", block), ("RADIX_ITEMS", items)):
             line = re.search(rf"constexpr granule::u32 {what} = (\d+)u;", src)

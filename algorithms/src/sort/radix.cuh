@@ -158,12 +158,17 @@ template <class W> struct DigitStates {
 };
 
 // The lanes of the warp whose digit equals this lane's, among `live`:
-// one ballot per digit bit (every lane of the warp calls it).
+// one ballot per digit bit, kept where the lane's bit is 1 and inverted
+// where it is 0 (every lane of the warp calls it). __match_any_sync gives
+// the same lanes in one instruction, but an H200 sorted slower
+// with it (benches/results/2026-11-27-gpu-sort.md), as CUB's Onesweep
+// also prefers ballots.
 __device__ __forceinline__ granule::u32 digit_peers(granule::u32 d, granule::u32 live) {
   granule::u32 peers = live;
   for (granule::u32 b = 0; b < 8u; ++b) {
-    const granule::u32 ones = __ballot_sync(0xffffffffu, (d >> b) & 1u);
-    peers &= ((d >> b) & 1u) != 0u ? ones : ~ones;
+    const granule::u32 bit = (d >> b) & 1u;
+    const granule::u32 ones = __ballot_sync(0xffffffffu, bit);
+    peers &= ones ^ (bit - 1u);
   }
   return peers;
 }
