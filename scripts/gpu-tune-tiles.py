@@ -131,18 +131,25 @@ def compile_variant(lib, src, name):
 # per thread for values of up to 4 bytes, the fewest blocks of
 # __launch_bounds__(256, ..) (0: none).
 PATTERN_SHAPES = [(8, 0), (8, 2), (8, 4), (16, 0), (16, 2), (16, 3), (16, 4)]
-PATTERN_ITEMS_SRC = "return bytes <= 4ull ? 16u : bytes >= 32ull ? 1u : (u32)(32ull / bytes);"
+PATTERN_ITEMS_SRC = "return bytes <= 4ull ? 16u : bytes == 8ull ? 8u :"
+
+# 8-byte values: items per thread, fewest blocks (0: none).
+PATTERN8_SHAPES = [(4, 0), (4, 3), (4, 4), (8, 0), (8, 2), (8, 3), (16, 2)]
 
 # The bench's kernel (benches/cuda_patterns.rs, prefix_i32), as the
 # translator's functor would call it: the update, then the write.
 PATTERN_ENTRY = r'''
-extern "C" __global__ void PATTERN_BOUNDS pattern_i32(granule::u64 n, const granule::i32* xp, granule::i32* op,
-    granule::u64* status, granule::i32* values, granule::u32* tiles, granule::i32* result) {
-  GRANULE_ENTRY_CHECK();
-  const granule::View<const granule::i32, 1, granule::LayoutStride> x{xp, {n}, {1}, 1};
-  const granule::View<granule::i32, 1, granule::LayoutStride> out{op, {n}, {1}, 2};
-  granule::drive_scan<granule::Sum<granule::i32>>(0ull, n, status, values, tiles, result,
-      [&](granule::u64 i, granule::i32& p, bool last) { p += x(i); if (last) out(i) = p; }); }
+#define PATTERN_KERNEL(NAME, T) \
+extern "C" __global__ void PATTERN_BOUNDS NAME(granule::u64 n, const T* xp, T* op, \
+    granule::u64* status, T* values, granule::u32* tiles, T* result) { \
+  GRANULE_ENTRY_CHECK(); \
+  const granule::View<const T, 1, granule::LayoutStride> x{xp, {n}, {1}, 1}; \
+  const granule::View<T, 1, granule::LayoutStride> out{op, {n}, {1}, 2}; \
+  granule::drive_scan<granule::Sum<T>>(0ull, n, status, values, tiles, result, \
+      [&](granule::u64 i, T& p, bool last) { p += x(i); if (last) out(i) = p; }); }
+PATTERN_KERNEL(pattern_i32, granule::i32)
+PATTERN_KERNEL(pattern_i64, granule::i64)
+PATTERN_KERNEL(pattern_f64, granule::f64)
 '''
 
 
@@ -156,7 +163,13 @@ def build_patterns(lib, header):
         bounds = f"__launch_bounds__(256, {least})" if least else ""
         name = f"pattern_{items}_lb{least}"
         compile_variant(lib, src + f"#define PATTERN_BOUNDS {bounds}\n" + PATTERN_ENTRY, name)
-        meta[name] = {"items": items}
+        meta[name] = {"items": items, "items8": 8, "types": ["i32"]}
+    for items, least in PATTERN8_SHAPES:
+        src = header.replace(PATTERN_ITEMS_SRC, PATTERN_ITEMS_SRC.replace("8ull ? 8u", f"8ull ? {items}u", 1))
+        bounds = f"__launch_bounds__(256, {least})" if least else ""
+        name = f"pattern8_{items}_lb{least}"
+        compile_variant(lib, src + f"#define PATTERN_BOUNDS {bounds}\n" + PATTERN_ENTRY, name)
+        meta[name] = {"items": 16, "items8": items, "types": ["i64", "f64"]}
     return meta
 
 
@@ -168,23 +181,29 @@ def bench_patterns(here):
     rng = np.random.default_rng(5)
     for lg in (28, 24):
         n = 1 << lg
-        x = cp.asarray(rng.integers(0, 3, n, dtype=np.int32))
-        want = cp.cumsum(x, dtype=cp.int32)
-        xt = torch.as_tensor(x, device="cuda")
-        report("torch cumsum i32", lg, median_ms(lambda: torch.cumsum(xt, 0, dtype=torch.int32)), 8 * n)
+        base = rng.integers(0, 3, n, dtype=np.int32)
+        xs = {t: cp.asarray(base).astype(d) for t, d in (("i32", cp.int32), ("i64", cp.int64), ("f64", cp.float64))}
+        wants = {t: cp.cumsum(x, dtype=x.dtype) for t, x in xs.items()}
+        for t, x in xs.items():
+            xt = torch.as_tensor(x, device="cuda")
+            report(f"torch cumsum {t}", lg, median_ms(lambda: torch.cumsum(xt, 0)), 2 * x.itemsize * n)
         for name, m in meta.items():
-            fn = cp.RawModule(path=os.path.join(here, name + ".cubin")).get_function("pattern_i32")
-            per = 256 * m["items"]
-            ntiles = (n + per - 1) // per
-            out, status = cp.empty_like(x), cp.zeros(ntiles, cp.uint64)
-            values, tiles, result = cp.zeros(2 * ntiles, cp.int32), cp.zeros(1, cp.uint32), cp.zeros(1, cp.int32)
-            smem = (per + per // 32) * 4
+            mod = cp.RawModule(path=os.path.join(here, name + ".cubin"))
+            for t in m["types"]:
+                x, want = xs[t], wants[t]
+                fn = mod.get_function("pattern_" + t)
+                size = x.itemsize
+                per = 256 * (m["items"] if size <= 4 else m["items8"])
+                ntiles = (n + per - 1) // per
+                out, status = cp.empty_like(x), cp.zeros(ntiles, cp.uint64)
+                values, tiles, result = cp.zeros(2 * ntiles, x.dtype), cp.zeros(1, cp.uint32), cp.zeros(1, x.dtype)
+                smem = (per + per // 32) * size
 
-            def scan():
-                status.fill(0); tiles.fill(0)
-                fn((ntiles,), (256,), (np.uint64(n), x, out, status, values, tiles, result), shared_mem=smem)
-            ms = median_ms(scan)
-            report(f"{name} scan i32", lg, ms, 8 * n, bool((out == want).all()))
+                def scan():
+                    status.fill(0); tiles.fill(0)
+                    fn((ntiles,), (256,), (np.uint64(n), x, out, status, values, tiles, result), shared_mem=smem)
+                ms = median_ms(scan)
+                report(f"{name} scan {t}", lg, ms, 2 * size * n, bool((out == want).all()))
 
 
 def build_sorts(lib, header):

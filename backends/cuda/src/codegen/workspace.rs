@@ -13,21 +13,21 @@ const MAX_GRID: u64 = (1 << 31) - 1;
 pub const SCAN_BLOCK: u32 = 256;
 
 /// Items each thread scans per tile for elements of `elem_size` bytes:
-/// 16 for elements of up to 4 bytes, else 32 bytes of values per thread
-/// (at least 1). This is the device header's `granule::scan_items`, which
-/// fixes the tile size the driver uses; the emulator tests compare the
-/// two.
+/// 16 for elements of up to 4 bytes, 8 for 8-byte ones, else 32 bytes of
+/// values per thread (at least 1). This is the device header's
+/// `granule::scan_items`, which fixes the tile size the driver uses; the
+/// emulator tests compare the two.
 ///
 /// ```
 /// use granule_cuda::codegen::scan_items;
-/// assert_eq!([1, 4, 8, 16, 24, 64].map(scan_items), [16, 16, 4, 2, 1, 1]);
+/// assert_eq!([1, 4, 8, 16, 24, 64].map(scan_items), [16, 16, 8, 2, 1, 1]);
 /// ```
 pub fn scan_items(elem_size: usize) -> u32 {
-    if elem_size <= 4 {
-        16
-    } else {
-        // At most 4, so the cast is exact.
-        (32 / elem_size).max(1) as u32
+    match elem_size {
+        0..=4 => 16,
+        8 => 8,
+        // At most 2, so the cast is exact.
+        _ => (32 / elem_size).max(1) as u32,
     }
 }
 
@@ -76,7 +76,7 @@ pub struct ScanWorkspace {
 /// assert_eq!(w.buffers, [256 * 8, 0, 4, 4]);
 /// assert_eq!(w.shared_bytes, (4096 + 128) * 4);
 /// let w = scan_workspace(1000, 8, 8, 32).unwrap();
-/// assert_eq!((w.tiles, w.buffers.clone()), (8, vec![8 * 8, 8 * 2 * 8, 4, 8]));
+/// assert_eq!((w.tiles, w.buffers.clone()), (4, vec![4 * 8, 4 * 2 * 8, 4, 8]));
 /// assert!(scan_workspace(10, 4, 4, 48).is_err());
 /// ```
 pub fn scan_workspace(

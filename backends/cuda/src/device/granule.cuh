@@ -2173,19 +2173,23 @@ template <class Op, class T, class F> __device__ T thread_vector_scan(const Team
 // scan_slots(tile) values of T.
 
 // Items per thread of a scan tile, by the size of T: 16 for values of up
-// to 4 bytes, else 32 bytes of values per thread (at least 1).
-// codegen::workspace::scan_items mirrors it; a test compares the two.
-// The entry carries __launch_bounds__(256, scan_min_blocks(sizeof(T))).
-// On an H100 (benches/results/2026-11-27-gpu-pattern-scan.md),
-// the bench's i32 kernel at 2^28 took 2.87 ms with 8 items and no cap,
-// 1.91 with 8 and 4 blocks, 1.63 with 16 and 3, 1.43 with 16 and 4 (64
-// registers, the 1024 threads a multiprocessor's share that Kokkos's
-// default bounds also give); 8-byte values were not measured and keep
-// their tile and no cap.
+// to 4 bytes, 8 for 8-byte ones, else 32 bytes of values per thread (at
+// least 1). codegen::workspace::scan_items mirrors it; a test compares
+// the two. The entry carries __launch_bounds__(256, scan_min_blocks(
+// sizeof(T))). Measured on an H100 with the bench's functor at 2^28
+// (benches/results/2026-11-27-gpu-pattern-scan.md): i32 2.87 ms with 8
+// items and no cap, 1.63 with 16 and 3 blocks, 1.43 with 16 and 4 (64
+// registers, the 1024 threads per multiprocessor that Kokkos's default
+// bounds also give); i64 / f64 6.49 / 7.06 ms with 4 items and no cap,
+// 5.27 / 5.08 with 8 and no cap, 4.40 / 5.14 with 8 and 3 blocks (80
+// registers, no spills). Other sizes were not measured and keep 32 bytes
+// a thread and no cap.
 __host__ __device__ constexpr u32 scan_items(u64 bytes) {
-  return bytes <= 4ull ? 16u : bytes >= 32ull ? 1u : (u32)(32ull / bytes);
+  return bytes <= 4ull ? 16u : bytes == 8ull ? 8u : bytes >= 32ull ? 1u : (u32)(32ull / bytes);
 }
-__host__ __device__ constexpr u32 scan_min_blocks(u64 bytes) { return bytes <= 4ull ? 4u : 1u; }
+__host__ __device__ constexpr u32 scan_min_blocks(u64 bytes) {
+  return bytes <= 4ull ? 4u : bytes == 8ull ? 3u : 1u;
+}
 // The shared-memory slot of tile element e: one pad slot per 32 keeps the
 // threads of a warp on distinct banks when each reads its run of `items`.
 __host__ __device__ constexpr u64 scan_slot(u64 e) { return e + e / 32ull; }
