@@ -2179,11 +2179,14 @@ template <class Op, class T, class F> __device__ T thread_vector_scan(const Team
 // sizeof(T))). Measured on an H100 with the bench's functor at 2^28
 // (benches/results/2026-11-27-gpu-pattern-scan.md): i32 2.87 ms with 8
 // items and no cap, 1.63 with 16 and 3 blocks, 1.43 with 16 and 4 (64
-// registers, the 1024 threads per multiprocessor that Kokkos's default
-// bounds also give); i64 / f64 6.49 / 7.06 ms with 4 items and no cap,
-// 5.27 / 5.08 with 8 and no cap, 4.40 / 5.14 with 8 and 3 blocks (80
-// registers, no spills). Other sizes were not measured and keep 32 bytes
-// a thread and no cap.
+// registers); i64 / f64 6.49 / 7.06 ms with 4 items and no cap, 5.27 /
+// 5.08 with 8 and no cap, 4.40 / 5.14 with 8 and 3 blocks (80 registers,
+// no spills). Other sizes were not measured and keep 32 bytes a thread
+// and no cap. The cap is a trade: a user functor that needs more
+// registers spills to local memory (slower, never wrong). Kokkos caps
+// nothing by default (LaunchBounds<0, 0>) and sizes its blocks by
+// occupancy instead; our block is fixed, so the cap is what keeps
+// enough warps resident.
 __host__ __device__ constexpr u32 scan_items(u64 bytes) {
   return bytes <= 4ull ? 16u : bytes == 8ull ? 8u : bytes >= 32ull ? 1u : (u32)(32ull / bytes);
 }
