@@ -33,28 +33,26 @@ macro_rules! sort_tests {
         fn sort_by_key_is_stable() {
             let s = space();
             let mut rng = Rng::new(32);
-            for n in all_sizes() {
-                let keys = rng.vec(n, |r| (r % 100) as u32);
+            // Values record the original index, so equal keys show their order.
+            let stable = |keys: Vec<u32>, what: &str| {
                 let mut k = view_in(&s, "k", keys.clone());
-                let mut v = view_in(&s, "v", (0..n as u32).collect());
+                let mut v = view_in(&s, "v", (0..keys.len() as u32).collect());
                 sort_by_key(&s, &mut k, &mut v).unwrap();
                 let mut expect: Vec<(u32, u32)> = keys.iter().copied().zip(0..).collect();
                 expect.sort_by_key(|p| p.0); // stable
                 let got: Vec<(u32, u32)> = read(&k).into_iter().zip(read(&v)).collect();
-                assert_eq!(got, expect, "n {n}");
+                assert_eq!(got, expect, "{what}");
+            };
+            for n in all_sizes() {
+                stable(rng.vec(n, |r| (r % 100) as u32), &format!("n {n}"));
             }
             // Nearly every key the same: on Cuda whole warps of 512 keys
             // share one digit (the largest places a warp's counters hold),
             // over several tiles of 8192 and a partial one.
-            let n = 3 * 8192 + 5;
-            let keys = rng.vec(n, |r| u32::from(r % 97 == 0));
-            let mut k = view_in(&s, "k", keys.clone());
-            let mut v = view_in(&s, "v", (0..n as u32).collect());
-            sort_by_key(&s, &mut k, &mut v).unwrap();
-            let mut expect: Vec<(u32, u32)> = keys.iter().copied().zip(0..).collect();
-            expect.sort_by_key(|p| p.0);
-            let got: Vec<(u32, u32)> = read(&k).into_iter().zip(read(&v)).collect();
-            assert_eq!(got, expect, "nearly equal keys");
+            stable(
+                rng.vec(3 * 8192 + 5, |r| u32::from(r % 97 == 0)),
+                "nearly equal keys",
+            );
             // float keys with values, and strided Views
             let keys = vec![2.0f32, -0.0, 1.0, 0.0, -0.0, 2.0];
             let mut wide =
