@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Times variants of the Cuda scan and compaction drivers' tile size and
-register cap, and of the radix sort's tile, on the lent GPU, beside
-PyTorch and CuPy on the same card (benches/results/2026-11-27-gpu-h100.md
-and -2026-11-27-gpu-sort.md show what it found).
+register cap, of the radix sort's tile, and of the parallel_scan
+pattern's tile, on the lent GPU, beside PyTorch and CuPy on the same card
+(benches/results/2026-11-27-gpu-h100.md, 2026-11-27-gpu-sort.md and
+2026-11-27-gpu-pattern-scan.md show what it found).
 
 Here, from the project root (NVRTC 12.9 from scripts/install-nvrtc.sh):
 
@@ -27,7 +28,8 @@ unless set when building) and SORT_SHAPES of the working tree's, each a
 whole sort of 2^28 and 2^24 random u32 keys and u32 pairs (the
 histogram launch and four digit passes), checked against CuPy's sort.
 Last the parallel_scan pattern's driver (`bench pattern` times only
-that): PATTERN_SHAPES of items per thread and launch bounds.
+that): PATTERN_SHAPES (i32) and PATTERN8_SHAPES (i64, f64) of items
+per thread and launch bounds.
 """
 import ctypes, json, os, re, shutil, subprocess, sys
 
@@ -44,7 +46,7 @@ OUT = "target/gpu-tune"
 # Radix sort tile shapes to time beside the product's: threads, keys per
 # thread (even), the fewest blocks of __launch_bounds__ (0: none), and how
 # a key's peers are found (PEERS: "xor", the product's ballots, or a
-# variant; run 3 of 2026-11-27-gpu-sort.md measured these).
+# variant; run 4 of 2026-11-27-gpu-sort.md measured these).
 SORT_SHAPES = [(512, 16, 2, "ballot"), (512, 16, 2, "xor"), (512, 16, 0, "match"), (512, 16, 2, "match")]
 PEERS_LOOP = "    peers &= ones ^ (bit - 1u);"
 PEERS_START = "  granule::u32 peers = live;\n"
@@ -157,25 +159,28 @@ def build_patterns(lib, header):
     """The pattern scan's variants (PATTERN_SHAPES) of the header's items
     per thread and the entry's launch bounds."""
     assert PATTERN_ITEMS_SRC in header, "scan_items changed: update PATTERN_ITEMS_SRC"
+    # (name prefix, the product's items in PATTERN_ITEMS_SRC and their
+    # replacement, shapes, types)
+    groups = [
+        ("pattern", "16u :", "{}u :", PATTERN_SHAPES, ["i32"]),
+        ("pattern8", "8ull ? 8u", "8ull ? {}u", PATTERN8_SHAPES, ["i64", "f64"]),
+    ]
     meta = {}
-    for items, least in PATTERN_SHAPES:
-        src = header.replace(PATTERN_ITEMS_SRC, PATTERN_ITEMS_SRC.replace("16u :", f"{items}u :", 1))
-        bounds = f"__launch_bounds__(256, {least})" if least else ""
-        name = f"pattern_{items}_lb{least}"
-        compile_variant(lib, src + f"#define PATTERN_BOUNDS {bounds}\n" + PATTERN_ENTRY, name)
-        meta[name] = {"items": items, "items8": 8, "types": ["i32"]}
-    for items, least in PATTERN8_SHAPES:
-        src = header.replace(PATTERN_ITEMS_SRC, PATTERN_ITEMS_SRC.replace("8ull ? 8u", f"8ull ? {items}u", 1))
-        bounds = f"__launch_bounds__(256, {least})" if least else ""
-        name = f"pattern8_{items}_lb{least}"
-        compile_variant(lib, src + f"#define PATTERN_BOUNDS {bounds}\n" + PATTERN_ENTRY, name)
-        meta[name] = {"items": 16, "items8": items, "types": ["i64", "f64"]}
+    for prefix, theirs, mine, shapes, types in groups:
+        for items, least in shapes:
+            src = header.replace(PATTERN_ITEMS_SRC, PATTERN_ITEMS_SRC.replace(theirs, mine.format(items), 1))
+            bounds = f"__launch_bounds__(256, {least})" if least else ""
+            name = f"{prefix}_{items}_lb{least}"
+            compile_variant(lib, src + f"#define PATTERN_BOUNDS {bounds}\n" + PATTERN_ENTRY, name)
+            wide = prefix == "pattern8"
+            meta[name] = {"items": 16 if wide else items, "items8": items if wide else 8, "types": types}
     return meta
 
 
 def bench_patterns(here):
-    """Each pattern variant's inclusive Sum scan of i32 in 0..3 (the
-    bench's prefix_i32), checked, beside PyTorch's cumsum."""
+    """Each pattern variant's inclusive Sum scan of values in 0..3 (the
+    bench's prefix_i32, for i32 or for i64 and f64), checked, beside
+    PyTorch's cumsum of the same type."""
     import numpy as np, cupy as cp, torch
     meta = json.load(open(os.path.join(here, "patterns.json")))
     rng = np.random.default_rng(5)
@@ -186,7 +191,8 @@ def bench_patterns(here):
         wants = {t: cp.cumsum(x, dtype=x.dtype) for t, x in xs.items()}
         for t, x in xs.items():
             xt = torch.as_tensor(x, device="cuda")
-            report(f"torch cumsum {t}", lg, median_ms(lambda: torch.cumsum(xt, 0)), 2 * x.itemsize * n)
+            # The dtype keeps PyTorch from widening an int32 scan to int64.
+            report(f"torch cumsum {t}", lg, median_ms(lambda: torch.cumsum(xt, 0, dtype=xt.dtype)), 2 * x.itemsize * n)
         for name, m in meta.items():
             mod = cp.RawModule(path=os.path.join(here, name + ".cubin"))
             for t in m["types"]:
