@@ -40,6 +40,10 @@ namespace granule_algo {
 constexpr granule::u32 RADIX_BLOCK = 512u;
 constexpr granule::u32 RADIX_ITEMS = 16u;
 constexpr granule::u64 RADIX_TILE = (granule::u64)RADIX_BLOCK * RADIX_ITEMS;
+// Thread d < 256 handles digit d, whole warps rank, and a warp's places
+// travel two to a 32-bit word.
+static_assert(RADIX_BLOCK >= 256u && RADIX_BLOCK % 32u == 0u, "a thread per digit, whole warps");
+static_assert(RADIX_ITEMS % 2u == 0u && 32u * RADIX_ITEMS <= 65536u, "places fit 16 bits, two to a word");
 
 // The fewest blocks per multiprocessor a pass's __launch_bounds__ asks
 // for. Measured on an H100 (2^28 random u32, whole sorts,
