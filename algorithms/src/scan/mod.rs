@@ -30,6 +30,7 @@
 #[cfg(feature = "cuda")]
 mod cuda;
 mod host;
+mod parts;
 mod simd;
 
 #[cfg(feature = "cuda")]

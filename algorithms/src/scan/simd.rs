@@ -51,7 +51,7 @@ fn width<T: Pod>() -> Option<Width> {
     }
 }
 
-fn has_avx512f() -> bool {
+pub(super) fn has_avx512f() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::is_x86_feature_detected!("avx512f")
@@ -86,10 +86,20 @@ where
     // `width::<T>()`'s word; the lengths are equal (asserted).
     unsafe {
         match width::<T>() {
-            Some(Width::W64) => {
-                from_word(kernel::<i64, _, _, _>(inclusive, x, f, out, to_word(carry)))
-            }
-            _ => from_word(kernel::<i32, _, _, _>(inclusive, x, f, out, to_word(carry))),
+            Some(Width::W64) => from_word(kernel::<i64, _, _, _, false>(
+                inclusive,
+                x,
+                f,
+                out,
+                to_word(carry),
+            )),
+            _ => from_word(kernel::<i32, _, _, _, false>(
+                inclusive,
+                x,
+                f,
+                out,
+                to_word(carry),
+            )),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -97,6 +107,63 @@ where
         // Unreachable: `fits_type` is false off x86-64 (asserted above).
         let _ = (inclusive, f, carry);
         unreachable!("scan_sums off x86-64")
+    }
+}
+
+/// [`scan_sums`] into an output that leaves the cache: from the first
+/// element of `out` on a 64-byte boundary, whole vectors go out through
+/// non-temporal stores (the elements before it, and the tail, through
+/// plain ones). The same sums, so the same bits. The caller fences
+/// ([`crate::host::stream::fence`]) before it publishes the output.
+///
+/// # Panics
+/// As for [`scan_sums`].
+pub(super) fn scan_sums_streamed<U, T, F>(
+    kind: ScanKind,
+    x: &[U],
+    f: &F,
+    out: &mut [T],
+    carry: T,
+) -> T
+where
+    U: Copy,
+    T: Pod,
+    F: UnaryFunctor<U, Output = T>,
+{
+    assert!(
+        fits_type::<T>(),
+        "scan_sums_streamed: needs a 4- or 8-byte integer and AVX-512F"
+    );
+    assert_eq!(x.len(), out.len(), "scan_sums_streamed: lengths");
+    let head = out.as_ptr().align_offset(64).min(out.len());
+    let carry = scan_sums(kind, &x[..head], f, &mut out[..head], carry);
+    let (x, out) = (&x[head..], &mut out[head..]);
+    let inclusive = kind == ScanKind::Inclusive;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as in `scan_sums`; and `out` now starts on a 64-byte
+    // boundary (or is empty), which the streaming stores need.
+    unsafe {
+        match width::<T>() {
+            Some(Width::W64) => from_word(kernel::<i64, _, _, _, true>(
+                inclusive,
+                x,
+                f,
+                out,
+                to_word(carry),
+            )),
+            _ => from_word(kernel::<i32, _, _, _, true>(
+                inclusive,
+                x,
+                f,
+                out,
+                to_word(carry),
+            )),
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (inclusive, f, carry, x, out);
+        unreachable!("scan_sums_streamed off x86-64")
     }
 }
 
@@ -266,18 +333,27 @@ word!(
 /// Vectors per step of the loop.
 const VECTORS: usize = 4;
 
+/// With `STREAM`, whole vectors leave through non-temporal stores.
+///
 /// # Safety
-/// The CPU has AVX-512F; `W::holds::<T>()`; `out` is as long as `x`.
+/// The CPU has AVX-512F; `W::holds::<T>()`; `out` is as long as `x`;
+/// with `STREAM`, `out` starts on a 64-byte boundary.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn kernel<W, U, T, F>(inclusive: bool, x: &[U], f: &F, out: &mut [T], carry: W) -> W
+unsafe fn kernel<W, U, T, F, const STREAM: bool>(
+    inclusive: bool,
+    x: &[U],
+    f: &F,
+    out: &mut [T],
+    carry: W,
+) -> W
 where
     W: Word,
     U: Copy,
     T: Pod,
     F: UnaryFunctor<U, Output = T>,
 {
-    use std::arch::x86_64::{_mm512_loadu_si512, _mm512_storeu_si512};
+    use std::arch::x86_64::{_mm512_loadu_si512, _mm512_storeu_si512, _mm512_stream_si512};
     let lanes = 64 / std::mem::size_of::<W>();
     let step = VECTORS * lanes;
     let n = x.len();
@@ -317,8 +393,14 @@ where
                 let o = if inclusive { inc } else { W::sub(inc, v[k]) };
                 // i + (k + 1) * lanes <= i + step <= n = out.len() (the
                 // contract), and T is as wide as W: in bounds; unaligned
-                // stores are allowed.
-                _mm512_storeu_si512(op.add(i + k * lanes).cast(), o);
+                // stores are allowed; with STREAM, `op` is 64-byte aligned
+                // (the contract) and so is every vector, 64 bytes apart.
+                let at = op.add(i + k * lanes);
+                if STREAM {
+                    _mm512_stream_si512(at.cast(), o);
+                } else {
+                    _mm512_storeu_si512(at.cast(), o);
+                }
             }
             // The one dependence from step to step: the last sum, broadcast.
             run = W::top(inc);
@@ -448,6 +530,34 @@ mod tests {
             (out, total),
             reference(ScanKind::Exclusive, &x1, u32::MAX, u32::wrapping_add)
         );
+    }
+
+    #[test]
+    fn streamed_sums_match_the_scalar_chain_at_every_offset() {
+        if !has_avx512f() {
+            return;
+        }
+        let r = draws(700);
+        let x64: Vec<i64> = r.iter().map(|&v| v as i64).collect();
+        let x32: Vec<i32> = r.iter().map(|&v| v as i32).collect();
+        // Outputs starting at each element of a line: the head before the
+        // 64-byte boundary takes plain stores, the rest streams.
+        let mut room64 = vec![0i64; 720];
+        let mut room32 = vec![0i32; 720];
+        for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+            for at in 0..16 {
+                for len in [0, 1, 9, 31, 64, 255, 700 - 16] {
+                    let out = &mut room64[at..at + len];
+                    let total = scan_sums_streamed(kind, &x64[..len], &Identity, out, -7);
+                    let want = reference(kind, &x64[..len], -7, i64::wrapping_add);
+                    assert_eq!((out.to_vec(), total), want, "i64 {kind:?} at {at}, {len}");
+                    let out = &mut room32[at..at + len];
+                    let total = scan_sums_streamed(kind, &x32[..len], &Identity, out, 5);
+                    let want = reference(kind, &x32[..len], 5, i32::wrapping_add);
+                    assert_eq!((out.to_vec(), total), want, "i32 {kind:?} at {at}, {len}");
+                }
+            }
+        }
     }
 
     #[test]

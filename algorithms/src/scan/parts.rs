@@ -1,0 +1,212 @@
+//! Pass 2 of the host scans of `f64` sums in AVX-512: the [`LANES`] parts'
+//! chains of `fold_lanes` (`super::host`) run as the lanes of one vector.
+//!
+//! Part `k` of a block is folded element by element from its start value,
+//! as in the scalar pass; here, each step loads 8 consecutive elements of
+//! every part (8 vectors), transposes them so that vector `t` holds the
+//! parts' elements `t`, adds them to the vector of running values in
+//! order, and transposes the 8 results back, so each part's 8 outputs
+//! leave in one 64-byte store (non-temporal for outputs beyond the cache).
+//! Lane `k` adds exactly what the scalar chain `k` adds, in the same
+//! order, so the bits are those of the scalar pass, which CPUs without
+//! AVX-512 run. One vector load and store per 8 elements, instead of
+//! one per element in 8 interleaved streams, and no staging copy.
+
+use super::host::LANES;
+use super::ScanKind;
+use granule_core::functor::UnaryFunctor;
+use granule_core::reducer::{KnownOp, Reducer};
+use granule_views::Pod;
+use std::any::TypeId;
+
+/// Whether [`fold_parts`] takes scans of `T` under `op`: `f64` sums, on a
+/// CPU with AVX-512F.
+pub(super) fn fits<T: Pod, R: Reducer<T>>(op: &R) -> bool {
+    op.known_op() == Some(KnownOp::Sum) && fits_type::<T>()
+}
+
+/// `T` is `f64`, and the CPU has AVX-512F.
+fn fits_type<T: Pod>() -> bool {
+    TypeId::of::<T>() == TypeId::of::<f64>() && super::simd::has_avx512f()
+}
+
+/// Folds the [`LANES`] parts of `x`, each `m` long (a multiple of 8), side
+/// by side: part `k` from `start[k]`, its outputs (inclusive or
+/// exclusive) to `out[k * m..(k + 1) * m]`. `fetch(len)` is called after
+/// every `chunk` elements of each part (`len = LANES * chunk`), so the
+/// caller can prefetch its next block at the pace of the writes. Returns
+/// the running values after the parts; elements of `x` past `LANES * m`
+/// are the caller's.
+///
+/// With `stream`, the outputs leave through non-temporal stores: the
+/// caller fences before it publishes them.
+///
+/// # Panics
+/// If [`fits`] is false for `T` (so a wrong call panics instead of
+/// faulting), `m` is not a multiple of 8, `x` or `out` is shorter than
+/// `LANES * m`, or `out` does not start on a 64-byte boundary.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn fold_parts<U, T, F>(
+    kind: ScanKind,
+    x: &[U],
+    m: usize,
+    start: [T; LANES],
+    f: &F,
+    out: &mut [T],
+    stream: bool,
+    (chunk, mut fetch): (usize, impl FnMut(usize)),
+) -> [T; LANES]
+where
+    U: Copy,
+    T: Pod,
+    F: UnaryFunctor<U, Output = T>,
+{
+    assert!(fits_type::<T>(), "fold_parts: needs f64 and AVX-512F");
+    assert!(m.is_multiple_of(8) && chunk.is_multiple_of(8) && chunk > 0);
+    assert!(x.len() >= LANES * m && out.len() >= LANES * m);
+    assert!(
+        (out.as_ptr() as usize).is_multiple_of(64),
+        "fold_parts: output not on a 64-byte boundary"
+    );
+    let inclusive = kind == ScanKind::Inclusive;
+    let start = start.map(|v| bits::<T, f64>(v));
+    // A closure that only sees f64: `f`'s outputs are T, which is f64.
+    let g = |v: U| bits::<T, f64>(f.call(v));
+    let o = out.as_mut_ptr().cast::<f64>();
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut run = start;
+        let mut j0 = 0;
+        while j0 < m {
+            let len = chunk.min(m - j0);
+            // SAFETY: AVX-512F (asserted); T is f64 (asserted), so `o`
+            // points to `out`'s f64s; `j0 + len <= m`, with `m` and `len`
+            // multiples of 8, and `x` and `out` hold `LANES * m` (asserted);
+            // `out` is 64-byte aligned (asserted), so is every part's start
+            // (`m` is a multiple of 8 elements).
+            run = unsafe { fold_chunk(inclusive, x, m, (j0, len), run, &g, o, stream) };
+            fetch(LANES * len);
+            j0 += len;
+        }
+        run.map(|v| bits::<f64, T>(v))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (inclusive, start, g, o, stream, fetch);
+        unreachable!("fold_parts off x86-64")
+    }
+}
+
+/// `v`'s bits as `B` (the two are the same type; asserted).
+#[inline(always)]
+fn bits<A: Pod, B: Pod>(v: A) -> B {
+    assert!(TypeId::of::<A>() == TypeId::of::<B>(), "bits: not one type");
+    // SAFETY: A and B are the same type (asserted).
+    unsafe { std::mem::transmute_copy::<A, B>(&v) }
+}
+
+/// Elements `j0..j0 + len` of each part, 8 at a time.
+///
+/// # Safety
+/// The CPU has AVX-512F; `m` and `len` are multiples of 8, `j0 + len <=
+/// m`; `x` and `o` hold `LANES * m` elements; `o` is 64-byte aligned.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fold_chunk<U: Copy>(
+    inclusive: bool,
+    x: &[U],
+    m: usize,
+    (j0, len): (usize, usize),
+    run: [f64; LANES],
+    g: &impl Fn(U) -> f64,
+    o: *mut f64,
+    stream: bool,
+) -> [f64; LANES] {
+    use std::arch::x86_64::{_mm512_add_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_stream_pd};
+    // SAFETY: 8 f64 of `run`, read unaligned; AVX-512F (the contract).
+    let mut acc = unsafe { _mm512_loadu_pd(run.as_ptr()) };
+    let mut j = j0;
+    while j < j0 + len {
+        let mut rows = [[0f64; 8]; LANES];
+        for (k, row) in rows.iter_mut().enumerate() {
+            for (r, &v) in row.iter_mut().zip(&x[k * m + j..][..8]) {
+                *r = g(v);
+            }
+        }
+        // SAFETY: each row is 8 f64, read unaligned.
+        let cols = transpose(rows.map(|r| unsafe { _mm512_loadu_pd(r.as_ptr()) }));
+        let mut outs = cols;
+        for (out, col) in outs.iter_mut().zip(cols) {
+            let before = acc;
+            acc = _mm512_add_pd(acc, col);
+            *out = if inclusive { acc } else { before };
+        }
+        for (k, row) in transpose(outs).into_iter().enumerate() {
+            // SAFETY: k * m + j + 8 <= LANES * m, inside `o` (the
+            // contract); the address is 64-byte aligned (`o` is, and
+            // k * m + j is a multiple of 8 f64).
+            unsafe {
+                let at = o.add(k * m + j);
+                if stream {
+                    _mm512_stream_pd(at, row);
+                } else {
+                    _mm512_storeu_pd(at, row);
+                }
+            }
+        }
+        j += 8;
+    }
+    let mut run = [0f64; LANES];
+    // SAFETY: 8 f64 of `run`, written unaligned.
+    unsafe { _mm512_storeu_pd(run.as_mut_ptr(), acc) };
+    run
+}
+
+/// The 8×8 transpose: lane `t` of output `k` is lane `k` of input `t`.
+/// Three rounds of two-input shuffles: pairs of lanes, pairs of pairs,
+/// then halves.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn transpose(r: [std::arch::x86_64::__m512d; 8]) -> [std::arch::x86_64::__m512d; 8] {
+    use std::arch::x86_64::{
+        _mm512_permutex2var_pd, _mm512_set_epi64, _mm512_shuffle_f64x2, _mm512_unpackhi_pd,
+        _mm512_unpacklo_pd,
+    };
+    let a = [
+        _mm512_unpacklo_pd(r[0], r[1]),
+        _mm512_unpackhi_pd(r[0], r[1]),
+        _mm512_unpacklo_pd(r[2], r[3]),
+        _mm512_unpackhi_pd(r[2], r[3]),
+        _mm512_unpacklo_pd(r[4], r[5]),
+        _mm512_unpackhi_pd(r[4], r[5]),
+        _mm512_unpacklo_pd(r[6], r[7]),
+        _mm512_unpackhi_pd(r[6], r[7]),
+    ];
+    // Lanes (of the first input, then 8 + of the second) 0 1 8 9 4 5 12 13,
+    // and 2 3 10 11 6 7 14 15; `set` lists them from the top lane down.
+    let low = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+    let high = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+    let b = [
+        _mm512_permutex2var_pd(a[0], low, a[2]),
+        _mm512_permutex2var_pd(a[1], low, a[3]),
+        _mm512_permutex2var_pd(a[0], high, a[2]),
+        _mm512_permutex2var_pd(a[1], high, a[3]),
+        _mm512_permutex2var_pd(a[4], low, a[6]),
+        _mm512_permutex2var_pd(a[5], low, a[7]),
+        _mm512_permutex2var_pd(a[4], high, a[6]),
+        _mm512_permutex2var_pd(a[5], high, a[7]),
+    ];
+    // 128-bit quarters 0 1 of each input (0x44), then 2 3 (0xEE).
+    [
+        _mm512_shuffle_f64x2::<0x44>(b[0], b[4]),
+        _mm512_shuffle_f64x2::<0x44>(b[1], b[5]),
+        _mm512_shuffle_f64x2::<0x44>(b[2], b[6]),
+        _mm512_shuffle_f64x2::<0x44>(b[3], b[7]),
+        _mm512_shuffle_f64x2::<0xEE>(b[0], b[4]),
+        _mm512_shuffle_f64x2::<0xEE>(b[1], b[5]),
+        _mm512_shuffle_f64x2::<0xEE>(b[2], b[6]),
+        _mm512_shuffle_f64x2::<0xEE>(b[3], b[7]),
+    ]
+}
