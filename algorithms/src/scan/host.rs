@@ -414,16 +414,7 @@ where
                     let run = parts::fold_parts(kind, x, m, start, f, out, stream, chain);
                     // The block's tail continues the last part's chain.
                     let (xt, ot) = (&x[LANES * m..], &mut out[LANES * m..]);
-                    let last = run[LANES - 1];
-                    let none = |_: usize, _: &[T]| {};
-                    match kind {
-                        ScanKind::Inclusive => fold_lanes::<_, _, _, _, true, true>(
-                            xt, 0, &aggs, last, op, f, ot, none,
-                        ),
-                        ScanKind::Exclusive => fold_lanes::<_, _, _, _, false, true>(
-                            xt, 0, &aggs, last, op, f, ot, none,
-                        ),
-                    };
+                    scan_from(kind, xt, op, f, ot, run[LANES - 1]);
                     if stream {
                         stream::fence();
                     }
@@ -750,16 +741,7 @@ mod tests {
         );
         assert_eq!(fetched, LANES * m, "fetch paced by the parts' writes");
         let (xt, ot) = (&x[LANES * m..], &mut out[LANES * m..]);
-        let none = |_: usize, _: &[f64]| {};
-        let last = run[LANES - 1];
-        match kind {
-            ScanKind::Inclusive => {
-                fold_lanes::<_, _, _, _, true, true>(xt, 0, &aggs, last, &op, f, ot, none)
-            }
-            ScanKind::Exclusive => {
-                fold_lanes::<_, _, _, _, false, true>(xt, 0, &aggs, last, &op, f, ot, none)
-            }
-        };
+        scan_from(kind, xt, &op, f, ot, run[LANES - 1]);
         stream::fence();
         out.to_vec()
     }

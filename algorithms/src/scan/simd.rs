@@ -80,34 +80,9 @@ where
         "scan_sums: needs a 4- or 8-byte integer and AVX-512F"
     );
     assert_eq!(x.len(), out.len(), "scan_sums: input and output lengths");
-    let inclusive = kind == ScanKind::Inclusive;
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `fits_type` checked the CPU, and that T is an integer of
-    // `width::<T>()`'s word; the lengths are equal (asserted).
-    unsafe {
-        match width::<T>() {
-            Some(Width::W64) => from_word(kernel::<i64, _, _, _, false>(
-                inclusive,
-                x,
-                f,
-                out,
-                to_word(carry),
-            )),
-            _ => from_word(kernel::<i32, _, _, _, false>(
-                inclusive,
-                x,
-                f,
-                out,
-                to_word(carry),
-            )),
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        // Unreachable: `fits_type` is false off x86-64 (asserted above).
-        let _ = (inclusive, f, carry);
-        unreachable!("scan_sums off x86-64")
-    }
+    // SAFETY: `fits_type` checked the CPU and the type; the lengths are
+    // equal (asserted).
+    unsafe { run::<U, T, F, false>(kind, x, f, out, carry) }
 }
 
 /// [`scan_sums`] into an output that leaves the cache: from the first
@@ -138,20 +113,43 @@ where
     let head = out.as_ptr().align_offset(64).min(out.len());
     let carry = scan_sums(kind, &x[..head], f, &mut out[..head], carry);
     let (x, out) = (&x[head..], &mut out[head..]);
-    let inclusive = kind == ScanKind::Inclusive;
-    #[cfg(target_arch = "x86_64")]
     // SAFETY: as in `scan_sums`; and `out` now starts on a 64-byte
     // boundary (or is empty), which the streaming stores need.
+    unsafe { run::<U, T, F, true>(kind, x, f, out, carry) }
+}
+
+/// [`kernel`] for `T`'s word.
+///
+/// # Safety
+/// [`fits_type::<T>`] holds, `out` is as long as `x`, and with `STREAM`
+/// `out` starts on a 64-byte boundary.
+#[inline(always)]
+unsafe fn run<U, T, F, const STREAM: bool>(
+    kind: ScanKind,
+    x: &[U],
+    f: &F,
+    out: &mut [T],
+    carry: T,
+) -> T
+where
+    U: Copy,
+    T: Pod,
+    F: UnaryFunctor<U, Output = T>,
+{
+    let inclusive = kind == ScanKind::Inclusive;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the contract: the CPU has AVX-512F and T is an integer of
+    // `width::<T>()`'s word; the lengths and (STREAM) the alignment.
     unsafe {
         match width::<T>() {
-            Some(Width::W64) => from_word(kernel::<i64, _, _, _, true>(
+            Some(Width::W64) => from_word(kernel::<i64, _, _, _, STREAM>(
                 inclusive,
                 x,
                 f,
                 out,
                 to_word(carry),
             )),
-            _ => from_word(kernel::<i32, _, _, _, true>(
+            _ => from_word(kernel::<i32, _, _, _, STREAM>(
                 inclusive,
                 x,
                 f,
@@ -162,8 +160,9 @@ where
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (inclusive, f, carry, x, out);
-        unreachable!("scan_sums_streamed off x86-64")
+        // Unreachable: `fits_type` is false off x86-64 (the contract).
+        let _ = (inclusive, x, f, out, carry);
+        unreachable!("scan_sums off x86-64")
     }
 }
 
