@@ -396,7 +396,7 @@ where
                 let acc = p.unwrap_or_else(|| op.init());
                 let m = if lanes { part_len(x.len()) } else { 0 };
                 // While this block streams out, the next one's input comes
-                // in, a chunk's worth per part written.
+                // in, as many elements as have been written (`fetch`).
                 let next_lo = blk.next().map(|b| block_bounds(0, n, SCAN_BLOCK, b).0);
                 let mut fetched = 0;
                 let mut fetch = |len: usize| {
