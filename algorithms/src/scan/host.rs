@@ -357,8 +357,10 @@ where
     let column_sums = lanes && op.known_op() == Some(KnownOp::Sum);
     // Sums of 4- and 8-byte integers: one chain, in vectors (see `simd`).
     let sums = !lanes && vector_sums::<T, R>(op);
-    // f64 sums out of place take pass 2 in vectors (see `parts`).
-    let wide = !in_place && dst.contiguous() && parts::fits::<T, R>(op);
+    // f64 sums out of place take pass 2 in vectors (see `parts`), into
+    // an output on a 64-byte line: blocks start SCAN_BLOCK f64 apart, a
+    // multiple of 64 bytes, so block 0's alignment is every block's.
+    let wide = !in_place && dst.contiguous() && dst.past_line(0) == 0 && parts::fits::<T, R>(op);
     if direct && !lanes && src.contiguous() {
         // SAFETY: forwarded contract; `direct` means out of place.
         return unsafe { scan_fix_up(exec, label, &src, &dst, spec) };
@@ -405,7 +407,7 @@ where
                         fetched += len;
                     }
                 };
-                if wide && m > 0 && dst.past_line(lo) == 0 {
+                if wide && m > 0 {
                     // SAFETY: out of place and contiguous; lo..hi belongs
                     // to this block alone.
                     let out = unsafe { dst.slice_mut(lo, hi) };
