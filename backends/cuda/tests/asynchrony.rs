@@ -1,7 +1,7 @@
 //! Asynchronous dispatch (issue 15, item 4): dispatches are queued on the
 //! device's stream and return; the host waits only at synchronization
 //! points (a fence, a reduction or scan result, a copy between host and
-//! device, a free), and a kernel's failure is reported at the next one,
+//! device), and a kernel's failure is reported at the next one,
 //! naming its dispatch.
 //!
 //! The emulator runs each launch when it is issued but counts the waits a
@@ -169,11 +169,11 @@ fn reductions_and_scans_wait_once_for_their_result() {
     assert_eq!(emu.take_stats().synchronizations, 1);
 }
 
-/// A team dispatch with level-1 scratch leaves its workspace to the space
-/// until a synchronization point: freeing it at once would wait for the
-/// kernel (and count), so one wait in all shows it was held.
+/// A team dispatch with level-1 scratch gives its workspace back to the
+/// space's cache as soon as it is queued: the next dispatch gets the same
+/// memory, zeroed behind the kernel, without an allocation or a wait.
 #[test]
-fn workspace_outlives_its_kernel_until_the_next_synchronization() {
+fn team_scratch_is_reused_by_the_next_dispatch_without_waiting() {
     let (s, emu) = counted();
     let (league, n) = (6usize, 40usize);
     let mut out = zeros::<u32>(&s, "out", league * n);
@@ -191,7 +191,12 @@ fn workspace_outlives_its_kernel_until_the_next_synchronization() {
             row_through_scratch(n),
         );
     }
-    assert_eq!(emu.stats().synchronizations, 0);
+    let st = emu.stats();
+    assert_eq!(st.synchronizations, 0);
+    assert_eq!(
+        st.allocations, 1,
+        "one scratch buffer for the three dispatches"
+    );
     s.fence();
     assert_eq!(emu.take_stats().synchronizations, 1);
     let got = download(&out);
@@ -202,18 +207,85 @@ fn workspace_outlives_its_kernel_until_the_next_synchronization() {
     }
 }
 
+/// Dropping a View waits for nothing: its memory goes to the space's
+/// cache, and the next View of its size gets it, zeroed behind the kernel
+/// that wrote it. Another size is a new allocation.
 #[test]
-fn dropping_a_view_waits_for_the_kernels_that_use_it() {
+fn a_dropped_views_memory_goes_to_the_next_view_of_its_size() {
     let (s, emu) = counted();
     let x = upload(&s, "x", vec![1i64; 64]);
     let mut y = zeros::<i64>(&s, "y", 64);
+    let address = y.as_ptr().addr();
     emu.take_stats();
     parallel_for("add", RangePolicy::new(&s, 0..64), &mut y, add_one());
     drop(y);
-    assert_eq!(emu.take_stats().synchronizations, 1, "the free waited");
-    // Nothing in flight: dropping waits for nothing more.
-    drop(x);
-    assert_eq!(emu.take_stats().synchronizations, 0);
+    assert_eq!(s.memory_space().cached_bytes(), 64 * 8);
+    let z = zeros::<i64>(&s, "z", 64);
+    let st = emu.take_stats();
+    assert_eq!((st.synchronizations, st.allocations), (0, 0), "{st:?}");
+    assert_eq!(z.as_ptr().addr(), address, "y's memory");
+    assert_eq!(
+        download(&z),
+        vec![0; 64],
+        "zeroed after the kernel wrote it"
+    );
+    let w = zeros::<i64>(&s, "w", 65);
+    assert_eq!(emu.take_stats().allocations, 1);
+    drop((x, w));
+    assert_eq!(s.memory_space().release_cached(), (64 + 65) * 8);
+    assert_eq!(emu.take_stats().allocations, 0);
+}
+
+/// A loop of scans allocates its workspace on the device once, and a
+/// release of the cache makes the next one allocate again.
+#[test]
+fn a_loop_of_scans_allocates_its_workspace_once() {
+    let (s, emu) = counted();
+    let n = 5000;
+    let x = upload(&s, "x", vec![1i64; n]);
+    let mut out = zeros::<i64>(&s, "out", n);
+    let scan = |out: &mut DView1<i64>| {
+        parallel_scan("scan", RangePolicy::new(&s, 0..n), out, inclusive(&x))
+    };
+    scan(&mut out);
+    assert!(emu.take_stats().allocations > 0);
+    for _ in 0..3 {
+        assert_eq!(scan(&mut out), n as i64);
+    }
+    assert_eq!(emu.take_stats().allocations, 0);
+    assert!(s.memory_space().release_cached() > 0);
+    scan(&mut out);
+    assert!(emu.take_stats().allocations > 0);
+}
+
+/// Both devices: memory handed from a dropped View to a new one reads as
+/// zeros, though kernels were still writing the old View when it was
+/// dropped (on a GPU the zeroing is queued behind them on the stream).
+#[test]
+fn reused_memory_is_zeroed_behind_the_kernels_that_wrote_it() {
+    let s = own_space();
+    let n = 1 << 20;
+    for round in 0..3i64 {
+        let mut y = zeros::<i64>(&s, "y", n);
+        for k in 0..4 {
+            parallel_for(
+                "set",
+                RangePolicy::new(&s, 0..n),
+                &mut y,
+                set_to(round * 10 + k + 1),
+            );
+        }
+        drop(y);
+        let z = zeros::<i64>(&s, "z", n);
+        let got = download(&z);
+        let bad = got.iter().position(|&v| v != 0);
+        assert_eq!(
+            bad,
+            None,
+            "round {round}: z[{bad:?}] = {:?}",
+            bad.map(|i| got[i])
+        );
+    }
 }
 
 #[test]
@@ -335,7 +407,8 @@ fn dropping_views_after_a_failure_leaves_the_report_to_the_next_point() {
     let x = upload(&s, "short", vec![1.0; 4]);
     let mut y = zeros::<f64>(&s, "y", 4);
     dispatch_a_fault(&s, &mut y, &x);
-    // A drop cannot report: it waits, and keeps the failure.
+    // A drop cannot report: it keeps the failure (and the memory goes to
+    // the space's cache).
     drop(y);
     drop(x);
     let e = s.try_fence().unwrap_err();

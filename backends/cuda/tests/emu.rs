@@ -152,6 +152,7 @@ fn a_copy_loads_and_stores_each_element_once() {
             footprint_written_bytes: 4 * n as u64,
             // The launch is queued; the host has not waited for it yet.
             synchronizations: 0,
+            allocations: 0,
         }
     );
     assert_eq!(s.words_per_element(4, n as u64), 2.0);

@@ -306,7 +306,9 @@ impl fmt::Debug for Module {
 ///   other host memory, and writes nothing after it returns;
 ///   [`Device::read_bytes`], if overridden, keeps the same promise, so
 ///   that a range of initialized device bytes gives initialized host bytes;
-/// - device bytes change only through these copies and through the
+/// - [`Device::zero`] writes zeros to exactly its buffer, a live one of
+///   this device, in stream order like a launch;
+/// - device bytes change only through these copies, zeroings and the
 ///   kernels of [`Device::launch`], which runs exactly the entry `entry` of
 ///   `module` (compiled by this device from the [`TranslationUnit`] given to
 ///   [`Device::compile`], unchanged) on `config`'s geometry with exactly
@@ -410,6 +412,52 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
         src_offset: usize,
         bytes: usize,
     ) -> Result<(), DeviceError>;
+
+    /// Queues the zeroing of all of `buffer`, in stream order (it does not
+    /// wait): work issued before may still use the old bytes, and work
+    /// issued after sees zeros. This is what lets a space hand a buffer it
+    /// was given back to a new View or workspace without waiting for the
+    /// kernels that used it (see `CudaSpace`'s "Cached memory").
+    ///
+    /// The default copies zeros from the host, which waits for the stream;
+    /// devices override it with a queued memset.
+    ///
+    /// ```
+    /// use granule_cuda::device_api::{as_uninit, Device};
+    /// let dev = granule_cuda::emu::EmuDevice::new().unwrap();
+    /// let mut b = dev.alloc_zeroed(6).unwrap();
+    /// dev.copy_to_device(&mut b, 0, as_uninit(&[1, 2, 3, 4, 5, 6])).unwrap();
+    /// dev.zero(&mut b).unwrap();
+    /// let mut out = [9u8; 6];
+    /// // SAFETY (of the example): zeroed just before.
+    /// unsafe { dev.read_bytes(&mut out, &b, 0) }.unwrap();
+    /// assert_eq!(out, [0; 6]);
+    /// dev.free(b).unwrap();
+    /// ```
+    fn zero(&self, buffer: &mut DeviceBuffer) -> Result<(), DeviceError> {
+        const CHUNK: usize = 1 << 20;
+        let zeros = vec![0u8; CHUNK.min(buffer.len())];
+        let mut at = 0;
+        while at < buffer.len() {
+            let n = CHUNK.min(buffer.len() - at);
+            self.copy_to_device(buffer, at, as_uninit(&zeros[..n]))?;
+            at += n;
+        }
+        Ok(())
+    }
+
+    /// How many bytes of released memory a [`CudaSpace`](crate::CudaSpace)
+    /// of this device keeps for reuse, instead of freeing them (see its
+    /// "Cached memory"). The default is a quarter of the device's memory.
+    ///
+    /// ```
+    /// use granule_cuda::device_api::Device;
+    /// let dev = granule_cuda::emu::EmuDevice::new().unwrap();
+    /// assert_eq!(dev.cache_bytes(), 64 << 20);
+    /// ```
+    fn cache_bytes(&self) -> usize {
+        usize::try_from(self.limits().global_mem_bytes / 4).unwrap_or(usize::MAX)
+    }
 
     /// Compiles and loads `unit`; `label` names it in errors.
     fn compile(&self, unit: &TranslationUnit, label: &str) -> Result<Module, DeviceError>;

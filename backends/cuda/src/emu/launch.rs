@@ -188,6 +188,7 @@ pub(crate) unsafe fn launch(
         footprint_read_bytes: p.read_bytes,
         footprint_written_bytes: p.written_bytes,
         synchronizations: 0,
+        allocations: 0,
     };
     let message = CStr::from_bytes_until_nul(&p.message)
         .map(|m| m.to_string_lossy().into_owned())

@@ -120,6 +120,9 @@ pub struct EmuStats {
     /// the last wait (one with nothing to wait for returns at once and is
     /// not counted).
     pub synchronizations: u64,
+    /// Buffers [`Device::alloc_zeroed`] handed out (memory a `CudaSpace`
+    /// reuses from its cache is not allocated again, so it does not count).
+    pub allocations: u64,
     /// Load instructions on global memory.
     pub global_loads: u64,
     /// Store instructions on global memory.
@@ -160,6 +163,7 @@ impl AddAssign for EmuStats {
     fn add_assign(&mut self, o: EmuStats) {
         self.launches += o.launches;
         self.synchronizations += o.synchronizations;
+        self.allocations += o.allocations;
         self.global_loads += o.global_loads;
         self.global_stores += o.global_stores;
         self.global_load_bytes += o.global_load_bytes;
@@ -377,6 +381,7 @@ unsafe impl Device for EmuDevice {
 
     fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError> {
         let addr = self.arena().alloc(bytes, self.id)?;
+        self.count(|s| s.allocations += 1);
         Ok(DeviceBuffer::new(addr as u64, bytes))
     }
 
@@ -478,6 +483,30 @@ unsafe impl Device for EmuDevice {
         // kernel runs while the stream is held.
         unsafe { std::ptr::copy_nonoverlapping(from, to, bytes) };
         Ok(())
+    }
+
+    fn zero(&self, buffer: &mut DeviceBuffer) -> Result<(), DeviceError> {
+        let len = buffer.len();
+        let to = self
+            .arena()
+            .range("zeroing", buffer.address() as usize, self.id, 0, len)?;
+        let mut stream = self.stream();
+        if stream.pending.is_some() {
+            // Queued after a failed launch: a GPU would not run it.
+            return Ok(());
+        }
+        stream.busy = true;
+        // SAFETY: `to` starts a checked range of `len` bytes inside a live
+        // allocation that `&mut` keeps from every other handle, and no
+        // kernel runs while the stream is held.
+        unsafe { std::ptr::write_bytes(to, 0, len) };
+        Ok(())
+    }
+
+    fn cache_bytes(&self) -> usize {
+        // Each byte kept also keeps its race-detection shadow (8 more), and
+        // the emulator's frees cost little: keep little.
+        64 << 20
     }
 
     fn compile(&self, unit: &TranslationUnit, label: &str) -> Result<Module, DeviceError> {

@@ -405,7 +405,7 @@ unsafe impl Device for GpuDevice {
         // SAFETY: `addr` holds `size` bytes, just allocated; the zeroing is
         // queued before anything that can use the buffer (the stream's
         // order), and `free` waits for it.
-        let zeroed = unsafe { result::memset_d8_async(addr, 0, size, self.stream.cu_stream()) };
+        let zeroed = unsafe { self.queue_zeroing(addr, size) };
         if let Err(e) = zeroed {
             // SAFETY: allocated above, released once; nothing was queued.
             let _ = unsafe { result::free_sync(addr) };
@@ -557,6 +557,24 @@ unsafe impl Device for GpuDevice {
         Ok(())
     }
 
+    fn zero(&self, buffer: &mut DeviceBuffer) -> Result<(), DeviceError> {
+        let size = self.live(buffer.address())?;
+        let mut q = self.queue();
+        if size == 0 || q.failed() {
+            // Queued after a failed launch, a memset would not run.
+            return Ok(());
+        }
+        self.bind("zeroing")?;
+        // SAFETY: the buffer is a live allocation of `size` bytes (checked
+        // above) that `&mut` keeps from every other handle; the memset is
+        // queued on the one stream, after the work that may still use the
+        // old bytes and before any work issued later.
+        unsafe { self.queue_zeroing(buffer.address(), size) }
+            .map_err(|e| self.copy_err(&mut q, "zeroing", e))?;
+        q.queued();
+        Ok(())
+    }
+
     fn compile(&self, unit: &TranslationUnit, label: &str) -> Result<Module, DeviceError> {
         self.alive()?;
         let (source, mode) = (unit.source(), unit.float_mode());
@@ -642,6 +660,24 @@ unsafe impl Device for GpuDevice {
 }
 
 impl GpuDevice {
+    /// Queues a memset of `size` bytes at `addr` to zero on the stream, by
+    /// words where the size allows (the device's buffers are 256-byte
+    /// aligned).
+    ///
+    /// # Safety
+    /// `[addr, addr + size)` lies in a live allocation of the context, and
+    /// nothing the stream runs before the memset needs its old bytes kept.
+    unsafe fn queue_zeroing(&self, addr: u64, size: usize) -> Result<(), DriverError> {
+        let stream = self.stream.cu_stream();
+        if size.is_multiple_of(4) {
+            // SAFETY: forwarded; `size / 4` words cover the same bytes.
+            unsafe { sys::cuMemsetD32Async(addr, 0, size / 4, stream) }.result()
+        } else {
+            // SAFETY: forwarded.
+            unsafe { result::memset_d8_async(addr, 0, size, stream) }
+        }
+    }
+
     fn copy_err(&self, q: &mut Queue, what: &str, e: DriverError) -> DeviceError {
         self.driver_error(q, what, e, |reason| DeviceError::Launch {
             label: what.into(),

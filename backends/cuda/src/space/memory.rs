@@ -8,6 +8,7 @@
 //! an allocation, so the space keeps a registry of its live allocations
 //! (base address -> bytes) to find the buffer and offset of any address.
 
+use super::cached::{self, Cache};
 use super::queue::Queue;
 use crate::device_api::{Device, DeviceBuffer};
 use granule_views::space::ALLOC_ALIGN;
@@ -29,7 +30,18 @@ const _: () = assert!(std::mem::align_of::<CacheLine>() == ALLOC_ALIGN);
 /// Get one from [`Cuda::memory_space`](crate::Cuda::memory_space) and
 /// allocate Views in it with `zeros_in`; move data in and out with
 /// `deep_copy` and the mirror functions of granule-views. Clones share the
-/// device and the registry of allocations.
+/// device, the registry of allocations and the cache below.
+///
+/// # Cached memory
+/// Memory a space is done with (a dropped View, a launch's workspace) is
+/// kept, up to the device's [`Device::cache_bytes`], and handed out again
+/// for an allocation of the same size, zeroed in stream order: a loop that
+/// sorts or scans every step allocates on the device once. So dropping a
+/// View does not wait for the kernels that use it.
+/// [`CudaSpace::release_cached`] frees what is kept; an allocation that
+/// finds the device full frees it first, and
+/// [`GRANULE_CUDA_NO_CACHE`](crate::space::GRANULE_CUDA_NO_CACHE)`=1`
+/// turns the cache off.
 ///
 /// ```
 /// use granule_cuda::{Cuda, CudaSpace};
@@ -55,14 +67,19 @@ pub(super) struct Inner {
     live: Mutex<BTreeMap<u64, usize>>,
     /// What the space's dispatches have in flight (`queue.rs`).
     pub(super) queue: Mutex<Queue>,
+    /// Released memory kept for reuse (`cached.rs`).
+    pub(super) cache: Mutex<Cache>,
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        // Workspace of dispatches nobody waited for is freed once they are
-        // done; a failure among them is printed.
+        // A failure nobody waited for is printed; then the kept memory is
+        // freed (each free waits for the device, which is idle by then).
         let queue = self.queue.get_mut();
         queue.drain(&*self.device);
+        for b in self.cache.get_mut().drain() {
+            cached::free(&*self.device, b);
+        }
     }
 }
 
@@ -96,6 +113,7 @@ impl CudaSpace {
     pub fn new(device: Arc<dyn Device>) -> Self {
         CudaSpace {
             inner: Arc::new(Inner {
+                cache: Mutex::new(Cache::new(&*device)),
                 device,
                 live: Mutex::new(BTreeMap::new()),
                 queue: Mutex::default(),
@@ -162,18 +180,21 @@ pub(crate) fn address<T>(ptr: *const T) -> u64 {
     ptr.addr() as u64
 }
 
-// SAFETY: every non-empty allocation is a fresh `Device::alloc_zeroed`
-// buffer of exactly `bytes` bytes, which is zeroed, distinct from every
-// other live buffer, and at least 256-byte aligned (the Device contract;
-// checked against ALLOC_ALIGN below before it is handed out). Empty
+// SAFETY: every non-empty allocation is a `Device::alloc_zeroed` buffer of
+// exactly `bytes` bytes, either fresh or one the space released and now
+// zeroes again (`Device::zero`, in stream order); it is zeroed for every
+// operation issued after, distinct from every other live buffer (the
+// cache holds only buffers no View or launch owns any more), and at least
+// 256-byte aligned (the Device contract; checked against ALLOC_ALIGN
+// below before it is handed out). Empty
 // allocations are an aligned dangling pointer, as HostSpace's. The memory
 // is valid on the device, not on the host: IS_HOST_ACCESSIBLE is false
 // and the space does not implement HostAccessible, so views never
 // dereference it, and only this crate's copies read or write it, through
-// the device. `deallocate` frees exactly the buffer `allocate` registered,
-// through `Device::free`, which waits for every kernel and copy queued
-// before it (the Device contract's stream order): a kernel still running
-// on a View's memory when the View is dropped keeps it until it is done.
+// the device. `deallocate` releases exactly the buffer `allocate`
+// registered: to the cache, whose next owner's zeroing and work are queued
+// after every kernel still using it, or to `Device::free`, which waits for
+// them (the Device contract's stream order).
 unsafe impl MemorySpace for CudaSpace {
     const NAME: &'static str = "Cuda";
     const IS_HOST_ACCESSIBLE: bool = false;
@@ -183,7 +204,7 @@ unsafe impl MemorySpace for CudaSpace {
             return Ok(NonNull::<CacheLine>::dangling().cast());
         }
         let device = &self.inner.device;
-        let buffer = device.alloc_zeroed(bytes).map_err(|e| {
+        let buffer = self.alloc_zeroed(bytes).map_err(|e| {
             format!(
                 "the {} device could not allocate {bytes} bytes: {e}",
                 device.name()
@@ -200,9 +221,7 @@ unsafe impl MemorySpace for CudaSpace {
                  not {ALLOC_ALIGN}-byte aligned or beyond the host's pointer width",
                 device.name()
             );
-            if let Err(e) = device.free(buffer) {
-                return Err(format!("{reason}; freeing it again failed too: {e}"));
-            }
+            cached::free(&**device, buffer);
             return Err(reason);
         };
         self.live().insert(addr, bytes);
@@ -214,22 +233,17 @@ unsafe impl MemorySpace for CudaSpace {
             return;
         }
         let addr = address(ptr.as_ptr());
-        let registered = self.live().remove(&addr);
-        // `free` waits for queued kernels that may use the memory; a failure
-        // among them stays for the space's next synchronization point to
-        // report (a drop cannot).
-        let outcome = match registered {
-            Some(len) => self.inner.device.free(DeviceBuffer::new(addr, len)),
-            None => Err(crate::device_api::DeviceError::UnknownBuffer { address: addr }),
-        };
-        // Deallocation runs in Drop, which cannot return an error, and a
-        // panic there could abort an unwinding program: report and go on
-        // (the memory is leaked on the device).
-        if let Err(e) = outcome {
-            eprintln!(
-                "granule-cuda: freeing {bytes} bytes at {addr:#x} on the {} device failed: {e}",
+        // Queued kernels may still use the memory: the cache hands it out
+        // again only behind them, in stream order (`cached.rs`).
+        match self.live().remove(&addr) {
+            Some(len) => self.release(DeviceBuffer::new(addr, len)),
+            // Deallocation runs in Drop, which cannot return an error, and
+            // a panic there could abort an unwinding program: report and go
+            // on.
+            None => eprintln!(
+                "granule-cuda: deallocating {bytes} bytes at {addr:#x}, which this space did                  not allocate, on the {} device",
                 self.inner.device.name()
-            );
+            ),
         }
     }
 }

@@ -9,14 +9,16 @@
 //! Kernel dispatch (`parallel_for` and friends on `Cuda`, for `#[kernel]`
 //! functors) is in `dispatch/`.
 
+mod cached;
 mod copy;
 mod dispatch;
 mod memory;
 mod queue;
 
+pub use cached::{GRANULE_CUDA_NO_CACHE, MAX_CACHED_BUFFERS};
 pub use dispatch::{DriverLaunch, DriverWorkspace};
 pub use memory::CudaSpace;
-pub use queue::{MAX_HELD_WORK_BYTES, MAX_IN_FLIGHT};
+pub use queue::MAX_IN_FLIGHT;
 
 use crate::device::{reserved_smem, STATIC_SMEM_ALLOWANCE};
 use crate::device_api::{Device, DeviceError};
@@ -88,13 +90,16 @@ impl CudaSelection {
 /// - a `parallel_reduce` or `parallel_scan`, which returns what the kernel
 ///   computed;
 /// - a copy between host and device (`deep_copy`, the mirrors);
-/// - dropping a View, whose memory a queued kernel may still use: the
-///   free waits for it (but leaves a failure to the next point above);
 /// - the 1025th dispatch in flight ([`MAX_IN_FLIGHT`]).
+///
+/// Dropping a View does not wait: its memory goes to the space's cache
+/// (see [`CudaSpace`]'s "Cached memory"), and its next owner's zeroing
+/// and work are queued behind the kernels that still use it.
 ///
 /// Safe code cannot see a race through this: the host reaches device
 /// memory only through the device, whose copies and frees wait for the
-/// work queued before them (the reasons are in `dispatch/`'s docs).
+/// work queued before them, and whose zeroing of reused memory is queued
+/// after it (the reasons are in `dispatch/`'s docs).
 ///
 /// A kernel that fails while it runs (a bounds check, an assertion) is
 /// reported at the next synchronization point, naming the dispatch, its

@@ -3,19 +3,19 @@
 //!
 //! Dispatches are asynchronous (see `dispatch/`): a launch is issued and
 //! the dispatch returns. The space keeps, per dispatch in flight, what the
-//! report of its failure needs (label, kernel, View labels by id), and the
-//! driver workspace of dispatches that nobody waited for, which must
-//! outlive their kernels. A synchronization point (a fence, a reduction
-//! or scan result, a copy between host and device) waits for the device,
+//! report of its failure needs (label, kernel, View labels by id). A
+//! dispatch's driver workspace goes back to the space's cache as soon as
+//! its launch is queued (`cached.rs`): whoever gets it next is queued
+//! behind the kernel. A synchronization point (a fence, a reduction or
+//! scan result, a copy between host and device) waits for the device and
 //! reports the first failure as [`DeviceError::Dispatch`] naming its
-//! dispatch, and frees the workspace held.
+//! dispatch.
 //!
 //! Soundness does not rest on this bookkeeping: the device itself makes
 //! every host copy and every free wait for the work queued before it (the
 //! `Device` trait's "Stream order"). What this adds is the label in the
-//! report, and bounded memory: a space keeps at most [`MAX_IN_FLIGHT`]
-//! dispatches, and [`MAX_HELD_WORK_BYTES`] of workspace, before the next
-//! dispatch waits for them.
+//! report, and a bound: a space keeps at most [`MAX_IN_FLIGHT`] dispatches
+//! before the next dispatch waits for them.
 
 use super::memory::CudaSpace;
 use crate::device_api::{Device, DeviceBuffer, DeviceError, LaunchId};
@@ -29,15 +29,6 @@ use parking_lot::MutexGuard;
 /// assert_eq!(granule_cuda::space::MAX_IN_FLIGHT, 1024);
 /// ```
 pub const MAX_IN_FLIGHT: usize = 1024;
-
-/// Workspace bytes a space holds for dispatches in flight at most (team
-/// scratch of level 1, which a `parallel_for` allocates per dispatch),
-/// before the next dispatch waits for them and frees the workspace.
-///
-/// ```
-/// assert_eq!(granule_cuda::space::MAX_HELD_WORK_BYTES, 256 << 20);
-/// ```
-pub const MAX_HELD_WORK_BYTES: usize = 256 << 20;
 
 /// A dispatch issued on the device, for the report of its failure.
 pub(crate) struct Dispatched {
@@ -55,37 +46,19 @@ pub(crate) struct Dispatched {
 #[derive(Default)]
 pub(crate) struct Queue {
     dispatches: Vec<Dispatched>,
-    /// Workspace of dispatches in flight, freed at the next
-    /// synchronization point.
-    work: Vec<DeviceBuffer>,
-    work_bytes: usize,
 }
 
 impl Queue {
     fn full(&self) -> bool {
-        self.dispatches.len() >= MAX_IN_FLIGHT || self.work_bytes >= MAX_HELD_WORK_BYTES
+        self.dispatches.len() >= MAX_IN_FLIGHT
     }
 
-    /// Frees the workspace held, once the device waited for its kernels.
-    fn free_work(&mut self, device: &dyn Device) {
-        self.work_bytes = 0;
-        for b in self.work.drain(..) {
-            let addr = b.address();
-            if let Err(e) = device.free(b) {
-                // Freeing happens where no error can be returned; the
-                // buffer stays allocated.
-                eprintln!("granule-cuda: freeing the workspace at {addr:#x} failed: {e}");
-            }
-        }
-    }
-
-    /// Waits for everything in flight and frees the workspace, for a space
-    /// being dropped: a failure no synchronization point reported is
-    /// printed (a drop cannot return it).
+    /// Waits for everything in flight, for a space being dropped: a
+    /// failure no synchronization point reported is printed (a drop cannot
+    /// return it).
     pub(crate) fn drain(&mut self, device: &dyn Device) {
         let waited = device.synchronize();
         let dispatches = std::mem::take(&mut self.dispatches);
-        self.free_work(device);
         if let Err(e) = waited {
             let e = attribute(e, &dispatches, device);
             eprintln!(
@@ -106,7 +79,7 @@ impl CudaSpace {
     /// A synchronization point: runs `op`, an operation of the device that
     /// waits for everything issued before it (a synchronization, a copy
     /// between host and device), then forgets the dispatches it waited
-    /// for and frees their workspace. A failure it reports
+    /// for. A failure it reports
     /// ([`DeviceError::Queued`]) becomes a [`DeviceError::Dispatch`] naming
     /// the dispatch that failed, when the space issued it.
     pub(crate) fn waiting<R>(
@@ -122,7 +95,6 @@ impl CudaSpace {
             return result;
         }
         let dispatches = std::mem::take(&mut q.dispatches);
-        q.free_work(&**self.device());
         result.map_err(|e| attribute(e, &dispatches, &**self.device()))
     }
 
@@ -155,15 +127,11 @@ impl CudaSpace {
         Ok(())
     }
 
-    /// Workspace a dispatch is done with: freed now when no dispatch of
-    /// the space is in flight (its own was waited for), else held until the
-    /// next synchronization point, as its kernel may still use it.
+    /// Workspace a dispatch is done with, though its kernel may still
+    /// run: to the cache, which queues its next use behind the kernel.
     pub(crate) fn retire(&self, work: Vec<DeviceBuffer>) {
-        let mut q = self.queue();
-        q.work_bytes += work.iter().map(DeviceBuffer::len).sum::<usize>();
-        q.work.extend(work);
-        if q.dispatches.is_empty() {
-            q.free_work(&**self.device());
+        for b in work {
+            self.release(b);
         }
     }
 }

@@ -173,8 +173,8 @@ pub(super) struct Launch<'a> {
     args: KernelArgs,
     /// View labels by the id their arguments carry, for error messages.
     ids: Vec<String>,
-    /// Driver workspace, retired when the launch is dropped (freed once no
-    /// kernel may use it).
+    /// Driver workspace, released to the space's cache when the launch is
+    /// dropped.
     work: Vec<DeviceBuffer>,
 }
 
@@ -377,10 +377,11 @@ impl<'a> Launch<'a> {
         sizes.iter().map(|&b| self.workspace(b)).last().unwrap_or(0)
     }
 
-    /// A zeroed workspace buffer of `bytes` (at least one byte), freed
-    /// once the launch is done with it and its kernel has run.
+    /// A zeroed workspace buffer of `bytes` (at least one byte), which
+    /// goes back to the space's cache once the launch is issued (its next
+    /// use is queued behind the kernel).
     pub fn alloc_work(&mut self, bytes: usize) -> u64 {
-        let buffer = match self.cuda.device().alloc_zeroed(bytes.max(1)) {
+        let buffer = match self.cuda.space.alloc_zeroed(bytes.max(1)) {
             Ok(b) => b,
             Err(e) => self.fail_device("the driver's workspace", &e),
         };
@@ -417,8 +418,10 @@ impl<'a> Launch<'a> {
             // SAFETY: forwarded from the caller: the entry's arguments, its
             // workspace and a configuration its driver accepts; every View
             // argument was checked to lie in a live allocation of this
-            // device, and the workspace stays allocated until the kernel
-            // has run (`Drop` retires it to the space).
+            // device, and no other work touches the workspace before the
+            // kernel has run (`Drop` releases it to the space's cache, whose
+            // next use is queued behind the kernel, and whose free waits
+            // for it).
             |device| unsafe { device.launch(&module, &entry, config, args) },
             |launch| Dispatched {
                 launch,
@@ -498,8 +501,8 @@ impl<'a> Launch<'a> {
 
 impl Drop for Launch<'_> {
     fn drop(&mut self) {
-        // The kernel may still run: the space frees the workspace once it
-        // has (at once when none of the space's dispatches is in flight).
+        // The kernel may still run: the cache hands the workspace out again
+        // only behind it, in stream order.
         self.cuda.space.retire(std::mem::take(&mut self.work));
     }
 }
