@@ -40,6 +40,8 @@
 # `bash target/gpu/gpu-smoke.sh profile` runs Nsight Compute over the bench's
 # scan, compaction and sort at 2^24 ($OUT/profile.txt), and `sanitize`
 # compute-sanitizer's memcheck over the dispatch and algorithms tests.
+# `bash target/gpu/gpu-smoke.sh cache-ab` runs the bench at 2^24 with the
+# Cuda space's memory cache off and on, alternating ($OUT/cache-ab.txt).
 # `bash target/gpu/gpu-smoke.sh isolated` (after the same pack) runs every
 # Cuda test of the packed binaries in a process of its own, 12 at a time,
 # and lists the failures ($OUT/isolated-*.txt, logs in $OUT/isolated/):
@@ -324,11 +326,30 @@ profile() {
   done
 }
 
+# The bench at 2^24 with the space's cache of released memory off
+# (GRANULE_CUDA_NO_CACHE=1) and on, alternating, AB_ROUNDS times (2 by
+# default): what the per-call allocations cost. Its log is $OUT/cache-ab.txt.
+cache_ab() {
+  tool_mode cache-ab.txt
+  export CI=true GRANULE_REQUIRE_GPU=1
+  local found exe pkg round mode
+  found=$(packed "$BENCH")
+  exe=${found%% *} pkg=${found#* }
+  for round in $(seq "${AB_ROUNDS:-2}"); do
+    for mode in 1 0; do
+      echo "== round $round, GRANULE_CUDA_NO_CACHE=$mode"
+      (cd "$pkg" && GRANULE_CUDA_NO_CACHE=$mode timeout -k 5 "${AB_LIMIT:-60}" "$OLDPWD/$G/bin/$exe" \
+        --bench '2\^24/' --warm-up-time 1 --measurement-time 1 --noplot 2>&1 | grep -E "^cuda_i32|time:")
+    done
+  done
+}
+
 case "${1:-pack}" in
   pack) pack ;;
   run) run ;;
   isolated) isolated ;;
   sanitize) sanitize ;;
   profile) profile ;;
-  *) echo "usage: $0 [pack|run|isolated|sanitize|profile]" >&2; exit 2 ;;
+  cache-ab) cache_ab ;;
+  *) echo "usage: $0 [pack|run|isolated|sanitize|profile|cache-ab]" >&2; exit 2 ;;
 esac
