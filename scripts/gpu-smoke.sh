@@ -87,6 +87,15 @@ fit_the_carry() {
     tar -C "$nv" -cf - libnvrtc.so.12 libnvrtc-builtins.so.12.9 | xz -T0 -9e > "$G/nvrtc12.tar.xz"
     pack=$(du -sb "$G" | cut -f1)
   fi
+  if [ $((tree + pack)) -gt $limit ] && [ -d "$G/bin" ]; then
+    # On 2026-11-27 (later) that was 0.4 MB short too: the stripped
+    # binaries (32 MB) shrink to a quarter in xz; the modes unpack them
+    # there (unpack_bins).
+    echo "gpu-smoke: $((tree + pack)) bytes, still over: packing the binaries with xz"
+    tar -C "$G" -cf - bin | xz -T0 -6 > "$G/bin.tar.xz"
+    rm -rf "$G/bin"
+    pack=$(du -sb "$G" | cut -f1)
+  fi
   if [ $((tree + pack)) -gt $limit ]; then
     echo "gpu-smoke: the tree and the pack are $((tree + pack)) bytes, over the device tool's 64 MiB" >&2
     exit 1
@@ -119,8 +128,17 @@ link_libraries() {
   echo "libcuda: ${cuda1:-NOT FOUND}; libnvrtc: $nvdir/libnvrtc.so.12"
 }
 
-# Test binaries bake in CARGO_MANIFEST_DIR: make the build root name this copy.
+# The binaries, when the pack had to carry them in xz (fit_the_carry).
+unpack_bins() {
+  if [ -f "$G/bin.tar.xz" ] && [ ! -d "$G/bin" ]; then
+    xz -dc "$G/bin.tar.xz" | tar -C "$G" -xf -
+  fi
+}
+
+# Test binaries bake in CARGO_MANIFEST_DIR: make the build root name this
+# copy (and unpack the binaries first, when they came in xz).
 link_build_root() {
+  unpack_bins
   local root
   root=$(cat "$G/build_root")
   if [ "$root" != "$PWD" ] && [ ! -e "$root" ]; then
