@@ -209,7 +209,7 @@ mod tests {
     use crate::codegen::TranslationUnit;
     use crate::device_api::{DeviceLimits, KernelArgs, LaunchConfig, LaunchId, Module};
     use crate::emu::EmuDevice;
-    use granule_views::{LayoutRight, View1};
+    use granule_views::{create_mirror_view_and_copy, deep_copy, LayoutRight, View1};
     use parking_lot::Mutex;
     use std::mem::MaybeUninit;
     use std::sync::Arc;
@@ -388,6 +388,21 @@ mod tests {
         let e = view(1600).unwrap_err().to_string();
         assert!(e.contains("1500 of 3000 bytes in use"), "{e}");
         drop(b);
+    }
+
+    #[test]
+    fn a_reused_buffer_comes_back_zeroed() {
+        let space = CudaSpace::new(Arc::new(EmuDevice::new().unwrap()));
+        let view = || View1::<u8, LayoutRight, CudaSpace>::zeros_in(space.clone(), "v", 1500);
+        let mut a = view().unwrap();
+        let ones = View1::<u8>::from_fn("ones", 1500, |_| 1).unwrap();
+        deep_copy(&mut a, &ones).unwrap();
+        let address = a.as_ptr().addr();
+        drop(a);
+        let b = view().unwrap();
+        assert_eq!(b.as_ptr().addr(), address, "the kept buffer");
+        let back = create_mirror_view_and_copy(&b).unwrap();
+        assert!(back.as_view().to_vec().iter().all(|&v| v == 0));
     }
 
     #[test]
