@@ -40,6 +40,8 @@
 # `bash target/gpu/gpu-smoke.sh profile` runs Nsight Compute over the bench's
 # scan, compaction and sort at 2^24 ($OUT/profile.txt), and `sanitize`
 # compute-sanitizer's memcheck over the dispatch and algorithms tests.
+# `bash target/gpu/gpu-smoke.sh examples` runs the packed examples there
+# (stream_compaction: the course project's report at 2^24, $OUT/examples.txt).
 # `bash target/gpu/gpu-smoke.sh cache-ab` runs the bench at 2^24 with the
 # Cuda space's memory cache off and on, alternating ($OUT/cache-ab.txt).
 # `bash target/gpu/gpu-smoke.sh isolated` (after the same pack) runs every
@@ -53,6 +55,8 @@ set -uo pipefail
 
 TESTS=(conformance dispatch asynchrony nvrtc_toolchain translated fidelity gpu algorithms)
 BENCH=cuda_patterns
+# Examples that run on the GPU as they are (`example` mode).
+EXAMPLES=(stream_compaction)
 G=target/gpu
 BUDGET=${GPU_SMOKE_BUDGET:-280}
 
@@ -62,6 +66,7 @@ pack() {
   ../shared/tools/gpu-pack "${TESTS[@]}" --bench "$BENCH"
   cp scripts/gpu-smoke.sh "$G/gpu-smoke.sh"
   cp scripts/gpu-peers-algorithms.py "$G/peers-algorithms.py"
+  pack_examples
   fit_the_carry
   local dirty=""
   git diff --quiet HEAD -- . ':!target' || dirty=" (with uncommitted changes)"
@@ -71,6 +76,17 @@ pack() {
   done
   du -sh "$G"
   echo 'carry ["target/gpu"]; command: bash target/gpu/gpu-smoke.sh run'
+}
+
+# The EXAMPLES, built for Cuda, stripped, into $G/examples.
+pack_examples() {
+  mkdir -p "$G/examples"
+  local e
+  for e in "${EXAMPLES[@]}"; do
+    cargo build --quiet --release --features cuda --example "$e"
+    cp "target/release/examples/$e" "$G/examples/$e"
+    strip "$G/examples/$e"
+  done
 }
 
 # The device tool carries at most 64 MiB: the tree's tracked and
@@ -344,6 +360,19 @@ profile() {
   done
 }
 
+# Each packed example on GPU 0 (the course project's report, at 2^24 there);
+# its log is $OUT/examples.txt.
+examples() {
+  tool_mode examples.txt
+  export CI=true GRANULE_REQUIRE_GPU=1
+  local e
+  for e in "${EXAMPLES[@]}"; do
+    echo "== example $e"
+    timeout -k 5 "${EXAMPLE_LIMIT:-120}" "$G/examples/$e"
+    echo "== example $e: rc $?"
+  done
+}
+
 # The bench at 2^24 with the space's cache of released memory off
 # (GRANULE_CUDA_NO_CACHE=1) and on, alternating, AB_ROUNDS times (2 by
 # default): what the per-call allocations cost. Its log is $OUT/cache-ab.txt.
@@ -369,5 +398,6 @@ case "${1:-pack}" in
   sanitize) sanitize ;;
   profile) profile ;;
   cache-ab) cache_ab ;;
-  *) echo "usage: $0 [pack|run|isolated|sanitize|profile|cache-ab]" >&2; exit 2 ;;
+  examples) examples ;;
+  *) echo "usage: $0 [pack|run|isolated|sanitize|profile|cache-ab|examples]" >&2; exit 2 ;;
 esac
