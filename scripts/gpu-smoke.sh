@@ -391,13 +391,17 @@ cache_ab() {
   done
 }
 
-case "${1:-pack}" in
-  pack) pack ;;
-  run) run ;;
-  isolated) isolated ;;
-  sanitize) sanitize ;;
-  profile) profile ;;
-  cache-ab) cache_ab ;;
-  examples) examples ;;
-  *) echo "usage: $0 [pack|run|isolated|sanitize|profile|cache-ab|examples]" >&2; exit 2 ;;
-esac
+# Sourced (by an ad-hoc script on the GPU machine, for its helpers), it
+# runs nothing.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  case "${1:-pack}" in
+    pack) pack ;;
+    run) run ;;
+    isolated) isolated ;;
+    sanitize) sanitize ;;
+    profile) profile ;;
+    cache-ab) cache_ab ;;
+    examples) examples ;;
+    *) echo "usage: $0 [pack|run|isolated|sanitize|profile|cache-ab|examples]" >&2; exit 2 ;;
+  esac
+fi

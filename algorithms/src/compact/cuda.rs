@@ -27,9 +27,12 @@ fn items(elem_bytes: usize) -> u64 {
     }
 }
 
-/// Dynamic shared memory of a launch: `compact_smem` of compact.cuh.
+/// Dynamic shared memory of a launch: `compact_smem` of compact.cuh (the
+/// tile's staged elements at `scan_slot`'s padded slots: one pad per 32).
 fn shared_bytes(elem_bytes: usize, in_place: bool) -> u64 {
-    u64::from(BLOCK) * items(elem_bytes) * (elem_bytes as u64 + if in_place { 4 } else { 0 })
+    let per_tile = u64::from(BLOCK) * items(elem_bytes);
+    let slots = per_tile + per_tile / 32;
+    slots * (elem_bytes as u64 + if in_place { 4 } else { 0 })
 }
 
 const SOURCE: &str = include_str!("compact.cuh");
