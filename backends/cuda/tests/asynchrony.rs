@@ -258,6 +258,26 @@ fn a_loop_of_scans_allocates_its_workspace_once() {
     assert!(emu.take_stats().allocations > 0);
 }
 
+/// Both devices: memory handed out again while a failure is pending (not
+/// yet reported) still comes back zeroed, and reads as zeros once the
+/// report is taken and the space runs again.
+#[test]
+fn reused_memory_is_zeroed_even_behind_a_failed_dispatch() {
+    let s = own_space();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&s, "y", 4);
+    let ones = upload(&s, "ones", vec![1.0f64; 64]);
+    dispatch_a_fault(&s, &mut y, &x);
+    drop(ones);
+    let z = zeros::<f64>(&s, "z", 64);
+    let e = s.try_fence().unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Dispatch { label, .. } if label == "oob"),
+        "{e}"
+    );
+    assert_eq!(download(&z), vec![0.0; 64], "z reuses ones' memory, zeroed");
+}
+
 /// Both devices: memory handed from a dropped View to a new one reads as
 /// zeros, though kernels were still writing the old View when it was
 /// dropped (on a GPU the zeroing is queued behind them on the stream).

@@ -307,7 +307,8 @@ impl fmt::Debug for Module {
 ///   [`Device::read_bytes`], if overridden, keeps the same promise, so
 ///   that a range of initialized device bytes gives initialized host bytes;
 /// - [`Device::zero`] writes zeros to exactly its buffer, a live one of
-///   this device, in stream order like a launch;
+///   this device, in stream order like a launch, and also behind a launch
+///   that failed (the buffer's next owner reads it after the report);
 /// - device bytes change only through these copies, zeroings and the
 ///   kernels of [`Device::launch`], which runs exactly the entry `entry` of
 ///   `module` (compiled by this device from the [`TranslationUnit`] given to

@@ -490,11 +490,11 @@ unsafe impl Device for EmuDevice {
         let to = self
             .arena()
             .range("zeroing", buffer.address() as usize, self.id, 0, len)?;
+        // Unlike a launch or a device copy, it runs behind a failed launch
+        // too: the buffer's next owner reads it after the failure is
+        // reported, and must find zeros, not the bytes of a View of
+        // another type.
         let mut stream = self.stream();
-        if stream.pending.is_some() {
-            // Queued after a failed launch: a GPU would not run it.
-            return Ok(());
-        }
         stream.busy = true;
         // SAFETY: `to` starts a checked range of `len` bytes inside a live
         // allocation that `&mut` keeps from every other handle, and no

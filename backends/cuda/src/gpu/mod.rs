@@ -560,10 +560,8 @@ unsafe impl Device for GpuDevice {
     fn zero(&self, buffer: &mut DeviceBuffer) -> Result<(), DeviceError> {
         let size = self.live(buffer.address())?;
         let mut q = self.queue();
-        if size == 0 || q.failed() {
-            // Queued after a failed launch, a memset would not run.
-            return Ok(());
-        }
+        // Queued behind a failed launch too, as alloc_zeroed's memset is:
+        // the buffer's next owner reads it after the failure is reported.
         self.bind("zeroing")?;
         // SAFETY: the buffer is a live allocation of `size` bytes (checked
         // above) that `&mut` keeps from every other handle; the memset is
