@@ -12,6 +12,7 @@ use granule_core::reducer::Logical;
 use granule_cuda::codegen::driver::{
     DeviceDriver, DriverInstance, DriverParam, DriverParamKind as K,
 };
+use granule_cuda::codegen::scan_slots;
 use granule_cuda::kernel::{DeviceElementFn, ViewArg};
 use granule_cuda::{Cuda, CudaSpace, DriverLaunch};
 
@@ -28,10 +29,9 @@ fn items(elem_bytes: usize) -> u64 {
 }
 
 /// Dynamic shared memory of a launch: `compact_smem` of compact.cuh (the
-/// tile's staged elements at `scan_slot`'s padded slots: one pad per 32).
+/// tile's staged elements at `scan_slot`'s padded slots).
 fn shared_bytes(elem_bytes: usize, in_place: bool) -> u64 {
-    let per_tile = u64::from(BLOCK) * items(elem_bytes);
-    let slots = per_tile + per_tile / 32;
+    let slots = scan_slots(u64::from(BLOCK) * items(elem_bytes));
     slots * (elem_bytes as u64 + if in_place { 4 } else { 0 })
 }
 

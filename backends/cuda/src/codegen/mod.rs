@@ -20,7 +20,7 @@ pub use crate::kernel::ReducerOp as Reducer;
 use std::fmt;
 
 pub use workspace::{
-    reduce_workspace, scan_items, scan_workspace, scan_workspace_with, ReduceWorkspace,
+    reduce_workspace, scan_items, scan_slots, scan_workspace, scan_workspace_with, ReduceWorkspace,
     ScanWorkspace, SCAN_BLOCK,
 };
 pub use wrapper::{entry_name, params_symbol};

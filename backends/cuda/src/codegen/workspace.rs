@@ -31,6 +31,19 @@ pub fn scan_items(elem_size: usize) -> u32 {
     }
 }
 
+/// The shared-memory slots a tile of `elems` elements takes at
+/// `granule.cuh`'s `scan_slot` positions (one pad slot per 32, which
+/// keeps a warp's threads on distinct banks): `scan_slot(elems)`. The
+/// scan drivers and the compaction driver size their dynamic shared
+/// memory with it.
+///
+/// ```
+/// assert_eq!(granule_cuda::codegen::scan_slots(8192), 8448);
+/// ```
+pub fn scan_slots(elems: u64) -> u64 {
+    elems + elems / 32
+}
+
 /// Whether the scan driver publishes a tile's value in the same 64-bit
 /// word as its state (values of up to 4 bytes) rather than in the
 /// separate `values` buffer.
@@ -149,8 +162,7 @@ pub fn scan_workspace_with(
             .and_then(|v| v.checked_mul(elem_size))
             .ok_or_else(|| overflow("tile value buffer"))?
     };
-    // One slot per tile element plus a pad slot per 32 (`scan_slot`).
-    let shared = (per_tile + per_tile / 32)
+    let shared = scan_slots(per_tile)
         .checked_mul(elem_size as u64)
         .and_then(|b| u32::try_from(b).ok())
         .ok_or_else(|| overflow("shared tile buffer"))?;

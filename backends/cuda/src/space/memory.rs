@@ -221,7 +221,9 @@ unsafe impl MemorySpace for CudaSpace {
                  not {ALLOC_ALIGN}-byte aligned or beyond the host's pointer width",
                 device.name()
             );
-            cached::free(&**device, buffer);
+            if let Err(e) = device.free(buffer) {
+                return Err(format!("{reason}; freeing it again failed too: {e}"));
+            }
             return Err(reason);
         };
         self.live().insert(addr, bytes);
@@ -241,7 +243,8 @@ unsafe impl MemorySpace for CudaSpace {
             // a panic there could abort an unwinding program: report and go
             // on.
             None => eprintln!(
-                "granule-cuda: deallocating {bytes} bytes at {addr:#x}, which this space did                  not allocate, on the {} device",
+                "granule-cuda: deallocating {bytes} bytes at {addr:#x}, which this space did \
+                 not allocate, on the {} device",
                 self.inner.device.name()
             ),
         }
