@@ -1,5 +1,5 @@
-//! Running sums of 4- and 8-byte integers with AVX-512, for the host
-//! scans.
+//! Running sums of 4- and 8-byte integers in vectors, for the host scans:
+//! AVX-512 where the CPU has it, else AVX2 (half as many lanes).
 //!
 //! The scalar scan adds one element to the running value per step, a
 //! chain of dependent adds: one element per cycle at best. Here each
@@ -25,9 +25,40 @@ pub(super) fn fits<T: Pod, R: Reducer<T>>(op: &R) -> bool {
     op.known_op() == Some(KnownOp::Sum) && fits_type::<T>()
 }
 
-/// `T` is a 4- or 8-byte integer, and the CPU has AVX-512F.
+/// `T` is a 4- or 8-byte integer, and the CPU has AVX-512F or AVX2.
 fn fits_type<T: Pod>() -> bool {
-    width::<T>().is_some() && has_avx512f()
+    width::<T>().is_some() && isa().is_some()
+}
+
+/// The vector instructions a kernel runs on.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Isa {
+    /// 64-byte vectors (AVX-512F).
+    Avx512,
+    /// 32-byte vectors (AVX2).
+    Avx2,
+}
+
+/// The widest [`Isa`] this CPU has, if any.
+fn isa() -> Option<Isa> {
+    if has_avx512f() {
+        Some(Isa::Avx512)
+    } else if has_avx2() {
+        Some(Isa::Avx2)
+    } else {
+        None
+    }
+}
+
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// The vector word of `T`: `i64` for `i64` and `u64`, `i32` for `i32` and
@@ -67,22 +98,45 @@ pub(super) fn has_avx512f() -> bool {
 /// element.
 ///
 /// # Panics
-/// If `T` is not a 4- or 8-byte integer or the CPU lacks AVX-512F (so a
-/// wrong call panics instead of faulting), or `out` is not as long as `x`.
+/// If `T` is not a 4- or 8-byte integer or the CPU lacks both AVX-512F and
+/// AVX2 (so a wrong call panics instead of faulting), or `out` is not as
+/// long as `x`.
 pub(super) fn scan_sums<U, T, F>(kind: ScanKind, x: &[U], f: &F, out: &mut [T], carry: T) -> T
 where
     U: Copy,
     T: Pod,
     F: UnaryFunctor<U, Output = T>,
 {
+    let isa = isa().expect("scan_sums: needs AVX-512F or AVX2");
+    sums_on(isa, kind, x, f, out, carry)
+}
+
+/// [`scan_sums`] on `isa`.
+///
+/// # Panics
+/// If the CPU lacks `isa`, or as for [`scan_sums`].
+fn sums_on<U, T, F>(isa: Isa, kind: ScanKind, x: &[U], f: &F, out: &mut [T], carry: T) -> T
+where
+    U: Copy,
+    T: Pod,
+    F: UnaryFunctor<U, Output = T>,
+{
     assert!(
-        fits_type::<T>(),
-        "scan_sums: needs a 4- or 8-byte integer and AVX-512F"
+        width::<T>().is_some() && has(isa),
+        "scan_sums: needs a 4- or 8-byte integer and {isa:?}"
     );
     assert_eq!(x.len(), out.len(), "scan_sums: input and output lengths");
-    // SAFETY: `fits_type` checked the CPU and the type; the lengths are
-    // equal (asserted).
-    unsafe { run::<U, T, F, false>(kind, x, f, out, carry) }
+    // SAFETY: the CPU has `isa` and `T` is an integer of a word's width
+    // (asserted); the lengths are equal (asserted).
+    unsafe { run::<U, T, F, false>(isa, kind, x, f, out, carry) }
+}
+
+/// Whether the CPU has `isa`.
+fn has(isa: Isa) -> bool {
+    match isa {
+        Isa::Avx512 => has_avx512f(),
+        Isa::Avx2 => has_avx2(),
+    }
 }
 
 /// [`scan_sums`] into an output that leaves the cache: from the first
@@ -105,26 +159,38 @@ where
     T: Pod,
     F: UnaryFunctor<U, Output = T>,
 {
-    assert!(
-        fits_type::<T>(),
-        "scan_sums_streamed: needs a 4- or 8-byte integer and AVX-512F"
-    );
-    assert_eq!(x.len(), out.len(), "scan_sums_streamed: lengths");
-    let head = out.as_ptr().align_offset(64).min(out.len());
-    let carry = scan_sums(kind, &x[..head], f, &mut out[..head], carry);
-    let (x, out) = (&x[head..], &mut out[head..]);
-    // SAFETY: as in `scan_sums`; and `out` now starts on a 64-byte
-    // boundary (or is empty), which the streaming stores need.
-    unsafe { run::<U, T, F, true>(kind, x, f, out, carry) }
+    let isa = isa().expect("scan_sums_streamed: needs AVX-512F or AVX2");
+    streamed_on(isa, kind, x, f, out, carry)
 }
 
-/// [`kernel`] for `T`'s word.
+/// [`scan_sums_streamed`] on `isa`.
+///
+/// # Panics
+/// If the CPU lacks `isa`, or as for [`scan_sums`].
+fn streamed_on<U, T, F>(isa: Isa, kind: ScanKind, x: &[U], f: &F, out: &mut [T], carry: T) -> T
+where
+    U: Copy,
+    T: Pod,
+    F: UnaryFunctor<U, Output = T>,
+{
+    assert_eq!(x.len(), out.len(), "scan_sums_streamed: lengths");
+    let head = out.as_ptr().align_offset(64).min(out.len());
+    let carry = sums_on(isa, kind, &x[..head], f, &mut out[..head], carry);
+    let (x, out) = (&x[head..], &mut out[head..]);
+    // SAFETY: `sums_on` checked the CPU and the type; the lengths are
+    // equal; and `out` now starts on a 64-byte boundary (or is empty),
+    // which the streaming stores need.
+    unsafe { run::<U, T, F, true>(isa, kind, x, f, out, carry) }
+}
+
+/// [`kernel`] for `T`'s word on `isa`.
 ///
 /// # Safety
-/// [`fits_type::<T>`] holds, `out` is as long as `x`, and with `STREAM`
-/// `out` starts on a 64-byte boundary.
+/// The CPU has `isa`, `T` is an integer of `width::<T>()`'s word, `out` is
+/// as long as `x`, and with `STREAM` `out` starts on a 64-byte boundary.
 #[inline(always)]
 unsafe fn run<U, T, F, const STREAM: bool>(
+    isa: Isa,
     kind: ScanKind,
     x: &[U],
     f: &F,
@@ -136,21 +202,35 @@ where
     T: Pod,
     F: UnaryFunctor<U, Output = T>,
 {
-    let inclusive = kind == ScanKind::Inclusive;
+    let inc = kind == ScanKind::Inclusive;
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: the contract: the CPU has AVX-512F and T is an integer of
+    // SAFETY: the contract: the CPU has `isa`, and T is an integer of
     // `width::<T>()`'s word; the lengths and (STREAM) the alignment.
     unsafe {
-        match width::<T>() {
-            Some(Width::W64) => from_word(kernel::<i64, _, _, _, STREAM>(
-                inclusive,
+        match (isa, width::<T>()) {
+            (Isa::Avx512, Some(Width::W64)) => from_word(kernel_avx512::<i64, _, _, _, STREAM>(
+                inc,
                 x,
                 f,
                 out,
                 to_word(carry),
             )),
-            _ => from_word(kernel::<i32, _, _, _, STREAM>(
-                inclusive,
+            (Isa::Avx512, _) => from_word(kernel_avx512::<i32, _, _, _, STREAM>(
+                inc,
+                x,
+                f,
+                out,
+                to_word(carry),
+            )),
+            (Isa::Avx2, Some(Width::W64)) => from_word(kernel_avx2::<i64, _, _, _, STREAM>(
+                inc,
+                x,
+                f,
+                out,
+                to_word(carry),
+            )),
+            (Isa::Avx2, _) => from_word(kernel_avx2::<i32, _, _, _, STREAM>(
+                inc,
                 x,
                 f,
                 out,
@@ -160,8 +240,8 @@ where
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        // Unreachable: `fits_type` is false off x86-64 (the contract).
-        let _ = (inclusive, x, f, out, carry);
+        // Unreachable: `isa` is `None` off x86-64 (the contract).
+        let _ = (isa, inc, x, f, out, carry);
         unreachable!("scan_sums off x86-64")
     }
 }
@@ -172,16 +252,26 @@ where
 /// # Panics
 /// As for [`scan_sums`].
 pub(super) fn add_to<T: Pod>(out: &mut [T], p: T) {
+    add_on(isa().expect("add_to: needs AVX-512F or AVX2"), out, p)
+}
+
+/// [`add_to`] on `isa`.
+///
+/// # Panics
+/// If the CPU lacks `isa`, or as for [`scan_sums`].
+fn add_on<T: Pod>(isa: Isa, out: &mut [T], p: T) {
     assert!(
-        fits_type::<T>(),
-        "add_to: needs a 4- or 8-byte integer and AVX-512F"
+        width::<T>().is_some() && has(isa),
+        "add_to: needs a 4- or 8-byte integer and {isa:?}"
     );
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: as in `scan_sums`.
+    // SAFETY: as in `sums_on`.
     unsafe {
-        match width::<T>() {
-            Some(Width::W64) => add_kernel::<i64, T>(out, to_word(p)),
-            _ => add_kernel::<i32, T>(out, to_word(p)),
+        match (isa, width::<T>()) {
+            (Isa::Avx512, Some(Width::W64)) => add_avx512::<i64, T>(out, to_word(p)),
+            (Isa::Avx512, _) => add_avx512::<i32, T>(out, to_word(p)),
+            (Isa::Avx2, Some(Width::W64)) => add_avx2::<i64, T>(out, to_word(p)),
+            (Isa::Avx2, _) => add_avx2::<i32, T>(out, to_word(p)),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -214,69 +304,93 @@ fn from_word<W: Word, T: Pod>(v: W) -> T {
     unsafe { std::mem::transmute_copy::<W, T>(&v) }
 }
 
-#[cfg(target_arch = "x86_64")]
-use std::arch::x86_64::__m512i;
-
-/// A vector word: `i64` in 8 lanes or `i32` in 16.
-///
-/// # Safety (of the vector functions)
-/// The CPU has AVX-512F; they are called only from kernels compiled for
-/// it, into which they inline.
+/// An integer word the vector sums add: `i64` or `i32`.
 trait Word: Pod {
     /// Whether `T` is this word or its unsigned twin.
     fn holds<T: Pod>() -> bool;
     fn wrapping_add(self, other: Self) -> Self;
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn splat(self) -> __m512i;
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn add(a: __m512i, b: __m512i) -> __m512i;
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn sub(a: __m512i, b: __m512i) -> __m512i;
-    /// Each lane plus the lanes below it.
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn prefix(v: __m512i) -> __m512i;
-    /// The last lane in every lane.
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn top(v: __m512i) -> __m512i;
-    /// The first lane.
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn first(v: __m512i) -> Self;
 }
 
-/// The [`Word`] impl of one integer type: its [`Width`], its intrinsics,
-/// the `alignr` counts of its prefix's shifts, and its last lane.
-macro_rules! word {
-    ($t:ty, $width:ident, $set1:ident, $add:ident, $sub:ident, $up:ident,
+impl Word for i64 {
+    fn holds<T: Pod>() -> bool {
+        width::<T>() == Some(Width::W64)
+    }
+    #[inline(always)]
+    fn wrapping_add(self, other: Self) -> Self {
+        i64::wrapping_add(self, other)
+    }
+}
+
+impl Word for i32 {
+    fn holds<T: Pod>() -> bool {
+        width::<T>() == Some(Width::W32)
+    }
+    #[inline(always)]
+    fn wrapping_add(self, other: Self) -> Self {
+        i32::wrapping_add(self, other)
+    }
+}
+
+/// The 64-byte vectors of AVX-512F.
+#[cfg(target_arch = "x86_64")]
+struct Zmm;
+
+/// The 32-byte vectors of AVX2.
+#[cfg(target_arch = "x86_64")]
+struct Ymm;
+
+/// Vectors of the word `W` on one instruction set.
+///
+/// # Safety (of the functions)
+/// The CPU has the instruction set; they are called only from kernels
+/// compiled for it, into which they inline. Pointers are valid for one
+/// vector (`BYTES`); `stream` needs them `BYTES`-aligned.
+#[cfg(target_arch = "x86_64")]
+trait Lanes<W: Word> {
+    type V: Copy;
+    /// Bytes per vector.
+    const BYTES: usize;
+    unsafe fn splat(w: W) -> Self::V;
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
+    unsafe fn sub(a: Self::V, b: Self::V) -> Self::V;
+    /// Each lane plus the lanes below it.
+    unsafe fn prefix(v: Self::V) -> Self::V;
+    /// The last lane in every lane.
+    unsafe fn top(v: Self::V) -> Self::V;
+    /// The first lane.
+    unsafe fn first(v: Self::V) -> W;
+    unsafe fn load(p: *const W) -> Self::V;
+    unsafe fn store(p: *mut W, v: Self::V);
+    /// A non-temporal store.
+    unsafe fn stream(p: *mut W, v: Self::V);
+}
+
+/// The [`Lanes`] impl of one integer type on AVX-512: its intrinsics, the
+/// `alignr` counts of its prefix's shifts, and its last lane.
+#[cfg(target_arch = "x86_64")]
+macro_rules! zmm {
+    ($t:ty, $set1:ident, $add:ident, $sub:ident, $up:ident,
      [$($shift:literal),+], $last:literal, $perm:ident, $first:ident) => {
-        impl Word for $t {
-            fn holds<T: Pod>() -> bool {
-                width::<T>() == Some(Width::$width)
-            }
+        impl Lanes<$t> for Zmm {
+            type V = std::arch::x86_64::__m512i;
+            const BYTES: usize = 64;
             #[inline(always)]
-            fn wrapping_add(self, other: Self) -> Self {
-                <$t>::wrapping_add(self, other)
-            }
-            #[cfg(target_arch = "x86_64")]
-            #[inline(always)]
-            unsafe fn splat(self) -> __m512i {
+            unsafe fn splat(w: $t) -> Self::V {
                 // SAFETY: the caller's contract: the CPU has AVX-512F.
-                unsafe { std::arch::x86_64::$set1(self) }
+                unsafe { std::arch::x86_64::$set1(w) }
             }
-            #[cfg(target_arch = "x86_64")]
             #[inline(always)]
-            unsafe fn add(a: __m512i, b: __m512i) -> __m512i {
+            unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
                 // SAFETY: as above.
                 unsafe { std::arch::x86_64::$add(a, b) }
             }
-            #[cfg(target_arch = "x86_64")]
             #[inline(always)]
-            unsafe fn sub(a: __m512i, b: __m512i) -> __m512i {
+            unsafe fn sub(a: Self::V, b: Self::V) -> Self::V {
                 // SAFETY: as above.
                 unsafe { std::arch::x86_64::$sub(a, b) }
             }
-            #[cfg(target_arch = "x86_64")]
             #[inline(always)]
-            unsafe fn prefix(v: __m512i) -> __m512i {
+            unsafe fn prefix(v: Self::V) -> Self::V {
                 use std::arch::x86_64::{$add as add, $up as up};
                 // SAFETY: as above. Shifted up by 1, 2, 4 (, 8) lanes,
                 // zeros shifted in: `up::<k>(v, 0)` moves lane i to i + L - k.
@@ -287,26 +401,39 @@ macro_rules! word {
                     v
                 }
             }
-            #[cfg(target_arch = "x86_64")]
             #[inline(always)]
-            unsafe fn top(v: __m512i) -> __m512i {
+            unsafe fn top(v: Self::V) -> Self::V {
                 // SAFETY: as above.
-                unsafe { std::arch::x86_64::$perm(Self::splat($last), v) }
+                unsafe { std::arch::x86_64::$perm(<Self as Lanes<$t>>::splat($last), v) }
             }
-            #[cfg(target_arch = "x86_64")]
             #[inline(always)]
-            unsafe fn first(v: __m512i) -> Self {
+            unsafe fn first(v: Self::V) -> $t {
                 use std::arch::x86_64::{_mm512_castsi512_si128, $first as first};
                 // SAFETY: as above.
                 unsafe { first(_mm512_castsi512_si128(v)) }
+            }
+            #[inline(always)]
+            unsafe fn load(p: *const $t) -> Self::V {
+                // SAFETY: as above; the pointer (the contract).
+                unsafe { std::arch::x86_64::_mm512_loadu_si512(p.cast()) }
+            }
+            #[inline(always)]
+            unsafe fn store(p: *mut $t, v: Self::V) {
+                // SAFETY: as above.
+                unsafe { std::arch::x86_64::_mm512_storeu_si512(p.cast(), v) }
+            }
+            #[inline(always)]
+            unsafe fn stream(p: *mut $t, v: Self::V) {
+                // SAFETY: as above; aligned (the contract).
+                unsafe { std::arch::x86_64::_mm512_stream_si512(p.cast(), v) }
             }
         }
     };
 }
 
-word!(
+#[cfg(target_arch = "x86_64")]
+zmm!(
     i64,
-    W64,
     _mm512_set1_epi64,
     _mm512_add_epi64,
     _mm512_sub_epi64,
@@ -316,9 +443,9 @@ word!(
     _mm512_permutexvar_epi64,
     _mm_cvtsi128_si64
 );
-word!(
+#[cfg(target_arch = "x86_64")]
+zmm!(
     i32,
-    W32,
     _mm512_set1_epi32,
     _mm512_add_epi32,
     _mm512_sub_epi32,
@@ -329,17 +456,182 @@ word!(
     _mm_cvtsi128_si32
 );
 
+/// What both AVX2 words share: loads, stores and the lane-half shift.
+#[cfg(target_arch = "x86_64")]
+mod ymm {
+    pub use std::arch::x86_64::__m256i as V;
+    use std::arch::x86_64::*;
+
+    /// The low 128-bit half moved to the high one, zeros below.
+    ///
+    /// # Safety
+    /// AVX2.
+    #[inline(always)]
+    pub unsafe fn up_half(v: V) -> V {
+        // SAFETY: the caller's contract.
+        unsafe { _mm256_permute2x128_si256::<0x08>(v, v) }
+    }
+    /// An unaligned load.
+    ///
+    /// # Safety
+    /// AVX2; `p` is valid for 32 bytes of reads.
+    #[inline(always)]
+    pub unsafe fn load<W>(p: *const W) -> V {
+        // SAFETY: AVX2 and a valid pointer (the caller's contract).
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+    /// An unaligned store.
+    ///
+    /// # Safety
+    /// AVX2; `p` is valid for 32 bytes of writes.
+    #[inline(always)]
+    pub unsafe fn store<W>(p: *mut W, v: V) {
+        // SAFETY: as above.
+        unsafe { _mm256_storeu_si256(p.cast(), v) }
+    }
+    /// A non-temporal store.
+    ///
+    /// # Safety
+    /// AVX2; `p` is 32-byte aligned and valid for 32 bytes of writes.
+    #[inline(always)]
+    pub unsafe fn stream<W>(p: *mut W, v: V) {
+        // SAFETY: as above, 32-byte aligned.
+        unsafe { _mm256_stream_si256(p.cast(), v) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes<i64> for Ymm {
+    type V = ymm::V;
+    const BYTES: usize = 32;
+    #[inline(always)]
+    unsafe fn splat(w: i64) -> Self::V {
+        // SAFETY: the caller's contract: the CPU has AVX2.
+        unsafe { std::arch::x86_64::_mm256_set1_epi64x(w) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm256_add_epi64(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn sub(a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm256_sub_epi64(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn prefix(v: Self::V) -> Self::V {
+        use std::arch::x86_64::*;
+        // SAFETY: as above. Up one lane: lanes (0, 0, 1, 2), lane 0
+        // zeroed; then up two lanes: the low half to the high one.
+        unsafe {
+            let one = _mm256_permute4x64_epi64::<0b10_01_00_00>(v);
+            let v = _mm256_add_epi64(v, _mm256_blend_epi32::<0b11>(one, _mm256_setzero_si256()));
+            _mm256_add_epi64(v, ymm::up_half(v))
+        }
+    }
+    #[inline(always)]
+    unsafe fn top(v: Self::V) -> Self::V {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm256_permute4x64_epi64::<0xFF>(v) }
+    }
+    #[inline(always)]
+    unsafe fn first(v: Self::V) -> i64 {
+        use std::arch::x86_64::{_mm256_castsi256_si128, _mm_cvtsi128_si64};
+        // SAFETY: as above.
+        unsafe { _mm_cvtsi128_si64(_mm256_castsi256_si128(v)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const i64) -> Self::V {
+        // SAFETY: as above; the pointer (the contract).
+        unsafe { ymm::load(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut i64, v: Self::V) {
+        // SAFETY: as above.
+        unsafe { ymm::store(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn stream(p: *mut i64, v: Self::V) {
+        // SAFETY: as above; aligned (the contract).
+        unsafe { ymm::stream(p, v) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes<i32> for Ymm {
+    type V = ymm::V;
+    const BYTES: usize = 32;
+    #[inline(always)]
+    unsafe fn splat(w: i32) -> Self::V {
+        // SAFETY: the caller's contract: the CPU has AVX2.
+        unsafe { std::arch::x86_64::_mm256_set1_epi32(w) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm256_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn sub(a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm256_sub_epi32(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn prefix(v: Self::V) -> Self::V {
+        use std::arch::x86_64::*;
+        // SAFETY: as above. Each 128-bit half's own prefix (byte shifts
+        // stay inside a half), then the low half's last lane, broadcast,
+        // added to the high half.
+        unsafe {
+            let v = _mm256_add_epi32(v, _mm256_slli_si256::<4>(v));
+            let v = _mm256_add_epi32(v, _mm256_slli_si256::<8>(v));
+            _mm256_add_epi32(v, ymm::up_half(_mm256_shuffle_epi32::<0xFF>(v)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn top(v: Self::V) -> Self::V {
+        use std::arch::x86_64::{_mm256_permutevar8x32_epi32, _mm256_set1_epi32};
+        // SAFETY: as above.
+        unsafe { _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7)) }
+    }
+    #[inline(always)]
+    unsafe fn first(v: Self::V) -> i32 {
+        use std::arch::x86_64::{_mm256_castsi256_si128, _mm_cvtsi128_si32};
+        // SAFETY: as above.
+        unsafe { _mm_cvtsi128_si32(_mm256_castsi256_si128(v)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const i32) -> Self::V {
+        // SAFETY: as above; the pointer (the contract).
+        unsafe { ymm::load(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut i32, v: Self::V) {
+        // SAFETY: as above.
+        unsafe { ymm::store(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn stream(p: *mut i32, v: Self::V) {
+        // SAFETY: as above; aligned (the contract).
+        unsafe { ymm::stream(p, v) }
+    }
+}
+
 /// Vectors per step of the loop.
 const VECTORS: usize = 4;
 
-/// With `STREAM`, whole vectors leave through non-temporal stores.
+/// The vector scan on `I`'s vectors; with `STREAM`, whole vectors leave
+/// through non-temporal stores. Inlined into [`kernel_avx512`] and
+/// [`kernel_avx2`], which compile it for their instruction set.
 ///
 /// # Safety
-/// The CPU has AVX-512F; `W::holds::<T>()`; `out` is as long as `x`;
-/// with `STREAM`, `out` starts on a 64-byte boundary.
+/// The CPU has `I`'s instruction set and the caller is compiled for it;
+/// `W::holds::<T>()`; `out` is as long as `x`; with `STREAM`, `out` starts
+/// on a 64-byte boundary.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn kernel<W, U, T, F, const STREAM: bool>(
+#[inline(always)]
+unsafe fn kernel<I, W, U, T, F, const STREAM: bool>(
     inclusive: bool,
     x: &[U],
     f: &F,
@@ -347,19 +639,19 @@ unsafe fn kernel<W, U, T, F, const STREAM: bool>(
     carry: W,
 ) -> W
 where
+    I: Lanes<W>,
     W: Word,
     U: Copy,
     T: Pod,
     F: UnaryFunctor<U, Output = T>,
 {
-    use std::arch::x86_64::{_mm512_loadu_si512, _mm512_storeu_si512, _mm512_stream_si512};
-    let lanes = 64 / std::mem::size_of::<W>();
+    let lanes = I::BYTES / std::mem::size_of::<W>();
     let step = VECTORS * lanes;
     let n = x.len();
     let op = out.as_mut_ptr().cast::<W>();
-    // SAFETY: the CPU has AVX-512F (the contract), for which this
-    // function is compiled; so for every vector call below.
-    let mut run = unsafe { carry.splat() };
+    // SAFETY: the CPU has I's instruction set (the contract), for which
+    // the caller is compiled; so for every vector call below.
+    let mut run = unsafe { I::splat(carry) };
     // The transformed inputs of one step, so that any `f` works; for a
     // plain scan the copy folds away into the loads.
     let mut buf = [carry; 64];
@@ -371,43 +663,43 @@ where
         let bp = buf.as_ptr();
         let mut v = [run; VECTORS];
         for (k, vk) in v.iter_mut().enumerate() {
-            // SAFETY: `buf` holds 64 words of which `step` = 4 * lanes are
-            // read, a vector (64 bytes) at a time; unaligned loads are
-            // allowed.
-            *vk = unsafe { _mm512_loadu_si512(bp.add(k * lanes).cast()) };
+            // SAFETY: `buf` holds 64 words of which `step` (at most 4 × 16)
+            // are read, a vector at a time; loads are unaligned.
+            *vk = unsafe { I::load(bp.add(k * lanes)) };
         }
-        // SAFETY: AVX-512F (above).
+        // SAFETY: the instruction set (above).
         unsafe {
             // Each vector's own prefix, then chained to the one before.
             let mut s = v;
             for sk in &mut s {
-                *sk = W::prefix(*sk);
+                *sk = I::prefix(*sk);
             }
             for k in 1..VECTORS {
-                s[k] = W::add(s[k], W::top(s[k - 1]));
+                s[k] = I::add(s[k], I::top(s[k - 1]));
             }
             let mut inc = run;
             for k in 0..VECTORS {
-                inc = W::add(s[k], run);
-                let o = if inclusive { inc } else { W::sub(inc, v[k]) };
+                inc = I::add(s[k], run);
+                let o = if inclusive { inc } else { I::sub(inc, v[k]) };
                 // i + (k + 1) * lanes <= i + step <= n = out.len() (the
                 // contract), and T is as wide as W: in bounds; unaligned
                 // stores are allowed; with STREAM, `op` is 64-byte aligned
-                // (the contract) and so is every vector, 64 bytes apart.
+                // (the contract) and every vector lies a multiple of its
+                // own size from it.
                 let at = op.add(i + k * lanes);
                 if STREAM {
-                    _mm512_stream_si512(at.cast(), o);
+                    I::stream(at, o);
                 } else {
-                    _mm512_storeu_si512(at.cast(), o);
+                    I::store(at, o);
                 }
             }
             // The one dependence from step to step: the last sum, broadcast.
-            run = W::top(inc);
+            run = I::top(inc);
         }
         i += step;
     }
-    // SAFETY: AVX-512F (above).
-    let mut acc = unsafe { W::first(run) };
+    // SAFETY: the instruction set (above).
+    let mut acc = unsafe { I::first(run) };
     for (o, &v) in out[i..].iter_mut().zip(&x[i..]) {
         let v: W = to_word(f.call(v));
         let before = acc;
@@ -417,29 +709,104 @@ where
     acc
 }
 
+/// [`kernel`] on AVX-512F.
+///
 /// # Safety
-/// The CPU has AVX-512F; `W::holds::<T>()`.
+/// As for [`kernel`], with AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn add_kernel<W: Word, T: Pod>(out: &mut [T], p: W) {
-    use std::arch::x86_64::{_mm512_loadu_si512, _mm512_storeu_si512};
-    let lanes = 64 / std::mem::size_of::<W>();
+unsafe fn kernel_avx512<W, U, T, F, const STREAM: bool>(
+    inclusive: bool,
+    x: &[U],
+    f: &F,
+    out: &mut [T],
+    carry: W,
+) -> W
+where
+    Zmm: Lanes<W>,
+    W: Word,
+    U: Copy,
+    T: Pod,
+    F: UnaryFunctor<U, Output = T>,
+{
+    // SAFETY: forwarded contract; compiled for AVX-512F.
+    unsafe { kernel::<Zmm, W, U, T, F, STREAM>(inclusive, x, f, out, carry) }
+}
+
+/// [`kernel`] on AVX2.
+///
+/// # Safety
+/// As for [`kernel`], with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn kernel_avx2<W, U, T, F, const STREAM: bool>(
+    inclusive: bool,
+    x: &[U],
+    f: &F,
+    out: &mut [T],
+    carry: W,
+) -> W
+where
+    Ymm: Lanes<W>,
+    W: Word,
+    U: Copy,
+    T: Pod,
+    F: UnaryFunctor<U, Output = T>,
+{
+    // SAFETY: forwarded contract; compiled for AVX2.
+    unsafe { kernel::<Ymm, W, U, T, F, STREAM>(inclusive, x, f, out, carry) }
+}
+
+/// Adds `p` to every element of `out`, a vector at a time.
+///
+/// # Safety
+/// The CPU has `I`'s instruction set and the caller is compiled for it;
+/// `W::holds::<T>()`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn add_kernel<I: Lanes<W>, W: Word, T: Pod>(out: &mut [T], p: W) {
+    let lanes = I::BYTES / std::mem::size_of::<W>();
     let (n, op) = (out.len(), out.as_mut_ptr().cast::<W>());
-    // SAFETY: AVX-512F (the contract).
-    let pv = unsafe { p.splat() };
+    // SAFETY: the instruction set (the contract).
+    let pv = unsafe { I::splat(p) };
     let mut i = 0;
     while i + lanes <= n {
         // SAFETY: i + lanes <= n elements as wide as W: in bounds;
-        // unaligned accesses are allowed; AVX-512F (the contract).
-        unsafe {
-            let v = _mm512_loadu_si512(op.add(i).cast());
-            _mm512_storeu_si512(op.add(i).cast(), W::add(v, pv));
-        }
+        // unaligned accesses are allowed; the instruction set (the contract).
+        unsafe { I::store(op.add(i), I::add(I::load(op.add(i)), pv)) };
         i += lanes;
     }
     for o in &mut out[i..] {
         *o = from_word(to_word::<T, W>(*o).wrapping_add(p));
     }
+}
+
+/// [`add_kernel`] on AVX-512F.
+///
+/// # Safety
+/// The CPU has AVX-512F; `W::holds::<T>()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn add_avx512<W: Word, T: Pod>(out: &mut [T], p: W)
+where
+    Zmm: Lanes<W>,
+{
+    // SAFETY: forwarded contract; compiled for AVX-512F.
+    unsafe { add_kernel::<Zmm, W, T>(out, p) }
+}
+
+/// [`add_kernel`] on AVX2.
+///
+/// # Safety
+/// The CPU has AVX2; `W::holds::<T>()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn add_avx2<W: Word, T: Pod>(out: &mut [T], p: W)
+where
+    Ymm: Lanes<W>,
+{
+    // SAFETY: forwarded contract; compiled for AVX2.
+    unsafe { add_kernel::<Ymm, W, T>(out, p) }
 }
 
 #[cfg(test)]
@@ -470,6 +837,14 @@ mod tests {
         (out, acc)
     }
 
+    /// The instruction sets this CPU has: each is checked.
+    fn isas() -> Vec<Isa> {
+        [Isa::Avx512, Isa::Avx2]
+            .into_iter()
+            .filter(|&i| has(i))
+            .collect()
+    }
+
     fn draws(n: usize) -> Vec<u64> {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         (0..n)
@@ -484,9 +859,13 @@ mod tests {
 
     #[test]
     fn sums_match_the_scalar_chain() {
-        if !has_avx512f() {
-            return; // nothing to check: `fits` is false, the path unused
+        // No instruction set: nothing to check, `fits` is false.
+        for isa in isas() {
+            sums_match_on(isa);
         }
+    }
+
+    fn sums_match_on(isa: Isa) {
         let r = draws(300);
         // Full-range values: the sums wrap.
         let x64: Vec<i64> = r.iter().map(|&v| v as i64).collect();
@@ -496,28 +875,36 @@ mod tests {
                 for carry in [0, -5, i32::MAX] {
                     let x = &x64[..len];
                     let mut out = vec![0i64; len];
-                    let total = scan_sums(kind, x, &Identity, &mut out, carry as i64);
+                    let total = sums_on(isa, kind, x, &Identity, &mut out, carry as i64);
                     let want = reference(kind, x, carry as i64, i64::wrapping_add);
-                    assert_eq!((out, total), want, "i64 {kind:?} {len} {carry}");
+                    assert_eq!((out, total), want, "{isa:?} i64 {kind:?} {len} {carry}");
                     let x = &x32[..len];
                     let mut out = vec![0i32; len];
-                    let total = scan_sums(kind, x, &Identity, &mut out, carry);
+                    let total = sums_on(isa, kind, x, &Identity, &mut out, carry);
                     let want = reference(kind, x, carry, i32::wrapping_add);
-                    assert_eq!((out, total), want, "i32 {kind:?} {len} {carry}");
+                    assert_eq!((out, total), want, "{isa:?} i32 {kind:?} {len} {carry}");
                 }
             }
         }
         // The unsigned twins, with a transform from another type.
         let xu: Vec<u8> = r.iter().map(|&v| v as u8).collect();
         let mut out = vec![0u64; 300];
-        let total = scan_sums(ScanKind::Inclusive, &xu, &|v: u8| v as u64 * 3, &mut out, 3);
+        let total = sums_on(
+            isa,
+            ScanKind::Inclusive,
+            &xu,
+            &|v: u8| v as u64 * 3,
+            &mut out,
+            3,
+        );
         let x3: Vec<u64> = xu.iter().map(|&v| v as u64 * 3).collect();
         assert_eq!(
             (out, total),
             reference(ScanKind::Inclusive, &x3, 3, u64::wrapping_add)
         );
         let mut out = vec![0u32; 300];
-        let total = scan_sums(
+        let total = sums_on(
+            isa,
             ScanKind::Exclusive,
             &xu,
             &|v: u8| v as u32,
@@ -533,9 +920,12 @@ mod tests {
 
     #[test]
     fn streamed_sums_match_the_scalar_chain_at_every_offset() {
-        if !has_avx512f() {
-            return;
+        for isa in isas() {
+            streamed_sums_match_on(isa);
         }
+    }
+
+    fn streamed_sums_match_on(isa: Isa) {
         let r = draws(700);
         let x64: Vec<i64> = r.iter().map(|&v| v as i64).collect();
         let x32: Vec<i32> = r.iter().map(|&v| v as i32).collect();
@@ -547,13 +937,21 @@ mod tests {
             for at in 0..16 {
                 for len in [0, 1, 9, 31, 64, 255, 700 - 16] {
                     let out = &mut room64[at..at + len];
-                    let total = scan_sums_streamed(kind, &x64[..len], &Identity, out, -7);
+                    let total = streamed_on(isa, kind, &x64[..len], &Identity, out, -7);
                     let want = reference(kind, &x64[..len], -7, i64::wrapping_add);
-                    assert_eq!((out.to_vec(), total), want, "i64 {kind:?} at {at}, {len}");
+                    assert_eq!(
+                        (out.to_vec(), total),
+                        want,
+                        "{isa:?} i64 {kind:?} at {at}, {len}"
+                    );
                     let out = &mut room32[at..at + len];
-                    let total = scan_sums_streamed(kind, &x32[..len], &Identity, out, 5);
+                    let total = streamed_on(isa, kind, &x32[..len], &Identity, out, 5);
                     let want = reference(kind, &x32[..len], 5, i32::wrapping_add);
-                    assert_eq!((out.to_vec(), total), want, "i32 {kind:?} at {at}, {len}");
+                    assert_eq!(
+                        (out.to_vec(), total),
+                        want,
+                        "{isa:?} i32 {kind:?} at {at}, {len}"
+                    );
                 }
             }
         }
@@ -561,16 +959,16 @@ mod tests {
 
     #[test]
     fn add_to_adds_everywhere() {
-        if !has_avx512f() {
-            return;
-        }
-        for len in [0, 1, 7, 8, 9, 15, 16, 17, 31, 100] {
+        for (isa, len) in isas()
+            .into_iter()
+            .flat_map(|i| [0, 1, 7, 8, 9, 15, 16, 17, 31, 100].map(|n| (i, n)))
+        {
             let mut v: Vec<i64> = (0..len as i64).collect();
-            add_to(&mut v, i64::MAX);
+            add_on(isa, &mut v, i64::MAX);
             let want: Vec<i64> = (0..len as i64).map(|i| i.wrapping_add(i64::MAX)).collect();
             assert_eq!(v, want, "i64 {len}");
             let mut v: Vec<u32> = (0..len as u32).collect();
-            add_to(&mut v, u32::MAX - 3);
+            add_on(isa, &mut v, u32::MAX - 3);
             let want: Vec<u32> = (0..len as u32)
                 .map(|i| i.wrapping_add(u32::MAX - 3))
                 .collect();
@@ -591,7 +989,7 @@ mod tests {
             fits::<i32, _>(&Sum),
             fits::<u32, _>(&Sum),
         ] {
-            assert_eq!(ok, has_avx512f());
+            assert_eq!(ok, has_avx512f() || has_avx2());
         }
     }
 
