@@ -267,23 +267,38 @@ where
     })
 }
 
-/// Pass 2 with AVX-512 compress: 8 (or 16) elements at a time, the
-/// predicate's answers gathered into a mask and the kept elements packed
-/// by one `vpcompress` and one vector store (the scalar gather does one
-/// dependent store per element).
+/// Pass 2 in vectors: 8 or 16 elements at a time with AVX-512 (4 or 8
+/// with AVX2), the predicate's answers gathered into a mask and the kept
+/// elements packed by one `vpcompress` (AVX2: one `vpermd` by a table of
+/// the masks' permutations) and one vector store; the scalar gather does
+/// one dependent store per element.
 #[cfg(target_arch = "x86_64")]
 mod compress {
     use super::{stream, with_buffer, Pod, Run, CHUNK};
-    use std::arch::x86_64::{
-        _mm512_loadu_si512, _mm512_maskz_compress_epi32, _mm512_maskz_compress_epi64,
-        _mm512_storeu_si512,
-    };
+
+    /// The vector instructions the packing loop runs on.
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    pub(super) enum Isa {
+        Avx512,
+        Avx2,
+    }
+
+    /// The widest [`Isa`] this CPU has for elements of `T`, if any.
+    fn isa<T>() -> Option<Isa> {
+        if !matches!(std::mem::size_of::<T>(), 4 | 8) || !std::is_x86_feature_detected!("popcnt") {
+            None
+        } else if std::is_x86_feature_detected!("avx512f") {
+            Some(Isa::Avx512)
+        } else if std::is_x86_feature_detected!("avx2") {
+            Some(Isa::Avx2)
+        } else {
+            None
+        }
+    }
 
     /// Whether this CPU and element type take the compress path.
     pub(super) fn fits<T>() -> bool {
-        matches!(std::mem::size_of::<T>(), 4 | 8)
-            && std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("popcnt")
+        isa::<T>().is_some()
     }
 
     /// As [`super::emit`] without rejected elements.
@@ -301,9 +316,36 @@ mod compress {
     where
         K: Fn(usize, T, Option<T>) -> bool,
     {
+        let isa = isa::<T>().expect("compress::emit: the caller checks `fits`");
+        // SAFETY: forwarded contract; `isa` is this CPU's.
+        unsafe { emit_on(isa, x, lo, before, keep, kept, stream) }
+    }
+
+    /// [`emit`] on `isa`.
+    ///
+    /// # Safety
+    /// As for [`emit`], and the CPU has `isa` and POPCNT.
+    pub(super) unsafe fn emit_on<T: Pod, K>(
+        isa: Isa,
+        x: &[T],
+        lo: usize,
+        before: Option<T>,
+        keep: &K,
+        kept: Run<'_, T>,
+        stream: bool,
+    ) -> usize
+    where
+        K: Fn(usize, T, Option<T>) -> bool,
+    {
         let end = with_buffer::<T, _>(CHUNK + 16, |stage| {
-            // SAFETY: forwarded contract; `fits` checked AVX-512F and POPCNT.
-            unsafe { pack(x, lo, before, keep, kept, stream, stage) }
+            let run = (x, lo, before, kept, stream);
+            // SAFETY: forwarded contract: the CPU has `isa` and POPCNT.
+            unsafe {
+                match isa {
+                    Isa::Avx512 => pack_avx512(run, keep, stage),
+                    Isa::Avx2 => pack_avx2(run, keep, stage),
+                }
+            }
         });
         if stream {
             stream::fence();
@@ -311,25 +353,30 @@ mod compress {
         end
     }
 
-    /// The loop itself, compiled for AVX-512F. `stage` holds CHUNK + 16.
+    /// What a packing loop works on: the block, its first index, the
+    /// element before it, the kept run and whether it streams.
+    type Block<'x, 'd, T> = (&'x [T], usize, Option<T>, Run<'d, T>, bool);
+
+    /// The packing loop, for vectors of `BYTES` bytes: `squeeze(from,
+    /// mask, to)` writes the elements of the vector at `from` that `mask`
+    /// selects, in order, from `to` on (`BYTES` bytes may be written).
+    /// `stage` holds CHUNK + 16 elements.
     ///
     /// # Safety
-    /// As for [`emit`].
-    #[target_feature(enable = "avx512f,popcnt")]
-    unsafe fn pack<T: Pod, K>(
-        x: &[T],
-        lo: usize,
-        mut before: Option<T>,
+    /// As for [`emit`]; `squeeze` may be called with `from` valid for
+    /// `BYTES` bytes of reads and `to` for `BYTES` bytes of writes.
+    #[inline(always)]
+    unsafe fn pack<T: Pod, K, const BYTES: usize>(
+        (x, lo, mut before, mut kept, stream): Block<'_, '_, T>,
         keep: &K,
-        mut kept: Run<'_, T>,
-        stream: bool,
         stage: &mut [T],
+        squeeze: impl Fn(*const u8, u16, *mut u8),
     ) -> usize
     where
         K: Fn(usize, T, Option<T>) -> bool,
     {
         let size = std::mem::size_of::<T>();
-        let lanes = 64 / size;
+        let lanes = BYTES / size;
         let (sp, xp) = (stage.as_mut_ptr().cast::<u8>(), x.as_ptr().cast::<u8>());
         let (mut j, mut k) = (0, 0);
         let mut limit = kept.first_flush(CHUNK);
@@ -339,19 +386,12 @@ mod compress {
                 m |= u16::from(keep(lo + j + l, v, before)) << l;
                 before = Some(v);
             }
-            // SAFETY: `j + lanes <= len`, so the 64 bytes read are in `x`;
-            // `k < limit <= CHUNK` here, so the 64 bytes written are in `stage`
-            // (CHUNK + 16 elements of at least 4 bytes); unaligned
-            // accesses are allowed; the elements are moved bytewise.
-            unsafe {
-                let v = _mm512_loadu_si512(xp.add(j * size).cast());
-                let c = if size == 8 {
-                    _mm512_maskz_compress_epi64(m as u8, v)
-                } else {
-                    _mm512_maskz_compress_epi32(m, v)
-                };
-                _mm512_storeu_si512(sp.add(k * size).cast(), c);
-            }
+            // `j + lanes <= len`, so the BYTES read are in `x`; `k < limit
+            // <= CHUNK` here, so the BYTES written are in `stage` (CHUNK +
+            // 16 elements of at least 4 bytes, BYTES <= 64).
+            // SAFETY: the offsets stay inside `x` and `stage` (above).
+            let (from, to) = unsafe { (xp.add(j * size), sp.add(k * size)) };
+            squeeze(from, m, to);
             k += m.count_ones() as usize;
             j += lanes;
             if k >= limit {
@@ -369,6 +409,147 @@ mod compress {
         // SAFETY: the caller's contract.
         unsafe { kept.push(&stage[..k], stream) };
         kept.at
+    }
+
+    /// [`pack`] with AVX-512 compress, compiled for AVX-512F.
+    ///
+    /// # Safety
+    /// As for [`emit`], with AVX-512F and POPCNT.
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn pack_avx512<T: Pod, K>(block: Block<'_, '_, T>, keep: &K, stage: &mut [T]) -> usize
+    where
+        K: Fn(usize, T, Option<T>) -> bool,
+    {
+        use std::arch::x86_64::*;
+        let wide = std::mem::size_of::<T>() == 8;
+        // SAFETY: `pack` hands `squeeze` 64 readable and 64 writable bytes;
+        // unaligned accesses are allowed; AVX-512F (the contract). The
+        // elements move bytewise.
+        let squeeze = |from: *const u8, m: u16, to: *mut u8| unsafe {
+            let v = _mm512_loadu_si512(from.cast());
+            let c = if wide {
+                _mm512_maskz_compress_epi64(m as u8, v)
+            } else {
+                _mm512_maskz_compress_epi32(m, v)
+            };
+            _mm512_storeu_si512(to.cast(), c);
+        };
+        // SAFETY: forwarded contract; `squeeze` keeps `pack`'s promise.
+        unsafe { pack::<T, K, 64>(block, keep, stage, squeeze) }
+    }
+
+    /// [`pack`] with AVX2 permutes, compiled for AVX2.
+    ///
+    /// # Safety
+    /// As for [`emit`], with AVX2 and POPCNT.
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn pack_avx2<T: Pod, K>(block: Block<'_, '_, T>, keep: &K, stage: &mut [T]) -> usize
+    where
+        K: Fn(usize, T, Option<T>) -> bool,
+    {
+        use std::arch::x86_64::*;
+        let table: &[[i32; 8]] = if std::mem::size_of::<T>() == 8 {
+            &PAIRS
+        } else {
+            &SINGLES
+        };
+        // SAFETY: `pack` hands `squeeze` 32 readable and 32 writable bytes;
+        // the mask has 4 (8-byte elements) or 8 bits, so it indexes its
+        // table; unaligned accesses are allowed; AVX2 (the contract).
+        let squeeze = |from: *const u8, m: u16, to: *mut u8| unsafe {
+            let v = _mm256_loadu_si256(from.cast());
+            let order = _mm256_loadu_si256(table[usize::from(m)].as_ptr().cast());
+            _mm256_storeu_si256(to.cast(), _mm256_permutevar8x32_epi32(v, order));
+        };
+        // SAFETY: forwarded contract; `squeeze` keeps `pack`'s promise.
+        unsafe { pack::<T, K, 32>(block, keep, stage, squeeze) }
+    }
+
+    /// For each mask of 8 four-byte lanes, the lanes it selects, in order
+    /// (the rest 0): `vpermd`'s operand that packs them.
+    static SINGLES: [[i32; 8]; 256] = packing(1);
+    /// The same for masks of 4 eight-byte lanes, each a pair of 32-bit
+    /// lanes.
+    static PAIRS: [[i32; 8]; 256] = packing(2);
+
+    /// The packing permutations of masks over `8 / width` lanes of
+    /// `width` 32-bit words (masks with higher bits are not used).
+    const fn packing(width: usize) -> [[i32; 8]; 256] {
+        let lanes = 8 / width;
+        let mut t = [[0i32; 8]; 256];
+        let mut m = 0;
+        while m < 256 {
+            let (mut l, mut k) = (0, 0);
+            while l < lanes {
+                if m >> l & 1 == 1 {
+                    let mut w = 0;
+                    while w < width {
+                        t[m][k] = (l * width + w) as i32;
+                        k += 1;
+                        w += 1;
+                    }
+                }
+                l += 1;
+            }
+            m += 1;
+        }
+        t
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::host::raw::Scratch;
+
+        /// Every instruction set this CPU has packs as the scalar loop
+        /// does: at every output offset in a line, 4- and 8-byte elements,
+        /// through a flush or two.
+        #[test]
+        fn every_isa_packs_the_kept_elements_in_order() {
+            let isas = [Isa::Avx512, Isa::Avx2];
+            let feature = |i: &Isa| match i {
+                Isa::Avx512 => std::is_x86_feature_detected!("avx512f"),
+                Isa::Avx2 => std::is_x86_feature_detected!("avx2"),
+            };
+            if !std::is_x86_feature_detected!("popcnt") {
+                return;
+            }
+            for isa in isas.iter().filter(|i| feature(i)) {
+                for n in [0, 3, 4, 7, 8, 17, 600, 1500] {
+                    check::<u64>(*isa, n);
+                    check::<i32>(*isa, n);
+                }
+            }
+        }
+
+        fn check<T: Pod + PartialEq + std::fmt::Debug + TryFrom<u8>>(isa: Isa, n: usize) {
+            let x: Vec<T> = (0..n)
+                .map(|i| T::try_from((i * 37 % 251) as u8).ok().expect("fits"))
+                .collect();
+            let keep = |i: usize, _: T, _: Option<T>| i % 3 != 1 && !i.is_multiple_of(7);
+            let want: Vec<T> = x
+                .iter()
+                .enumerate()
+                .filter(|&(i, v)| keep(i, *v, None))
+                .map(|(_, v)| *v)
+                .collect();
+            for at in 0..16 {
+                let mut out = Scratch::<T>::new("out", at + n).expect("scratch");
+                let dst = out.dst();
+                let run = Run {
+                    dst: &dst,
+                    at,
+                    end: at + want.len(),
+                };
+                // SAFETY: the CPU has `isa` (filtered) and POPCNT
+                // (checked); the run is the scratch's alone.
+                let end = unsafe { emit_on(isa, &x, 0, None, &keep, run, false) };
+                assert_eq!(end, at + want.len(), "{isa:?} {n} at {at}");
+                // SAFETY: nothing else touches the scratch.
+                let got = unsafe { dst.slice_mut(at, end) }.to_vec();
+                assert_eq!(got, want, "{isa:?} {n} at {at}");
+            }
+        }
     }
 }
 
