@@ -189,8 +189,9 @@ where
     })
 }
 
-/// [`aggregate_sums`], compiled for AVX-512 where the CPU has it (the
-/// same code, so the same bits, with the 8 columns in one vector).
+/// [`aggregate_sums`], compiled for AVX-512 or AVX2 where the CPU has it
+/// (the same code, so the same bits, with the 8 columns in one or two
+/// vectors).
 #[inline(always)]
 fn column_aggregate<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
 where
@@ -214,6 +215,23 @@ where
             aggregate_sums(x, op, f)
         }
         // SAFETY: AVX-512F was just detected.
+        return unsafe { wide(x, op, f) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        /// # Safety
+        /// The CPU has AVX2.
+        #[target_feature(enable = "avx2")]
+        unsafe fn wide<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
+        where
+            U: Copy,
+            T: Copy,
+            R: Reducer<T>,
+            F: UnaryFunctor<U, Output = T>,
+        {
+            aggregate_sums(x, op, f)
+        }
+        // SAFETY: AVX2 was just detected.
         return unsafe { wide(x, op, f) };
     }
     aggregate_sums(x, op, f)
@@ -752,9 +770,17 @@ mod tests {
 
     #[test]
     fn vector_parts_give_the_bits_of_the_lane_fold() {
-        if !parts::fits::<f64, _>(&granule_core::reducer::Sum) {
-            return;
+        // The widest path, and AVX2 where the CPU also has it.
+        for narrow in [false, true] {
+            parts::on_path(narrow, || {
+                if parts::fits::<f64, _>(&granule_core::reducer::Sum) {
+                    parts_match_the_lane_fold(narrow)
+                }
+            });
         }
+    }
+
+    fn parts_match_the_lane_fold(narrow: bool) {
         let op = granule_core::reducer::Sum;
         let bits = |v: &[f64]| v.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
         for len in [0, 7, 600, 3000, 5000, SCAN_BLOCK - 3, SCAN_BLOCK] {
@@ -777,7 +803,7 @@ mod tests {
                 assert_eq!(
                     bits(&got),
                     bits(&want),
-                    "inclusive, len {len}, stream {stream}"
+                    "inclusive, len {len}, stream {stream}, narrow {narrow}"
                 );
                 fold_lanes::<_, _, _, _, false, true>(
                     &x,
@@ -793,7 +819,7 @@ mod tests {
                 assert_eq!(
                     bits(&got),
                     bits(&want),
-                    "exclusive, len {len}, stream {stream}"
+                    "exclusive, len {len}, stream {stream}, narrow {narrow}"
                 );
             }
         }
@@ -807,7 +833,7 @@ mod tests {
                 .map(|i| ((i * 7919) % 1009) as f64 * 1e-3 + 1.0 / (1.0 + i as f64))
                 .collect();
             let got = aggregate_sums(&x, &op, &|v: f64| v);
-            // The compiled-for-AVX-512 form gives the same bits.
+            // The form compiled for the widest vectors gives the same bits.
             let wide = column_aggregate(&x, &op, &|v: f64| v);
             assert_eq!(got.map(f64::to_bits), wide.map(f64::to_bits), "len {len}");
             let m = part_len(len);

@@ -1,5 +1,6 @@
-//! Pass 2 of the host scans of `f64` sums in AVX-512: the [`LANES`] parts'
-//! chains of `fold_lanes` (`super::host`) run as the lanes of one vector.
+//! Pass 2 of the host scans of `f64` sums in vectors: the [`LANES`] parts'
+//! chains of `fold_lanes` (`super::host`) run as the lanes of one AVX-512
+//! vector, or of two AVX2 vectors (parts 0-3 and 4-7, 4×4 blocks).
 //!
 //! Part `k` of a block is folded element by element from its start value,
 //! as in the scalar pass; here, each step loads 8 consecutive elements of
@@ -9,8 +10,9 @@
 //! leave in one 64-byte store (non-temporal for outputs beyond the cache).
 //! Lane `k` adds exactly what the scalar chain `k` adds, in the same
 //! order, so the bits are those of the scalar pass, which CPUs without
-//! AVX-512 run. One vector load and store per 8 elements, instead of
-//! one per element in 8 interleaved streams, and no staging copy.
+//! either run. One vector load and store per 8 (AVX2: 4) elements,
+//! instead of one per element in 8 interleaved streams, and no staging
+//! copy.
 
 use super::host::LANES;
 use super::ScanKind;
@@ -20,14 +22,53 @@ use granule_views::Pod;
 use std::any::TypeId;
 
 /// Whether [`fold_parts`] takes scans of `T` under `op`: `f64` sums, on a
-/// CPU with AVX-512F.
+/// CPU with AVX-512F or AVX2.
 pub(super) fn fits<T: Pod, R: Reducer<T>>(op: &R) -> bool {
     op.known_op() == Some(KnownOp::Sum) && fits_type::<T>()
 }
 
-/// `T` is `f64`, and the CPU has AVX-512F.
+/// `T` is `f64`, and the CPU has AVX-512F or AVX2.
 fn fits_type<T: Pod>() -> bool {
-    TypeId::of::<T>() == TypeId::of::<f64>() && super::simd::has_avx512f()
+    TypeId::of::<T>() == TypeId::of::<f64>() && wide().is_some()
+}
+
+/// Whether the parts fold in one AVX-512 vector (`Some(true)`), two AVX2
+/// vectors (`Some(false)`), or not at all.
+fn wide() -> Option<bool> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[cfg(test)]
+        if NARROW.get() {
+            return std::is_x86_feature_detected!("avx2").then_some(false);
+        }
+        if super::simd::has_avx512f() {
+            Some(true)
+        } else if std::is_x86_feature_detected!("avx2") {
+            Some(false)
+        } else {
+            None
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        None
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set it to take the AVX2 path on CPUs that also have AVX-512.
+    static NARROW: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `body` with the AVX2 path (`narrow`) or the widest one, on this
+/// thread.
+#[cfg(test)]
+pub(super) fn on_path<R>(narrow: bool, body: impl FnOnce() -> R) -> R {
+    NARROW.set(narrow);
+    let r = body();
+    NARROW.set(false);
+    r
 }
 
 /// Folds the [`LANES`] parts of `x`, each `m` long (a multiple of 8), side
@@ -61,7 +102,11 @@ where
     T: Pod,
     F: UnaryFunctor<U, Output = T>,
 {
-    assert!(fits_type::<T>(), "fold_parts: needs f64 and AVX-512F");
+    assert!(
+        fits_type::<T>(),
+        "fold_parts: needs f64 and AVX-512F or AVX2"
+    );
+    let wide = wide() == Some(true);
     assert!(m.is_multiple_of(8) && chunk.is_multiple_of(8) && chunk > 0);
     assert!(x.len() >= LANES * m && out.len() >= LANES * m);
     assert!(
@@ -79,12 +124,19 @@ where
         let mut j0 = 0;
         while j0 < m {
             let len = chunk.min(m - j0);
-            // SAFETY: AVX-512F (asserted); T is f64 (asserted), so `o`
-            // points to `out`'s f64s; `j0 + len <= m`, with `m` and `len`
-            // multiples of 8, and `x` and `out` hold `LANES * m` (asserted);
-            // `out` is 64-byte aligned (asserted), so is every part's start
-            // (`m` is a multiple of 8 elements).
-            run = unsafe { fold_chunk(inclusive, x, m, (j0, len), run, &g, o, stream) };
+            let span = (j0, len);
+            // SAFETY: AVX-512F when `wide`, else AVX2 (asserted); T is f64
+            // (asserted), so `o` points to `out`'s f64s; `j0 + len <= m`,
+            // with `m` and `len` multiples of 8, and `x` and `out` hold
+            // `LANES * m` (asserted); `out` is 64-byte aligned (asserted),
+            // so is every part's start (`m` is a multiple of 8 elements).
+            run = unsafe {
+                if wide {
+                    fold_chunk(inclusive, x, m, span, run, &g, o, stream)
+                } else {
+                    fold_chunk_avx2(inclusive, x, m, span, run, &g, o, stream)
+                }
+            };
             fetch(LANES * len);
             j0 += len;
         }
@@ -92,7 +144,7 @@ where
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (inclusive, start, g, o, stream, fetch);
+        let _ = (inclusive, start, g, o, stream, fetch, wide);
         unreachable!("fold_parts off x86-64")
     }
 }
@@ -161,6 +213,107 @@ unsafe fn fold_chunk<U: Copy>(
     // SAFETY: 8 f64 of `run`, written unaligned.
     unsafe { _mm512_storeu_pd(run.as_mut_ptr(), acc) };
     run
+}
+
+/// [`fold_chunk`] on AVX2: parts 0-3 and 4-7 in two vectors, 8 elements
+/// of each part a step (two 4×4 blocks).
+///
+/// # Safety
+/// As for [`fold_chunk`], with AVX2 instead of AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fold_chunk_avx2<U: Copy>(
+    inclusive: bool,
+    x: &[U],
+    m: usize,
+    (j0, len): (usize, usize),
+    run: [f64; LANES],
+    g: &impl Fn(U) -> f64,
+    o: *mut f64,
+    stream: bool,
+) -> [f64; LANES] {
+    use std::arch::x86_64::{_mm256_add_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_stream_pd};
+    // SAFETY: 4 + 4 f64 of `run`, read unaligned; AVX2 (the contract).
+    let mut acc = unsafe {
+        [
+            _mm256_loadu_pd(run.as_ptr()),
+            _mm256_loadu_pd(run.as_ptr().add(4)),
+        ]
+    };
+    let mut j = j0;
+    while j < j0 + len {
+        for (half, acc) in acc.iter_mut().enumerate() {
+            // Elements j..j + 4, then j + 4..j + 8, of parts 4 * half..+4:
+            // each part's 64-byte line then leaves in two adjacent stores,
+            // so its write-combining buffer fills at once.
+            let mut lines = [[*acc; 4]; 2];
+            for (q, line) in lines.iter_mut().enumerate() {
+                let mut rows = [[0f64; 4]; 4];
+                for (k, row) in rows.iter_mut().enumerate() {
+                    let at = (4 * half + k) * m + j + 4 * q;
+                    for (r, &v) in row.iter_mut().zip(&x[at..at + 4]) {
+                        *r = g(v);
+                    }
+                }
+                // SAFETY: each row is 4 f64, read unaligned.
+                let cols = transpose4(rows.map(|r| unsafe { _mm256_loadu_pd(r.as_ptr()) }));
+                let mut outs = cols;
+                for (out, col) in outs.iter_mut().zip(cols) {
+                    let before = *acc;
+                    *acc = _mm256_add_pd(*acc, col);
+                    *out = if inclusive { *acc } else { before };
+                }
+                *line = transpose4(outs);
+            }
+            for k in 0..4 {
+                for (q, line) in lines.iter().enumerate() {
+                    // SAFETY: (4 * half + k) * m + j + 8 <= LANES * m,
+                    // inside `o` (the contract); the address is 32-byte
+                    // aligned (`o` is 64-byte aligned, and the offset a
+                    // multiple of 4 f64).
+                    unsafe {
+                        let at = o.add((4 * half + k) * m + j + 4 * q);
+                        if stream {
+                            _mm256_stream_pd(at, line[k]);
+                        } else {
+                            _mm256_storeu_pd(at, line[k]);
+                        }
+                    }
+                }
+            }
+        }
+        j += 8;
+    }
+    let mut run = [0f64; LANES];
+    // SAFETY: 4 + 4 f64 of `run`, written unaligned.
+    unsafe {
+        _mm256_storeu_pd(run.as_mut_ptr(), acc[0]);
+        _mm256_storeu_pd(run.as_mut_ptr().add(4), acc[1]);
+    }
+    run
+}
+
+/// The 4×4 transpose: lane `t` of output `k` is lane `k` of input `t`.
+/// Pairs of lanes, then halves.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn transpose4(r: [std::arch::x86_64::__m256d; 4]) -> [std::arch::x86_64::__m256d; 4] {
+    use std::arch::x86_64::{_mm256_permute2f128_pd, _mm256_unpackhi_pd, _mm256_unpacklo_pd};
+    let a = [
+        _mm256_unpacklo_pd(r[0], r[1]),
+        _mm256_unpackhi_pd(r[0], r[1]),
+        _mm256_unpacklo_pd(r[2], r[3]),
+        _mm256_unpackhi_pd(r[2], r[3]),
+    ];
+    // The low halves of both inputs (0x20), then the high ones (0x31).
+    [
+        _mm256_permute2f128_pd::<0x20>(a[0], a[2]),
+        _mm256_permute2f128_pd::<0x20>(a[1], a[3]),
+        _mm256_permute2f128_pd::<0x31>(a[0], a[2]),
+        _mm256_permute2f128_pd::<0x31>(a[1], a[3]),
+    ]
 }
 
 /// The 8×8 transpose: lane `t` of output `k` is lane `k` of input `t`.
