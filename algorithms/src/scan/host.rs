@@ -200,39 +200,35 @@ where
     R: Reducer<T>,
     F: UnaryFunctor<U, Output = T>,
 {
+    /// `aggregate_sums` compiled for `$feature`; calling it needs the CPU
+    /// to have it.
+    #[cfg(target_arch = "x86_64")]
+    macro_rules! compiled_for {
+        ($feature:literal) => {{
+            /// # Safety
+            /// The CPU has the feature.
+            #[target_feature(enable = $feature)]
+            unsafe fn wide<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
+            where
+                U: Copy,
+                T: Copy,
+                R: Reducer<T>,
+                F: UnaryFunctor<U, Output = T>,
+            {
+                aggregate_sums(x, op, f)
+            }
+            wide
+        }};
+    }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f") {
-        /// # Safety
-        /// The CPU has AVX-512F.
-        #[target_feature(enable = "avx512f")]
-        unsafe fn wide<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
-        where
-            U: Copy,
-            T: Copy,
-            R: Reducer<T>,
-            F: UnaryFunctor<U, Output = T>,
-        {
-            aggregate_sums(x, op, f)
-        }
         // SAFETY: AVX-512F was just detected.
-        return unsafe { wide(x, op, f) };
+        return unsafe { compiled_for!("avx512f")(x, op, f) };
     }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
-        /// # Safety
-        /// The CPU has AVX2.
-        #[target_feature(enable = "avx2")]
-        unsafe fn wide<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
-        where
-            U: Copy,
-            T: Copy,
-            R: Reducer<T>,
-            F: UnaryFunctor<U, Output = T>,
-        {
-            aggregate_sums(x, op, f)
-        }
         // SAFETY: AVX2 was just detected.
-        return unsafe { wide(x, op, f) };
+        return unsafe { compiled_for!("avx2")(x, op, f) };
     }
     aggregate_sums(x, op, f)
 }

@@ -339,17 +339,29 @@ struct Zmm;
 #[cfg(target_arch = "x86_64")]
 struct Ymm;
 
-/// Vectors of the word `W` on one instruction set.
+/// The vectors of one instruction set: their loads and stores.
 ///
 /// # Safety (of the functions)
 /// The CPU has the instruction set; they are called only from kernels
 /// compiled for it, into which they inline. Pointers are valid for one
 /// vector (`BYTES`); `stream` needs them `BYTES`-aligned.
 #[cfg(target_arch = "x86_64")]
-trait Lanes<W: Word> {
+trait Vector {
     type V: Copy;
     /// Bytes per vector.
     const BYTES: usize;
+    unsafe fn load<W>(p: *const W) -> Self::V;
+    unsafe fn store<W>(p: *mut W, v: Self::V);
+    /// A non-temporal store.
+    unsafe fn stream<W>(p: *mut W, v: Self::V);
+}
+
+/// Lanes of the word `W` in a [`Vector`]: the sums' arithmetic.
+///
+/// # Safety (of the functions)
+/// As for [`Vector`].
+#[cfg(target_arch = "x86_64")]
+trait Lanes<W: Word>: Vector {
     unsafe fn splat(w: W) -> Self::V;
     unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
     unsafe fn sub(a: Self::V, b: Self::V) -> Self::V;
@@ -359,10 +371,71 @@ trait Lanes<W: Word> {
     unsafe fn top(v: Self::V) -> Self::V;
     /// The first lane.
     unsafe fn first(v: Self::V) -> W;
-    unsafe fn load(p: *const W) -> Self::V;
-    unsafe fn store(p: *mut W, v: Self::V);
-    /// A non-temporal store.
-    unsafe fn stream(p: *mut W, v: Self::V);
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Vector for Zmm {
+    type V = std::arch::x86_64::__m512i;
+    const BYTES: usize = 64;
+    #[inline(always)]
+    unsafe fn load<W>(p: *const W) -> Self::V {
+        // SAFETY: AVX-512F and a valid pointer (the caller's contract).
+        unsafe { std::arch::x86_64::_mm512_loadu_si512(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store<W>(p: *mut W, v: Self::V) {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm512_storeu_si512(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn stream<W>(p: *mut W, v: Self::V) {
+        // SAFETY: as above, 64-byte aligned.
+        unsafe { std::arch::x86_64::_mm512_stream_si512(p.cast(), v) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Vector for Ymm {
+    type V = std::arch::x86_64::__m256i;
+    const BYTES: usize = 32;
+    #[inline(always)]
+    unsafe fn load<W>(p: *const W) -> Self::V {
+        // SAFETY: AVX2 and a valid pointer (the caller's contract).
+        unsafe { std::arch::x86_64::_mm256_loadu_si256(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store<W>(p: *mut W, v: Self::V) {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm256_storeu_si256(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn stream<W>(p: *mut W, v: Self::V) {
+        // SAFETY: as above, 32-byte aligned.
+        unsafe { std::arch::x86_64::_mm256_stream_si256(p.cast(), v) }
+    }
+}
+
+/// `splat`, `add` and `sub` of one word type's [`Lanes`] impl: the
+/// intrinsics named, under the caller's contract (the CPU has them).
+#[cfg(target_arch = "x86_64")]
+macro_rules! arithmetic {
+    ($t:ty, $set1:ident, $add:ident, $sub:ident) => {
+        #[inline(always)]
+        unsafe fn splat(w: $t) -> Self::V {
+            // SAFETY: the caller's contract: the CPU has the instructions.
+            unsafe { std::arch::x86_64::$set1(w) }
+        }
+        #[inline(always)]
+        unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
+            // SAFETY: as above.
+            unsafe { std::arch::x86_64::$add(a, b) }
+        }
+        #[inline(always)]
+        unsafe fn sub(a: Self::V, b: Self::V) -> Self::V {
+            // SAFETY: as above.
+            unsafe { std::arch::x86_64::$sub(a, b) }
+        }
+    };
 }
 
 /// The [`Lanes`] impl of one integer type on AVX-512: its intrinsics, the
@@ -372,23 +445,7 @@ macro_rules! zmm {
     ($t:ty, $set1:ident, $add:ident, $sub:ident, $up:ident,
      [$($shift:literal),+], $last:literal, $perm:ident, $first:ident) => {
         impl Lanes<$t> for Zmm {
-            type V = std::arch::x86_64::__m512i;
-            const BYTES: usize = 64;
-            #[inline(always)]
-            unsafe fn splat(w: $t) -> Self::V {
-                // SAFETY: the caller's contract: the CPU has AVX-512F.
-                unsafe { std::arch::x86_64::$set1(w) }
-            }
-            #[inline(always)]
-            unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
-                // SAFETY: as above.
-                unsafe { std::arch::x86_64::$add(a, b) }
-            }
-            #[inline(always)]
-            unsafe fn sub(a: Self::V, b: Self::V) -> Self::V {
-                // SAFETY: as above.
-                unsafe { std::arch::x86_64::$sub(a, b) }
-            }
+            arithmetic!($t, $set1, $add, $sub);
             #[inline(always)]
             unsafe fn prefix(v: Self::V) -> Self::V {
                 use std::arch::x86_64::{$add as add, $up as up};
@@ -411,21 +468,6 @@ macro_rules! zmm {
                 use std::arch::x86_64::{_mm512_castsi512_si128, $first as first};
                 // SAFETY: as above.
                 unsafe { first(_mm512_castsi512_si128(v)) }
-            }
-            #[inline(always)]
-            unsafe fn load(p: *const $t) -> Self::V {
-                // SAFETY: as above; the pointer (the contract).
-                unsafe { std::arch::x86_64::_mm512_loadu_si512(p.cast()) }
-            }
-            #[inline(always)]
-            unsafe fn store(p: *mut $t, v: Self::V) {
-                // SAFETY: as above.
-                unsafe { std::arch::x86_64::_mm512_storeu_si512(p.cast(), v) }
-            }
-            #[inline(always)]
-            unsafe fn stream(p: *mut $t, v: Self::V) {
-                // SAFETY: as above; aligned (the contract).
-                unsafe { std::arch::x86_64::_mm512_stream_si512(p.cast(), v) }
             }
         }
     };
@@ -456,69 +498,21 @@ zmm!(
     _mm_cvtsi128_si32
 );
 
-/// What both AVX2 words share: loads, stores and the lane-half shift.
+/// The low 128-bit half of an AVX2 vector moved to the high one, zeros
+/// below.
+///
+/// # Safety
+/// AVX2.
 #[cfg(target_arch = "x86_64")]
-mod ymm {
-    pub use std::arch::x86_64::__m256i as V;
-    use std::arch::x86_64::*;
-
-    /// The low 128-bit half moved to the high one, zeros below.
-    ///
-    /// # Safety
-    /// AVX2.
-    #[inline(always)]
-    pub unsafe fn up_half(v: V) -> V {
-        // SAFETY: the caller's contract.
-        unsafe { _mm256_permute2x128_si256::<0x08>(v, v) }
-    }
-    /// An unaligned load.
-    ///
-    /// # Safety
-    /// AVX2; `p` is valid for 32 bytes of reads.
-    #[inline(always)]
-    pub unsafe fn load<W>(p: *const W) -> V {
-        // SAFETY: AVX2 and a valid pointer (the caller's contract).
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-    /// An unaligned store.
-    ///
-    /// # Safety
-    /// AVX2; `p` is valid for 32 bytes of writes.
-    #[inline(always)]
-    pub unsafe fn store<W>(p: *mut W, v: V) {
-        // SAFETY: as above.
-        unsafe { _mm256_storeu_si256(p.cast(), v) }
-    }
-    /// A non-temporal store.
-    ///
-    /// # Safety
-    /// AVX2; `p` is 32-byte aligned and valid for 32 bytes of writes.
-    #[inline(always)]
-    pub unsafe fn stream<W>(p: *mut W, v: V) {
-        // SAFETY: as above, 32-byte aligned.
-        unsafe { _mm256_stream_si256(p.cast(), v) }
-    }
+#[inline(always)]
+unsafe fn up_half(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+    // SAFETY: the caller's contract.
+    unsafe { std::arch::x86_64::_mm256_permute2x128_si256::<0x08>(v, v) }
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Lanes<i64> for Ymm {
-    type V = ymm::V;
-    const BYTES: usize = 32;
-    #[inline(always)]
-    unsafe fn splat(w: i64) -> Self::V {
-        // SAFETY: the caller's contract: the CPU has AVX2.
-        unsafe { std::arch::x86_64::_mm256_set1_epi64x(w) }
-    }
-    #[inline(always)]
-    unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
-        // SAFETY: as above.
-        unsafe { std::arch::x86_64::_mm256_add_epi64(a, b) }
-    }
-    #[inline(always)]
-    unsafe fn sub(a: Self::V, b: Self::V) -> Self::V {
-        // SAFETY: as above.
-        unsafe { std::arch::x86_64::_mm256_sub_epi64(a, b) }
-    }
+    arithmetic!(i64, _mm256_set1_epi64x, _mm256_add_epi64, _mm256_sub_epi64);
     #[inline(always)]
     unsafe fn prefix(v: Self::V) -> Self::V {
         use std::arch::x86_64::*;
@@ -527,7 +521,7 @@ impl Lanes<i64> for Ymm {
         unsafe {
             let one = _mm256_permute4x64_epi64::<0b10_01_00_00>(v);
             let v = _mm256_add_epi64(v, _mm256_blend_epi32::<0b11>(one, _mm256_setzero_si256()));
-            _mm256_add_epi64(v, ymm::up_half(v))
+            _mm256_add_epi64(v, up_half(v))
         }
     }
     #[inline(always)]
@@ -541,42 +535,11 @@ impl Lanes<i64> for Ymm {
         // SAFETY: as above.
         unsafe { _mm_cvtsi128_si64(_mm256_castsi256_si128(v)) }
     }
-    #[inline(always)]
-    unsafe fn load(p: *const i64) -> Self::V {
-        // SAFETY: as above; the pointer (the contract).
-        unsafe { ymm::load(p) }
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut i64, v: Self::V) {
-        // SAFETY: as above.
-        unsafe { ymm::store(p, v) }
-    }
-    #[inline(always)]
-    unsafe fn stream(p: *mut i64, v: Self::V) {
-        // SAFETY: as above; aligned (the contract).
-        unsafe { ymm::stream(p, v) }
-    }
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Lanes<i32> for Ymm {
-    type V = ymm::V;
-    const BYTES: usize = 32;
-    #[inline(always)]
-    unsafe fn splat(w: i32) -> Self::V {
-        // SAFETY: the caller's contract: the CPU has AVX2.
-        unsafe { std::arch::x86_64::_mm256_set1_epi32(w) }
-    }
-    #[inline(always)]
-    unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
-        // SAFETY: as above.
-        unsafe { std::arch::x86_64::_mm256_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    unsafe fn sub(a: Self::V, b: Self::V) -> Self::V {
-        // SAFETY: as above.
-        unsafe { std::arch::x86_64::_mm256_sub_epi32(a, b) }
-    }
+    arithmetic!(i32, _mm256_set1_epi32, _mm256_add_epi32, _mm256_sub_epi32);
     #[inline(always)]
     unsafe fn prefix(v: Self::V) -> Self::V {
         use std::arch::x86_64::*;
@@ -586,7 +549,7 @@ impl Lanes<i32> for Ymm {
         unsafe {
             let v = _mm256_add_epi32(v, _mm256_slli_si256::<4>(v));
             let v = _mm256_add_epi32(v, _mm256_slli_si256::<8>(v));
-            _mm256_add_epi32(v, ymm::up_half(_mm256_shuffle_epi32::<0xFF>(v)))
+            _mm256_add_epi32(v, up_half(_mm256_shuffle_epi32::<0xFF>(v)))
         }
     }
     #[inline(always)]
@@ -601,29 +564,14 @@ impl Lanes<i32> for Ymm {
         // SAFETY: as above.
         unsafe { _mm_cvtsi128_si32(_mm256_castsi256_si128(v)) }
     }
-    #[inline(always)]
-    unsafe fn load(p: *const i32) -> Self::V {
-        // SAFETY: as above; the pointer (the contract).
-        unsafe { ymm::load(p) }
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut i32, v: Self::V) {
-        // SAFETY: as above.
-        unsafe { ymm::store(p, v) }
-    }
-    #[inline(always)]
-    unsafe fn stream(p: *mut i32, v: Self::V) {
-        // SAFETY: as above; aligned (the contract).
-        unsafe { ymm::stream(p, v) }
-    }
 }
 
 /// Vectors per step of the loop.
 const VECTORS: usize = 4;
 
 /// The vector scan on `I`'s vectors; with `STREAM`, whole vectors leave
-/// through non-temporal stores. Inlined into [`kernel_avx512`] and
-/// [`kernel_avx2`], which compile it for their instruction set.
+/// through non-temporal stores. Inlined into the entry points that
+/// [`entries`] makes, which compile it for their instruction set.
 ///
 /// # Safety
 /// The CPU has `I`'s instruction set and the caller is compiled for it;
@@ -709,54 +657,6 @@ where
     acc
 }
 
-/// [`kernel`] on AVX-512F.
-///
-/// # Safety
-/// As for [`kernel`], with AVX-512F.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn kernel_avx512<W, U, T, F, const STREAM: bool>(
-    inclusive: bool,
-    x: &[U],
-    f: &F,
-    out: &mut [T],
-    carry: W,
-) -> W
-where
-    Zmm: Lanes<W>,
-    W: Word,
-    U: Copy,
-    T: Pod,
-    F: UnaryFunctor<U, Output = T>,
-{
-    // SAFETY: forwarded contract; compiled for AVX-512F.
-    unsafe { kernel::<Zmm, W, U, T, F, STREAM>(inclusive, x, f, out, carry) }
-}
-
-/// [`kernel`] on AVX2.
-///
-/// # Safety
-/// As for [`kernel`], with AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn kernel_avx2<W, U, T, F, const STREAM: bool>(
-    inclusive: bool,
-    x: &[U],
-    f: &F,
-    out: &mut [T],
-    carry: W,
-) -> W
-where
-    Ymm: Lanes<W>,
-    W: Word,
-    U: Copy,
-    T: Pod,
-    F: UnaryFunctor<U, Output = T>,
-{
-    // SAFETY: forwarded contract; compiled for AVX2.
-    unsafe { kernel::<Ymm, W, U, T, F, STREAM>(inclusive, x, f, out, carry) }
-}
-
 /// Adds `p` to every element of `out`, a vector at a time.
 ///
 /// # Safety
@@ -781,33 +681,53 @@ unsafe fn add_kernel<I: Lanes<W>, W: Word, T: Pod>(out: &mut [T], p: W) {
     }
 }
 
-/// [`add_kernel`] on AVX-512F.
-///
-/// # Safety
-/// The CPU has AVX-512F; `W::holds::<T>()`.
+/// The entry points of one instruction set: [`kernel`] and [`add_kernel`]
+/// on the vectors `$isa`, compiled for `$feature`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn add_avx512<W: Word, T: Pod>(out: &mut [T], p: W)
-where
-    Zmm: Lanes<W>,
-{
-    // SAFETY: forwarded contract; compiled for AVX-512F.
-    unsafe { add_kernel::<Zmm, W, T>(out, p) }
+macro_rules! entries {
+    ($isa:ident, $feature:literal, $kernel:ident, $add:ident) => {
+        /// [`kernel`] on this instruction set.
+        ///
+        /// # Safety
+        /// As for [`kernel`], the CPU having the feature compiled for.
+        #[target_feature(enable = $feature)]
+        unsafe fn $kernel<W, U, T, F, const STREAM: bool>(
+            inclusive: bool,
+            x: &[U],
+            f: &F,
+            out: &mut [T],
+            carry: W,
+        ) -> W
+        where
+            $isa: Lanes<W>,
+            W: Word,
+            U: Copy,
+            T: Pod,
+            F: UnaryFunctor<U, Output = T>,
+        {
+            // SAFETY: forwarded contract; compiled for the feature.
+            unsafe { kernel::<$isa, W, U, T, F, STREAM>(inclusive, x, f, out, carry) }
+        }
+
+        /// [`add_kernel`] on this instruction set.
+        ///
+        /// # Safety
+        /// The CPU has the feature compiled for; `W::holds::<T>()`.
+        #[target_feature(enable = $feature)]
+        unsafe fn $add<W: Word, T: Pod>(out: &mut [T], p: W)
+        where
+            $isa: Lanes<W>,
+        {
+            // SAFETY: forwarded contract; compiled for the feature.
+            unsafe { add_kernel::<$isa, W, T>(out, p) }
+        }
+    };
 }
 
-/// [`add_kernel`] on AVX2.
-///
-/// # Safety
-/// The CPU has AVX2; `W::holds::<T>()`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn add_avx2<W: Word, T: Pod>(out: &mut [T], p: W)
-where
-    Ymm: Lanes<W>,
-{
-    // SAFETY: forwarded contract; compiled for AVX2.
-    unsafe { add_kernel::<Ymm, W, T>(out, p) }
-}
+entries!(Zmm, "avx512f", kernel_avx512, add_avx512);
+#[cfg(target_arch = "x86_64")]
+entries!(Ymm, "avx2", kernel_avx2, add_avx2);
 
 #[cfg(test)]
 mod tests {
