@@ -88,6 +88,9 @@ where
     // 0.75-1.01); nor for streamed outputs (2 threads at 2^27: 103-121
     // ms against 76-95; reading memory in the copy loop is slow here).
     let one_pass = exec.concurrency() == 1 && !stream;
+    // The vector packing, detected once for the whole call.
+    #[cfg(target_arch = "x86_64")]
+    let packer = compress::isa::<T>();
     let total = lookback::run(exec, label, block_count(n, BLOCK), &Sum, None, |blk| {
         let (lo, hi) = block_bounds(0, n, BLOCK, blk.index);
         let before = match (prev, blk.index) {
@@ -134,9 +137,10 @@ where
             });
             let end = 'emit: {
                 #[cfg(target_arch = "x86_64")]
-                if rejected.is_none() && compress::fits::<T>() {
-                    // SAFETY: as below; `fits` checked the CPU and the element size.
-                    break 'emit unsafe { compress::emit(x, lo, before, keep, kept, stream) };
+                if let (None, Some(isa)) = (&rejected, packer) {
+                    // SAFETY: as below; `compress::isa` checked the CPU and
+                    // the element size.
+                    break 'emit unsafe { compress::emit(isa, x, lo, before, keep, kept, stream) };
                 }
                 // SAFETY: the runs are this block's alone (above).
                 unsafe { emit(x, lo, before, keep, kept, rejected, stream) }
@@ -275,57 +279,22 @@ where
 #[cfg(target_arch = "x86_64")]
 mod compress {
     use super::{stream, with_buffer, Pod, Run, CHUNK};
+    use crate::host::isa::Isa;
 
-    /// The vector instructions the packing loop runs on.
-    #[derive(Clone, Copy, PartialEq, Debug)]
-    pub(super) enum Isa {
-        Avx512,
-        Avx2,
+    /// The instruction set elements of `T` are packed with on this CPU:
+    /// the widest it has, for 4- and 8-byte elements and with POPCNT.
+    pub(super) fn isa<T>() -> Option<Isa> {
+        let fits =
+            matches!(std::mem::size_of::<T>(), 4 | 8) && std::is_x86_feature_detected!("popcnt");
+        Isa::widest().filter(|_| fits)
     }
 
-    /// The widest [`Isa`] this CPU has for elements of `T`, if any.
-    fn isa<T>() -> Option<Isa> {
-        if !matches!(std::mem::size_of::<T>(), 4 | 8) || !std::is_x86_feature_detected!("popcnt") {
-            None
-        } else if std::is_x86_feature_detected!("avx512f") {
-            Some(Isa::Avx512)
-        } else if std::is_x86_feature_detected!("avx2") {
-            Some(Isa::Avx2)
-        } else {
-            None
-        }
-    }
-
-    /// Whether this CPU and element type take the compress path.
-    pub(super) fn fits<T>() -> bool {
-        isa::<T>().is_some()
-    }
-
-    /// As [`super::emit`] without rejected elements.
+    /// As [`super::emit`] without rejected elements, on `isa`.
     ///
     /// # Safety
-    /// As for [`super::emit`], and [`fits::<T>`] returned true.
+    /// As for [`super::emit`], and [`isa::<T>`] returned `isa` (the CPU
+    /// has it and POPCNT).
     pub(super) unsafe fn emit<T: Pod, K>(
-        x: &[T],
-        lo: usize,
-        before: Option<T>,
-        keep: &K,
-        kept: Run<'_, T>,
-        stream: bool,
-    ) -> usize
-    where
-        K: Fn(usize, T, Option<T>) -> bool,
-    {
-        let isa = isa::<T>().expect("compress::emit: the caller checks `fits`");
-        // SAFETY: forwarded contract; `isa` is this CPU's.
-        unsafe { emit_on(isa, x, lo, before, keep, kept, stream) }
-    }
-
-    /// [`emit`] on `isa`.
-    ///
-    /// # Safety
-    /// As for [`emit`], and the CPU has `isa` and POPCNT.
-    pub(super) unsafe fn emit_on<T: Pod, K>(
         isa: Isa,
         x: &[T],
         lo: usize,
@@ -506,18 +475,13 @@ mod compress {
         /// through a flush or two.
         #[test]
         fn every_isa_packs_the_kept_elements_in_order() {
-            let isas = [Isa::Avx512, Isa::Avx2];
-            let feature = |i: &Isa| match i {
-                Isa::Avx512 => std::is_x86_feature_detected!("avx512f"),
-                Isa::Avx2 => std::is_x86_feature_detected!("avx2"),
-            };
             if !std::is_x86_feature_detected!("popcnt") {
                 return;
             }
-            for isa in isas.iter().filter(|i| feature(i)) {
+            for isa in Isa::present_all() {
                 for n in [0, 3, 4, 7, 8, 17, 600, 1500] {
-                    check::<u64>(*isa, n);
-                    check::<i32>(*isa, n);
+                    check::<u64>(isa, n);
+                    check::<i32>(isa, n);
                 }
             }
         }
@@ -541,9 +505,9 @@ mod compress {
                     at,
                     end: at + want.len(),
                 };
-                // SAFETY: the CPU has `isa` (filtered) and POPCNT
+                // SAFETY: the CPU has `isa` (present) and POPCNT
                 // (checked); the run is the scratch's alone.
-                let end = unsafe { emit_on(isa, &x, 0, None, &keep, run, false) };
+                let end = unsafe { emit(isa, &x, 0, None, &keep, run, false) };
                 assert_eq!(end, at + want.len(), "{isa:?} {n} at {at}");
                 // SAFETY: nothing else touches the scratch.
                 let got = unsafe { dst.slice_mut(at, end) }.to_vec();

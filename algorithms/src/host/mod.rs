@@ -1,6 +1,7 @@
 //! What the host implementations share: how a space runs work items
 //! ([`HostExec`]), raw access to the Views' elements ([`raw`]), per-thread
-//! reusable buffers ([`buffer`]), non-temporal copies ([`stream`]) and the
+//! reusable buffers ([`buffer`]), non-temporal copies ([`stream`]), the
+//! vector instruction sets the kernels take ([`isa`]) and the
 //! decoupled look-back that chains blocks in one pass ([`lookback`]).
 //!
 //! The host algorithms are written once against [`HostExec`] and run on
@@ -9,6 +10,7 @@
 
 pub(crate) mod buffer;
 pub(crate) mod huge;
+pub(crate) mod isa;
 pub(crate) mod lookback;
 pub(crate) mod raw;
 pub(crate) mod stream;

@@ -67,6 +67,7 @@
 
 use super::{parts, simd, ScanImpl, ScanKind, ScanSpec};
 use crate::host::buffer::with_buffer;
+use crate::host::isa::Isa;
 use crate::host::raw::{Dst, Src};
 use crate::host::{lookback, stream, HostExec, STREAM_BYTES};
 use crate::io::{Input, Output};
@@ -221,14 +222,12 @@ where
         }};
     }
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx512f") {
-        // SAFETY: AVX-512F was just detected.
-        return unsafe { compiled_for!("avx512f")(x, op, f) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 was just detected.
-        return unsafe { compiled_for!("avx2")(x, op, f) };
+    match Isa::widest() {
+        // SAFETY: the CPU has AVX-512F (`widest` detected it).
+        Some(Isa::Avx512) => return unsafe { compiled_for!("avx512f")(x, op, f) },
+        // SAFETY: the CPU has AVX2 (as above).
+        Some(Isa::Avx2) => return unsafe { compiled_for!("avx2")(x, op, f) },
+        None => {}
     }
     aggregate_sums(x, op, f)
 }
@@ -376,7 +375,8 @@ where
     // f64 sums out of place take pass 2 in vectors (see `parts`), into
     // an output on a 64-byte line: blocks start SCAN_BLOCK f64 apart, a
     // multiple of 64 bytes, so block 0's alignment is every block's.
-    let wide = !in_place && dst.contiguous() && dst.past_line(0) == 0 && parts::fits::<T, R>(op);
+    let aligned = !in_place && dst.contiguous() && dst.past_line(0) == 0;
+    let wide = parts::isa::<T, R>(op).filter(|_| aligned);
     if direct && !lanes && src.contiguous() {
         // SAFETY: forwarded contract; `direct` means out of place.
         return unsafe { scan_fix_up(exec, label, &src, &dst, spec) };
@@ -423,13 +423,13 @@ where
                         fetched += len;
                     }
                 };
-                if wide && m > 0 {
+                if let (Some(isa), true) = (wide, m > 0) {
                     // SAFETY: out of place and contiguous; lo..hi belongs
                     // to this block alone.
                     let out = unsafe { dst.slice_mut(lo, hi) };
                     let start = part_starts(acc, &aggs, op);
                     let chain = (PART_FETCH, &mut fetch);
-                    let run = parts::fold_parts(kind, x, m, start, f, out, stream, chain);
+                    let run = parts::fold_parts(isa, kind, x, m, start, f, out, stream, chain);
                     // The block's tail continues the last part's chain.
                     let (xt, ot) = (&x[LANES * m..], &mut out[LANES * m..]);
                     scan_from(kind, xt, op, f, ot, run[LANES - 1]);
@@ -732,6 +732,7 @@ mod tests {
     /// Runs [`parts::fold_parts`] and the tail as the scan does, into a
     /// 64-byte aligned copy of `out`'s room.
     fn vector_parts<U: Copy>(
+        isa: Isa,
         kind: ScanKind,
         x: &[U],
         f: &impl UnaryFunctor<U, Output = f64>,
@@ -748,6 +749,7 @@ mod tests {
         let mut fetched = 0;
         let chain = (CHUNK, |len: usize| fetched += len);
         let run = parts::fold_parts(
+            isa,
             kind,
             x,
             m,
@@ -766,17 +768,13 @@ mod tests {
 
     #[test]
     fn vector_parts_give_the_bits_of_the_lane_fold() {
-        // The widest path, and AVX2 where the CPU also has it.
-        for narrow in [false, true] {
-            parts::on_path(narrow, || {
-                if parts::fits::<f64, _>(&granule_core::reducer::Sum) {
-                    parts_match_the_lane_fold(narrow)
-                }
-            });
+        // Every instruction set the CPU has, the narrower ones included.
+        for isa in Isa::present_all() {
+            parts_match_the_lane_fold(isa);
         }
     }
 
-    fn parts_match_the_lane_fold(narrow: bool) {
+    fn parts_match_the_lane_fold(isa: Isa) {
         let op = granule_core::reducer::Sum;
         let bits = |v: &[f64]| v.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
         for len in [0, 7, 600, 3000, 5000, SCAN_BLOCK - 3, SCAN_BLOCK] {
@@ -795,11 +793,11 @@ mod tests {
                     &mut want,
                     |_, _| {},
                 );
-                let got = vector_parts(ScanKind::Inclusive, &x, &f, 0.5, stream);
+                let got = vector_parts(isa, ScanKind::Inclusive, &x, &f, 0.5, stream);
                 assert_eq!(
                     bits(&got),
                     bits(&want),
-                    "inclusive, len {len}, stream {stream}, narrow {narrow}"
+                    "{isa:?} inclusive, len {len}, stream {stream}"
                 );
                 fold_lanes::<_, _, _, _, false, true>(
                     &x,
@@ -811,11 +809,11 @@ mod tests {
                     &mut want,
                     |_, _| {},
                 );
-                let got = vector_parts(ScanKind::Exclusive, &x, &f, -2.0, stream);
+                let got = vector_parts(isa, ScanKind::Exclusive, &x, &f, -2.0, stream);
                 assert_eq!(
                     bits(&got),
                     bits(&want),
-                    "exclusive, len {len}, stream {stream}, narrow {narrow}"
+                    "{isa:?} exclusive, len {len}, stream {stream}"
                 );
             }
         }

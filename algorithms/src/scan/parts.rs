@@ -16,59 +16,21 @@
 
 use super::host::LANES;
 use super::ScanKind;
+use crate::host::isa::Isa;
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{KnownOp, Reducer};
 use granule_views::Pod;
 use std::any::TypeId;
 
-/// Whether [`fold_parts`] takes scans of `T` under `op`: `f64` sums, on a
-/// CPU with AVX-512F or AVX2.
-pub(super) fn fits<T: Pod, R: Reducer<T>>(op: &R) -> bool {
-    op.known_op() == Some(KnownOp::Sum) && fits_type::<T>()
-}
-
-/// `T` is `f64`, and the CPU has AVX-512F or AVX2.
-fn fits_type<T: Pod>() -> bool {
-    TypeId::of::<T>() == TypeId::of::<f64>() && wide().is_some()
-}
-
-/// Whether the parts fold in one AVX-512 vector (`Some(true)`), two AVX2
-/// vectors (`Some(false)`), or not at all.
-fn wide() -> Option<bool> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[cfg(test)]
-        if NARROW.get() {
-            return std::is_x86_feature_detected!("avx2").then_some(false);
-        }
-        if super::simd::has_avx512f() {
-            Some(true)
-        } else if std::is_x86_feature_detected!("avx2") {
-            Some(false)
-        } else {
-            None
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
+/// The instruction set [`fold_parts`] runs scans of `T` under `op` on:
+/// `f64` sums, on a CPU with AVX-512F or AVX2 (the widest it has).
+pub(super) fn isa<T: Pod, R: Reducer<T>>(op: &R) -> Option<Isa> {
+    let sums = op.known_op() == Some(KnownOp::Sum) && TypeId::of::<T>() == TypeId::of::<f64>();
+    if sums {
+        Isa::widest()
+    } else {
         None
     }
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Tests set it to take the AVX2 path on CPUs that also have AVX-512.
-    static NARROW: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Runs `body` with the AVX2 path (`narrow`) or the widest one, on this
-/// thread.
-#[cfg(test)]
-pub(super) fn on_path<R>(narrow: bool, body: impl FnOnce() -> R) -> R {
-    NARROW.set(narrow);
-    let r = body();
-    NARROW.set(false);
-    r
 }
 
 /// Folds the [`LANES`] parts of `x`, each `m` long (a multiple of 8), side
@@ -83,11 +45,13 @@ pub(super) fn on_path<R>(narrow: bool, body: impl FnOnce() -> R) -> R {
 /// caller fences before it publishes them.
 ///
 /// # Panics
-/// If [`fits`] is false for `T` (so a wrong call panics instead of
-/// faulting), `m` is not a multiple of 8, `x` or `out` is shorter than
-/// `LANES * m`, or `out` does not start on a 64-byte boundary.
+/// If `T` is not `f64` or the CPU lacks `isa` (so a wrong call panics
+/// instead of faulting), `m` is not a multiple of 8, `x` or `out` is
+/// shorter than `LANES * m`, or `out` does not start on a 64-byte
+/// boundary.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn fold_parts<U, T, F>(
+    isa: Isa,
     kind: ScanKind,
     x: &[U],
     m: usize,
@@ -103,10 +67,9 @@ where
     F: UnaryFunctor<U, Output = T>,
 {
     assert!(
-        fits_type::<T>(),
-        "fold_parts: needs f64 and AVX-512F or AVX2"
+        TypeId::of::<T>() == TypeId::of::<f64>() && isa.present(),
+        "fold_parts: needs f64 and {isa:?}"
     );
-    let wide = wide() == Some(true);
     assert!(m.is_multiple_of(8) && chunk.is_multiple_of(8) && chunk > 0);
     assert!(x.len() >= LANES * m && out.len() >= LANES * m);
     assert!(
@@ -125,16 +88,15 @@ where
         while j0 < m {
             let len = chunk.min(m - j0);
             let span = (j0, len);
-            // SAFETY: AVX-512F when `wide`, else AVX2 (asserted); T is f64
-            // (asserted), so `o` points to `out`'s f64s; `j0 + len <= m`,
+            // SAFETY: the CPU has `isa` (asserted); T is f64 (asserted),
+            // so `o` points to `out`'s f64s; `j0 + len <= m`,
             // with `m` and `len` multiples of 8, and `x` and `out` hold
             // `LANES * m` (asserted); `out` is 64-byte aligned (asserted),
             // so is every part's start (`m` is a multiple of 8 elements).
             run = unsafe {
-                if wide {
-                    fold_chunk(inclusive, x, m, span, run, &g, o, stream)
-                } else {
-                    fold_chunk_avx2(inclusive, x, m, span, run, &g, o, stream)
+                match isa {
+                    Isa::Avx512 => fold_chunk(inclusive, x, m, span, run, &g, o, stream),
+                    Isa::Avx2 => fold_chunk_avx2(inclusive, x, m, span, run, &g, o, stream),
                 }
             };
             fetch(LANES * len);
@@ -144,7 +106,7 @@ where
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (inclusive, start, g, o, stream, fetch, wide);
+        let _ = (isa, inclusive, start, g, o, stream, fetch);
         unreachable!("fold_parts off x86-64")
     }
 }

@@ -10,6 +10,7 @@
 //! bits as the scalar chain's, whatever the grouping.
 
 use super::ScanKind;
+use crate::host::isa::Isa;
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{KnownOp, Reducer};
 use granule_views::Pod;
@@ -17,7 +18,7 @@ use std::any::TypeId;
 
 /// Whether scans of `T` under `op` may take [`scan_sums`]: `op` joins
 /// with `+`, `T` is `i32`, `u32`, `i64` or `u64`, and the CPU has
-/// AVX-512F. The vector adds wrap, as `+` does when overflow is not
+/// AVX-512F or AVX2. The vector adds wrap, as `+` does when overflow is not
 /// checked: callers take this path only then (`!cfg!(debug_assertions)`),
 /// so that a debug build still panics on overflow, as the scalar chain
 /// does.
@@ -27,38 +28,7 @@ pub(super) fn fits<T: Pod, R: Reducer<T>>(op: &R) -> bool {
 
 /// `T` is a 4- or 8-byte integer, and the CPU has AVX-512F or AVX2.
 fn fits_type<T: Pod>() -> bool {
-    width::<T>().is_some() && isa().is_some()
-}
-
-/// The vector instructions a kernel runs on.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Isa {
-    /// 64-byte vectors (AVX-512F).
-    Avx512,
-    /// 32-byte vectors (AVX2).
-    Avx2,
-}
-
-/// The widest [`Isa`] this CPU has, if any.
-fn isa() -> Option<Isa> {
-    if has_avx512f() {
-        Some(Isa::Avx512)
-    } else if has_avx2() {
-        Some(Isa::Avx2)
-    } else {
-        None
-    }
-}
-
-fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    width::<T>().is_some() && Isa::widest().is_some()
 }
 
 /// The vector word of `T`: `i64` for `i64` and `u64`, `i32` for `i32` and
@@ -82,17 +52,6 @@ fn width<T: Pod>() -> Option<Width> {
     }
 }
 
-pub(super) fn has_avx512f() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx512f")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// Scans `f(x)` into `out` (as long as `x`) from `carry`, with wrapping
 /// `+`, inclusive or exclusive; returns the running sum after the last
 /// element.
@@ -107,7 +66,7 @@ where
     T: Pod,
     F: UnaryFunctor<U, Output = T>,
 {
-    let isa = isa().expect("scan_sums: needs AVX-512F or AVX2");
+    let isa = Isa::widest().expect("scan_sums: needs AVX-512F or AVX2");
     sums_on(isa, kind, x, f, out, carry)
 }
 
@@ -122,21 +81,13 @@ where
     F: UnaryFunctor<U, Output = T>,
 {
     assert!(
-        width::<T>().is_some() && has(isa),
+        width::<T>().is_some() && isa.present(),
         "scan_sums: needs a 4- or 8-byte integer and {isa:?}"
     );
     assert_eq!(x.len(), out.len(), "scan_sums: input and output lengths");
     // SAFETY: the CPU has `isa` and `T` is an integer of a word's width
     // (asserted); the lengths are equal (asserted).
     unsafe { run::<U, T, F, false>(isa, kind, x, f, out, carry) }
-}
-
-/// Whether the CPU has `isa`.
-fn has(isa: Isa) -> bool {
-    match isa {
-        Isa::Avx512 => has_avx512f(),
-        Isa::Avx2 => has_avx2(),
-    }
 }
 
 /// [`scan_sums`] into an output that leaves the cache: from the first
@@ -159,7 +110,7 @@ where
     T: Pod,
     F: UnaryFunctor<U, Output = T>,
 {
-    let isa = isa().expect("scan_sums_streamed: needs AVX-512F or AVX2");
+    let isa = Isa::widest().expect("scan_sums_streamed: needs AVX-512F or AVX2");
     streamed_on(isa, kind, x, f, out, carry)
 }
 
@@ -252,7 +203,11 @@ where
 /// # Panics
 /// As for [`scan_sums`].
 pub(super) fn add_to<T: Pod>(out: &mut [T], p: T) {
-    add_on(isa().expect("add_to: needs AVX-512F or AVX2"), out, p)
+    add_on(
+        Isa::widest().expect("add_to: needs AVX-512F or AVX2"),
+        out,
+        p,
+    )
 }
 
 /// [`add_to`] on `isa`.
@@ -261,7 +216,7 @@ pub(super) fn add_to<T: Pod>(out: &mut [T], p: T) {
 /// If the CPU lacks `isa`, or as for [`scan_sums`].
 fn add_on<T: Pod>(isa: Isa, out: &mut [T], p: T) {
     assert!(
-        width::<T>().is_some() && has(isa),
+        width::<T>().is_some() && isa.present(),
         "add_to: needs a 4- or 8-byte integer and {isa:?}"
     );
     #[cfg(target_arch = "x86_64")]
@@ -373,47 +328,52 @@ trait Lanes<W: Word>: Vector {
     unsafe fn first(v: Self::V) -> W;
 }
 
+/// The [`Vector`] impl of one instruction set: its vector type and size,
+/// and its unaligned load, unaligned store and streaming store.
 #[cfg(target_arch = "x86_64")]
-impl Vector for Zmm {
-    type V = std::arch::x86_64::__m512i;
-    const BYTES: usize = 64;
-    #[inline(always)]
-    unsafe fn load<W>(p: *const W) -> Self::V {
-        // SAFETY: AVX-512F and a valid pointer (the caller's contract).
-        unsafe { std::arch::x86_64::_mm512_loadu_si512(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store<W>(p: *mut W, v: Self::V) {
-        // SAFETY: as above.
-        unsafe { std::arch::x86_64::_mm512_storeu_si512(p.cast(), v) }
-    }
-    #[inline(always)]
-    unsafe fn stream<W>(p: *mut W, v: Self::V) {
-        // SAFETY: as above, 64-byte aligned.
-        unsafe { std::arch::x86_64::_mm512_stream_si512(p.cast(), v) }
-    }
+macro_rules! vector {
+    ($isa:ident, $v:ident, $bytes:literal, $load:ident, $store:ident, $stream:ident) => {
+        impl Vector for $isa {
+            type V = std::arch::x86_64::$v;
+            const BYTES: usize = $bytes;
+            #[inline(always)]
+            unsafe fn load<W>(p: *const W) -> Self::V {
+                // SAFETY: the instruction set and a valid pointer (the
+                // caller's contract).
+                unsafe { std::arch::x86_64::$load(p.cast()) }
+            }
+            #[inline(always)]
+            unsafe fn store<W>(p: *mut W, v: Self::V) {
+                // SAFETY: as above.
+                unsafe { std::arch::x86_64::$store(p.cast(), v) }
+            }
+            #[inline(always)]
+            unsafe fn stream<W>(p: *mut W, v: Self::V) {
+                // SAFETY: as above, aligned to the vector's size.
+                unsafe { std::arch::x86_64::$stream(p.cast(), v) }
+            }
+        }
+    };
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Vector for Ymm {
-    type V = std::arch::x86_64::__m256i;
-    const BYTES: usize = 32;
-    #[inline(always)]
-    unsafe fn load<W>(p: *const W) -> Self::V {
-        // SAFETY: AVX2 and a valid pointer (the caller's contract).
-        unsafe { std::arch::x86_64::_mm256_loadu_si256(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store<W>(p: *mut W, v: Self::V) {
-        // SAFETY: as above.
-        unsafe { std::arch::x86_64::_mm256_storeu_si256(p.cast(), v) }
-    }
-    #[inline(always)]
-    unsafe fn stream<W>(p: *mut W, v: Self::V) {
-        // SAFETY: as above, 32-byte aligned.
-        unsafe { std::arch::x86_64::_mm256_stream_si256(p.cast(), v) }
-    }
-}
+vector!(
+    Zmm,
+    __m512i,
+    64,
+    _mm512_loadu_si512,
+    _mm512_storeu_si512,
+    _mm512_stream_si512
+);
+#[cfg(target_arch = "x86_64")]
+vector!(
+    Ymm,
+    __m256i,
+    32,
+    _mm256_loadu_si256,
+    _mm256_storeu_si256,
+    _mm256_stream_si256
+);
 
 /// `splat`, `add` and `sub` of one word type's [`Lanes`] impl: the
 /// intrinsics named, under the caller's contract (the CPU has them).
@@ -571,7 +531,7 @@ const VECTORS: usize = 4;
 
 /// The vector scan on `I`'s vectors; with `STREAM`, whole vectors leave
 /// through non-temporal stores. Inlined into the entry points that
-/// [`entries`] makes, which compile it for their instruction set.
+/// `entries!` makes, which compile it for their instruction set.
 ///
 /// # Safety
 /// The CPU has `I`'s instruction set and the caller is compiled for it;
@@ -757,14 +717,6 @@ mod tests {
         (out, acc)
     }
 
-    /// The instruction sets this CPU has: each is checked.
-    fn isas() -> Vec<Isa> {
-        [Isa::Avx512, Isa::Avx2]
-            .into_iter()
-            .filter(|&i| has(i))
-            .collect()
-    }
-
     fn draws(n: usize) -> Vec<u64> {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         (0..n)
@@ -780,7 +732,7 @@ mod tests {
     #[test]
     fn sums_match_the_scalar_chain() {
         // No instruction set: nothing to check, `fits` is false.
-        for isa in isas() {
+        for isa in Isa::present_all() {
             sums_match_on(isa);
         }
     }
@@ -840,7 +792,7 @@ mod tests {
 
     #[test]
     fn streamed_sums_match_the_scalar_chain_at_every_offset() {
-        for isa in isas() {
+        for isa in Isa::present_all() {
             streamed_sums_match_on(isa);
         }
     }
@@ -879,20 +831,19 @@ mod tests {
 
     #[test]
     fn add_to_adds_everywhere() {
-        for (isa, len) in isas()
-            .into_iter()
-            .flat_map(|i| [0, 1, 7, 8, 9, 15, 16, 17, 31, 100].map(|n| (i, n)))
-        {
-            let mut v: Vec<i64> = (0..len as i64).collect();
-            add_on(isa, &mut v, i64::MAX);
-            let want: Vec<i64> = (0..len as i64).map(|i| i.wrapping_add(i64::MAX)).collect();
-            assert_eq!(v, want, "i64 {len}");
-            let mut v: Vec<u32> = (0..len as u32).collect();
-            add_on(isa, &mut v, u32::MAX - 3);
-            let want: Vec<u32> = (0..len as u32)
-                .map(|i| i.wrapping_add(u32::MAX - 3))
-                .collect();
-            assert_eq!(v, want, "u32 {len}");
+        for isa in Isa::present_all() {
+            for len in [0, 1, 7, 8, 9, 15, 16, 17, 31, 100] {
+                let mut v: Vec<i64> = (0..len as i64).collect();
+                add_on(isa, &mut v, i64::MAX);
+                let want: Vec<i64> = (0..len as i64).map(|i| i.wrapping_add(i64::MAX)).collect();
+                assert_eq!(v, want, "i64 {len}");
+                let mut v: Vec<u32> = (0..len as u32).collect();
+                add_on(isa, &mut v, u32::MAX - 3);
+                let want: Vec<u32> = (0..len as u32)
+                    .map(|i| i.wrapping_add(u32::MAX - 3))
+                    .collect();
+                assert_eq!(v, want, "u32 {len}");
+            }
         }
     }
 
@@ -909,7 +860,7 @@ mod tests {
             fits::<i32, _>(&Sum),
             fits::<u32, _>(&Sum),
         ] {
-            assert_eq!(ok, has_avx512f() || has_avx2());
+            assert_eq!(ok, Isa::widest().is_some());
         }
     }
 
