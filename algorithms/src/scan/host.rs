@@ -23,12 +23,11 @@
 //!    line first. Meanwhile the worker's next block (claimed with this
 //!    one, or at the look-back of a worker's first block) is prefetched
 //!    into L2, as many bytes as are written, so its reads overlap these
-//!    writes. Where vectors can do it, the stores leave from registers:
-//!    with AVX-512, `f64` sums fold their 8 parts as the lanes of one
-//!    vector ([`parts`], the same bits); with AVX-512 or AVX2, integer
-//!    sums scan in vectors ([`simd`]), into outputs on a 64-byte
-//!    boundary; every other scan stages L1-sized chunks and copies them
-//!    out.
+//!    writes. Where vectors can do it (AVX-512 or AVX2), the stores
+//!    leave from registers: `f64` sums fold their 8 parts as the lanes
+//!    of one or two vectors ([`parts`], the same bits) and integer sums
+//!    scan in vectors ([`simd`]), into outputs on a 64-byte boundary;
+//!    every other scan stages L1-sized chunks and copies them out.
 //!
 //! Element `i` of a block is `((s ⊕ x[j]) ⊕ …) ⊕ x[i]`, where `j` starts
 //! its chain (the block's start, or its part's for floats) and `s` is the
@@ -61,9 +60,9 @@
 //!
 //! Sums of 4- and 8-byte integers run their single chain in AVX-512 or
 //! AVX2 vectors where the CPU has them and overflow is not checked
-//! ([`simd`]); out of place and with AVX-512, `f64` sums run pass 2's 8
-//! chains in one vector ([`parts`]); every other scan folds element by
-//! element as above.
+//! ([`simd`]); out of place, `f64` sums run pass 2's 8 chains in one
+//! AVX-512 vector or two AVX2 ones ([`parts`]); every other scan folds
+//! element by element as above.
 
 use super::{parts, simd, ScanImpl, ScanKind, ScanSpec};
 use crate::host::buffer::with_buffer;
