@@ -114,11 +114,11 @@ macro_rules! host_soundness_tests {
             assert!(text.contains("user code failed"), "{text}");
             // A predicate whose answers change between calls (safe code,
             // through an atomic) may give a wrong selection, but must not
-            // make a block write into another block's range: it panics.
-            // With one worker, compaction calls it once per element (every
-            // block knows its place before it starts), so there is no
+            // make a block write into another block's range. Out of place,
+            // every space calls it once per element (a block gathers what
+            // it keeps before it knows where that goes), so there is no
             // second answer to differ: the selection is the one it made.
-            let impure = move || {
+            let out_of_place = move || {
                 let s = space();
                 let x = view_in(&s, "x", (0..n as i64).collect());
                 let mut y = view_in(&s, "y", vec![0i64; n]);
@@ -129,13 +129,32 @@ macro_rules! host_soundness_tests {
                 .expect("copy_if");
                 (kept, read(&y), calls.into_inner())
             };
+            let (kept, y, calls) = out_of_place();
+            assert_eq!((kept, calls), (n - 1, n));
+            // The element of the first call is the one left out.
+            let first = (0..n - 1).find(|&i| y[i] != i as i64).unwrap_or(n - 1) as i64;
+            let want: Vec<i64> = (0..n as i64).filter(|&v| v != first).collect();
+            assert_eq!(y[..n - 1], want[..], "order kept, one element left out");
+            // In place with several workers, a block counts what it keeps
+            // before it copies (calling the predicate twice): a second
+            // answer that keeps more than the count panics. With one
+            // worker every block knows its place first and calls it once.
+            let in_place = move || {
+                let s = space();
+                let mut x = view_in(&s, "x", (0..n as i64).collect());
+                let calls = std::sync::atomic::AtomicUsize::new(0);
+                let kept = remove_if(&s, &mut x, |_: i64| {
+                    calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 0
+                });
+                (kept, read(&x), calls.into_inner())
+            };
             if space().concurrency() == 1 {
-                let (kept, y, calls) = impure();
+                let (kept, x, calls) = in_place();
                 assert_eq!((kept, calls), (n - 1, n));
-                assert!(y[..n - 1].iter().zip(1..).all(|(&v, i)| v == i));
+                assert!(x[..n - 1].iter().zip(1..).all(|(&v, i)| v == i));
             } else {
                 let text = crate::soundness::panic_text("impure predicate", move || {
-                    impure();
+                    in_place();
                 });
                 assert!(text.contains("must be a pure function"), "{text}");
             }

@@ -1,30 +1,32 @@
 //! Stream compaction on the host spaces: predicate, scan of the counts
 //! and scatter fused in one pass, chained by decoupled look-back.
 //!
-//! Block `b` reads its input from memory once and counts the elements to
-//! keep (pass 1); it publishes its count and looks back for the number of
-//! elements kept before it; then it goes over the block again (in cache)
-//! and copies the kept elements to that place in the output, gathered
-//! branch-free in L1-sized chunks (`stage[k] = x; k += keep`) that leave
-//! with one copy each, through non-temporal stores for large outputs (a
-//! partition also gathers the rejected ones). A block's first chunk is
-//! cut where its run reaches a 64-byte line, so every later copy starts
-//! on a line and streams whole lines (2^27 i64 `copy_if`, driver, six
-//! alternating rounds: 73-79 ms against 73-90, median 77 against 89).
-//! The input is read from memory once and each kept element written
-//! once; the predicate is called twice per element, so it must be a pure
-//! function.
+//! **Out of place**, block `b` reads its input from memory once and
+//! gathers the elements it keeps (and, for a partition, those it
+//! rejects), in order, into block-sized buffers of its thread's, which
+//! stay in L2: 4 or 8 at a time by a vector permute where the CPU has one
+//! (`compress`), branch-free scalar (`stage[k] = x; k += keep`) otherwise.
+//! It then publishes its count, looks back for the number of elements
+//! kept before it, and copies the buffers to that place in the outputs,
+//! through non-temporal stores for large outputs. The input is read from
+//! memory once, each kept element written once, and the predicate called
+//! once per element. Counting first and packing in a second pass over
+//! the block (the scans' shape) was slower: 2^27 i64 `copy_if` on a
+//! 2-core AVX2 VM, driver, three alternating rounds: 97-103 ms staged
+//! against 127-135 ms, and 0.73-0.78 against 0.82-1.0 ms at 2^20.
 //!
 //! **One worker** (Serial, a one-thread Rayon space), when the output
 //! stays in cache: every block knows its place when it starts, so it
-//! skips the count, copies in one pass and publishes where its run ended
+//! copies at once in L1-sized chunks and publishes where its run ended
 //! (counts are exact, so nothing regroups). At 2^20 i64 on Serial
 //! (driver, three rounds) that took 0.49-0.57 ms (one outlier at 1.2)
-//! against 0.89-1.07 ms.
+//! against 0.89-1.07 ms for counting first.
 //!
-//! **In place** (`remove_if`, `unique`): block `b` writes below its own
-//! end, into the input of blocks `≤ b`. It writes only once its prefix is
-//! known (after its look-back, or at once with one worker), and a block
+//! **In place** (`remove_if`, `unique`): block `b` counts what it keeps
+//! (pass 1), looks back, then copies (pass 2, calling the predicate again,
+//! so it must be a pure function). It writes below its own end, into the
+//! input of blocks `≤ b`, only once its prefix is known (after its
+//! look-back, or at once with one worker), and a block
 //! publishes its count only after it has copied its whole input to a
 //! private buffer (pass 2 reads the copy), so every block it overwrites
 //! has finished reading; later blocks read only above its end. `unique`
@@ -42,6 +44,9 @@ use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{Logical, Sum};
 use granule_core::Serial;
 use granule_views::{HostSpace, Pod};
+
+/// A block's elements, the index of the first and the element before it.
+type Part<'x, T> = (&'x [T], usize, Option<T>);
 
 /// Where a compaction writes.
 struct Outs<T> {
@@ -82,15 +87,19 @@ where
     } else {
         BLOCK
     };
-    // Not with more workers: a block that skips its count publishes
-    // nothing until it has copied, and the next block's owner waits all
-    // that time (two threads at 2^20 i64 ran slower, 0.94-1.37 ms against
-    // 0.75-1.01); nor for streamed outputs (2 threads at 2^27: 103-121
-    // ms against 76-95; reading memory in the copy loop is slow here).
+    // Copying at once, with no look-back: not with more workers, since
+    // such a block publishes nothing until it has copied, and the next
+    // block's owner waits all that time (two threads at 2^20 i64 ran
+    // slower, 0.94-1.37 ms against 0.75-1.01 for counting first); nor for
+    // streamed outputs (2 threads at 2^27: 103-121 ms against 76-95;
+    // reading memory in the copy loop is slow here). Other blocks out of
+    // place are staged, and publish their counts before they copy.
     let one_pass = exec.concurrency() == 1 && !stream;
     // The vector packing, detected once for the whole call.
     #[cfg(target_arch = "x86_64")]
     let packer = compress::isa::<T>();
+    #[cfg(not(target_arch = "x86_64"))]
+    let packer = None;
     let total = lookback::run(exec, label, block_count(n, BLOCK), &Sum, None, |blk| {
         let (lo, hi) = block_bounds(0, n, BLOCK, blk.index);
         let before = match (prev, blk.index) {
@@ -112,6 +121,11 @@ where
             // it skips the count (counts are exact, so nothing regroups),
             // copies in one pass and publishes where its run ended.
             let known = if one_pass { blk.known() } else { None };
+            if known.is_none() && !outs.in_place {
+                // SAFETY: out of place (checked), and the caller's contract
+                // sizes the outputs.
+                return unsafe { staged((x, lo, before), keep, &outs, stream, packer, blk) };
+            }
             let (at, counted) = match known {
                 Some(p) => (p.unwrap_or(0), None),
                 None => {
@@ -135,16 +149,8 @@ where
                 at: lo - at,
                 end: hi - at - counted.unwrap_or(0),
             });
-            let end = 'emit: {
-                #[cfg(target_arch = "x86_64")]
-                if let (None, Some(isa)) = (&rejected, packer) {
-                    // SAFETY: as below; `compress::isa` checked the CPU and
-                    // the element size.
-                    break 'emit unsafe { compress::emit(isa, x, lo, before, keep, kept, stream) };
-                }
-                // SAFETY: the runs are this block's alone (above).
-                unsafe { emit(x, lo, before, keep, kept, rejected, stream) }
-            };
+            // SAFETY: the runs are this block's alone (above).
+            let end = unsafe { emit_any(packer, (x, lo, before), keep, kept, rejected, stream) };
             if counted.is_none() {
                 blk.finish(end);
             }
@@ -152,6 +158,102 @@ where
         })
     });
     total.unwrap_or(0)
+}
+
+/// A block whose place is not known yet, out of place: its selected
+/// elements (and rejected ones) are gathered in order into block-sized
+/// buffers of this thread's, which stay in L2; then the count is
+/// published, the prefix looked back for, and the buffers copied out
+/// (streamed when `stream`). The input is read from memory once and the
+/// predicate called once per element.
+///
+/// # Safety
+/// The outputs are not `part`'s input, and each is long enough for
+/// everything `keep` selects (or rejects) in the whole input.
+#[allow(clippy::too_many_arguments)]
+unsafe fn staged<T: Pod, K, R>(
+    part: Part<'_, T>,
+    keep: &K,
+    outs: &Outs<T>,
+    stream: bool,
+    packer: Option<Packer>,
+    blk: &lookback::Block<'_, '_, usize, R>,
+) -> Result<(), lookback::Abandoned>
+where
+    K: Fn(usize, T, Option<T>) -> bool,
+    R: granule_core::reducer::Reducer<usize>,
+{
+    let (len, lo) = (part.0.len(), part.1);
+    let split = if outs.rejected.is_some() { len } else { 0 };
+    with_buffer::<T, _>(len, |ks| {
+        with_buffer::<T, _>(split, |rs| {
+            let (k, r) = match (&outs.rejected, packer) {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `compress::isa` returned `isa`.
+                (None, Some(isa)) => (unsafe { compress::gather(isa, part, keep, ks) }, 0),
+                _ => {
+                    let split = outs.rejected.is_some().then_some(&mut *rs);
+                    let never = |_: &[T]| unreachable!("a staged block is never drained");
+                    gather(
+                        part,
+                        keep,
+                        ks,
+                        split,
+                        (usize::MAX, never),
+                        (usize::MAX, never),
+                    )
+                }
+            };
+            let at = blk.prefix(k)?.unwrap_or(0);
+            // SAFETY: this block's kept elements go to at..at + k and its
+            // rejected ones to (lo - at)..(lo - at + r), disjoint from every
+            // other block's (the prefix counts the kept elements before it);
+            // `write` checks them against the outputs' lengths.
+            unsafe {
+                outs.kept.write(at, &ks[..k], stream);
+                if let Some(rejected) = &outs.rejected {
+                    rejected.write(lo - at, &rs[..r], stream);
+                }
+            }
+            if stream {
+                stream::fence();
+            }
+            Ok(())
+        })
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+type Packer = crate::host::isa::Isa;
+#[cfg(not(target_arch = "x86_64"))]
+type Packer = std::convert::Infallible;
+
+/// [`emit`], or its vector form when there is no rejected run and the CPU
+/// packs `T` (`packer`).
+///
+/// # Safety
+/// As for [`emit`]; `packer` came from [`compress::isa`].
+unsafe fn emit_any<T: Pod, K>(
+    packer: Option<Packer>,
+    part: Part<'_, T>,
+    keep: &K,
+    kept: Run<'_, T>,
+    rejected: Option<Run<'_, T>>,
+    stream: bool,
+) -> usize
+where
+    K: Fn(usize, T, Option<T>) -> bool,
+{
+    #[cfg(target_arch = "x86_64")]
+    if let (None, Some(isa)) = (&rejected, packer) {
+        // SAFETY: forwarded contract; `compress::isa` checked the CPU and
+        // the element size.
+        return unsafe { compress::emit(isa, part, keep, kept, stream) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = packer;
+    // SAFETY: forwarded contract.
+    unsafe { emit(part, keep, kept, rejected, stream) }
 }
 
 /// Where a block's selected (or rejected) elements go: `at..end` of an
@@ -209,18 +311,15 @@ where
 const CHUNK: usize = 512;
 
 /// Pass 2: copies the selected elements of `x` to the `kept` run (and
-/// the others to the `rejected` run), in order, gathering
-/// them branch-free (`stage[k] = x; k += keep`) in L1-sized chunks that
-/// leave with one (streaming, when `stream`) copy each. Returns where the
-/// kept run ended.
+/// the others to the `rejected` run), in order, gathering them in
+/// L1-sized chunks that leave with one (streaming, when `stream`) copy
+/// each. Returns where the kept run ended.
 ///
 /// # Safety
 /// Nothing but this block touches the runs' ranges during the call.
 #[inline(always)]
 unsafe fn emit<T: Pod, K>(
-    x: &[T],
-    lo: usize,
-    mut before: Option<T>,
+    part: Part<'_, T>,
     keep: &K,
     mut kept: Run<'_, T>,
     mut rejected: Option<Run<'_, T>>,
@@ -232,35 +331,29 @@ where
     let split = if rejected.is_some() { CHUNK + 1 } else { 0 };
     with_buffer::<T, _>(CHUNK + 1, |ks| {
         with_buffer::<T, _>(split, |rs| {
-            let (mut k, mut r) = (0, 0);
-            let mut limit = kept.first_flush(CHUNK);
-            let mut limit_r = rejected.as_ref().map_or(CHUNK, |r| r.first_flush(CHUNK));
-            let partition = rejected.is_some();
-            for (j, &v) in x.iter().enumerate() {
-                let yes = keep(lo + j, v, before);
-                before = Some(v);
-                // k < limit <= CHUNK always: it is flushed on reaching limit.
-                ks[k] = v;
-                k += usize::from(yes);
-                if partition {
-                    rs[r] = v;
-                    r += usize::from(!yes);
+            let first_r = rejected.as_ref().map_or(CHUNK, |r| r.first_flush(CHUNK));
+            let first_k = kept.first_flush(CHUNK);
+            let split = rejected.is_some().then_some(&mut *rs);
+            // SAFETY: the caller's contract.
+            let drain_k = |full: &[T]| unsafe { kept.push(full, stream) };
+            let drain_r = |full: &[T]| {
+                if let Some(run) = rejected.as_mut() {
+                    // SAFETY: as above.
+                    unsafe { run.push(full, stream) };
                 }
-                if k == limit {
-                    // SAFETY: forwarded contract.
-                    unsafe { kept.push(&ks[..k], stream) };
-                    (k, limit) = (0, CHUNK);
-                }
-                if let (Some(run), true) = (rejected.as_mut(), r == limit_r) {
-                    // SAFETY: forwarded contract.
-                    unsafe { run.push(&rs[..r], stream) };
-                    (r, limit_r) = (0, CHUNK);
-                }
-            }
-            // SAFETY: forwarded contract.
+            };
+            let (k, r) = gather(
+                part,
+                keep,
+                ks,
+                split,
+                (first_k, drain_k),
+                (first_r, drain_r),
+            );
+            // SAFETY: the caller's contract.
             unsafe { kept.push(&ks[..k], stream) };
             if let Some(run) = rejected.as_mut() {
-                // SAFETY: forwarded contract.
+                // SAFETY: the caller's contract.
                 unsafe { run.push(&rs[..r], stream) };
             }
             if stream {
@@ -271,6 +364,52 @@ where
     })
 }
 
+/// The scalar gathering loop: the elements of the part that `keep`
+/// selects go in order to `ks` (and the others to `rs`), branch-free
+/// (`ks[k] = x; k += keep`). A buffer that reaches its limit is drained
+/// (its first `limit` elements handed to its drain) and starts over, with
+/// a limit of [`CHUNK`] from then on. Returns how many each buffer holds
+/// at the end.
+///
+/// # Panics
+/// If a buffer is shorter than the part and than its limits + 1.
+#[inline(always)]
+fn gather<T: Pod, K>(
+    (x, lo, mut before): Part<'_, T>,
+    keep: &K,
+    ks: &mut [T],
+    mut rs: Option<&mut [T]>,
+    (mut limit_k, mut drain_k): (usize, impl FnMut(&[T])),
+    (mut limit_r, mut drain_r): (usize, impl FnMut(&[T])),
+) -> (usize, usize)
+where
+    K: Fn(usize, T, Option<T>) -> bool,
+{
+    let roomy = |buf: &[T], limit: usize| buf.len() >= x.len() || buf.len() > limit.max(CHUNK);
+    assert!(roomy(ks, limit_k) && rs.as_deref().is_none_or(|rs| roomy(rs, limit_r)));
+    let (mut k, mut r) = (0, 0);
+    for (j, &v) in x.iter().enumerate() {
+        let yes = keep(lo + j, v, before);
+        before = Some(v);
+        // k < limit (drained on reaching it) and k <= j < len.
+        ks[k] = v;
+        k += usize::from(yes);
+        if let Some(rs) = rs.as_deref_mut() {
+            rs[r] = v;
+            r += usize::from(!yes);
+            if r == limit_r {
+                drain_r(&rs[..r]);
+                (r, limit_r) = (0, CHUNK);
+            }
+        }
+        if k == limit_k {
+            drain_k(&ks[..k]);
+            (k, limit_k) = (0, CHUNK);
+        }
+    }
+    (k, r)
+}
+
 /// Pass 2 in vectors: 8 or 16 elements at a time with AVX-512 (4 or 8
 /// with AVX2), the predicate's answers gathered into a mask and the kept
 /// elements packed by one `vpcompress` (AVX2: one `vpermd` by a table of
@@ -278,7 +417,7 @@ where
 /// one dependent store per element.
 #[cfg(target_arch = "x86_64")]
 mod compress {
-    use super::{stream, with_buffer, Pod, Run, CHUNK};
+    use super::{stream, with_buffer, Part, Pod, Run, CHUNK};
     use crate::host::isa::Isa;
 
     /// The instruction set elements of `T` are packed with on this CPU:
@@ -296,35 +435,71 @@ mod compress {
     /// has it and POPCNT).
     pub(super) unsafe fn emit<T: Pod, K>(
         isa: Isa,
-        x: &[T],
-        lo: usize,
-        before: Option<T>,
+        (x, lo, before): Part<'_, T>,
         keep: &K,
-        kept: Run<'_, T>,
+        mut kept: Run<'_, T>,
         stream: bool,
     ) -> usize
     where
         K: Fn(usize, T, Option<T>) -> bool,
     {
-        let end = with_buffer::<T, _>(CHUNK + 16, |stage| {
-            let run = (x, lo, before, kept, stream);
+        with_buffer::<T, _>(CHUNK + 16, |stage| {
+            let first = kept.first_flush(CHUNK);
+            // SAFETY: the caller's contract: the run is this block's alone.
+            let flush = |full: &[T]| unsafe { kept.push(full, stream) };
             // SAFETY: forwarded contract: the CPU has `isa` and POPCNT.
-            unsafe {
-                match isa {
-                    Isa::Avx512 => pack_avx512(run, keep, stage),
-                    Isa::Avx2 => pack_avx2(run, keep, stage),
-                }
-            }
+            let k = unsafe { pack(isa, (x, lo, before), keep, stage, (first, flush)) };
+            // SAFETY: as for `flush`.
+            unsafe { kept.push(&stage[..k], stream) };
         });
         if stream {
             stream::fence();
         }
-        end
+        kept.at
     }
 
-    /// What a packing loop works on: the block, its first index, the
-    /// element before it, the kept run and whether it streams.
-    type Block<'x, 'd, T> = (&'x [T], usize, Option<T>, Run<'d, T>, bool);
+    /// Packs the elements of `x` that `keep` selects, in order, at the
+    /// start of `stage` (at least `x.len()` long); returns how many.
+    ///
+    /// # Safety
+    /// [`isa::<T>`] returned `isa`.
+    pub(super) unsafe fn gather<T: Pod, K>(
+        isa: Isa,
+        part: Part<'_, T>,
+        keep: &K,
+        stage: &mut [T],
+    ) -> usize
+    where
+        K: Fn(usize, T, Option<T>) -> bool,
+    {
+        assert!(stage.len() >= part.0.len());
+        let never = |_: &[T]| unreachable!("a whole block is gathered without flushing");
+        // SAFETY: forwarded contract; the stage holds the whole part.
+        unsafe { pack(isa, part, keep, stage, (usize::MAX, never)) }
+    }
+
+    /// [`pack_with`] on `isa`.
+    ///
+    /// # Safety
+    /// As for [`pack_with`], and the CPU has `isa` and POPCNT.
+    unsafe fn pack<T: Pod, K>(
+        isa: Isa,
+        part: Part<'_, T>,
+        keep: &K,
+        stage: &mut [T],
+        drain: (usize, impl FnMut(&[T])),
+    ) -> usize
+    where
+        K: Fn(usize, T, Option<T>) -> bool,
+    {
+        // SAFETY: forwarded contract.
+        unsafe {
+            match isa {
+                Isa::Avx512 => pack_avx512(part, keep, stage, drain),
+                Isa::Avx2 => pack_avx2(part, keep, stage, drain),
+            }
+        }
+    }
 
     /// The packing loop, for vectors of `BYTES` bytes: `squeeze(from,
     /// mask, to)` writes the elements of the vector at `from` that `mask`
@@ -335,10 +510,11 @@ mod compress {
     /// As for [`emit`]; `squeeze` may be called with `from` valid for
     /// `BYTES` bytes of reads and `to` for `BYTES` bytes of writes.
     #[inline(always)]
-    unsafe fn pack<T: Pod, K, const BYTES: usize>(
-        (x, lo, mut before, mut kept, stream): Block<'_, '_, T>,
+    unsafe fn pack_with<T: Pod, K, const BYTES: usize>(
+        (x, lo, mut before): Part<'_, T>,
         keep: &K,
         stage: &mut [T],
+        (mut limit, mut flush): (usize, impl FnMut(&[T])),
         squeeze: impl Fn(*const u8, u16, *mut u8),
     ) -> usize
     where
@@ -346,9 +522,12 @@ mod compress {
     {
         let size = std::mem::size_of::<T>();
         let lanes = BYTES / size;
+        assert!(
+            stage.len() >= x.len() || (limit <= CHUNK && stage.len() >= CHUNK + 16),
+            "compaction staging buffer too small"
+        );
         let (sp, xp) = (stage.as_mut_ptr().cast::<u8>(), x.as_ptr().cast::<u8>());
         let (mut j, mut k) = (0, 0);
-        let mut limit = kept.first_flush(CHUNK);
         while j + lanes <= x.len() {
             let mut m = 0u16;
             for (l, &v) in x[j..j + lanes].iter().enumerate() {
@@ -364,8 +543,7 @@ mod compress {
             k += m.count_ones() as usize;
             j += lanes;
             if k >= limit {
-                // SAFETY: the caller's contract.
-                unsafe { kept.push(&stage[..limit], stream) };
+                flush(&stage[..limit]);
                 stage.copy_within(limit..k, 0);
                 (k, limit) = (k - limit, CHUNK);
             }
@@ -375,9 +553,7 @@ mod compress {
             k += usize::from(keep(lo + j + l, v, before));
             before = Some(v);
         }
-        // SAFETY: the caller's contract.
-        unsafe { kept.push(&stage[..k], stream) };
-        kept.at
+        k
     }
 
     /// [`pack`] with AVX-512 compress, compiled for AVX-512F.
@@ -385,7 +561,12 @@ mod compress {
     /// # Safety
     /// As for [`emit`], with AVX-512F and POPCNT.
     #[target_feature(enable = "avx512f,popcnt")]
-    unsafe fn pack_avx512<T: Pod, K>(block: Block<'_, '_, T>, keep: &K, stage: &mut [T]) -> usize
+    unsafe fn pack_avx512<T: Pod, K>(
+        part: Part<'_, T>,
+        keep: &K,
+        stage: &mut [T],
+        drain: (usize, impl FnMut(&[T])),
+    ) -> usize
     where
         K: Fn(usize, T, Option<T>) -> bool,
     {
@@ -404,7 +585,7 @@ mod compress {
             _mm512_storeu_si512(to.cast(), c);
         };
         // SAFETY: forwarded contract; `squeeze` keeps `pack`'s promise.
-        unsafe { pack::<T, K, 64>(block, keep, stage, squeeze) }
+        unsafe { pack_with::<T, K, 64>(part, keep, stage, drain, squeeze) }
     }
 
     /// [`pack`] with AVX2 permutes, compiled for AVX2.
@@ -412,7 +593,12 @@ mod compress {
     /// # Safety
     /// As for [`emit`], with AVX2 and POPCNT.
     #[target_feature(enable = "avx2,popcnt")]
-    unsafe fn pack_avx2<T: Pod, K>(block: Block<'_, '_, T>, keep: &K, stage: &mut [T]) -> usize
+    unsafe fn pack_avx2<T: Pod, K>(
+        part: Part<'_, T>,
+        keep: &K,
+        stage: &mut [T],
+        drain: (usize, impl FnMut(&[T])),
+    ) -> usize
     where
         K: Fn(usize, T, Option<T>) -> bool,
     {
@@ -431,7 +617,7 @@ mod compress {
             _mm256_storeu_si256(to.cast(), _mm256_permutevar8x32_epi32(v, order));
         };
         // SAFETY: forwarded contract; `squeeze` keeps `pack`'s promise.
-        unsafe { pack::<T, K, 32>(block, keep, stage, squeeze) }
+        unsafe { pack_with::<T, K, 32>(part, keep, stage, drain, squeeze) }
     }
 
     /// For each mask of 8 four-byte lanes, the lanes it selects, in order
@@ -507,12 +693,21 @@ mod compress {
                 };
                 // SAFETY: the CPU has `isa` (present) and POPCNT
                 // (checked); the run is the scratch's alone.
-                let end = unsafe { emit(isa, &x, 0, None, &keep, run, false) };
+                let end = unsafe { emit(isa, (&x, 0, None), &keep, run, false) };
                 assert_eq!(end, at + want.len(), "{isa:?} {n} at {at}");
                 // SAFETY: nothing else touches the scratch.
                 let got = unsafe { dst.slice_mut(at, end) }.to_vec();
                 assert_eq!(got, want, "{isa:?} {n} at {at}");
             }
+            // A whole block gathered into a buffer of its length.
+            let mut stage = vec![x.first().copied().unwrap_or(want_zero::<T>()); n];
+            // SAFETY: the CPU has `isa` and POPCNT (checked above).
+            let k = unsafe { gather(isa, (&x, 0, None), &keep, &mut stage) };
+            assert_eq!(stage[..k], want[..], "{isa:?} {n} gathered");
+        }
+
+        fn want_zero<T: TryFrom<u8>>() -> T {
+            T::try_from(0).ok().expect("fits")
         }
     }
 }
@@ -636,3 +831,59 @@ macro_rules! host_compactions {
 host_compactions!(Serial);
 #[cfg(feature = "rayon")]
 host_compactions!(granule_rayon::Rayon);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scalar loop gathers the kept and the rejected elements in
+    /// order, whole or drained in chunks from any first limit.
+    #[test]
+    fn gather_splits_in_order_whole_or_drained() {
+        let keep = |i: usize, _: u64, _: Option<u64>| i % 3 != 1 && !i.is_multiple_of(7);
+        for n in [0, 1, 7, 600, 1500] {
+            let x: Vec<u64> = (0..n as u64).map(|i| i * 11).collect();
+            let pick = |yes: bool| -> Vec<u64> {
+                (0..n)
+                    .filter(|&i| keep(i, 0, None) == yes)
+                    .map(|i| x[i])
+                    .collect()
+            };
+            let (want_k, want_r) = (pick(true), pick(false));
+            let (mut ks, mut rs) = (vec![0u64; n], vec![0u64; n]);
+            let none = |_: &[u64]| panic!("drained a whole-block gather");
+            let (k, r) = gather(
+                (&x, 0, None),
+                &keep,
+                &mut ks,
+                Some(&mut rs),
+                (usize::MAX, none),
+                (usize::MAX, none),
+            );
+            assert_eq!(
+                (&ks[..k], &rs[..r]),
+                (&want_k[..], &want_r[..]),
+                "whole, n {n}"
+            );
+            for first in [1, 5, CHUNK] {
+                let (mut got_k, mut got_r) = (Vec::new(), Vec::new());
+                let (mut ks, mut rs) = (vec![0u64; CHUNK + 1], vec![0u64; CHUNK + 1]);
+                let (k, r) = gather(
+                    (&x, 0, None),
+                    &keep,
+                    &mut ks,
+                    Some(&mut rs),
+                    (first, |s: &[u64]| got_k.extend_from_slice(s)),
+                    (first, |s: &[u64]| got_r.extend_from_slice(s)),
+                );
+                got_k.extend_from_slice(&ks[..k]);
+                got_r.extend_from_slice(&rs[..r]);
+                assert_eq!(
+                    (got_k, got_r),
+                    (want_k.clone(), want_r.clone()),
+                    "n {n}, first {first}"
+                );
+            }
+        }
+    }
+}
