@@ -1,19 +1,19 @@
 //! Stream compaction on the host spaces: predicate, scan of the counts
 //! and scatter fused in one pass, chained by decoupled look-back.
 //!
-//! **Out of place**, block `b` reads its input from memory once and
-//! gathers the elements it keeps (and, for a partition, those it
-//! rejects), in order, into block-sized buffers of its thread's, which
-//! stay in L2: 4 or 8 at a time by a vector permute where the CPU has one
-//! (`compress`), branch-free scalar (`stage[k] = x; k += keep`) otherwise.
-//! It then publishes its count, looks back for the number of elements
-//! kept before it, and copies the buffers to that place in the outputs,
-//! through non-temporal stores for large outputs. The input is read from
-//! memory once, each kept element written once, and the predicate called
-//! once per element. Counting first and packing in a second pass over
-//! the block (the scans' shape) was slower: 2^27 i64 `copy_if` on a
-//! 2-core AVX2 VM, driver, three alternating rounds: 97-103 ms staged
-//! against 127-135 ms, and 0.73-0.78 against 0.82-1.0 ms at 2^20.
+//! Block `b` reads its input from memory once and gathers the elements
+//! it keeps (and, for a partition, those it rejects), in order, into
+//! block-sized buffers of its thread's, which stay in L2: 4 or 8 at a
+//! time by a vector permute where the CPU has one (`compress`),
+//! branch-free scalar (`stage[k] = x; k += keep`) otherwise. It then
+//! publishes its count, looks back for the number of elements kept before
+//! it, and copies the buffers to that place in the outputs, through
+//! non-temporal stores for large outputs. The input is read from memory
+//! once, each kept element written once, and the predicate called once
+//! per element. Counting first and packing in a second pass over the
+//! block (the scans' shape) was slower: 2^27 i64 `copy_if` on a 2-core
+//! AVX2 VM, driver, three alternating rounds: 97-103 ms staged against
+//! 127-135 ms, and 0.73-0.78 against 0.82-1.0 ms at 2^20.
 //!
 //! **One worker** (Serial, a one-thread Rayon space), when the output
 //! stays in cache: every block knows its place when it starts, so it
@@ -22,17 +22,15 @@
 //! (driver, three rounds) that took 0.49-0.57 ms (one outlier at 1.2)
 //! against 0.89-1.07 ms for counting first.
 //!
-//! **In place** (`remove_if`, `unique`): block `b` counts what it keeps
-//! (pass 1), looks back, then copies (pass 2, calling the predicate again,
-//! so it must be a pure function). It writes below its own end, into the
-//! input of blocks `≤ b`, only once its prefix is known (after its
-//! look-back, or at once with one worker), and a block
-//! publishes its count only after it has copied its whole input to a
-//! private buffer (pass 2 reads the copy), so every block it overwrites
-//! has finished reading; later blocks read only above its end. `unique`
-//! compares each block's first element with the last one of the block
-//! before, which a write may already have moved, so those boundary
-//! elements are copied first.
+//! **In place** (`remove_if`, `unique`): block `b` writes below its own
+//! end, into the input of blocks `≤ b`, only once its prefix is known
+//! (after its look-back, or at once with one worker). It first copies its
+//! input to a private buffer and gathers from the copy, so every block it
+//! overwrites has finished reading (a block publishes its count after its
+//! copy); later blocks read only above its end. `unique` compares each
+//! block's first element with the last one of the block before, which a
+//! write may already have moved, so those boundary elements are copied
+//! first.
 
 use super::{CompactByFlagsImpl, CompactImpl, UniqueImpl};
 use crate::host::buffer::with_buffer;
@@ -118,58 +116,51 @@ where
                 }
             };
             // With one worker every block knows its prefix when it starts:
-            // it skips the count (counts are exact, so nothing regroups),
-            // copies in one pass and publishes where its run ended.
+            // it skips the look-back (counts are exact, so nothing
+            // regroups), copies in one pass and publishes where its run
+            // ended. Other blocks are staged.
             let known = if one_pass { blk.known() } else { None };
-            if known.is_none() && !outs.in_place {
-                // SAFETY: out of place (checked), and the caller's contract
-                // sizes the outputs.
+            let Some(at) = known.map(|p| p.unwrap_or(0)) else {
+                // SAFETY: in place, `x` is a copy (above); the caller's
+                // contract sizes the outputs.
                 return unsafe { staged((x, lo, before), keep, &outs, stream, packer, blk) };
-            }
-            let (at, counted) = match known {
-                Some(p) => (p.unwrap_or(0), None),
-                None => {
-                    let k = count(x, lo, before, keep);
-                    (blk.prefix(k)?.unwrap_or(0), Some(k))
-                }
             };
             // This block's kept elements go to at..at + k and its rejected
             // ones to (lo - at)..(hi - k - at), disjoint from every other
             // block's, and (in place) below this block's end. Uncounted,
             // a run may reach the most the block can select: no later
             // block writes before this one has published.
-            let room = counted.unwrap_or(hi - lo);
             let kept = Run {
                 dst: &outs.kept,
                 at,
-                end: at + room,
+                end: at + (hi - lo),
             };
             let rejected = outs.rejected.as_ref().map(|r| Run {
                 dst: r,
                 at: lo - at,
-                end: hi - at - counted.unwrap_or(0),
+                end: hi - at,
             });
             // SAFETY: the runs are this block's alone (above).
             let end = unsafe { emit_any(packer, (x, lo, before), keep, kept, rejected, stream) };
-            if counted.is_none() {
-                blk.finish(end);
-            }
+            blk.finish(end);
             Ok(())
         })
     });
     total.unwrap_or(0)
 }
 
-/// A block whose place is not known yet, out of place: its selected
-/// elements (and rejected ones) are gathered in order into block-sized
-/// buffers of this thread's, which stay in L2; then the count is
-/// published, the prefix looked back for, and the buffers copied out
-/// (streamed when `stream`). The input is read from memory once and the
-/// predicate called once per element.
+/// A block whose place is not known yet: its selected elements (and
+/// rejected ones) are gathered in order into block-sized buffers of this
+/// thread's, which stay in L2; then the count is published, the prefix
+/// looked back for, and the buffers copied out (streamed when `stream`).
+/// The input is read from memory once and the predicate called once per
+/// element.
 ///
 /// # Safety
-/// The outputs are not `part`'s input, and each is long enough for
-/// everything `keep` selects (or rejects) in the whole input.
+/// Nothing writes `part`'s elements during the call (in place they are a
+/// copy), each output is long enough for everything `keep` selects (or
+/// rejects) in the whole input, and in place only blocks that have
+/// published their counts are written over (see the module's note).
 #[allow(clippy::too_many_arguments)]
 unsafe fn staged<T: Pod, K, R>(
     part: Part<'_, T>,
@@ -256,10 +247,9 @@ where
     unsafe { emit(part, keep, kept, rejected, stream) }
 }
 
-/// Where a block's selected (or rejected) elements go: `at..end` of an
-/// output, exactly what pass 1 counted. Writes past `end` panic instead:
-/// a predicate that answers differently in the two passes (through
-/// interior mutability, say) must not reach another block's range.
+/// Where the selected (or rejected) elements of a block that knows its
+/// place go: `at..end` of an output, room for the whole block. Writes
+/// past `end` panic instead of reaching another block's range.
 struct Run<'d, T> {
     dst: &'d Dst<T>,
     at: usize,
@@ -285,26 +275,15 @@ impl<T: Pod> Run<'_, T> {
         let next = self.at + values.len();
         assert!(
             next <= self.end,
-            "stream compaction: the predicate selected more elements than it did when they were counted; it must be a pure function"
+            "stream compaction: a block's run {}..{} overflows its room ..{}",
+            self.at,
+            next,
+            self.end
         );
         // SAFETY: `at..next` is inside `at..end` (checked), which is ours.
         unsafe { self.dst.write(self.at, values, stream) };
         self.at = next;
     }
-}
-
-/// Pass 1: how many elements of the block `keep` selects.
-#[inline(always)]
-fn count<T: Copy, K>(x: &[T], lo: usize, mut before: Option<T>, keep: &K) -> usize
-where
-    K: Fn(usize, T, Option<T>) -> bool,
-{
-    let mut k = 0;
-    for (j, &v) in x.iter().enumerate() {
-        k += usize::from(keep(lo + j, v, before));
-        before = Some(v);
-    }
-    k
 }
 
 /// Elements gathered in L1 before they leave in one copy.

@@ -4,10 +4,9 @@
 //! Order is stable: kept elements keep their relative order. The host
 //! spaces do it in one pass over memory (predicate, look-back scan of the
 //! block counts, and scatter fused, see `host.rs`): the input is read from
-//! memory once and each output element written once. The predicate may be
-//! called more than once per element (twice by `remove_if` and `unique`
-//! on the host spaces with more than one worker), so it must be a pure
-//! function.
+//! memory once, each output element written once, and the predicate
+//! called once per element (the `_counted` forms below call it once
+//! more).
 //!
 //! **Output sizes.** Nothing is ever written past an output's end. An
 //! output must be at least as long as the input (all elements may be
