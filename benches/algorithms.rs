@@ -232,6 +232,19 @@ fn compaction(c: &mut Criterion) {
                 k
             })
         });
+        // The input read once by two threads (summed, nothing written):
+        // no compaction of it can take less.
+        let part = n.div_ceil(THREADS);
+        g.bench_function("read_input_2_threads", |b| {
+            b.iter(|| {
+                pool.install(|| {
+                    black_box(&src)
+                        .par_chunks(part)
+                        .map(|c| c.iter().fold(0i64, |a, &v| a.wrapping_add(v)))
+                        .sum::<i64>()
+                })
+            })
+        });
         copy_baselines(&mut g, &pool, (n + kept) * 8);
         g.finish();
     }

@@ -508,14 +508,26 @@ mod compress {
         let (sp, xp) = (stage.as_mut_ptr().cast::<u8>(), x.as_ptr().cast::<u8>());
         let (mut j, mut k) = (0, 0);
         while j + lanes <= x.len() {
-            let mut m = 0u16;
+            // The answers as bytes, gathered into a mask by one
+            // `pmovmskb`: a predicate the compiler can vectorize (a
+            // comparison) then runs as one vector compare per step.
+            let mut bits = [0u8; 16];
             for (l, &v) in x[j..j + lanes].iter().enumerate() {
-                m |= u16::from(keep(lo + j + l, v, before)) << l;
+                bits[l] = u8::from(keep(lo + j + l, v, before));
                 before = Some(v);
             }
-            // `j + lanes <= len`, so the BYTES read are in `x`; `k < limit
-            // <= CHUNK` here, so the BYTES written are in `stage` (CHUNK +
-            // 16 elements of at least 4 bytes, BYTES <= 64).
+            // SAFETY: SSE2 is in the x86-64 baseline; `bits` is 16 bytes.
+            let m = unsafe {
+                use std::arch::x86_64::{_mm_loadu_si128, _mm_movemask_epi8, _mm_slli_epi16};
+                let b = _mm_loadu_si128(bits.as_ptr().cast());
+                _mm_movemask_epi8(_mm_slli_epi16::<7>(b)) as u16
+            };
+            // `j + lanes <= len`, so the BYTES read are in `x`. The BYTES
+            // written are in `stage`: `k <= j` (k counts kept elements of
+            // the first j), so they end by `x.len()`, and when the stage is
+            // shorter than `x`, `k < limit <= CHUNK` here and it holds
+            // CHUNK + 16 elements of at least 4 bytes (BYTES <= 64); the
+            // assert above checked one or the other.
             // SAFETY: the offsets stay inside `x` and `stage` (above).
             let (from, to) = unsafe { (xp.add(j * size), sp.add(k * size)) };
             squeeze(from, m, to);
