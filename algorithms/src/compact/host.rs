@@ -289,10 +289,11 @@ impl<T: Pod> Run<'_, T> {
 /// Elements gathered in L1 before they leave in one copy.
 const CHUNK: usize = 512;
 
-/// Pass 2: copies the selected elements of `x` to the `kept` run (and
-/// the others to the `rejected` run), in order, gathering them in
-/// L1-sized chunks that leave with one (streaming, when `stream`) copy
-/// each. Returns where the kept run ended.
+/// For a block that knows its place: copies the selected elements of the
+/// part to the `kept` run (and the others to the `rejected` run), in
+/// order, gathering them in L1-sized chunks that leave with one
+/// (streaming, when `stream`) copy each. Returns where the kept run
+/// ended.
 ///
 /// # Safety
 /// Nothing but this block touches the runs' ranges during the call.
@@ -389,7 +390,7 @@ where
     (k, r)
 }
 
-/// Pass 2 in vectors: 8 or 16 elements at a time with AVX-512 (4 or 8
+/// The gathering in vectors: 8 or 16 elements at a time with AVX-512 (4 or 8
 /// with AVX2), the predicate's answers gathered into a mask and the kept
 /// elements packed by one `vpcompress` (AVX2: one `vpermd` by a table of
 /// the masks' permutations) and one vector store; the scalar gather does
@@ -437,8 +438,8 @@ mod compress {
         kept.at
     }
 
-    /// Packs the elements of `x` that `keep` selects, in order, at the
-    /// start of `stage` (at least `x.len()` long); returns how many.
+    /// Packs the elements of the part that `keep` selects, in order, at the
+    /// start of `stage` (at least as long as the part); returns how many.
     ///
     /// # Safety
     /// [`isa::<T>`] returned `isa`.
@@ -460,7 +461,8 @@ mod compress {
     /// [`pack_with`] on `isa`.
     ///
     /// # Safety
-    /// As for [`pack_with`], and the CPU has `isa` and POPCNT.
+    /// [`isa::<T>`] returned `isa` (the CPU has it and POPCNT, and `T` is 4
+    /// or 8 bytes).
     unsafe fn pack<T: Pod, K>(
         isa: Isa,
         part: Part<'_, T>,
@@ -483,11 +485,16 @@ mod compress {
     /// The packing loop, for vectors of `BYTES` bytes: `squeeze(from,
     /// mask, to)` writes the elements of the vector at `from` that `mask`
     /// selects, in order, from `to` on (`BYTES` bytes may be written).
-    /// `stage` holds CHUNK + 16 elements.
+    /// The kept elements gather at the start of `stage`; when they reach
+    /// the drain's limit, that many are handed to the drain and the rest
+    /// move down, with a limit of CHUNK from then on. `stage` holds the
+    /// whole part, or CHUNK + 16 elements with a first limit of at most
+    /// CHUNK (asserted). Returns how many are left in `stage`.
     ///
     /// # Safety
-    /// As for [`emit`]; `squeeze` may be called with `from` valid for
-    /// `BYTES` bytes of reads and `to` for `BYTES` bytes of writes.
+    /// `squeeze` may be called with `from` valid for `BYTES` bytes of
+    /// reads and `to` for `BYTES` bytes of writes; `BYTES` is at most 64
+    /// and a multiple of the element size, which is at least 4.
     #[inline(always)]
     unsafe fn pack_with<T: Pod, K, const BYTES: usize>(
         (x, lo, mut before): Part<'_, T>,
@@ -547,10 +554,10 @@ mod compress {
         k
     }
 
-    /// [`pack`] with AVX-512 compress, compiled for AVX-512F.
+    /// [`pack_with`] with AVX-512 compress, compiled for AVX-512F.
     ///
     /// # Safety
-    /// As for [`emit`], with AVX-512F and POPCNT.
+    /// The CPU has AVX-512F and POPCNT, and elements are 4 or 8 bytes.
     #[target_feature(enable = "avx512f,popcnt")]
     unsafe fn pack_avx512<T: Pod, K>(
         part: Part<'_, T>,
@@ -563,7 +570,7 @@ mod compress {
     {
         use std::arch::x86_64::*;
         let wide = std::mem::size_of::<T>() == 8;
-        // SAFETY: `pack` hands `squeeze` 64 readable and 64 writable bytes;
+        // SAFETY: `pack_with` hands `squeeze` 64 readable and 64 writable bytes;
         // unaligned accesses are allowed; AVX-512F (the contract). The
         // elements move bytewise.
         let squeeze = |from: *const u8, m: u16, to: *mut u8| unsafe {
@@ -579,10 +586,10 @@ mod compress {
         unsafe { pack_with::<T, K, 64>(part, keep, stage, drain, squeeze) }
     }
 
-    /// [`pack`] with AVX2 permutes, compiled for AVX2.
+    /// [`pack_with`] with AVX2 permutes, compiled for AVX2.
     ///
     /// # Safety
-    /// As for [`emit`], with AVX2 and POPCNT.
+    /// The CPU has AVX2 and POPCNT, and elements are 4 or 8 bytes.
     #[target_feature(enable = "avx2,popcnt")]
     unsafe fn pack_avx2<T: Pod, K>(
         part: Part<'_, T>,
@@ -599,7 +606,7 @@ mod compress {
         } else {
             &SINGLES
         };
-        // SAFETY: `pack` hands `squeeze` 32 readable and 32 writable bytes;
+        // SAFETY: `pack_with` hands `squeeze` 32 readable and 32 writable bytes;
         // the mask has 4 (8-byte elements) or 8 bits, so it indexes its
         // table; unaligned accesses are allowed; AVX2 (the contract).
         let squeeze = |from: *const u8, m: u16, to: *mut u8| unsafe {
