@@ -190,20 +190,43 @@ fn scans(c: &mut Criterion) {
         copy_baselines(&mut g, &pool, n * 16);
         g.finish();
 
-        let x = View1::<f64>::from_fn("x", n, |i| (i % 1000) as f64 * 0.5).expect("x");
-        let mut y = View1::<f64>::zeros("y", n).expect("y");
-        let mut g = c.benchmark_group(format!("scan_exclusive_f64_{}", name(n)));
-        configure(&mut g, n * 16);
-        g.bench_function("granule_exclusive_scan", |b| {
-            b.iter(|| exclusive_scan(&space, &x, &mut y, Sum, None).expect("scan"))
-        });
-        let (src, dst) = (x.as_slice().expect("x").to_vec(), &mut vec![0f64; n]);
-        g.bench_function("sequential_loop", |b| {
-            b.iter(|| seq_exclusive(black_box(&src), dst))
-        });
-        copy_baselines(&mut g, &pool, n * 16);
-        g.finish();
+        float_scan(c, &space, &pool, n, |i| (i % 1000) as f64 * 0.5);
+        float_scan(c, &space, &pool, n, |i| (i % 1000) as f32 * 0.5);
     }
+}
+
+/// `exclusive_scan` of a float type beside its sequential loop and the
+/// copies of the same bytes.
+fn float_scan<T>(
+    c: &mut Criterion,
+    space: &Rayon,
+    pool: &rayon::ThreadPool,
+    n: usize,
+    at: fn(usize) -> T,
+) where
+    T: Pod + Default + std::ops::AddAssign + granule::reducer::ReductionIdentity,
+{
+    let x = View1::<T>::from_fn("x", n, at).expect("x");
+    let mut y = View1::<T>::zeros("y", n).expect("y");
+    let bytes = n * 2 * std::mem::size_of::<T>();
+    let mut g = c.benchmark_group(format!(
+        "scan_exclusive_{}_{}",
+        std::any::type_name::<T>(),
+        name(n)
+    ));
+    configure(&mut g, bytes);
+    g.bench_function("granule_exclusive_scan", |b| {
+        b.iter(|| exclusive_scan(space, &x, &mut y, Sum, None).expect("scan"))
+    });
+    let (src, dst) = (
+        x.as_slice().expect("x").to_vec(),
+        &mut vec![T::default(); n],
+    );
+    g.bench_function("sequential_loop", |b| {
+        b.iter(|| seq_exclusive(black_box(&src), dst))
+    });
+    copy_baselines(&mut g, pool, bytes);
+    g.finish();
 }
 
 fn compaction(c: &mut Criterion) {

@@ -371,9 +371,10 @@ where
     let column_sums = lanes && op.known_op() == Some(KnownOp::Sum);
     // Sums of 4- and 8-byte integers: one chain, in vectors (see `simd`).
     let sums = !lanes && vector_sums::<T, R>(op);
-    // f64 sums out of place take pass 2 in vectors (see `parts`), into
-    // an output on a 64-byte line: blocks start SCAN_BLOCK f64 apart, a
-    // multiple of 64 bytes, so block 0's alignment is every block's.
+    // f64 and f32 sums out of place take pass 2 in vectors (see `parts`),
+    // into an output on a 64-byte line: blocks start SCAN_BLOCK elements
+    // apart, a multiple of 64 bytes, so block 0's alignment is every
+    // block's.
     let aligned = !in_place && dst.contiguous() && dst.past_line(0) == 0;
     let wide = parts::isa::<T, R>(op).filter(|_| aligned);
     if direct && !lanes && src.contiguous() {
@@ -730,19 +731,20 @@ mod tests {
 
     /// Runs [`parts::fold_parts`] and the tail as the scan does, into a
     /// 64-byte aligned copy of `out`'s room.
-    fn vector_parts<U: Copy>(
+    fn vector_parts<U: Copy, T: Pod + Float>(
         isa: Isa,
         kind: ScanKind,
         x: &[U],
-        f: &impl UnaryFunctor<U, Output = f64>,
-        acc: f64,
+        f: &impl UnaryFunctor<U, Output = T>,
+        acc: T,
         stream: bool,
-    ) -> Vec<f64> {
+    ) -> Vec<T> {
         let op = granule_core::reducer::Sum;
         let (aggs, m) = (aggregate(x, &op, f), part_len(x.len()));
-        let mut room = Scratch::<f64>::new("o", x.len() + 8).unwrap();
+        let per_line = 64 / std::mem::size_of::<T>();
+        let mut room = Scratch::<T>::new("o", x.len() + per_line).unwrap();
         let dst = room.dst();
-        let skip = dst.past_line(0).wrapping_neg() & 7;
+        let skip = dst.past_line(0).wrapping_neg() & (per_line - 1);
         // SAFETY: our own buffer, in bounds.
         let out = unsafe { dst.slice_mut(skip, skip + x.len()) };
         let mut fetched = 0;
@@ -765,54 +767,87 @@ mod tests {
         out.to_vec()
     }
 
+    /// The float types whose sums take pass 2 in vectors.
+    trait Float:
+        Copy + std::ops::AddAssign + granule_core::reducer::ReductionIdentity + 'static
+    {
+        fn from_f64(v: f64) -> Self;
+        fn bits(self) -> u64;
+    }
+
+    impl Float for f64 {
+        fn from_f64(v: f64) -> Self {
+            v
+        }
+        fn bits(self) -> u64 {
+            self.to_bits()
+        }
+    }
+
+    impl Float for f32 {
+        fn from_f64(v: f64) -> Self {
+            v as f32
+        }
+        fn bits(self) -> u64 {
+            u64::from(self.to_bits())
+        }
+    }
+
     #[test]
     fn vector_parts_give_the_bits_of_the_lane_fold() {
         // Every instruction set the CPU has, the narrower ones included.
         for isa in Isa::present_all() {
-            parts_match_the_lane_fold(isa);
+            parts_match_the_lane_fold::<f64>(isa);
+        }
+        let op = granule_core::reducer::Sum;
+        if let Some(isa) = parts::isa::<f32, _>(&op) {
+            parts_match_the_lane_fold::<f32>(isa);
         }
     }
 
-    fn parts_match_the_lane_fold(isa: Isa) {
+    fn parts_match_the_lane_fold<T: Pod + Float>(isa: Isa) {
         let op = granule_core::reducer::Sum;
-        let bits = |v: &[f64]| v.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
+        let bits = |v: &[T]| v.iter().map(|e| e.bits()).collect::<Vec<_>>();
+        let name = std::any::type_name::<T>();
         for len in [0, 7, 600, 3000, 5000, SCAN_BLOCK - 3, SCAN_BLOCK] {
             let x: Vec<u16> = (0..len).map(|i| ((i * 7919) % 1013) as u16).collect();
-            let f = |v: u16| f64::from(v) * 0.37 + 1.0 / (1.0 + f64::from(v));
+            let f = |v: u16| T::from_f64(f64::from(v) * 0.37 + 1.0 / (1.0 + f64::from(v)));
             let (aggs, m) = (aggregate(&x, &op, &f), part_len(len));
             for stream in [false, true] {
-                let mut want = vec![0.0; len];
+                let mut want = vec![T::from_f64(0.0); len];
+                let start = T::from_f64(0.5);
                 fold_lanes::<_, _, _, _, true, true>(
                     &x,
                     m,
                     &aggs,
-                    0.5,
+                    start,
                     &op,
                     &f,
                     &mut want,
                     |_, _| {},
                 );
-                let got = vector_parts(isa, ScanKind::Inclusive, &x, &f, 0.5, stream);
+                let got = vector_parts(isa, ScanKind::Inclusive, &x, &f, start, stream);
                 assert_eq!(
                     bits(&got),
                     bits(&want),
-                    "{isa:?} inclusive, len {len}, stream {stream}"
+                    "{name} {isa:?} inclusive, len {len}, stream {stream}"
                 );
+                let start = T::from_f64(-2.0);
                 fold_lanes::<_, _, _, _, false, true>(
                     &x,
                     m,
                     &aggs,
-                    -2.0,
+                    start,
                     &op,
                     &f,
                     &mut want,
                     |_, _| {},
                 );
-                let got = vector_parts(isa, ScanKind::Exclusive, &x, &f, -2.0, stream);
+                let got = vector_parts(isa, ScanKind::Exclusive, &x, &f, start, stream);
                 assert_eq!(
                     bits(&got),
                     bits(&want),
-                    "{isa:?} exclusive, len {len}, stream {stream}"
+                    "{name} {isa:?} exclusive, len {len}, stream {stream}"
                 );
             }
         }

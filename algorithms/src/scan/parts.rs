@@ -1,16 +1,18 @@
-//! Pass 2 of the host scans of `f64` sums in vectors: the [`LANES`] parts'
-//! chains of `fold_lanes` (`super::host`) run as the lanes of one AVX-512
-//! vector, or of two AVX2 vectors (parts 0-3 and 4-7, 4×4 blocks).
+//! Pass 2 of the host scans of `f64` and `f32` sums in vectors: the
+//! [`LANES`] parts' chains of `fold_lanes` (`super::host`) run as the
+//! lanes of one vector: an AVX-512 vector of `f64`, two AVX2 vectors of
+//! `f64` (parts 0-3 and 4-7, 4×4 blocks), or one AVX2 vector of `f32`
+//! (8×8 blocks; AVX-512 CPUs take it too, since there are only 8 parts).
 //!
 //! Part `k` of a block is folded element by element from its start value,
 //! as in the scalar pass; here, each step loads 8 consecutive elements of
 //! every part (8 vectors), transposes them so that vector `t` holds the
 //! parts' elements `t`, adds them to the vector of running values in
-//! order, and transposes the 8 results back, so each part's 8 outputs
-//! leave in one 64-byte store (non-temporal for outputs beyond the cache).
+//! order, and transposes the 8 results back, so each part's outputs leave
+//! in whole 64-byte lines (non-temporal for outputs beyond the cache).
 //! Lane `k` adds exactly what the scalar chain `k` adds, in the same
 //! order, so the bits are those of the scalar pass, which CPUs without
-//! either run. One vector load and store per 8 (AVX2: 4) elements,
+//! either run. One vector load and store per 8 (AVX2 `f64`: 4) elements,
 //! instead of one per element in 8 interleaved streams, and no staging
 //! copy.
 
@@ -23,17 +25,22 @@ use granule_views::Pod;
 use std::any::TypeId;
 
 /// The instruction set [`fold_parts`] runs scans of `T` under `op` on:
-/// `f64` sums, on a CPU with AVX-512F or AVX2 (the widest it has).
+/// `f64` sums on a CPU with AVX-512F or AVX2 (the widest it has), `f32`
+/// sums on one with AVX2.
 pub(super) fn isa<T: Pod, R: Reducer<T>>(op: &R) -> Option<Isa> {
-    let sums = op.known_op() == Some(KnownOp::Sum) && TypeId::of::<T>() == TypeId::of::<f64>();
-    if sums {
+    if op.known_op() != Some(KnownOp::Sum) {
+        return None;
+    }
+    if TypeId::of::<T>() == TypeId::of::<f64>() {
         Isa::widest()
+    } else if TypeId::of::<T>() == TypeId::of::<f32>() {
+        Some(Isa::Avx2).filter(|i| i.present())
     } else {
         None
     }
 }
 
-/// Folds the [`LANES`] parts of `x`, each `m` long (a multiple of 8), side
+/// Folds the [`LANES`] parts of `x`, each `m` long (a multiple of 16), side
 /// by side: part `k` from `start[k]`, its outputs (inclusive or
 /// exclusive) to `out[k * m..(k + 1) * m]`. `fetch(len)` is called after
 /// every `chunk` elements of each part (`len = LANES * chunk`), so the
@@ -45,10 +52,10 @@ pub(super) fn isa<T: Pod, R: Reducer<T>>(op: &R) -> Option<Isa> {
 /// caller fences before it publishes them.
 ///
 /// # Panics
-/// If `T` is not `f64` or the CPU lacks `isa` (so a wrong call panics
-/// instead of faulting), `m` is not a multiple of 8, `x` or `out` is
-/// shorter than `LANES * m`, or `out` does not start on a 64-byte
-/// boundary.
+/// If `T` and `isa` are not a pair [`isa`] gives or the CPU lacks `isa`
+/// (so a wrong call panics instead of faulting), `m` or `chunk` is not a
+/// multiple of 16, `x` or `out` is shorter than `LANES * m`, or `out`
+/// does not start on a 64-byte boundary.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn fold_parts<U, T, F>(
     isa: Isa,
@@ -66,47 +73,69 @@ where
     T: Pod,
     F: UnaryFunctor<U, Output = T>,
 {
+    let f32s = TypeId::of::<T>() == TypeId::of::<f32>();
+    let pair = if f32s {
+        isa == Isa::Avx2
+    } else {
+        TypeId::of::<T>() == TypeId::of::<f64>()
+    };
     assert!(
-        TypeId::of::<T>() == TypeId::of::<f64>() && isa.present(),
-        "fold_parts: needs f64 and {isa:?}"
+        pair && isa.present(),
+        "fold_parts: no {isa:?} form for this type on this CPU"
     );
-    assert!(m.is_multiple_of(8) && chunk.is_multiple_of(8) && chunk > 0);
+    assert!(m.is_multiple_of(16) && chunk.is_multiple_of(16) && chunk > 0);
     assert!(x.len() >= LANES * m && out.len() >= LANES * m);
     assert!(
         (out.as_ptr() as usize).is_multiple_of(64),
         "fold_parts: output not on a 64-byte boundary"
     );
     let inclusive = kind == ScanKind::Inclusive;
-    let start = start.map(|v| bits::<T, f64>(v));
-    // A closure that only sees f64: `f`'s outputs are T, which is f64.
-    let g = |v: U| bits::<T, f64>(f.call(v));
-    let o = out.as_mut_ptr().cast::<f64>();
     #[cfg(target_arch = "x86_64")]
     {
-        let mut run = start;
-        let mut j0 = 0;
-        while j0 < m {
-            let len = chunk.min(m - j0);
-            let span = (j0, len);
-            // SAFETY: the CPU has `isa` (asserted); T is f64 (asserted),
-            // so `o` points to `out`'s f64s; `j0 + len <= m`,
-            // with `m` and `len` multiples of 8, and `x` and `out` hold
-            // `LANES * m` (asserted); `out` is 64-byte aligned (asserted),
-            // so is every part's start (`m` is a multiple of 8 elements).
+        // Each call folds elements `span` of every part.
+        let mut by_chunks = |step: &mut dyn FnMut((usize, usize))| {
+            let mut j0 = 0;
+            while j0 < m {
+                let len = chunk.min(m - j0);
+                step((j0, len));
+                fetch(LANES * len);
+                j0 += len;
+            }
+        };
+        if f32s {
+            let mut run = start.map(|v| bits::<T, f32>(v));
+            // A closure that only sees f32: `f`'s outputs are T, which is f32.
+            let g = |v: U| bits::<T, f32>(f.call(v));
+            let o = out.as_mut_ptr().cast::<f32>();
+            by_chunks(&mut |span| {
+                // SAFETY: the CPU has AVX2 (asserted); T is f32 (asserted),
+                // so `o` points to `out`'s f32s; `j0 + len <= m`, with `m`
+                // and `len` multiples of 16, and `x` and `out` hold
+                // `LANES * m` (asserted); `out` is 64-byte aligned
+                // (asserted), so is every part's start (`m` is a multiple
+                // of 16 elements).
+                run = unsafe { fold_chunk_f32(inclusive, x, m, span, run, &g, o, stream) };
+            });
+            return run.map(|v| bits::<f32, T>(v));
+        }
+        let mut run = start.map(|v| bits::<T, f64>(v));
+        // A closure that only sees f64: `f`'s outputs are T, which is f64.
+        let g = |v: U| bits::<T, f64>(f.call(v));
+        let o = out.as_mut_ptr().cast::<f64>();
+        by_chunks(&mut |span| {
+            // SAFETY: as above, with `isa` (asserted present) and f64.
             run = unsafe {
                 match isa {
                     Isa::Avx512 => fold_chunk(inclusive, x, m, span, run, &g, o, stream),
                     Isa::Avx2 => fold_chunk_avx2(inclusive, x, m, span, run, &g, o, stream),
                 }
             };
-            fetch(LANES * len);
-            j0 += len;
-        }
+        });
         run.map(|v| bits::<f64, T>(v))
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (isa, inclusive, start, g, o, stream, fetch);
+        let _ = (inclusive, start, f, stream, fetch);
         unreachable!("fold_parts off x86-64")
     }
 }
@@ -254,6 +283,119 @@ unsafe fn fold_chunk_avx2<U: Copy>(
         _mm256_storeu_pd(run.as_mut_ptr().add(4), acc[1]);
     }
     run
+}
+
+/// [`fold_chunk`] for `f32` on AVX2: the 8 parts are the 8 lanes of one
+/// vector; 16 elements of each part a step (two 8×8 blocks), so that each
+/// part's 64-byte line leaves in two adjacent stores.
+///
+/// # Safety
+/// The CPU has AVX2; `m` and `len` are multiples of 16, `j0 + len <= m`;
+/// `x` and `o` hold `LANES * m` elements; `o` is 64-byte aligned.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fold_chunk_f32<U: Copy>(
+    inclusive: bool,
+    x: &[U],
+    m: usize,
+    (j0, len): (usize, usize),
+    run: [f32; LANES],
+    g: &impl Fn(U) -> f32,
+    o: *mut f32,
+    stream: bool,
+) -> [f32; LANES] {
+    use std::arch::x86_64::{_mm256_add_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_stream_ps};
+    // SAFETY: 8 f32 of `run`, read unaligned; AVX2 (the contract).
+    let mut acc = unsafe { _mm256_loadu_ps(run.as_ptr()) };
+    let mut j = j0;
+    while j < j0 + len {
+        let mut lines = [[acc; LANES]; 2];
+        for (q, line) in lines.iter_mut().enumerate() {
+            let mut rows = [[0f32; 8]; LANES];
+            for (k, row) in rows.iter_mut().enumerate() {
+                let at = k * m + j + 8 * q;
+                for (r, &v) in row.iter_mut().zip(&x[at..at + 8]) {
+                    *r = g(v);
+                }
+            }
+            // SAFETY: each row is 8 f32, read unaligned.
+            let cols = transpose8(rows.map(|r| unsafe { _mm256_loadu_ps(r.as_ptr()) }));
+            let mut outs = cols;
+            for (out, col) in outs.iter_mut().zip(cols) {
+                let before = acc;
+                acc = _mm256_add_ps(acc, col);
+                *out = if inclusive { acc } else { before };
+            }
+            *line = transpose8(outs);
+        }
+        for k in 0..LANES {
+            for (q, line) in lines.iter().enumerate() {
+                // SAFETY: k * m + j + 16 <= LANES * m, inside `o` (the
+                // contract); the address is 32-byte aligned (`o` is 64-byte
+                // aligned, and the offset a multiple of 8 f32).
+                unsafe {
+                    let at = o.add(k * m + j + 8 * q);
+                    if stream {
+                        _mm256_stream_ps(at, line[k]);
+                    } else {
+                        _mm256_storeu_ps(at, line[k]);
+                    }
+                }
+            }
+        }
+        j += 16;
+    }
+    let mut run = [0f32; LANES];
+    // SAFETY: 8 f32 of `run`, written unaligned.
+    unsafe { _mm256_storeu_ps(run.as_mut_ptr(), acc) };
+    run
+}
+
+/// The 8×8 transpose of `f32`: lane `t` of output `k` is lane `k` of
+/// input `t`. Pairs of lanes, pairs of pairs, then halves.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn transpose8(r: [std::arch::x86_64::__m256; 8]) -> [std::arch::x86_64::__m256; 8] {
+    use std::arch::x86_64::{
+        _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
+    };
+    // Per 128-bit half: a[2i] holds lanes 0 and 1 of inputs 2i and 2i + 1
+    // interleaved, a[2i + 1] lanes 2 and 3.
+    let a = [
+        _mm256_unpacklo_ps(r[0], r[1]),
+        _mm256_unpackhi_ps(r[0], r[1]),
+        _mm256_unpacklo_ps(r[2], r[3]),
+        _mm256_unpackhi_ps(r[2], r[3]),
+        _mm256_unpacklo_ps(r[4], r[5]),
+        _mm256_unpackhi_ps(r[4], r[5]),
+        _mm256_unpacklo_ps(r[6], r[7]),
+        _mm256_unpackhi_ps(r[6], r[7]),
+    ];
+    // The low pair of each input (0x44), then the high pair (0xEE): per
+    // half, b[c] holds lane c of inputs 0-3 (and b[4 + c] of inputs 4-7).
+    let b = [
+        _mm256_shuffle_ps::<0x44>(a[0], a[2]),
+        _mm256_shuffle_ps::<0xEE>(a[0], a[2]),
+        _mm256_shuffle_ps::<0x44>(a[1], a[3]),
+        _mm256_shuffle_ps::<0xEE>(a[1], a[3]),
+        _mm256_shuffle_ps::<0x44>(a[4], a[6]),
+        _mm256_shuffle_ps::<0xEE>(a[4], a[6]),
+        _mm256_shuffle_ps::<0x44>(a[5], a[7]),
+        _mm256_shuffle_ps::<0xEE>(a[5], a[7]),
+    ];
+    // The low halves of both inputs (0x20), then the high ones (0x31).
+    [
+        _mm256_permute2f128_ps::<0x20>(b[0], b[4]),
+        _mm256_permute2f128_ps::<0x20>(b[1], b[5]),
+        _mm256_permute2f128_ps::<0x20>(b[2], b[6]),
+        _mm256_permute2f128_ps::<0x20>(b[3], b[7]),
+        _mm256_permute2f128_ps::<0x31>(b[0], b[4]),
+        _mm256_permute2f128_ps::<0x31>(b[1], b[5]),
+        _mm256_permute2f128_ps::<0x31>(b[2], b[6]),
+        _mm256_permute2f128_ps::<0x31>(b[3], b[7]),
+    ]
 }
 
 /// The 4×4 transpose: lane `t` of output `k` is lane `k` of input `t`.
