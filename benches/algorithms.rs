@@ -234,43 +234,68 @@ fn compaction(c: &mut Criterion) {
     let pool = pool();
     for n in sizes(&[1 << 20, 1 << 27]) {
         // values in 0..3, keep the nonzero ones (the course project's test)
-        let x = View1::<i64>::from_fn("x", n, |i| ((i.wrapping_mul(2654435761) >> 7) % 3) as i64)
-            .expect("x");
-        let mut y = View1::<i64>::zeros("y", n).expect("y");
-        let src = x.as_slice().expect("x").to_vec();
-        let kept = src.iter().filter(|&&v| v != 0).count();
-        let mut g = c.benchmark_group(format!("copy_if_i64_{}", name(n)));
-        configure(&mut g, (n + kept) * 8);
-        g.bench_function("granule_copy_if", |b| {
-            b.iter(|| copy_if(&space, &x, &mut y, |v: i64| v != 0).expect("copy_if"))
-        });
-        let dst = &mut vec![0i64; n];
-        g.bench_function("sequential_loop", |b| {
-            b.iter(|| {
-                let mut k = 0;
-                for &v in black_box(&src) {
-                    dst[k] = v;
-                    k += usize::from(v != 0);
-                }
-                k
-            })
-        });
-        // The input read once by two threads (summed, nothing written):
-        // no compaction of it can take less.
-        let part = n.div_ceil(THREADS);
-        g.bench_function("read_input_2_threads", |b| {
-            b.iter(|| {
-                pool.install(|| {
-                    black_box(&src)
-                        .par_chunks(part)
-                        .map(|c| c.iter().fold(0i64, |a, &v| a.wrapping_add(v)))
-                        .sum::<i64>()
-                })
-            })
-        });
-        copy_baselines(&mut g, &pool, (n + kept) * 8);
-        g.finish();
+        compact(c, &space, &pool, n, |i| zero_one_two(i) as i64);
+        compact(c, &space, &pool, n, |i| zero_one_two(i) as i32);
     }
+}
+
+/// Element `i` of a compaction's input: 0, 1 or 2, scattered.
+fn zero_one_two(i: usize) -> usize {
+    (i.wrapping_mul(2654435761) >> 7) % 3
+}
+
+/// `copy_if` of the nonzero elements of a View of `T` beside its
+/// sequential loop, a read of the input and the copies of the same bytes.
+fn compact<T>(
+    c: &mut Criterion,
+    space: &Rayon,
+    pool: &rayon::ThreadPool,
+    n: usize,
+    at: fn(usize) -> T,
+) where
+    T: Pod + Default + PartialEq + std::ops::BitXor<Output = T>,
+{
+    let x = View1::<T>::from_fn("x", n, at).expect("x");
+    let mut y = View1::<T>::zeros("y", n).expect("y");
+    let src = x.as_slice().expect("x").to_vec();
+    let zero = T::default();
+    let kept = src.iter().filter(|&&v| v != zero).count();
+    let bytes = (n + kept) * std::mem::size_of::<T>();
+    let mut g = c.benchmark_group(format!(
+        "copy_if_{}_{}",
+        std::any::type_name::<T>(),
+        name(n)
+    ));
+    configure(&mut g, bytes);
+    g.bench_function("granule_copy_if", |b| {
+        b.iter(|| copy_if(space, &x, &mut y, move |v: T| v != zero).expect("copy_if"))
+    });
+    let dst = &mut vec![zero; n];
+    g.bench_function("sequential_loop", |b| {
+        b.iter(|| {
+            let mut k = 0;
+            for &v in black_box(&src) {
+                dst[k] = v;
+                k += usize::from(v != zero);
+            }
+            k
+        })
+    });
+    // The input read once by two threads (folded, nothing written): no
+    // compaction of it can take less.
+    let part = n.div_ceil(THREADS);
+    g.bench_function("read_input_2_threads", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                black_box(&src)
+                    .par_chunks(part)
+                    .map(|c| c.iter().fold(zero, |a, &v| a ^ v))
+                    .reduce(|| zero, |a, b| a ^ b)
+            })
+        })
+    });
+    copy_baselines(&mut g, pool, bytes);
+    g.finish();
 }
 
 fn sorts(c: &mut Criterion) {

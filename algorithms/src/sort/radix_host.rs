@@ -502,6 +502,22 @@ unsafe fn radix_sort<E: HostExec, K: RadixKey, V: Pod>(
     keys: Dst<K>,
     values: Option<Dst<V>>,
 ) -> Result<(), AlgorithmError> {
+    // SAFETY: forwarded contract.
+    unsafe { radix_sort_within(exec, label, (keys, values), BUCKET_BYTES) }
+}
+
+/// [`radix_sort`] with buckets of at most `bucket_bytes` of keys and
+/// values sorted in cache (the tests reach every plan with small inputs
+/// through a smaller limit).
+///
+/// # Safety
+/// As for [`radix_sort`].
+unsafe fn radix_sort_within<E: HostExec, K: RadixKey, V: Pod>(
+    exec: &E,
+    label: &str,
+    (keys, values): (Dst<K>, Option<Dst<V>>),
+    bucket_bytes: usize,
+) -> Result<(), AlgorithmError> {
     let n = keys.len;
     if n < 2 {
         return Ok(());
@@ -512,7 +528,7 @@ unsafe fn radix_sort<E: HostExec, K: RadixKey, V: Pod>(
     };
     let h = total(&counts);
     let row = std::mem::size_of::<K>() + values.map_or(0, |_| std::mem::size_of::<V>());
-    match plan(&h, n, row) {
+    match plan(&h, n, row, bucket_bytes) {
         Plan::Whole => {
             // SAFETY: the whole range is one bucket, sorted where it lies;
             // the caller's contract gives it to this thread alone.
@@ -543,12 +559,13 @@ enum Plan {
 }
 
 /// The plan for `n` keys whose top varying byte has histogram `h`, with
-/// `row` bytes of keys and values each.
-fn plan(h: &Hist, n: usize, row: usize) -> Plan {
+/// `row` bytes of keys and values each, and buckets of at most
+/// `bucket_bytes` sorted in cache.
+fn plan(h: &Hist, n: usize, row: usize, bucket_bytes: usize) -> Plan {
     let largest = h.iter().copied().max().unwrap_or(0);
     if n * row <= WHOLE_BYTES {
         Plan::Whole
-    } else if largest * row <= BUCKET_BYTES {
+    } else if largest * row <= bucket_bytes {
         Plan::Msd
     } else {
         Plan::Lsd
@@ -561,10 +578,15 @@ const WHOLE_BYTES: usize = 1 << 18;
 
 /// Bytes of keys and values a bucket may hold to be sorted in cache. A
 /// bucket and its ping-pong buffer take twice this, more than a core's
-/// L2 (1 MiB on the machine measured): the passes then partly run from
-/// L3, still far faster than a global pass per byte (2^24 u64 pairs,
-/// 1 MiB buckets on average: 384 ms against 565 ms).
-const BUCKET_BYTES: usize = 1 << 21;
+/// L2 (512 KiB to 1 MiB on the machines measured): the passes then run
+/// partly or wholly from L3, still far faster than a global pass per byte
+/// (2^24 u64 pairs, 1 MiB buckets on average: 384 ms against 565 ms).
+/// Two threads' buckets of 8 MiB and their buffers fill a 32 MiB L3.
+/// With a 2 MiB limit, random keys past 2^26 u32 (2^25 pairs) made some
+/// bucket a little larger than the limit and fell to the global passes:
+/// 2^27 u32 keys, 1779 against 793 ms; 2^26 pairs, 1235 against 548 ms;
+/// 2^27 pairs, 2397 against 1858 ms (driver, 2 threads).
+const BUCKET_BYTES: usize = 1 << 23;
 
 /// Where each digit's bucket begins, given the digits' counts.
 fn offsets(h: &Hist) -> Hist {
@@ -578,7 +600,7 @@ fn offsets(h: &Hist) -> Hist {
 /// One global pass by byte `top` into a scratch buffer, then every bucket
 /// sorted by its lower bytes in cache and written back to its place.
 /// `counts` are byte `top`'s counts in each block of the keys and `h`
-/// their total; no bucket holds more than [`BUCKET_BYTES`] of keys and
+/// their total; no bucket holds more than the plan's limit of keys and
 /// values.
 ///
 /// # Safety
@@ -1092,10 +1114,11 @@ mod tests {
         }
         // SAFETY: the buffers are written and ours.
         let got = unsafe { survey(exec, "t", &dk.as_src()) };
-        let got = got.map(|(top, c)| (top, plan(&total(&c), n, std::mem::size_of::<K>() + 4)));
+        let row = std::mem::size_of::<K>() + 4;
+        let got = got.map(|(top, c)| (top, plan(&total(&c), n, row, TEST_BUCKET)));
         assert_eq!(got, want);
         // SAFETY: as above.
-        unsafe { radix_sort(exec, "t", dk, Some(dv)).unwrap() };
+        unsafe { radix_sort_within(exec, "t", (dk, Some(dv)), TEST_BUCKET).unwrap() };
         let mut expect: Vec<(K, u32)> = keys.iter().copied().zip(0..).collect();
         expect.sort_by_key(|&(key, _)| key.to_radix()); // stable
         let (sk, sv) = (k.src(), v.src());
@@ -1119,12 +1142,34 @@ mod tests {
             unsafe { dk.put(i, key) };
         }
         // SAFETY: as above.
-        unsafe { radix_sort::<E, K, u32>(exec, "t", dk, None).unwrap() };
+        unsafe { radix_sort_within::<E, K, u32>(exec, "t", (dk, None), TEST_BUCKET).unwrap() };
         let sk = k.src();
         // SAFETY: as above.
         let got: Vec<u64> = (0..n).map(|i| unsafe { sk.get(i).to_radix() }).collect();
         let expect: Vec<u64> = expect.into_iter().map(|(key, _)| key.to_radix()).collect();
         assert!(got == expect, "sort of {n} keys differs");
+    }
+
+    /// The bucket limit of [`check`]'s sorts: small, so that inputs of a
+    /// few MB reach every plan.
+    const TEST_BUCKET: usize = 1 << 21;
+
+    #[test]
+    fn random_keys_past_the_cache_take_the_bucket_sort() {
+        // Random keys fill the top byte's buckets evenly, give or take a
+        // few standard deviations (sqrt of the mean).
+        let even = |n: usize| {
+            let mean = n / 256;
+            let mut h = [mean; 256];
+            h[0] += 4 * mean.isqrt();
+            h
+        };
+        // 2^27 u32 keys and 2^26 u32 pairs: 2 MiB buckets on average.
+        assert_eq!(plan(&even(1 << 27), 1 << 27, 4, BUCKET_BYTES), Plan::Msd);
+        assert_eq!(plan(&even(1 << 26), 1 << 26, 8, BUCKET_BYTES), Plan::Msd);
+        // 2^27 pairs: 4 MiB buckets; 2^28 pairs: 8 MiB and over.
+        assert_eq!(plan(&even(1 << 27), 1 << 27, 8, BUCKET_BYTES), Plan::Msd);
+        assert_eq!(plan(&even(1 << 28), 1 << 28, 8, BUCKET_BYTES), Plan::Lsd);
     }
 
     #[test]
