@@ -56,6 +56,11 @@ fn name(n: usize) -> String {
     }
 }
 
+/// A group's name: `family`, the element type and the size.
+fn typed_group<T>(family: &str, n: usize) -> String {
+    format!("{family}_{}_{}", std::any::type_name::<T>(), name(n))
+}
+
 fn configure(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, bytes: usize) {
     g.throughput(Throughput::Bytes(bytes as u64));
     if bytes > 64 << 20 {
@@ -209,11 +214,7 @@ fn float_scan<T>(
     let x = View1::<T>::from_fn("x", n, at).expect("x");
     let mut y = View1::<T>::zeros("y", n).expect("y");
     let bytes = n * 2 * std::mem::size_of::<T>();
-    let mut g = c.benchmark_group(format!(
-        "scan_exclusive_{}_{}",
-        std::any::type_name::<T>(),
-        name(n)
-    ));
+    let mut g = c.benchmark_group(typed_group::<T>("scan_exclusive", n));
     configure(&mut g, bytes);
     g.bench_function("granule_exclusive_scan", |b| {
         b.iter(|| exclusive_scan(space, &x, &mut y, Sum, None).expect("scan"))
@@ -261,11 +262,7 @@ fn compact<T>(
     let zero = T::default();
     let kept = src.iter().filter(|&&v| v != zero).count();
     let bytes = (n + kept) * std::mem::size_of::<T>();
-    let mut g = c.benchmark_group(format!(
-        "copy_if_{}_{}",
-        std::any::type_name::<T>(),
-        name(n)
-    ));
+    let mut g = c.benchmark_group(typed_group::<T>("copy_if", n));
     configure(&mut g, bytes);
     g.bench_function("granule_copy_if", |b| {
         b.iter(|| copy_if(space, &x, &mut y, move |v: T| v != zero).expect("copy_if"))
