@@ -92,22 +92,12 @@ where
     let inclusive = kind == ScanKind::Inclusive;
     #[cfg(target_arch = "x86_64")]
     {
-        // Each call folds elements `span` of every part.
-        let mut by_chunks = |step: &mut dyn FnMut((usize, usize))| {
-            let mut j0 = 0;
-            while j0 < m {
-                let len = chunk.min(m - j0);
-                step((j0, len));
-                fetch(LANES * len);
-                j0 += len;
-            }
-        };
         if f32s {
             let mut run = start.map(|v| bits::<T, f32>(v));
             // A closure that only sees f32: `f`'s outputs are T, which is f32.
             let g = |v: U| bits::<T, f32>(f.call(v));
             let o = out.as_mut_ptr().cast::<f32>();
-            by_chunks(&mut |span| {
+            by_chunks(m, chunk, &mut fetch, |span| {
                 // SAFETY: the CPU has AVX2 (asserted); T is f32 (asserted),
                 // so `o` points to `out`'s f32s; `j0 + len <= m`, with `m`
                 // and `len` multiples of 16, and `x` and `out` hold
@@ -122,7 +112,7 @@ where
         // A closure that only sees f64: `f`'s outputs are T, which is f64.
         let g = |v: U| bits::<T, f64>(f.call(v));
         let o = out.as_mut_ptr().cast::<f64>();
-        by_chunks(&mut |span| {
+        by_chunks(m, chunk, &mut fetch, |span| {
             // SAFETY: as above, with `isa` (asserted present) and f64.
             run = unsafe {
                 match isa {
@@ -137,6 +127,25 @@ where
     {
         let _ = (inclusive, start, f, stream, fetch);
         unreachable!("fold_parts off x86-64")
+    }
+}
+
+/// Calls `step((j0, len))` for the spans of `chunk` elements (the last
+/// one shorter) that cover `0..m`, each followed by `fetch(LANES * len)`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn by_chunks(
+    m: usize,
+    chunk: usize,
+    fetch: &mut impl FnMut(usize),
+    mut step: impl FnMut((usize, usize)),
+) {
+    let mut j0 = 0;
+    while j0 < m {
+        let len = chunk.min(m - j0);
+        step((j0, len));
+        fetch(LANES * len);
+        j0 += len;
     }
 }
 
