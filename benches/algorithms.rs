@@ -345,6 +345,50 @@ fn sorts(c: &mut Criterion) {
         });
         g.finish();
 
+        // Floats in 0..1: half of them share one top byte (sign and
+        // exponent), so the sort splits its largest buckets again.
+        let unit: Vec<f32> = keys
+            .iter()
+            .map(|&k| (k >> 8) as f32 / (1 << 24) as f32)
+            .collect();
+        let mut g = c.benchmark_group(format!("sort_f32_unit_{}", name(n)));
+        configure(&mut g, n * 4);
+        g.bench_function("granule_sort", |b| {
+            b.iter_batched_ref(
+                || unit.clone(),
+                |k| {
+                    sort(
+                        &space,
+                        &mut ViewMut::<f32, 1>::from_slice_mut("k", k, n).expect("view"),
+                    )
+                    .expect("sort")
+                },
+                batch,
+            )
+        });
+        g.bench_function("slice_sort_unstable_by_total_cmp", |b| {
+            b.iter_batched_ref(
+                || unit.clone(),
+                |k| k.sort_unstable_by(f32::total_cmp),
+                batch,
+            )
+        });
+        g.bench_function("voracious_mt_sort_2_threads", |b| {
+            b.iter_batched_ref(
+                || unit.clone(),
+                |k| pool.install(|| k.voracious_mt_sort(THREADS)),
+                batch,
+            )
+        });
+        g.bench_function("rdst_2_threads", |b| {
+            b.iter_batched_ref(
+                || unit.clone(),
+                |k| pool.install(|| k.radix_sort_unstable()),
+                batch,
+            )
+        });
+        g.finish();
+
         let values: Vec<u32> = (0..n as u32).collect();
         let mut g = c.benchmark_group(format!("sort_by_key_u32_u32_{}", name(n)));
         configure(&mut g, n * 8);

@@ -23,7 +23,7 @@
 //!
 //! let kept = copy_if(&space, &x, &mut y, |v: i64| v != 0)?;        // stream compaction
 //! assert_eq!(kept, 8);
-//! sort(&space, &mut y)?;                                             // LSD radix sort
+//! sort(&space, &mut y)?;                                             // radix sort
 //! assert_eq!(create_mirror_view_and_copy(&y)?.to_vec()[..8], [1, 1, 2, 2, 3, 3, 4, 4]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

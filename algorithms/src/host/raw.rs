@@ -266,6 +266,24 @@ impl<T> Drop for Scratch<T> {
 }
 
 impl<T: Pod> Dst<T> {
+    /// Elements `lo..hi`, as a destination of their own (element 0 is
+    /// element `lo` here).
+    ///
+    /// # Panics
+    /// If `lo..hi` is not inside the View.
+    pub(crate) fn part(&self, lo: usize, hi: usize) -> Dst<T> {
+        assert!(
+            lo <= hi && hi <= self.len,
+            "part {lo}..{hi} of a View of {}",
+            self.len
+        );
+        Dst {
+            ptr: self.ptr.wrapping_add(lo * self.stride),
+            len: hi - lo,
+            stride: self.stride,
+        }
+    }
+
     /// Reads the destination's elements (the sorts work in place).
     pub(crate) fn as_src(&self) -> Src<T> {
         Src {

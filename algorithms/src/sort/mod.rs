@@ -1,4 +1,4 @@
-//! Sorting: [`sort`] (LSD radix sort of integer and float keys),
+//! Sorting: [`sort`] (radix sort of integer and float keys),
 //! [`sort_by_key`] (keys carrying a values View), [`sort_by`] (stable
 //! merge sort with a comparator), [`is_sorted`], [`is_sorted_by`].
 //!
@@ -77,8 +77,11 @@ pub trait MergeSortImpl<T, C>: ExecutionSpace {
     ) -> Result<(), AlgorithmError>;
 }
 
-/// Sorts `keys` in place, ascending and stable, by an LSD radix sort (one
-/// pass per key byte; bytes that all keys share are skipped). Integers
+/// Sorts `keys` in place, ascending and stable, by a radix sort; bits that
+/// all keys share are skipped. On the host, global passes by the top
+/// varying bits cut the keys into buckets that fit in cache, and each
+/// bucket is sorted by its lower bits there (LSD); on Cuda, one LSD pass
+/// per varying byte (Onesweep). Integers
 /// sort by value; floats by [`total_cmp`](f64::total_cmp) (see
 /// [`RadixKey`] for where NaN, ±inf and -0.0 land). The error is a failed
 /// allocation of the temporary buffer (as long as the View).

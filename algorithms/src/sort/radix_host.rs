@@ -1,39 +1,29 @@
-//! LSD radix sort on the host spaces, one byte per pass, Onesweep-style:
-//! one read of the keys counts every byte's histogram, then each pass
-//! moves the keys (and values) from one buffer to the other in a single
-//! read, chaining its blocks' digit offsets by decoupled look-back.
+//! Radix sort on the host spaces: global passes by the most significant
+//! varying byte until every bucket fits in cache, then an LSD sort of
+//! each bucket by its lower bits in cache ([`msd_sort`]).
 //!
-//! Pass `p`, block `b`: count the block's digits (it is read from memory
-//! once, into cache), publish the counts, look back for the counts of all
-//! earlier blocks, and scatter the block to `start[d] + before[d] + rank`.
-//! Blocks are visited in order within a digit, so the sort is stable.
-//! Passes whose digit is the same for every key are skipped.
-//!
-//! Each such pass streams the keys through DRAM to 256 destinations, which
-//! is slow; so when the most significant varying byte cuts the keys into
-//! buckets that fit in cache, only that byte takes a global pass, and
-//! every bucket is then sorted LSD by its lower bits in cache, one worker
-//! per bucket, and written back once ([`msd_sort`]). That global pass
-//! needs no look-back: the first read of the keys counts that byte block
-//! by block, so every block's place is known before the pass starts.
+//! A global pass streams the keys (and values) through DRAM to 256
+//! destinations, which is slow, so as few keys as possible take one: the
+//! first read of the keys finds the top byte in which they differ and
+//! counts it block by block, one pass by that byte moves every key to its
+//! bucket, and only a bucket too large for a cache is surveyed and split
+//! again by its own top varying byte. The counts by block give every
+//! block its place in every bucket before a pass starts, so the blocks
+//! scatter in any order, with no look-back. Each bucket in cache is then
+//! sorted by one worker, stably (a pass visits a bucket's keys in order),
+//! and written back once.
 
 use super::{RadixKey, SortImpl};
 use crate::host::buffer::with_buffer;
 use crate::host::raw::{Dst, Scratch, Src};
-use crate::host::{lookback, stream, HostExec, STREAM_BYTES};
+use crate::host::{stream, HostExec, STREAM_BYTES};
 use crate::io::Output;
 use crate::AlgorithmError;
-use granule_core::exec::{block_bounds, block_count, static_part};
-use granule_core::reducer::Reducer;
+use granule_core::exec::{block_bounds, block_count};
 use granule_core::Serial;
 use granule_views::{HostSpace, Pod};
 use parking_lot::Mutex;
-use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Keys per block of a look-back pass: the block's keys and values (256
-/// KiB of u32 pairs) stay in L2 between its count and its scatter.
-const RADIX_BLOCK: usize = 1 << 16;
 
 /// Keys per block of the survey's counts and of [`counted_pass`]. Such a
 /// block is read once, so it need not stay in cache; larger blocks cut
@@ -45,62 +35,9 @@ const COUNT_BLOCK: usize = 1 << 18;
 /// Counts of the 256 digits.
 type Hist = [usize; 256];
 
-/// Sums histograms (the look-back's operator).
-struct Counts;
-
-impl Reducer<Hist> for Counts {
-    #[inline(always)]
-    fn init(&self) -> Hist {
-        [0; 256]
-    }
-    #[inline(always)]
-    fn join(&self, dst: &mut Hist, src: &Hist) {
-        for (d, s) in dst.iter_mut().zip(src) {
-            *d += s;
-        }
-    }
-}
-
 #[inline(always)]
 fn digit<K: RadixKey>(k: K, shift: u32) -> usize {
     ((k.to_radix() >> shift) & 0xff) as usize
-}
-
-/// One parallel read of the keys: the histograms of the bytes in
-/// `bytes`, for the global LSD passes.
-///
-/// # Safety
-/// Nothing writes `keys` during the call.
-unsafe fn histograms<E: HostExec, K: RadixKey>(
-    exec: &E,
-    label: &str,
-    keys: &Src<K>,
-    bytes: Range<usize>,
-) -> Vec<Hist> {
-    let n = keys.len;
-    let parts = (exec.concurrency() * 4).clamp(1, n.max(1));
-    let total = Mutex::new(vec![[0usize; 256]; bytes.len()]);
-    exec.run(label, parts, &|p| {
-        let (lo, hi) = static_part(0, n, parts, p);
-        // SAFETY: forwarded contract.
-        let ks = unsafe { keys.slice(lo, hi) };
-        // u32 counters (dense in L1), flushed before they could overflow.
-        for chunk in ks.chunks(1 << 31) {
-            let mut h = vec![[0u32; 256]; bytes.len()];
-            for &k in chunk {
-                let bits = k.to_radix();
-                for (byte, hb) in bytes.clone().zip(h.iter_mut()) {
-                    hb[((bits >> (8 * byte)) & 0xff) as usize] += 1;
-                }
-            }
-            for (tb, hb) in total.lock().iter_mut().zip(&h) {
-                for (a, &b) in tb.iter_mut().zip(hb) {
-                    *a += b as usize;
-                }
-            }
-        }
-    });
-    total.into_inner()
 }
 
 /// Each [`COUNT_BLOCK`] block's histogram of one byte.
@@ -118,7 +55,8 @@ fn total(counts: &[[u32; 256]]) -> Hist {
 }
 
 /// One parallel read of the keys, by [`COUNT_BLOCK`] blocks: the bits in
-/// which some keys differ, and each block's histogram of byte `byte`.
+/// which some keys differ, and each block's histogram of the 8-bit digit
+/// at bit `shift`.
 /// The counts by block let the global pass of [`msd_sort`] place every
 /// block without counting it again or waiting on the blocks before it.
 ///
@@ -128,13 +66,12 @@ unsafe fn block_histograms<E: HostExec, K: RadixKey>(
     exec: &E,
     label: &str,
     keys: &Src<K>,
-    byte: usize,
+    shift: u32,
 ) -> (u64, BlockCounts) {
     let n = keys.len;
     let blocks = block_count(n, COUNT_BLOCK);
     let slots: Vec<Mutex<[u32; 256]>> = (0..blocks).map(|_| Mutex::new([0; 256])).collect();
     let (any, all) = (AtomicU64::new(0), AtomicU64::new(!0));
-    let shift = 8 * byte as u32;
     exec.run(label, blocks, &|b| {
         let (lo, hi) = block_bounds(0, n, COUNT_BLOCK, b);
         // SAFETY: forwarded contract.
@@ -173,9 +110,13 @@ unsafe fn block_histograms<E: HostExec, K: RadixKey>(
     (differ, slots.into_iter().map(Mutex::into_inner).collect())
 }
 
-/// The most significant byte in which some keys differ, and its counts by
-/// block; `None` when all keys are equal. One read of the keys when that
-/// is the top byte (random keys), two otherwise.
+/// The shift of the 8-bit digit that ends at the most significant bit in
+/// which some keys differ (or starts at bit 0), and its counts by block;
+/// `None` when all keys are equal. That digit splits the keys into as
+/// many buckets as any 8 bits can: keys in `0..1000` take bits 2..10, not
+/// the four values of byte 1. The keys differ in no bit from `first + 8`
+/// up, and the digit at `first` is counted first: one read of the keys
+/// when it is the one (random keys), two otherwise.
 ///
 /// # Safety
 /// Nothing writes `keys` during the call.
@@ -183,83 +124,43 @@ unsafe fn survey<E: HostExec, K: RadixKey>(
     exec: &E,
     label: &str,
     keys: &Src<K>,
-) -> Option<(usize, BlockCounts)> {
-    let last = K::BYTES - 1;
+    first: u32,
+) -> Option<(u32, BlockCounts)> {
     // SAFETY: forwarded contract.
-    let (differ, counts) = unsafe { block_histograms(exec, label, keys, last) };
-    let top = (differ.checked_ilog2()? / 8) as usize;
-    if top == last {
-        return Some((top, counts));
+    let (differ, counts) = unsafe { block_histograms(exec, label, keys, first) };
+    let top = differ.checked_ilog2()?;
+    assert!(
+        top < first + 8,
+        "radix survey: keys differ above bit {}",
+        first + 7
+    );
+    let shift = top.saturating_sub(7);
+    if shift == first {
+        return Some((shift, counts));
     }
     // SAFETY: forwarded contract.
-    let (_, counts) = unsafe { block_histograms(exec, label, keys, top) };
-    Some((top, counts))
+    let (_, counts) = unsafe { block_histograms(exec, label, keys, shift) };
+    Some((shift, counts))
 }
 
-/// One pass: moves keys (and values) from `src` to `dst` ordered by the
-/// digit at `shift`, stably. `start[d]` is where digit `d` begins.
+/// Where [`survey`] looks first among keys that differ in no bit from
+/// `end` up: the digit just below.
+fn below(end: u32) -> u32 {
+    end.saturating_sub(8)
+}
+
+/// One global pass: moves keys (and values) from `src` to `dst` ordered
+/// by the digit at `shift`, stably. Every block's digit counts are known
+/// beforehand (`counts`, from the survey of these very keys): each
+/// block's place in every bucket is a prefix sum, so the blocks are
+/// scattered in any order, with no count of their own and no look-back.
 ///
 /// # Safety
 /// The sources hold `n` initialized elements no thread writes during the
 /// call; the destinations hold room for `n`, are disjoint from the
-/// sources, and nothing else touches them.
-unsafe fn pass<E: HostExec, K: RadixKey, V: Pod>(
-    exec: &E,
-    label: &str,
-    (sk, sv): (&Src<K>, Option<&Src<V>>),
-    (dk, dv): (&Dst<K>, Option<&Dst<V>>),
-    shift: u32,
-    start: &Hist,
-) {
-    let n = sk.len;
-    lookback::run(
-        exec,
-        label,
-        block_count(n, RADIX_BLOCK),
-        &Counts,
-        None,
-        |blk| {
-            let (lo, hi) = block_bounds(0, n, RADIX_BLOCK, blk.index);
-            // SAFETY: the sources are not written during the pass.
-            let ks = unsafe { sk.slice(lo, hi) };
-            let mut here = [0usize; 256];
-            for &k in ks {
-                here[digit(k, shift)] += 1;
-            }
-            let before = blk.prefix(here)?.unwrap_or([0; 256]);
-            let mut at = [0usize; 256];
-            for d in 0..256 {
-                at[d] = start[d] + before[d];
-                let end = if d == 255 { n } else { start[d + 1] };
-                // The counts come from the same keys, so this holds; it is
-                // what makes the unchecked writes below in bounds.
-                assert!(
-                    at[d] + here[d] <= end,
-                    "radix pass: digit {d} overflows its bucket"
-                );
-            }
-            let vs = sv.map(|sv| {
-                // SAFETY: as for the keys.
-                unsafe { sv.slice(lo, hi) }
-            });
-            // SAFETY: `at` and `here` give this block's part of every bucket,
-            // checked above to lie inside the bucket, so inside `dk` and `dv`,
-            // and disjoint from every other block's part.
-            unsafe { scatter_block(ks, vs, (dk, dv), at, shift) };
-            Ok(())
-        },
-    );
-}
-
-/// [`pass`] with every block's digit counts known beforehand (`counts`,
-/// from the survey of these very keys): each block's place in every
-/// bucket is a prefix sum, so the blocks are scattered in any order, with
-/// no count of their own and no look-back.
-///
-/// # Safety
-/// As for [`pass`]; `counts` are the counts of the digit at `shift` in
-/// each [`COUNT_BLOCK`] block of the source keys, as they are now, and
-/// `start` the [`offsets`] of their total.
+/// sources, and nothing else touches them. `counts` are the counts of the
+/// digit at `shift` in each [`COUNT_BLOCK`] block of the source keys, as
+/// they are now, and `start` the [`offsets`] of their total.
 unsafe fn counted_pass<E: HostExec, K: RadixKey, V: Pod>(
     exec: &E,
     label: &str,
@@ -470,28 +371,14 @@ impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
     }
 }
 
-/// Copies `src` to `dst` (same length, contiguous) in parallel.
-///
-/// # Safety
-/// As for [`pass`].
-unsafe fn copy_back<E: HostExec, T: Pod>(exec: &E, label: &str, src: &Src<T>, dst: &Dst<T>) {
-    let n = src.len;
-    let parts = exec.concurrency().clamp(1, n.max(1));
-    exec.run(label, parts, &|p| {
-        let (lo, hi) = static_part(0, n, parts, p);
-        // SAFETY: disjoint parts; the caller's contract.
-        unsafe { dst.write(lo, src.slice(lo, hi), false) }
-    });
-}
-
 /// Sorts contiguous `keys` (and `values`) in place.
 ///
-/// When the most significant byte that varies cuts the keys into buckets
-/// that each fit in a core's cache, one global pass by that byte moves
-/// every key to its bucket and each bucket is then sorted by its lower
-/// bytes in cache ([`msd_sort`]): the keys cross memory twice instead of
-/// once per byte. Keys that crowd into one large bucket take the global
-/// passes of [`lsd_sort`].
+/// One global pass by the most significant byte that varies moves every
+/// key to its bucket, and each bucket is then sorted by its lower bytes
+/// in cache ([`msd_sort`]): random keys cross memory twice instead of once
+/// per byte. Buckets too large for a cache (keys that crowd together,
+/// such as floats in `0.0..1.0`, whose exponents share a few top bytes)
+/// are split again by their own top varying byte first.
 ///
 /// # Safety
 /// Both describe live contiguous host Views of the same length that
@@ -503,12 +390,14 @@ unsafe fn radix_sort<E: HostExec, K: RadixKey, V: Pod>(
     values: Option<Dst<V>>,
 ) -> Result<(), AlgorithmError> {
     // SAFETY: forwarded contract.
-    unsafe { radix_sort_within(exec, label, (keys, values), BUCKET_BYTES) }
+    unsafe { radix_sort_within(exec, label, (keys, values), BUCKET_BYTES) }.map(|_| ())
 }
 
 /// [`radix_sort`] with buckets of at most `bucket_bytes` of keys and
-/// values sorted in cache (the tests reach every plan with small inputs
-/// through a smaller limit).
+/// values sorted in cache (the tests reach every shape with small inputs
+/// through a smaller limit). Returns the global passes the most moved key
+/// took (0 when the whole range was sorted in cache, or all keys are
+/// equal), which the tests check.
 ///
 /// # Safety
 /// As for [`radix_sort`].
@@ -517,59 +406,26 @@ unsafe fn radix_sort_within<E: HostExec, K: RadixKey, V: Pod>(
     label: &str,
     (keys, values): (Dst<K>, Option<Dst<V>>),
     bucket_bytes: usize,
-) -> Result<(), AlgorithmError> {
+) -> Result<usize, AlgorithmError> {
     let n = keys.len;
-    if n < 2 {
-        return Ok(());
-    }
-    // SAFETY: nothing writes the keys yet.
-    let Some((top, counts)) = (unsafe { survey(exec, label, &keys.as_src()) }) else {
-        return Ok(()); // all keys equal: a stable sort moves nothing
-    };
-    let h = total(&counts);
     let row = std::mem::size_of::<K>() + values.map_or(0, |_| std::mem::size_of::<V>());
-    match plan(&h, n, row, bucket_bytes) {
-        Plan::Whole => {
-            // SAFETY: the whole range is one bucket, sorted where it lies;
-            // the caller's contract gives it to this thread alone.
-            unsafe { sort_bucket((&keys, values.as_ref()), None, (0, n), top + 1, false) };
-            Ok(())
-        }
-        // SAFETY: forwarded contract.
-        Plan::Msd => unsafe { msd_sort(exec, label, (keys, values), (&counts, &h), top) },
-        Plan::Lsd => {
-            // SAFETY: nothing writes the keys yet.
-            let hists = unsafe { histograms(exec, label, &keys.as_src(), 0..top + 1) };
-            // SAFETY: forwarded contract.
-            unsafe { lsd_sort(exec, label, (keys, values), &hists) }
-        }
+    if n < 2 {
+        return Ok(0);
     }
-}
-
-/// How [`radix_sort`] goes about it, given the most significant byte in
-/// which keys differ (no pass looks at the bytes above).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Plan {
-    /// Everything fits in cache: one in-cache sort, on one thread.
-    Whole,
-    /// That byte's buckets fit in cache: [`msd_sort`].
-    Msd,
-    /// A bucket is too large: [`lsd_sort`].
-    Lsd,
-}
-
-/// The plan for `n` keys whose top varying byte has histogram `h`, with
-/// `row` bytes of keys and values each, and buckets of at most
-/// `bucket_bytes` sorted in cache.
-fn plan(h: &Hist, n: usize, row: usize, bucket_bytes: usize) -> Plan {
-    let largest = h.iter().copied().max().unwrap_or(0);
+    let first = below(8 * K::BYTES as u32);
+    // SAFETY: nothing writes the keys yet.
+    let Some((shift, counts)) = (unsafe { survey(exec, label, &keys.as_src(), first) }) else {
+        return Ok(0); // all keys equal: a stable sort moves nothing
+    };
     if n * row <= WHOLE_BYTES {
-        Plan::Whole
-    } else if largest * row <= bucket_bytes {
-        Plan::Msd
-    } else {
-        Plan::Lsd
+        // SAFETY: the whole range is one bucket, sorted where it lies; the
+        // caller's contract gives it to this thread alone.
+        unsafe { sort_bucket((&keys, values.as_ref()), None, (0, n), shift + 8, false) };
+        return Ok(0);
     }
+    let limit = bucket_bytes / row;
+    // SAFETY: forwarded contract; `counts` are the digit's, just counted.
+    unsafe { msd_sort(exec, label, (keys, values), (shift, counts), limit) }
 }
 
 /// Bytes of keys and values sorted in cache on one thread without the
@@ -602,11 +458,39 @@ fn offsets(h: &Hist) -> Hist {
     start
 }
 
-/// One global pass by byte `top` into a scratch buffer, then every bucket
-/// sorted by its lower bytes in cache and written back to its place.
-/// `counts` are byte `top`'s counts in each block of the keys and `h`
-/// their total; no bucket holds more than the plan's limit of keys and
-/// values.
+/// The two buffers [`msd_sort`] moves keys (and values) between: the
+/// View and a scratch buffer of its length, element `i` of one standing
+/// for element `i` of the other.
+#[derive(Clone, Copy)]
+struct Sides<K, V> {
+    view: (Dst<K>, Option<Dst<V>>),
+    scratch: (Dst<K>, Option<Dst<V>>),
+}
+
+impl<K: Pod, V: Pod> Sides<K, V> {
+    /// Elements `lo..hi` of the scratch side (`true`) or the View's.
+    fn part(&self, in_scratch: bool, lo: usize, hi: usize) -> (Dst<K>, Option<Dst<V>>) {
+        let (k, v) = if in_scratch { self.scratch } else { self.view };
+        (k.part(lo, hi), v.map(|v| v.part(lo, hi)))
+    }
+}
+
+/// A bucket left for the in-cache sorts: elements `lo..hi`, on the
+/// scratch side or in the View, whose keys differ only in their low
+/// `bits` bits.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    lo: usize,
+    hi: usize,
+    bits: u32,
+    in_scratch: bool,
+}
+
+/// Global passes until every bucket holds at most `limit` keys, then
+/// every bucket sorted by its lower bits in cache and left in the View.
+/// `surveyed` is [`survey`]'s digit of the keys and its counts in each
+/// block. Returns the global passes the most
+/// moved key took.
 ///
 /// # Safety
 /// As for [`radix_sort`], and `counts` are counts of the keys as they
@@ -615,67 +499,148 @@ unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Pod>(
     exec: &E,
     label: &str,
     (keys, values): (Dst<K>, Option<Dst<V>>),
-    (counts, h): (&[[u32; 256]], &Hist),
-    top: usize,
-) -> Result<(), AlgorithmError> {
+    surveyed: (u32, BlockCounts),
+    limit: usize,
+) -> Result<usize, AlgorithmError> {
     let n = keys.len;
     let (mut tk, mut tv) = scratch_pair::<K, V>(label, n, values.is_some())?;
-    let (sk, sv) = (tk.dst(), tv.as_mut().map(|t| t.dst()));
-    let start = offsets(h);
-    // SAFETY: the View and the scratch buffer are disjoint; the View is
-    // fully written and nothing else touches either; `counts` are its
-    // keys' (the caller's contract).
-    unsafe {
-        counted_pass(
-            exec,
-            label,
-            (&keys.as_src(), values.map(|v| v.as_src()).as_ref()),
-            (&sk, sv.as_ref()),
-            8 * top as u32,
-            (counts, &start),
-        )
+    let sides = Sides {
+        view: (keys, values),
+        scratch: (tk.dst(), tv.as_mut().map(|t| t.dst())),
     };
+    let mut buckets = Vec::new();
+    let split = Split {
+        exec,
+        label,
+        sides,
+        limit,
+    };
+    // SAFETY: the View is fully written and its counts are `counts`; the
+    // scratch is ours; nothing else touches either (forwarded contract).
+    let depth = unsafe { split.run((0, n), surveyed, false, &mut buckets) };
     let row = std::mem::size_of::<K>() + values.map_or(0, |_| std::mem::size_of::<V>());
     let stream = n * row > STREAM_BYTES;
-    exec.run(label, 256, &|d| {
-        let (lo, hi) = (start[d], start[d] + h[d]);
-        if lo < hi {
-            // SAFETY: the pass wrote the whole scratch (and returned, so
-            // its writes are visible); bucket `d` is elements lo..hi of
-            // the scratch and of the View, and only this call touches them.
-            unsafe {
-                sort_bucket(
-                    (&sk, sv.as_ref()),
-                    Some((&keys, values.as_ref())),
-                    (lo, hi),
-                    top,
-                    stream,
-                )
-            };
-        }
+    exec.run(label, buckets.len(), &|i| {
+        let b = buckets[i];
+        let (wk, wv) = sides.part(b.in_scratch, b.lo, b.hi);
+        let out = b.in_scratch.then(|| sides.part(false, b.lo, b.hi));
+        // SAFETY: the passes wrote every bucket's elements on its side
+        // (and returned, so their writes are visible); the buckets are
+        // disjoint ranges, each touched by this call alone, and the two
+        // sides are disjoint buffers.
+        unsafe {
+            sort_bucket(
+                (&wk, wv.as_ref()),
+                out.as_ref().map(|(k, v)| (k, v.as_ref())),
+                (0, b.hi - b.lo),
+                b.bits,
+                stream,
+            )
+        };
     });
-    Ok(())
+    Ok(depth)
+}
+
+/// The global passes of [`msd_sort`].
+struct Split<'a, E, K, V> {
+    exec: &'a E,
+    label: &'a str,
+    sides: Sides<K, V>,
+    limit: usize,
+}
+
+impl<E: HostExec, K: RadixKey, V: Pod> Split<'_, E, K, V> {
+    /// Moves elements `lo..hi` from one side (the scratch when
+    /// `in_scratch`) to the other by the 8-bit digit at `shift`, then
+    /// splits again each resulting bucket of more than `limit` keys, and
+    /// lists the rest in `buckets`, in order. Returns the passes the most
+    /// moved key took.
+    ///
+    /// # Safety
+    /// Elements `lo..hi` are written on their side, and `counts` are the
+    /// digit's counts in their blocks; they differ in no bit above the
+    /// digit; nothing else touches those elements on either side.
+    unsafe fn run(
+        &self,
+        (lo, hi): (usize, usize),
+        (shift, counts): (u32, BlockCounts),
+        in_scratch: bool,
+        buckets: &mut Vec<Bucket>,
+    ) -> usize {
+        let h = total(&counts);
+        let start = offsets(&h);
+        let (from, to) = (
+            self.sides.part(in_scratch, lo, hi),
+            self.sides.part(!in_scratch, lo, hi),
+        );
+        // SAFETY: the two sides are disjoint buffers; the source part is
+        // written and counted (the contract), and the parts are ours.
+        unsafe {
+            counted_pass(
+                self.exec,
+                self.label,
+                (&from.0.as_src(), from.1.map(|v| v.as_src()).as_ref()),
+                (&to.0, to.1.as_ref()),
+                shift,
+                (&counts, &start),
+            )
+        };
+        let mut depth = 1;
+        for d in 0..256 {
+            let (a, b) = (lo + start[d], lo + start[d] + h[d]);
+            let bucket = Bucket {
+                lo: a,
+                hi: b,
+                bits: shift,
+                in_scratch: !in_scratch,
+            };
+            if b - a <= self.limit || shift == 0 {
+                if a < b {
+                    buckets.push(bucket);
+                }
+                continue;
+            }
+            let keys = self.sides.part(!in_scratch, a, b).0.as_src();
+            // SAFETY: the pass wrote the bucket and returned; nothing
+            // writes it during the survey.
+            match unsafe { survey(self.exec, self.label, &keys, below(shift)) } {
+                // All equal: nothing to sort, only to bring back.
+                None => buckets.push(Bucket { bits: 0, ..bucket }),
+                Some(next) => {
+                    // SAFETY: the bucket is written on the other side now,
+                    // `next` counts it, and its keys differ in no bit from
+                    // `shift` up (they share the digit there).
+                    let deeper = unsafe { self.run((a, b), next, !in_scratch, buckets) };
+                    depth = depth.max(1 + deeper);
+                }
+            }
+        }
+        depth
+    }
 }
 
 /// The digits a bucket is sorted by, low to high, as (shift, width) in
 /// bits, with where each one's counts start in [`bucket_histograms`]'s
-/// table (packed, so the tables share L1 sets evenly). Three bytes (the
-/// buckets of u32, i32 and f32 keys) take two 12-bit digits: two passes
-/// instead of three, and a 4096-counter table still fits in L1 (one
-/// bucket's in-cache sort measured 2.4 against 3.0 ns per key by bytes).
-/// Other lengths take bytes: wider digits over more bytes would need
-/// tables that leave L1.
-fn bucket_digits(bytes: usize) -> Vec<(Digit, usize)> {
-    let digits: Vec<Digit> = match bytes {
-        3 => vec![(0, 12), (12, 12)],
-        _ => (0..bytes as u32).map(|b| (8 * b, 8)).collect(),
+/// table (packed, so the tables share L1 sets evenly). Up to 24 bits
+/// take at most two digits of up to 12 bits (the three bytes below the
+/// top byte of u32, i32 and f32 keys: two passes instead of three, and a
+/// 4096-counter table still fits in L1; one bucket's in-cache sort
+/// measured 2.4 against 3.0 ns per key by bytes). More bits take digits
+/// of up to 8: wider digits over more passes would need tables that
+/// leave L1. The widths are as even as they can be, the wider ones low.
+fn bucket_digits(bits: u32) -> Vec<(Digit, usize)> {
+    let count = if bits <= 24 {
+        bits.div_ceil(12)
+    } else {
+        bits.div_ceil(8)
     };
-    let mut at = 0;
-    digits
-        .into_iter()
-        .map(|dg| {
-            at += 1 << dg.1;
-            (dg, at - (1 << dg.1))
+    let (mut shift, mut at) = (0, 0);
+    (0..count)
+        .map(|i| {
+            let width = (bits - shift).div_ceil(count - i);
+            let digit = ((shift, width), at);
+            (shift, at) = (shift + width, at + (1 << width));
+            digit
         })
         .collect()
 }
@@ -714,7 +679,7 @@ fn bucket_histograms<K: RadixKey>(ks: &[K], digits: &[(Digit, usize)]) -> Vec<u3
     h
 }
 
-/// Sorts elements `lo..hi` of `work` by their low `bytes` bytes (the
+/// Sorts elements `lo..hi` of `work` by their low `bits` bits (the
 /// higher ones are the same throughout), stably, moving them between
 /// `work` and a per-thread buffer, and leaves the result in `out` (with
 /// streaming stores when `stream`), or in `work` when `out` is `None`.
@@ -727,7 +692,7 @@ unsafe fn sort_bucket<K: RadixKey, V: Pod>(
     (wk, wv): (&Dst<K>, Option<&Dst<V>>),
     out: Option<(&Dst<K>, Option<&Dst<V>>)>,
     (lo, hi): (usize, usize),
-    bytes: usize,
+    bits: u32,
     stream: bool,
 ) {
     let len = hi - lo;
@@ -736,7 +701,7 @@ unsafe fn sort_bucket<K: RadixKey, V: Pod>(
     assert!(u32::try_from(len).is_ok(), "radix bucket of {len} keys");
     // SAFETY: the elements are this call's alone (the contract).
     let (keys, mut vals) = unsafe { (wk.slice_mut(lo, hi), wv.map(|v| v.slice_mut(lo, hi))) };
-    let digits = bucket_digits(bytes);
+    let digits = bucket_digits(bits);
     let hist = bucket_histograms(keys, &digits);
     let table = |i: usize| &hist[digits[i].1..][..1 << digits[i].0 .1];
     let moving = |i: &usize| !table(*i).contains(&(len as u32));
@@ -950,63 +915,6 @@ fn scratch_pair<K: Pod, V: Pod>(
     Ok((Scratch::new(label, n)?, values))
 }
 
-/// One global pass per varying byte, between the View and a scratch
-/// buffer: for keys that crowd into buckets too large for a cache.
-///
-/// # Safety
-/// As for [`radix_sort`].
-unsafe fn lsd_sort<E: HostExec, K: RadixKey, V: Pod>(
-    exec: &E,
-    label: &str,
-    (keys, values): (Dst<K>, Option<Dst<V>>),
-    hists: &[Hist],
-) -> Result<(), AlgorithmError> {
-    let n = keys.len;
-    let (mut tk, mut tv) = scratch_pair::<K, V>(label, n, values.is_some())?;
-    let mut in_scratch = false;
-    for (byte, h) in hists.iter().enumerate() {
-        if h.contains(&n) {
-            continue; // every key has this digit: the pass would not move anything
-        }
-        let start = offsets(h);
-        let (view_k, view_v) = (keys, values);
-        let (scr_k, scr_v) = (tk.dst(), tv.as_mut().map(|t| t.dst()));
-        let (from, to) = if in_scratch {
-            (
-                (scr_k.as_src(), scr_v.map(|d| d.as_src())),
-                (view_k, view_v),
-            )
-        } else {
-            (
-                (view_k.as_src(), view_v.map(|d| d.as_src())),
-                (scr_k, scr_v),
-            )
-        };
-        // SAFETY: the View and the scratch buffer are disjoint; the source
-        // side is fully written (the View, or the scratch after a pass).
-        unsafe {
-            pass(
-                exec,
-                label,
-                (&from.0, from.1.as_ref()),
-                (&to.0, to.1.as_ref()),
-                8 * byte as u32,
-                &start,
-            )
-        };
-        in_scratch = !in_scratch;
-    }
-    if in_scratch {
-        // SAFETY: the scratch holds the sorted keys (all written).
-        unsafe { copy_back(exec, label, &tk.src(), &keys) };
-        if let (Some(t), Some(v)) = (tv.as_mut(), values) {
-            // SAFETY: as above.
-            unsafe { copy_back(exec, label, &t.src(), &v) };
-        }
-    }
-    Ok(())
-}
-
 /// [`radix_sort`] for Views of any stride: strided ones are sorted in a
 /// contiguous copy, written back after.
 ///
@@ -1106,9 +1014,10 @@ mod tests {
     }
 
     /// Sorts `keys` with values recording their index on `exec`, checks
-    /// the plan taken, and compares with a sequential stable sort; then
+    /// the first digit's shift and the global passes taken (`None` when
+    /// all keys are equal), and compares with a sequential stable sort; then
     /// sorts the keys alone.
-    fn check<E: HostExec, K: RadixKey>(exec: &E, keys: &[K], want: Option<(usize, Plan)>) {
+    fn check<E: HostExec, K: RadixKey>(exec: &E, keys: &[K], want: Option<(u32, usize)>) {
         let n = keys.len();
         let mut k = Scratch::<K>::new("t", n).unwrap();
         let mut v = Scratch::<u32>::new("t", n).unwrap();
@@ -1117,13 +1026,13 @@ mod tests {
             // SAFETY: in bounds, our own buffers.
             unsafe { (dk.put(i, key), dv.put(i, i as u32)) };
         }
+        let first = below(8 * K::BYTES as u32);
         // SAFETY: the buffers are written and ours.
-        let got = unsafe { survey(exec, "t", &dk.as_src()) };
-        let row = std::mem::size_of::<K>() + 4;
-        let got = got.map(|(top, c)| (top, plan(&total(&c), n, row, TEST_BUCKET)));
-        assert_eq!(got, want);
+        let top = unsafe { survey(exec, "t", &dk.as_src(), first) }.map(|s| s.0);
         // SAFETY: as above.
-        unsafe { radix_sort_within(exec, "t", (dk, Some(dv)), TEST_BUCKET).unwrap() };
+        let passes = unsafe { radix_sort_within(exec, "t", (dk, Some(dv)), TEST_BUCKET).unwrap() };
+        assert_eq!(top.map(|t| (t, passes)), want, "first digit and passes");
+        assert!(want.is_some() || passes == 0);
         let mut expect: Vec<(K, u32)> = keys.iter().copied().zip(0..).collect();
         expect.sort_by_key(|&(key, _)| key.to_radix()); // stable
         let (sk, sv) = (k.src(), v.src());
@@ -1156,52 +1065,37 @@ mod tests {
     }
 
     /// The bucket limit of [`check`]'s sorts: small, so that inputs of a
-    /// few MB reach every plan.
+    /// few MB reach every shape of split.
     const TEST_BUCKET: usize = 1 << 21;
 
     #[test]
-    fn random_keys_past_the_cache_take_the_bucket_sort() {
-        // Random keys fill the top byte's buckets evenly, give or take a
-        // few standard deviations (sqrt of the mean).
-        let even = |n: usize| {
-            let mean = n / 256;
-            let mut h = [mean; 256];
-            h[0] += 4 * mean.isqrt();
-            h
-        };
-        // 2^27 u32 keys and 2^26 u32 pairs: 2 MiB buckets on average.
-        assert_eq!(plan(&even(1 << 27), 1 << 27, 4, BUCKET_BYTES), Plan::Msd);
-        assert_eq!(plan(&even(1 << 26), 1 << 26, 8, BUCKET_BYTES), Plan::Msd);
-        // 2^27 pairs: 4 MiB buckets; 2^28 pairs: 8 MiB and over.
-        assert_eq!(plan(&even(1 << 27), 1 << 27, 8, BUCKET_BYTES), Plan::Msd);
-        assert_eq!(plan(&even(1 << 28), 1 << 28, 8, BUCKET_BYTES), Plan::Lsd);
-    }
-
-    #[test]
-    fn bucket_digits_cover_the_bytes_once() {
-        for bytes in 1..=8 {
-            let digits = bucket_digits(bytes);
+    fn bucket_digits_cover_the_bits_once() {
+        for bits in 0..=64 {
+            let digits = bucket_digits(bits);
             let (mut bit, mut at) = (0, 0);
             for &((shift, width), start) in &digits {
-                assert_eq!((shift, start), (bit, at), "{bytes} bytes: {digits:?}");
-                assert!((1..=12).contains(&width));
+                assert_eq!((shift, start), (bit, at), "{bits} bits: {digits:?}");
+                let widest = if bits <= 24 { 12 } else { 8 };
+                assert!((1..=widest).contains(&width), "{bits} bits: {digits:?}");
                 (bit, at) = (bit + width, at + (1 << width));
             }
-            assert_eq!(bit, 8 * bytes as u32, "{bytes} bytes: {digits:?}");
+            assert_eq!(bit, bits, "{bits} bits: {digits:?}");
         }
-        assert_eq!(bucket_digits(3).len(), 2, "three bytes: two passes");
+        assert_eq!(bucket_digits(24).len(), 2, "three bytes: two passes");
+        assert_eq!(bucket_digits(32).len(), 4, "four bytes: bytes");
     }
 
-    fn every_plan<E: HostExec>(exec: &E) {
+    fn every_shape<E: HostExec>(exec: &E) {
         let mut r = rng(0x9E37_79B9_7F4A_7C15);
         // Few distinct values spread over the top byte: many duplicates in
         // every bucket, so an unstable bucket sort would show.
         let spread: Vec<u32> = (0..400_000)
             .map(|_| (r() % 20_000) as u32 * 214_748)
             .collect();
-        check(exec, &spread, Some((3, Plan::Msd)));
-        // Two thirds of the keys in one top-byte bucket of 3.2 MB: the
-        // global passes.
+        check(exec, &spread, Some((24, 1)));
+        // Two thirds of the keys in one top-byte bucket of 3.2 MB, all of
+        // them in 0..1000: split by bits 16..24 (which the other keys of
+        // the bucket vary), still too large, then by bits 8..16.
         let skewed: Vec<u32> = (0..600_000)
             .map(|i| {
                 if i % 3 != 0 {
@@ -1211,21 +1105,41 @@ mod tests {
                 }
             })
             .collect();
-        check(exec, &skewed, Some((3, Plan::Lsd)));
-        // Keys in 0..2^20: the buckets are byte 2's, bytes above ignored.
+        check(exec, &skewed, Some((24, 3)));
+        // Two thirds of the keys equal, the rest random with another top
+        // byte: a large bucket whose keys are all equal, left in order.
+        let equal: Vec<u32> = (0..600_000)
+            .map(|i| match i % 3 {
+                0 => r() as u32 & 0x7fff_ffff,
+                _ => 0xff00_0000,
+            })
+            .collect();
+        check(exec, &equal, Some((24, 1)));
+        // Two thirds of the keys differ only in the low byte, the rest
+        // random: split by every byte down to the last.
+        let repeated: Vec<u32> = (0..600_000)
+            .map(|i| match i % 3 {
+                0 => r() as u32,
+                _ => 0xabcd_1200 | (r() % 4) as u32,
+            })
+            .collect();
+        check(exec, &repeated, Some((24, 4)));
+        // Keys in 0..2^20: the buckets are bits 12..20's, bits above
+        // ignored.
         let low: Vec<i32> = (0..300_000).map(|_| (r() % (1 << 20)) as i32).collect();
-        check(exec, &low, Some((2, Plan::Msd)));
+        check(exec, &low, Some((12, 1)));
         let wide: Vec<u64> = (0..300_000).map(|_| r() % (1 << 44)).collect();
-        check(exec, &wide, Some((5, Plan::Msd)));
+        check(exec, &wide, Some((36, 1)));
         let signed: Vec<i64> = (0..300_000)
             .map(|_| ((r() % 5000) as i64 - 2500) * 0x3_0000_0000_0001)
             .collect();
-        check(exec, &signed, Some((7, Plan::Msd)));
-        // Two top-byte buckets (the signs) of 2.4 MB each.
+        check(exec, &signed, Some((56, 1)));
+        // Two top-byte buckets (one per sign, exponents 1024 and up) of 2.4
+        // MB each, split again by the exponents' low bits.
         let floats: Vec<f64> = (0..400_000).map(|_| (r() % 7000) as f64 - 3500.5).collect();
-        check(exec, &floats, Some((7, Plan::Lsd)));
+        check(exec, &floats, Some((56, 2)));
         let floats: Vec<f32> = (0..300_000).map(|_| f32::from_bits(r() as u32)).collect();
-        check(exec, &floats, Some((3, Plan::Msd)));
+        check(exec, &floats, Some((24, 1)));
         let same = vec![7u64; 200_000];
         check(exec, &same, None);
         for n in [0, 1, 2, 3, 100, 5000] {
@@ -1234,19 +1148,19 @@ mod tests {
                 // Both signs, so the sign byte varies.
                 (small[0], small[1]) = (3, -3);
             }
-            let want = (n >= 2).then_some((7, Plan::Whole));
+            let want = (n >= 2).then_some((56, 0));
             check(exec, &small, want);
         }
     }
 
     #[test]
-    fn every_plan_sorts_stably_on_serial() {
-        every_plan(&Serial);
+    fn every_shape_sorts_stably_on_serial() {
+        every_shape(&Serial);
     }
 
     #[cfg(feature = "rayon")]
     #[test]
-    fn every_plan_sorts_stably_on_rayon() {
-        every_plan(&granule_rayon::Rayon::new(2).unwrap());
+    fn every_shape_sorts_stably_on_rayon() {
+        every_shape(&granule_rayon::Rayon::new(2).unwrap());
     }
 }
