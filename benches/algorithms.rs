@@ -295,11 +295,56 @@ fn compact<T>(
     g.finish();
 }
 
-fn sorts(c: &mut Criterion) {
+/// granule's sort of `keys` and the two radix peers' 2-thread sorts, in
+/// group `g` (whose throughput is the keys' bytes).
+fn radix_sorts<K>(
+    g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    space: &Rayon,
+    pool: &rayon::ThreadPool,
+    keys: &[K],
+) where
+    K: granule::algorithms::RadixKey + rdst::RadixKey,
+    K: voracious_radix_sort::Radixable<K> + voracious_radix_sort::RadixKey,
+    Rayon: granule::algorithms::sort::SortImpl<K, K>,
+{
     use rdst::RadixSort as _;
     use voracious_radix_sort::RadixSort as _;
+    let n = keys.len();
+    configure(g, std::mem::size_of_val(keys));
+    let batch = BatchSize::LargeInput;
+    g.bench_function("granule_sort", |b| {
+        b.iter_batched_ref(
+            || keys.to_vec(),
+            |k| {
+                sort(
+                    space,
+                    &mut ViewMut::<K, 1>::from_slice_mut("k", k, n).expect("view"),
+                )
+                .expect("sort")
+            },
+            batch,
+        )
+    });
+    g.bench_function("voracious_mt_sort_2_threads", |b| {
+        b.iter_batched_ref(
+            || keys.to_vec(),
+            |k| pool.install(|| k.voracious_mt_sort(THREADS)),
+            batch,
+        )
+    });
+    g.bench_function("rdst_2_threads", |b| {
+        b.iter_batched_ref(
+            || keys.to_vec(),
+            |k| pool.install(|| k.radix_sort_unstable()),
+            batch,
+        )
+    });
+}
+
+fn sorts(c: &mut Criterion) {
     let space = Rayon::new(THREADS).expect("space");
     let pool = pool();
+    let batch = BatchSize::LargeInput;
     for n in sizes(&[1 << 24]) {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         let keys: Vec<u32> = (0..n)
@@ -311,37 +356,9 @@ fn sorts(c: &mut Criterion) {
             })
             .collect();
         let mut g = c.benchmark_group(format!("sort_u32_{}", name(n)));
-        configure(&mut g, n * 4);
-        let batch = BatchSize::LargeInput;
-        g.bench_function("granule_sort", |b| {
-            b.iter_batched_ref(
-                || keys.clone(),
-                |k| {
-                    sort(
-                        &space,
-                        &mut ViewMut::<u32, 1>::from_slice_mut("k", k, n).expect("view"),
-                    )
-                    .expect("sort")
-                },
-                batch,
-            )
-        });
+        radix_sorts(&mut g, &space, &pool, &keys);
         g.bench_function("slice_sort_unstable", |b| {
             b.iter_batched_ref(|| keys.clone(), |k| k.sort_unstable(), batch)
-        });
-        g.bench_function("voracious_mt_sort_2_threads", |b| {
-            b.iter_batched_ref(
-                || keys.clone(),
-                |k| pool.install(|| k.voracious_mt_sort(THREADS)),
-                batch,
-            )
-        });
-        g.bench_function("rdst_2_threads", |b| {
-            b.iter_batched_ref(
-                || keys.clone(),
-                |k| pool.install(|| k.radix_sort_unstable()),
-                batch,
-            )
         });
         g.finish();
 
@@ -352,38 +369,11 @@ fn sorts(c: &mut Criterion) {
             .map(|&k| (k >> 8) as f32 / (1 << 24) as f32)
             .collect();
         let mut g = c.benchmark_group(format!("sort_f32_unit_{}", name(n)));
-        configure(&mut g, n * 4);
-        g.bench_function("granule_sort", |b| {
-            b.iter_batched_ref(
-                || unit.clone(),
-                |k| {
-                    sort(
-                        &space,
-                        &mut ViewMut::<f32, 1>::from_slice_mut("k", k, n).expect("view"),
-                    )
-                    .expect("sort")
-                },
-                batch,
-            )
-        });
+        radix_sorts(&mut g, &space, &pool, &unit);
         g.bench_function("slice_sort_unstable_by_total_cmp", |b| {
             b.iter_batched_ref(
                 || unit.clone(),
                 |k| k.sort_unstable_by(f32::total_cmp),
-                batch,
-            )
-        });
-        g.bench_function("voracious_mt_sort_2_threads", |b| {
-            b.iter_batched_ref(
-                || unit.clone(),
-                |k| pool.install(|| k.voracious_mt_sort(THREADS)),
-                batch,
-            )
-        });
-        g.bench_function("rdst_2_threads", |b| {
-            b.iter_batched_ref(
-                || unit.clone(),
-                |k| pool.install(|| k.radix_sort_unstable()),
                 batch,
             )
         });
