@@ -1,13 +1,13 @@
-//! Radix sort on the host spaces: global passes by the most significant
-//! varying byte until every bucket fits in cache, then an LSD sort of
-//! each bucket by its lower bits in cache ([`msd_sort`]).
+//! Radix sort on the host spaces: global passes by the 8 bits that end at
+//! the most significant varying bit until every bucket fits in cache, then
+//! an LSD sort of each bucket by its lower bits in cache ([`msd_sort`]).
 //!
 //! A global pass streams the keys (and values) through DRAM to 256
 //! destinations, which is slow, so as few keys as possible take one: the
-//! first read of the keys finds the top byte in which they differ and
-//! counts it block by block, one pass by that byte moves every key to its
-//! bucket, and only a bucket too large for a cache is surveyed and split
-//! again by its own top varying byte. The counts by block give every
+//! first read of the keys finds the top bit in which they differ and
+//! counts the 8-bit digit ending there block by block, one pass by that
+//! digit moves every key to its bucket, and only a bucket too large for a
+//! cache is surveyed and split again by its own top varying bits. The counts by block give every
 //! block its place in every bucket before a pass starts, so the blocks
 //! scatter in any order, with no look-back. Each bucket in cache is then
 //! sorted by one worker, stably (a pass visits a bucket's keys in order),
@@ -40,7 +40,7 @@ fn digit<K: RadixKey>(k: K, shift: u32) -> usize {
     ((k.to_radix() >> shift) & 0xff) as usize
 }
 
-/// Each [`COUNT_BLOCK`] block's histogram of one byte.
+/// Each [`COUNT_BLOCK`] block's histogram of one 8-bit digit.
 type BlockCounts = Vec<[u32; 256]>;
 
 /// The digit counts of all blocks together.
@@ -373,12 +373,12 @@ impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
 
 /// Sorts contiguous `keys` (and `values`) in place.
 ///
-/// One global pass by the most significant byte that varies moves every
-/// key to its bucket, and each bucket is then sorted by its lower bytes
-/// in cache ([`msd_sort`]): random keys cross memory twice instead of once
-/// per byte. Buckets too large for a cache (keys that crowd together,
-/// such as floats in `0.0..1.0`, whose exponents share a few top bytes)
-/// are split again by their own top varying byte first.
+/// One global pass by the 8 bits that end at the most significant varying
+/// bit moves every key to its bucket, and each bucket is then sorted by
+/// its lower bits in cache ([`msd_sort`]): random keys cross memory twice
+/// instead of once per byte. Buckets too large for a cache (keys that
+/// crowd together, such as floats in `0.0..1.0`, whose exponents share a
+/// few top bytes) are split again by their own top varying bits first.
 ///
 /// # Safety
 /// Both describe live contiguous host Views of the same length that
@@ -423,9 +423,16 @@ unsafe fn radix_sort_within<E: HostExec, K: RadixKey, V: Pod>(
         unsafe { sort_bucket((&keys, values.as_ref()), None, (0, n), shift + 8, false) };
         return Ok(0);
     }
-    let limit = bucket_bytes / row;
     // SAFETY: forwarded contract; `counts` are the digit's, just counted.
-    unsafe { msd_sort(exec, label, (keys, values), (shift, counts), limit) }
+    unsafe {
+        msd_sort(
+            exec,
+            label,
+            (keys, values),
+            (shift, counts),
+            (row, bucket_bytes),
+        )
+    }
 }
 
 /// Bytes of keys and values sorted in cache on one thread without the
@@ -486,21 +493,21 @@ struct Bucket {
     in_scratch: bool,
 }
 
-/// Global passes until every bucket holds at most `limit` keys, then
-/// every bucket sorted by its lower bits in cache and left in the View.
-/// `surveyed` is [`survey`]'s digit of the keys and its counts in each
-/// block. Returns the global passes the most
-/// moved key took.
+/// Global passes until every bucket holds at most `bucket_bytes` of keys
+/// and values (`row` bytes each), then every bucket sorted by its lower
+/// bits in cache and left in the View. `surveyed` is [`survey`]'s digit
+/// of the keys and its counts in each block. Returns the global passes
+/// the most moved key took.
 ///
 /// # Safety
-/// As for [`radix_sort`], and `counts` are counts of the keys as they
-/// are now.
+/// As for [`radix_sort`], and the counts of `surveyed` are counts of the
+/// keys as they are now.
 unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Pod>(
     exec: &E,
     label: &str,
     (keys, values): (Dst<K>, Option<Dst<V>>),
     surveyed: (u32, BlockCounts),
-    limit: usize,
+    (row, bucket_bytes): (usize, usize),
 ) -> Result<usize, AlgorithmError> {
     let n = keys.len;
     let (mut tk, mut tv) = scratch_pair::<K, V>(label, n, values.is_some())?;
@@ -513,12 +520,11 @@ unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Pod>(
         exec,
         label,
         sides,
-        limit,
+        limit: bucket_bytes / row,
     };
-    // SAFETY: the View is fully written and its counts are `counts`; the
+    // SAFETY: the View is fully written and `surveyed` counts it; the
     // scratch is ours; nothing else touches either (forwarded contract).
     let depth = unsafe { split.run((0, n), surveyed, false, &mut buckets) };
-    let row = std::mem::size_of::<K>() + values.map_or(0, |_| std::mem::size_of::<V>());
     let stream = n * row > STREAM_BYTES;
     exec.run(label, buckets.len(), &|i| {
         let b = buckets[i];
