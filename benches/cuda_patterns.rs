@@ -1,5 +1,6 @@
 //! Scan and reduce of i32 on the Cuda space, and granule-algorithms'
-//! `exclusive_scan`, `copy_if` (two thirds kept) and radix `sort` (u32),
+//! `exclusive_scan`, `copy_if` (two thirds kept), radix `sort` (u32) and,
+//! on a GPU at 2^24, the merge sort `sort_by`,
 //! beside a device-to-device copy of the same bytes measured in the same
 //! run (the bandwidth a memory-bound pattern can reach on that device).
 //!
@@ -35,6 +36,12 @@ fn prefix_i32(i: usize, x: &View1<i32>, out: &mut i32, p: &mut i32, last: bool) 
 #[kernel]
 fn below_two(v: i32) -> bool {
     v < 2
+}
+
+/// The comparison sort's comparator (u32 keys, ascending).
+#[kernel(binary)]
+fn ascending(a: u32, b: u32) -> bool {
+    a < b
 }
 
 #[kernel(reduce)]
@@ -147,6 +154,17 @@ fn patterns(c: &mut Criterion) {
                 s.fence();
             })
         });
+        // The merge sort on a GPU at 2^24 only: its 14 merge rounds at
+        // 2^24 are slow on the emulator, and 2^28 would add four more.
+        if emu.is_none() && n == 1 << 24 {
+            g.bench_function("algorithms::sort_by (with a copy of the keys)", |b| {
+                b.iter(|| {
+                    deep_copy(&mut k, &unsorted).expect("copy");
+                    sort_by(&s, &mut k, ascending()).expect("sort_by");
+                    s.fence();
+                })
+            });
+        }
         g.finish();
     }
 }

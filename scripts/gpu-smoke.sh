@@ -27,6 +27,9 @@
 #   async        asynchronous dispatch: stream order, one wait per fence, a
 #                fault reported at the next synchronization with its label
 #                (asynchrony)
+#   soundness    the Cuda write model's holes (issue 14), closed on the GPU
+#                too: team and lane writes, refusals before the launch
+#   drivers      the hand-written device drivers (reduce, scan, team)
 #   conformance  the conformance suite's Cuda instance, in one process: the
 #                tests whose kernels panic on purpose share it with the others
 #                (a failing GPU thread exits without a trap, so the device
@@ -53,7 +56,7 @@
 # CI=true make a missing driver or NVRTC a failure, never a skip.
 set -uo pipefail
 
-TESTS=(conformance dispatch asynchrony nvrtc_toolchain translated fidelity gpu algorithms)
+TESTS=(conformance dispatch asynchrony nvrtc_toolchain translated fidelity gpu algorithms soundness drivers)
 BENCH=cuda_patterns
 # Examples that run on the GPU as they are (`example` mode).
 EXAMPLES=(stream_compaction)
@@ -221,6 +224,8 @@ run() {
   group fidelity 30 fidelity
   group dispatch 40 dispatch
   group async 30 asynchrony
+  group soundness 40 soundness
+  group drivers 30 drivers
   group conformance 120 conformance cuda::
   group algorithms 90 algorithms cuda::
   group bench 90 "$BENCH" --bench --warm-up-time 1 --measurement-time 2 --noplot

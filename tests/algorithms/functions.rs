@@ -110,6 +110,14 @@ pub fn same_unless(v: i64, at: i64) -> i64 {
     v
 }
 
+/// Not a strict weak order: `scrambled(a, b)` and `scrambled(b, a)` can
+/// both hold, and it is not transitive. A sort may order by it in any
+/// way, but must stay free of races.
+#[kernel(binary)]
+pub fn scrambled(a: i64, b: i64) -> bool {
+    (a * 7 + b * 3) % 5 < 2
+}
+
 #[kernel(binary)]
 pub fn less_unless(a: i64, b: i64, at: i64) -> bool {
     assert!(a != at, "user code failed");

@@ -24,6 +24,8 @@
 //    staged run out with consecutive threads on consecutive positions
 //    (coalesced), to out(before + j).
 // Each element is read once from memory and each kept one written once.
+// A failure in the tile (a predicate that panics) stops its whole block
+// after step 2, so nothing is staged from the ranks it left unfinished.
 // On an H100 the blocked loads made a 2^28 i32 copy_if 2.5 times as fast
 // as the striped ones it had before, which loaded 4 bytes a thread.
 //
@@ -110,6 +112,14 @@ __device__ void compact(granule::u64 n, granule::u64 smem, bool partition, bool 
     }
     u32 total;
     u32 rank = granule::block_exclusive_scan<granule::Sum<u32>>(kept, total);
+    // On a GPU a thread whose predicate panicked has stopped before the
+    // scan (granule::stop_thread), and the scan read a count it never
+    // gave: ranks could collide or pass the stage (compute-sanitizer's
+    // racecheck saw the collisions on the H100). It claimed the failure
+    // word before stopping, and the scan's barriers wait for it to stop,
+    // so every thread of the block sees the word here and stops too,
+    // before staging or publishing anything.
+    granule::stop_if_failed();
     if (t < 32u) {
       // The tile's loads are done (their values decided `total`); the
       // fence orders them before the count that lets later tiles write.

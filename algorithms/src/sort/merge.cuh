@@ -4,11 +4,17 @@
 // (merge_tiles), then one launch per doubling of the sorted runs merges
 // pairs of runs from one View into another (merge_runs).
 //
-// Every merge places each element by ranks alone, so each element is
-// moved by one thread and written once: in runs A (first) and B, a_i
-// lands at i + |{b in B : less(b, a_i)}| and b_j at j + |{a in A :
-// !less(b_j, a)}|, both counts found by binary search. Equal elements of
-// A therefore stay before those of B: the merge is stable.
+// Every merge fills each output place from the co-rank of that place, so
+// each place has one writer whatever the comparator answers: in runs A
+// (first) and B, output k holds the next element of A or of B after the
+// first i of A and k - i of B, where i, the number of A's elements among
+// the first k outputs, is found by binary search over i. A's element goes
+// first unless less(b, a), so equal elements of A stay before those of
+// B: the merge is stable. The search stays inside both runs whatever the
+// comparator answers; a comparator that is not a strict weak order (which
+// the API requires) gives an unspecified order, never a race. Placing each
+// element by its own rank in the other run, as before, made two elements
+// share one place under such a comparator: a race.
 
 namespace granule_algo {
 
@@ -16,32 +22,37 @@ constexpr granule::u32 MERGE_BLOCK = 256u;
 constexpr granule::u32 MERGE_ITEMS = 4u;
 constexpr granule::u64 MERGE_TILE = (granule::u64)MERGE_BLOCK * MERGE_ITEMS;
 
-// The first index in [lo, hi) of a sorted run whose element x must
-// precede: `after(e)` is monotone (false, then true) over the run.
-template <class Get, class After>
-__device__ __forceinline__ granule::u64 first_after(granule::u64 lo, granule::u64 hi, Get get, After after) {
-  while (lo < hi) {
+// How many elements of A = [lo, mid) are among the first k outputs
+// (k <= hi - lo) of the stable merge of A and B = [mid, hi), reading
+// elements through `get`. i is searched in [max(0, k - |B|), min(k, |A|)],
+// so A[i] and B[k - 1 - i] exist at every step and the result is a valid
+// split of the k outputs whatever `less` answers.
+template <class Get, class Less>
+__device__ __forceinline__ granule::u64 co_rank(granule::u64 k, granule::u64 lo, granule::u64 mid, granule::u64 hi,
+                                                Get get, Less less) {
+  using granule::u64;
+  const u64 na = mid - lo, nb = hi - mid;
+  u64 a = k > nb ? k - nb : 0ull, b = k < na ? k : na;
+  while (a < b) {
     GRANULE_LOOP_TICK();
-    const granule::u64 mid = lo + (hi - lo) / 2ull;
-    if (after(get(mid))) hi = mid;
-    else lo = mid + 1ull;
+    const u64 i = a + (b - a) / 2ull;
+    // A[i] is among the first k unless B[k - 1 - i] goes before it.
+    if (!less(get(mid + (k - 1ull - i)), get(lo + i))) a = i + 1ull;
+    else b = i;
   }
-  return lo;
+  return a;
 }
 
-// Where element i of the runs [lo, mid) and [mid, hi) goes when they are
-// merged (an offset from lo), reading elements through `get`.
+// Output k (k < hi - lo) of the stable merge of [lo, mid) and [mid, hi).
 template <class T, class Get, class Less>
-__device__ __forceinline__ granule::u64 merged_place(granule::u64 i, granule::u64 lo, granule::u64 mid, granule::u64 hi,
-                                                     const T& x, Get get, Less less) {
-  if (i < mid) {
-    // the b that go before x: those less than x
-    const granule::u64 b = first_after(mid, hi, get, [&](const T& y) { return !less(y, x); });
-    return (i - lo) + (b - mid);
-  }
-  // the a that go before x: those x is not less than
-  const granule::u64 a = first_after(lo, mid, get, [&](const T& y) { return less(x, y); });
-  return (i - mid) + (a - lo);
+__device__ __forceinline__ T merged_at(granule::u64 k, granule::u64 lo, granule::u64 mid, granule::u64 hi, Get get,
+                                       Less less) {
+  const granule::u64 i = co_rank(k, lo, mid, hi, get, less), j = k - i;
+  // i <= |A| and j <= |B| with i + j = k < |A| + |B|: one of them is left.
+  if (lo + i == mid) return get(mid + j);
+  if (mid + j == hi) return get(lo + i);
+  const T a = get(lo + i), b = get(mid + j);
+  return less(b, a) ? b : a;
 }
 
 // Sorts each tile of MERGE_TILE elements of `data` (n of them) in place,
@@ -70,8 +81,7 @@ __device__ void merge_tiles(granule::u64 n, granule::u64 smem, const Data& data,
         const u64 lo = j / (2ull * w) * (2ull * w);
         const u64 mid = len - lo < w ? len : lo + w;
         const u64 hi = len - lo < 2ull * w ? len : lo + 2ull * w;
-        const T x = from[j];
-        to[lo + merged_place(j, lo, mid, hi, x, [&](u64 k) { return from[k]; }, less)] = x;
+        to[j] = merged_at<T>(j - lo, lo, mid, hi, [&](u64 k) { return from[k]; }, less);
       });
       __syncthreads();
       src = 1u - src;
@@ -93,8 +103,7 @@ __device__ void merge_runs(granule::u64 n, granule::u64 width, const Src& src, c
     const u64 left = n - lo;
     const u64 mid = lo + (left < width ? left : width);
     const u64 hi = lo + (left - (mid - lo) < width ? left - (mid - lo) : width) + (mid - lo);
-    const T x = src(i);
-    dst(lo + merged_place(i, lo, mid, hi, x, [&](u64 k) { return (T)src(k); }, less)) = x;
+    dst(i) = merged_at<T>(i - lo, lo, mid, hi, [&](u64 k) { return (T)src(k); }, less);
   });
 }
 
