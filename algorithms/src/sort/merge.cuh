@@ -4,23 +4,25 @@
 // (merge_tiles), then one launch per doubling of the sorted runs merges
 // pairs of runs from one View into another (merge_runs).
 //
-// Every merge fills each output place from the co-rank of that place, so
-// each place has one writer whatever the comparator answers: in runs A
-// (first) and B, output k holds the next element of A or of B after the
-// first i of A and k - i of B, where i, the number of A's elements among
-// the first k outputs, is found by binary search over i. A's element goes
-// first unless less(b, a), so equal elements of A stay before those of
-// B: the merge is stable. The search stays inside both runs whatever the
-// comparator answers; a comparator that is not a strict weak order (which
-// the API requires) gives an unspecified order, never a race. Placing each
-// element by its own rank in the other run, as before, made two elements
-// share one place under such a comparator: a race.
+// Merge path: a thread writes a few consecutive output places of a
+// merge. For the first of them it finds the co-rank (in runs A, first,
+// and B: how many of A's elements are among the first k outputs, by
+// binary search), then it merges sequentially from there: A's next
+// element goes first unless less(b, a), so equal elements of A stay
+// before those of B and the merge is stable. Every output place has one
+// writer whatever the comparator answers, and the search and the steps
+// stay inside both runs; a comparator that is not a strict weak order
+// (which the API requires) gives an unspecified order, never a race.
+// Until 2026-11-28 each element computed its own place from its rank in
+// the other run, and such a comparator put two elements in one place.
 
 namespace granule_algo {
 
 constexpr granule::u32 MERGE_BLOCK = 256u;
 constexpr granule::u32 MERGE_ITEMS = 4u;
 constexpr granule::u64 MERGE_TILE = (granule::u64)MERGE_BLOCK * MERGE_ITEMS;
+// Output places a thread of merge_runs writes (merge_cuda.rs mirrors it).
+constexpr granule::u32 MERGE_RUN_ITEMS = 8u;
 
 // How many elements of A = [lo, mid) are among the first k outputs
 // (k <= hi - lo) of the stable merge of A and B = [mid, hi), reading
@@ -43,16 +45,38 @@ __device__ __forceinline__ granule::u64 co_rank(granule::u64 k, granule::u64 lo,
   return a;
 }
 
-// Output k (k < hi - lo) of the stable merge of [lo, mid) and [mid, hi).
-template <class T, class Get, class Less>
-__device__ __forceinline__ T merged_at(granule::u64 k, granule::u64 lo, granule::u64 mid, granule::u64 hi, Get get,
-                                       Less less) {
-  const granule::u64 i = co_rank(k, lo, mid, hi, get, less), j = k - i;
-  // i <= |A| and j <= |B| with i + j = k < |A| + |B|: one of them is left.
-  if (lo + i == mid) return get(mid + j);
-  if (mid + j == hi) return get(lo + i);
-  const T a = get(lo + i), b = get(mid + j);
-  return less(b, a) ? b : a;
+// Writes the outputs k0, k0 + 1, .. (at most ITEMS, below n) of the
+// pairwise merges of the sorted runs of `width` elements [0, width),
+// [width, 2 width), .. of n, reading elements through `get` and writing
+// output k through put(k, v). The pair's bounds are computed as offsets,
+// so that nothing past n is computed (lo + 2 * width may not fit).
+template <granule::u32 ITEMS, class T, class Get, class Put, class Less>
+__device__ __forceinline__ void merge_outputs(granule::u64 k0, granule::u64 n, granule::u64 width, Get get, Put put,
+                                              Less less) {
+  using granule::u64;
+  u64 lo = 0ull, mid = 0ull, hi = 0ull, i = 0ull, j = 0ull;
+  T a{}, b{};  // A's and B's next elements, while they have one
+  for (granule::u32 q = 0; q < ITEMS; ++q) {
+    const u64 k = k0 + q;
+    if (k >= n) break;
+    if (q == 0u || k == hi) {
+      lo = k / width / 2ull * width * 2ull;
+      mid = lo + (n - lo < width ? n - lo : width);
+      hi = mid + (n - mid < width ? n - mid : width);
+      i = co_rank(k - lo, lo, mid, hi, get, less);
+      j = k - lo - i;
+      if (lo + i < mid) a = get(lo + i);
+      if (mid + j < hi) b = get(mid + j);
+    }
+    // i + j = k - lo < hi - lo: A or B has an element left.
+    if (lo + i == mid || (mid + j < hi && less(b, a))) {
+      put(k, b);
+      if (mid + ++j < hi) b = get(mid + j);
+    } else {
+      put(k, a);
+      if (lo + ++i < mid) a = get(lo + i);
+    }
+  }
 }
 
 // Sorts each tile of MERGE_TILE elements of `data` (n of them) in place,
@@ -77,12 +101,9 @@ __device__ void merge_tiles(granule::u64 n, granule::u64 smem, const Data& data,
       GRANULE_LOOP_TICK();
       const T* from = buf[src];
       T* to = buf[1u - src];
-      granule::stride_loop(t, len, MERGE_BLOCK, [&](u64 j) {
-        const u64 lo = j / (2ull * w) * (2ull * w);
-        const u64 mid = len - lo < w ? len : lo + w;
-        const u64 hi = len - lo < 2ull * w ? len : lo + 2ull * w;
-        to[j] = merged_at<T>(j - lo, lo, mid, hi, [&](u64 k) { return from[k]; }, less);
-      });
+      // MERGE_BLOCK threads of MERGE_ITEMS places: the whole tile.
+      merge_outputs<MERGE_ITEMS, T>(
+          t * MERGE_ITEMS, len, w, [&](u64 k) { return from[k]; }, [&](u64 k, const T& v) { to[k] = v; }, less);
       __syncthreads();
       src = 1u - src;
     }
@@ -92,18 +113,15 @@ __device__ void merge_tiles(granule::u64 n, granule::u64 smem, const Data& data,
 
 // Merges the sorted runs of `width` elements of `src` pairwise into
 // `dst` (both n long; width < n, or width >= n to copy). One thread per
-// element, grid-stride.
+// MERGE_RUN_ITEMS consecutive outputs, grid-stride.
 template <class T, class Src, class Dst, class Less>
 __device__ void merge_runs(granule::u64 n, granule::u64 width, const Src& src, const Dst& dst, Less less) {
   using granule::u64;
-  granule::drive_for(0ull, n, [&](u64 i) {
-    // Offsets, so that nothing past n is computed: lo + 2 * width may
-    // not fit when width is large.
-    const u64 lo = i / width / 2ull * width * 2ull;
-    const u64 left = n - lo;
-    const u64 mid = lo + (left < width ? left : width);
-    const u64 hi = lo + (left - (mid - lo) < width ? left - (mid - lo) : width) + (mid - lo);
-    dst(i) = merged_at<T>(i - lo, lo, mid, hi, [&](u64 k) { return (T)src(k); }, less);
+  const u64 chunks = n / MERGE_RUN_ITEMS + (n % MERGE_RUN_ITEMS != 0ull);
+  granule::drive_for(0ull, chunks, [&](u64 c) {
+    merge_outputs<MERGE_RUN_ITEMS, T>(
+        c * MERGE_RUN_ITEMS, n, width, [&](u64 k) { return (T)src(k); }, [&](u64 k, const T& v) { dst(k) = v; },
+        less);
   });
 }
 

@@ -23,6 +23,10 @@ const ITEMS: u64 = 4;
 /// Threads per block of the merge passes.
 const MERGE_BLOCK: u32 = 256;
 
+/// Output places per thread of the merge passes: MERGE_RUN_ITEMS of
+/// merge.cuh (any grid is correct; this one has a thread per chunk).
+const RUN_ITEMS: usize = 8;
+
 const SOURCE: &str = include_str!("merge.cuh");
 
 // SAFETY: `merge_tiles` reads and writes data(i) for i < n (the View's
@@ -57,9 +61,9 @@ static SORT_TILES: DeviceDriver = unsafe {
     )
 };
 
-// SAFETY: `merge_runs` reads src(i) for i < n and writes each element
-// once to dst below n (both Views of n elements, distinct memory); any
-// 1-D geometry.
+// SAFETY: `merge_runs` reads src(i) for i < n and writes each place of
+// dst below n once, by one thread (both Views of n elements, distinct
+// memory); any 1-D geometry.
 static MERGE_RUNS: DeviceDriver = unsafe {
     DeviceDriver::new(
         "merge_runs",
@@ -179,7 +183,7 @@ fn merge_runs<T: DeviceElement, C>(
     // SAFETY: no workspace, any geometry.
     unsafe {
         l.run(&config(
-            u64::from(grid_for(cuda, n, MERGE_BLOCK)),
+            u64::from(grid_for(cuda, n.div_ceil(RUN_ITEMS), MERGE_BLOCK)),
             MERGE_BLOCK,
             0,
         ))

@@ -148,6 +148,11 @@ where
 /// which must be a strict weak order. A parallel merge sort; the error is
 /// a failed allocation of its temporary buffer. A comparator that panics
 /// unwinds to the caller, leaving `data` a permutation of its elements.
+/// Under a comparator that is not a strict weak order, `data` ends up
+/// holding elements of its input in an unspecified order, not
+/// necessarily each once (and the host spaces may panic, as the standard
+/// library's sort may); every space stays free of data races, since each
+/// output place has one writer.
 ///
 /// ```
 /// use granule::prelude::*;
