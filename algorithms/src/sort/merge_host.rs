@@ -95,6 +95,13 @@ unsafe fn merge_round<E: HostExec, T: Pod, C: BinaryFunctor<T, T, Output = bool>
             let (a, b) = unsafe { (src.slice(s, m), src.slice(m, e)) };
             let (i0, i1) = (co_rank(plo - s, a, b, less), co_rank(phi - s, a, b, less));
             let (j0, j1) = (plo - s - i0, phi - s - i1);
+            // A strict weak order gives split points that only go forward.
+            assert!(
+                i0 <= i1 && j0 <= j1,
+                "{label}: the comparator is not a strict weak order (merging elements \
+                 {s}..{m} with {m}..{e}, the inputs of output places {plo}..{phi} came out \
+                 of order); a comparison sort needs one, such as `a < b`"
+            );
             // SAFETY: pieces cover disjoint output ranges plo..phi.
             let out = unsafe { dst.slice_mut(plo, phi) };
             merge_into(&a[i0..i1], &b[j0..j1], out, less);

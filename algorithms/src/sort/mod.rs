@@ -150,9 +150,9 @@ where
 /// unwinds to the caller, leaving `data` a permutation of its elements.
 /// Under a comparator that is not a strict weak order, `data` ends up
 /// holding elements of its input in an unspecified order, not
-/// necessarily each once (and the host spaces may panic, as the standard
-/// library's sort may); every space stays free of data races, since each
-/// output place has one writer.
+/// necessarily each once, or the host spaces panic saying that the
+/// comparator is not a strict weak order; every space stays free of data
+/// races, since each output place has one writer.
 ///
 /// ```
 /// use granule::prelude::*;
