@@ -9,19 +9,34 @@ use std::time::Duration;
 /// A hang check, not a timing assertion.
 const DEADLINE: Duration = Duration::from_secs(120);
 
+/// Runs `f` on its own thread; returns what it returned, or the text of
+/// its panic; fails if it hangs.
+pub fn outcome<R, F>(what: &str, f: F) -> Result<R, String>
+where
+    R: Send + 'static,
+    F: FnOnce() -> R + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(catch_unwind(AssertUnwindSafe(f)));
+    });
+    match rx.recv_timeout(DEADLINE) {
+        Ok(returned) => returned.map_err(|payload| payload_text(&*payload)),
+        Err(_) => panic!("{what}: still running after {DEADLINE:?}: hung"),
+    }
+}
+
 /// Runs `f` on its own thread; returns the text of the panic it must end
 /// with, or fails if it returns or hangs.
 pub fn panic_text<F: FnOnce() + Send + 'static>(what: &str, f: F) -> String {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let outcome = catch_unwind(AssertUnwindSafe(f));
-        let _ = tx.send(outcome.err());
-    });
-    let payload: Box<dyn Any + Send> = match rx.recv_timeout(DEADLINE) {
-        Ok(Some(p)) => p,
-        Ok(None) => panic!("{what}: returned, but the user code panics"),
-        Err(_) => panic!("{what}: still running after {DEADLINE:?}: hung"),
-    };
+    match outcome(what, f) {
+        Ok(()) => panic!("{what}: returned, but the user code panics"),
+        Err(text) => text,
+    }
+}
+
+/// A panic's message (`panic!` with or without arguments).
+fn payload_text(payload: &(dyn Any + Send)) -> String {
     payload
         .downcast_ref::<String>()
         .cloned()
