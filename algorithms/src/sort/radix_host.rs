@@ -1060,6 +1060,18 @@ mod tests {
         }
     }
 
+    /// `n` keys, two thirds of them in `0..1000` and the rest random: the
+    /// top-byte bucket of the small ones is too large for a test bucket,
+    /// and splits twice more (three global passes).
+    fn skewed(r: &mut impl FnMut() -> u64, n: usize) -> Vec<u32> {
+        (0..n)
+            .map(|i| match i % 3 {
+                0 => r() as u32,
+                _ => (r() % 1000) as u32,
+            })
+            .collect()
+    }
+
     /// Sorts `keys` with values recording their index on `exec`, checks
     /// the first digit's shift and the global passes taken (`None` when
     /// all keys are equal), and compares with a sequential stable sort; then
@@ -1143,16 +1155,7 @@ mod tests {
         // Two thirds of the keys in one top-byte bucket of 3.2 MB, all of
         // them in 0..1000: split by bits 16..24 (which the other keys of
         // the bucket vary), still too large, then by bits 8..16.
-        let skewed: Vec<u32> = (0..600_000)
-            .map(|i| {
-                if i % 3 != 0 {
-                    (r() % 1000) as u32
-                } else {
-                    r() as u32
-                }
-            })
-            .collect();
-        check(exec, &skewed, Some((24, 3)));
+        check(exec, &skewed(&mut r, 600_000), Some((24, 3)));
         // Two thirds of the keys equal, the rest random with another top
         // byte: a large bucket whose keys are all equal, left in order.
         let equal: Vec<u32> = (0..600_000)
@@ -1223,14 +1226,7 @@ mod tests {
             value: fn(u32) -> V,
         ) {
             let n = 600_000;
-            let mut r = rng(0x2545_F491_4F6C_DD1D);
-            // As `every_shape`'s skewed keys: two thirds in 0..1000.
-            let keys: Vec<u32> = (0..n)
-                .map(|i| match i % 3 {
-                    0 => r() as u32,
-                    _ => (r() % 1000) as u32,
-                })
-                .collect();
+            let keys = skewed(&mut rng(0x2545_F491_4F6C_DD1D), n);
             let mut k = Scratch::<u32>::new("t", n + 16).unwrap();
             let mut v = Scratch::<V>::new("t", n + 16).unwrap();
             let (dk, dv) = (
