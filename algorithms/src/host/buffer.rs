@@ -31,6 +31,10 @@ const KEEP: usize = 4;
 /// what an earlier call left), never bytes of another type.
 pub(crate) fn with_buffer<T: Pod, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
     let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
+    if len == 0 {
+        // Nothing to hold: no buffer of the pool is taken (and cleared).
+        return f(&mut []);
+    }
     if size == 0 || align > 64 {
         // Zero-sized or over-aligned elements: a plain vector of zeros.
         // SAFETY: Pod promises that all-zero bytes are a valid value.
@@ -39,11 +43,13 @@ pub(crate) fn with_buffer<T: Pod, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) 
     }
     let bytes = len.checked_mul(size).expect("buffer size overflows usize");
     let lines = bytes.div_ceil(64);
-    let mut buf = POOL.with(|p| p.borrow_mut().pop()).unwrap_or(Buf {
-        lines: Vec::new(),
-        holds: None,
-    });
     let tid = TypeId::of::<T>();
+    let mut buf = POOL
+        .with(|p| take(&mut p.borrow_mut(), tid, lines))
+        .unwrap_or(Buf {
+            lines: Vec::new(),
+            holds: None,
+        });
     if buf.holds != Some(tid) || buf.lines.len() < lines {
         // Bytes of another type may not be valid values of T: zero them.
         buf.lines.clear();
@@ -64,6 +70,17 @@ pub(crate) fn with_buffer<T: Pod, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) 
         }
     });
     r
+}
+
+/// The idle buffer that already holds `T` values and is large enough,
+/// else the last one returned: a sort alternating buffers of two types
+/// would otherwise clear a large buffer for every use.
+fn take(pool: &mut Vec<Buf>, tid: TypeId, lines: usize) -> Option<Buf> {
+    let fits = |b: &Buf| b.holds == Some(tid) && b.lines.len() >= lines;
+    match pool.iter().rposition(fits) {
+        Some(k) => Some(pool.remove(k)),
+        None => pool.pop(),
+    }
 }
 
 #[cfg(test)]
@@ -88,5 +105,18 @@ mod tests {
             with_buffer::<u8, _>(10, |b| a.as_ptr() != b.as_ptr())
         });
         assert!(nested);
+    }
+
+    #[test]
+    fn each_type_finds_its_own_buffer_again() {
+        with_buffer::<u64, _>(1000, |a| {
+            a[5] = 9;
+            with_buffer::<u32, _>(10, |_| ());
+        });
+        // The u32 buffer came back last; a u32 use takes it, not the
+        // u64 one, which then keeps what it held.
+        with_buffer::<u32, _>(10, |_| ());
+        let v = with_buffer::<u64, _>(1000, |a| a[5]);
+        assert_eq!(v, 9, "the u64 buffer was taken by u32 and cleared");
     }
 }

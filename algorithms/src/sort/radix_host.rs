@@ -54,45 +54,50 @@ fn total(counts: &[[u32; 256]]) -> Hist {
     h
 }
 
+/// Each [`COUNT_BLOCK`] block's counts of the [`BINS_BITS`] bits of the
+/// keys at some shift.
+type BlockBins = Vec<[u32; BINS]>;
+
 /// One parallel read of the keys, by [`COUNT_BLOCK`] blocks: the bits in
-/// which some keys differ, and each block's histogram of the 8-bit digit
-/// at bit `shift`.
-/// The counts by block let the global pass of [`msd_sort`] place every
-/// block without counting it again or waiting on the blocks before it.
+/// which some keys differ, and each block's counts of the `log2(W)` bits
+/// at `at` (an 8-bit digit, or a [`Plan`]'s 12 bits). The counts by block
+/// let the global pass of [`msd_sort`] place every block without counting
+/// it again or waiting on the blocks before it.
 ///
 /// # Safety
 /// Nothing writes `keys` during the call.
-unsafe fn block_histograms<E: HostExec, K: RadixKey>(
+unsafe fn block_counts<E: HostExec, K: RadixKey, const W: usize>(
     exec: &E,
     label: &str,
     keys: &Src<K>,
-    shift: u32,
-) -> (u64, BlockCounts) {
+    at: u32,
+) -> (u64, Vec<[u32; W]>) {
     let n = keys.len;
     let blocks = block_count(n, COUNT_BLOCK);
-    let slots: Vec<Mutex<[u32; 256]>> = (0..blocks).map(|_| Mutex::new([0; 256])).collect();
+    let slots: Vec<Mutex<[u32; W]>> = (0..blocks).map(|_| Mutex::new([0; W])).collect();
     let (any, all) = (AtomicU64::new(0), AtomicU64::new(!0));
+    let of = |bits: u64| ((bits >> at) as usize) & (W - 1);
     exec.run(label, blocks, &|b| {
         let (lo, hi) = block_bounds(0, n, COUNT_BLOCK, b);
         // SAFETY: forwarded contract.
         let ks = unsafe { keys.slice(lo, hi) };
         let (mut or, mut and) = (0u64, !0u64);
-        // u32 counters: dense in L1, and a block holds fewer than 2^32
-        // keys. Two tables, for alternate keys, so that equal bytes in a
-        // row do not chain their increments.
-        let mut h = [[0u32; 256]; 2];
+        // u32 counters: two tables of 4096 still fit in L1, and a block holds
+        // fewer than 2^32 keys. Two tables, for alternate keys, so that
+        // equal keys in a row do not chain their increments.
+        let mut h = [[0u32; W]; 2];
         let mut pairs = ks.chunks_exact(2);
         for p in &mut pairs {
             for (t, &k) in h.iter_mut().zip(p) {
                 let bits = k.to_radix();
                 (or, and) = (or | bits, and & bits);
-                t[digit(k, shift)] += 1;
+                t[of(bits)] += 1;
             }
         }
         for &k in pairs.remainder() {
             let bits = k.to_radix();
             (or, and) = (or | bits, and & bits);
-            h[0][digit(k, shift)] += 1;
+            h[0][of(bits)] += 1;
         }
         let [mut h0, h1] = h;
         for (a, b) in h0.iter_mut().zip(h1) {
@@ -110,13 +115,24 @@ unsafe fn block_histograms<E: HostExec, K: RadixKey>(
     (differ, slots.into_iter().map(Mutex::into_inner).collect())
 }
 
-/// The shift of the 8-bit digit that ends at the most significant bit in
-/// which some keys differ (or starts at bit 0), and its counts by block;
-/// `None` when all keys are equal. That digit splits the keys into as
-/// many buckets as any 8 bits can: keys in `0..1000` take bits 2..10, not
-/// the four values of byte 1. The keys differ in no bit from `first + 8`
-/// up, and the digit at `first` is counted first: one read of the keys
-/// when it is the one (random keys), two otherwise.
+/// What [`survey`] found: the 8-bit digit that ends at the keys' most
+/// significant varying bit and its counts by block, and, when it counted
+/// 12 bits, their counts by block and their shift.
+struct Surveyed {
+    shift: u32,
+    counts: BlockCounts,
+    bins: Option<(u32, BlockBins)>,
+}
+
+/// Surveys keys that differ in no bit from `end` up; `None` when they
+/// are all equal. The digit ending at the top varying bit splits the keys
+/// into as many buckets as any 8 bits can: keys in `0..1000` take bits
+/// 2..10, not the four values of byte 1. The digit just below `end` is
+/// counted first: one read of the keys when it is the one (random keys).
+/// Otherwise a second read counts the 12 bits that end at the top varying
+/// bit, which a [`Plan`] needs if the digit crowds, and the digit's
+/// counts are sums of theirs. (Counting 12 bits in the first read too
+/// made random keys' sorts about 4% slower.)
 ///
 /// # Safety
 /// Nothing writes `keys` during the call.
@@ -124,33 +140,57 @@ unsafe fn survey<E: HostExec, K: RadixKey>(
     exec: &E,
     label: &str,
     keys: &Src<K>,
-    first: u32,
-) -> Option<(u32, BlockCounts)> {
+    end: u32,
+) -> Option<Surveyed> {
+    let first = end.saturating_sub(8);
     // SAFETY: forwarded contract.
-    let (differ, counts) = unsafe { block_histograms(exec, label, keys, first) };
+    let (differ, counts) = unsafe { block_counts::<E, K, 256>(exec, label, keys, first) };
     let top = differ.checked_ilog2()?;
-    assert!(
-        top < first + 8,
-        "radix survey: keys differ above bit {}",
-        first + 7
-    );
+    assert!(top < end, "radix survey: keys differ above bit {}", end - 1);
     let shift = top.saturating_sub(7);
     if shift == first {
-        return Some((shift, counts));
+        let bins = None;
+        return Some(Surveyed {
+            shift,
+            counts,
+            bins,
+        });
     }
+    let at = top.saturating_sub(BINS_BITS - 1);
     // SAFETY: forwarded contract.
-    let (_, counts) = unsafe { block_histograms(exec, label, keys, shift) };
-    Some((shift, counts))
+    let (_, bins) = unsafe { block_counts::<E, K, BINS>(exec, label, keys, at) };
+    // The digit is the top 8 of the 12 bits, or lies lower among them.
+    let counts = (bins.iter())
+        .map(|block| {
+            let mut c = [0u32; 256];
+            for (v, &k) in block.iter().enumerate() {
+                c[(v >> (shift - at)) & 0xff] += k;
+            }
+            c
+        })
+        .collect();
+    let bins = Some((at, bins));
+    Some(Surveyed {
+        shift,
+        counts,
+        bins,
+    })
 }
 
-/// Where [`survey`] looks first among keys that differ in no bit from
-/// `end` up: the digit just below.
-fn below(end: u32) -> u32 {
-    end.saturating_sub(8)
+/// The shift of the 8-bit digit that ends at the most significant bit in
+/// which some keys differ (or starts at bit 0), in one plain read of
+/// them; `None` when all keys are equal.
+fn differing<K: RadixKey>(keys: &[K]) -> Option<u32> {
+    let (or, and) = (keys.iter()).fold((0, !0), |(or, and), &k| {
+        (or | k.to_radix(), and & k.to_radix())
+    });
+    let top = (or ^ and).checked_ilog2()?;
+    Some(top.saturating_sub(7))
 }
 
 /// One global pass: moves keys (and values) from `src` to `dst` ordered
-/// by the digit at `shift`, stably. Every block's digit counts are known
+/// by their bucket (`bucket(k)`, below 256: the 8-bit digit at a shift,
+/// or a [`Plan`]'s), stably. Every block's digit counts are known
 /// beforehand (`counts`, from the survey of these very keys): each
 /// block's place in every bucket is a prefix sum, so the blocks are
 /// scattered in any order, with no count of their own and no look-back.
@@ -158,15 +198,16 @@ fn below(end: u32) -> u32 {
 /// # Safety
 /// The sources hold `n` initialized elements no thread writes during the
 /// call; the destinations hold room for `n`, are disjoint from the
-/// sources, and nothing else touches them. `counts` are the counts of the
-/// digit at `shift` in each [`COUNT_BLOCK`] block of the source keys, as
-/// they are now, and `start` the [`offsets`] of their total.
+/// sources, and nothing else touches them. `bucket` returns values below
+/// 256; `counts` are the counts of its values in each [`COUNT_BLOCK`]
+/// block of the source keys, as they are now, and `start` the
+/// [`offsets`] of their total.
 unsafe fn counted_pass<E: HostExec, K: RadixKey, V: Pod>(
     exec: &E,
     label: &str,
     (sk, sv): (&Src<K>, Option<&Src<V>>),
     (dk, dv): (&Dst<K>, Option<&Dst<V>>),
-    shift: u32,
+    bucket: impl Fn(K) -> usize + Copy + Sync,
     (counts, start): (&[[u32; 256]], &Hist),
 ) {
     let n = sk.len;
@@ -202,14 +243,15 @@ unsafe fn counted_pass<E: HostExec, K: RadixKey, V: Pod>(
         // SAFETY: block b's keys with digit d go to at[b][d].., up to
         // at[b + 1][d] (its counts are exact, the keys unchanged since they
         // were counted): inside bucket d, disjoint from every other block.
-        unsafe { scatter_block(ks, vs, (dk, dv), at[b], shift) };
+        unsafe { scatter_block(ks, vs, (dk, dv), at[b], bucket) };
     });
 }
 
 /// Bytes of a cache line: the unit the write-combining buffers flush.
 const LINE: usize = 64;
 
-/// Scatters a block's keys (and values) to `at[digit]`, `at[digit] + 1`,
+/// Scatters a block's keys (and values) to `at[d]`, `at[d] + 1`, … by
+/// their bucket `d = bucket(k)`,
 /// … through software write-combining: each bucket collects its keys in a
 /// line-sized buffer (all 256 of them fit in L1) that leaves as one whole
 /// line when full, instead of a cache miss per key. A buffer's slots map
@@ -218,16 +260,17 @@ const LINE: usize = 64;
 /// element by element, since their other elements belong to other blocks.
 ///
 /// # Safety
-/// For every digit `d`, elements `at[d]..at[d] + count(d)` of `dk` (and
-/// `dv`) exist, are contiguous, and no other thread touches them, where
-/// `count(d)` is how many keys of `ks` have digit `d`; `vs` is as long as
-/// `ks` when given, and `dv` is given with it.
+/// `bucket` returns values below 256. For every bucket `d`, elements
+/// `at[d]..at[d] + count(d)` of `dk` (and `dv`) exist, are contiguous,
+/// and no other thread touches them, where `count(d)` is how many keys of
+/// `ks` are in bucket `d`; `vs` is as long as `ks` when given, and `dv`
+/// is given with it.
 unsafe fn scatter_block<K: RadixKey, V: Pod>(
     ks: &[K],
     vs: Option<&[V]>,
     (dk, dv): (&Dst<K>, Option<&Dst<V>>),
     at: [usize; 256],
-    shift: u32,
+    bucket: impl Fn(K) -> usize,
 ) {
     let w = LINE / std::mem::size_of::<K>();
     with_buffer::<K, _>(256 * w, |kb| {
@@ -264,7 +307,7 @@ unsafe fn scatter_block<K: RadixKey, V: Pod>(
             }
             // SAFETY: forwarded contract; the buffers hold 256 * w slots.
             unsafe {
-                lines.push_all(ks, vs, shift);
+                lines.push_all(ks, vs, bucket);
                 lines.finish();
             }
         })
@@ -287,8 +330,8 @@ struct Lines<'d, K, V> {
 impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
     const W: usize = LINE / std::mem::size_of::<K>();
 
-    /// Pushes every key of `ks` (and value of `vs`) by its digit at
-    /// `shift`. A function of its own, so that the shift and the buffers'
+    /// Pushes every key of `ks` (and value of `vs`) to its bucket. A
+    /// function of its own, so that the bucket's shift and the buffers'
     /// addresses stay in registers: inlined in `scatter_block`, its stores
     /// through the buffers' raw pointers might have written the caller's
     /// state, and both were loaded again for every key. With this and
@@ -297,20 +340,20 @@ impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
     /// 88.1 and 88.1 against 95.3 and 88.2.
     ///
     /// # Safety
-    /// As for [`push`](Self::push), for every key.
+    /// As for [`push`](Self::push), for every key, with `d = bucket(k)`.
     #[inline(never)]
-    unsafe fn push_all(&mut self, ks: &[K], vs: Option<&[V]>, shift: u32) {
-        // SAFETY: forwarded contract; a digit is below 256.
+    unsafe fn push_all(&mut self, ks: &[K], vs: Option<&[V]>, bucket: impl Fn(K) -> usize) {
+        // SAFETY: forwarded contract.
         unsafe {
             match vs {
                 Some(vs) => {
                     for (&k, &v) in ks.iter().zip(vs) {
-                        self.push(digit(k, shift), k, Some(v));
+                        self.push(bucket(k), k, Some(v));
                     }
                 }
                 None => {
                     for &k in ks {
-                        self.push(digit(k, shift), k, None);
+                        self.push(bucket(k), k, None);
                     }
                 }
             }
@@ -453,27 +496,24 @@ unsafe fn radix_sort_within<E: HostExec, K: RadixKey, V: Pod>(
     if n < 2 {
         return Ok(0);
     }
-    let first = below(8 * K::BYTES as u32);
-    // SAFETY: nothing writes the keys yet.
-    let Some((shift, counts)) = (unsafe { survey(exec, label, &keys.as_src(), first) }) else {
-        return Ok(0); // all keys equal: a stable sort moves nothing
-    };
     if n * row <= WHOLE_BYTES {
-        // SAFETY: the whole range is one bucket, sorted where it lies; the
-        // caller's contract gives it to this thread alone.
-        unsafe { sort_bucket((&keys, values.as_ref()), None, (0, n), shift + 8, false) };
+        // SAFETY: nothing writes the keys yet; the caller's contract gives
+        // them to this thread alone.
+        let ks = unsafe { keys.as_src().slice(0, n) };
+        // All keys equal: a stable sort moves nothing.
+        if let Some(shift) = differing(ks) {
+            // SAFETY: the whole range is one bucket, sorted where it lies.
+            unsafe { sort_bucket((&keys, values.as_ref()), None, (0, n), shift + 8, false) };
+        }
         return Ok(0);
     }
-    // SAFETY: forwarded contract; `counts` are the digit's, just counted.
-    unsafe {
-        msd_sort(
-            exec,
-            label,
-            (keys, values),
-            (shift, counts),
-            (row, bucket_bytes),
-        )
-    }
+    // SAFETY: nothing writes the keys yet.
+    let Some(surveyed) = (unsafe { survey(exec, label, &keys.as_src(), 8 * K::BYTES as u32) })
+    else {
+        return Ok(0); // all keys equal: a stable sort moves nothing
+    };
+    // SAFETY: forwarded contract; the keys were just surveyed.
+    unsafe { msd_sort(exec, label, (keys, values), surveyed, (row, bucket_bytes)) }
 }
 
 /// Bytes of keys and values sorted in cache on one thread without the
@@ -536,9 +576,9 @@ struct Bucket {
 
 /// Global passes until every bucket holds at most `bucket_bytes` of keys
 /// and values (`row` bytes each), then every bucket sorted by its lower
-/// bits in cache and left in the View. `surveyed` is [`survey`]'s digit
-/// of the keys and its counts in each block. Returns the global passes
-/// the most moved key took.
+/// bits in cache and left in the View. `surveyed` is [`survey`]'s
+/// account of the keys. Returns the global passes the most moved key
+/// took.
 ///
 /// # Safety
 /// As for [`radix_sort`], and the counts of `surveyed` are counts of the
@@ -547,7 +587,7 @@ unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Pod>(
     exec: &E,
     label: &str,
     (keys, values): (Dst<K>, Option<Dst<V>>),
-    surveyed: (u32, BlockCounts),
+    surveyed: Surveyed,
     (row, bucket_bytes): (usize, usize),
 ) -> Result<usize, AlgorithmError> {
     let n = keys.len;
@@ -598,71 +638,231 @@ struct Split<'a, E, K, V> {
 
 impl<E: HostExec, K: RadixKey, V: Pod> Split<'_, E, K, V> {
     /// Moves elements `lo..hi` from one side (the scratch when
-    /// `in_scratch`) to the other by the 8-bit digit at `shift`, then
-    /// splits again each resulting bucket of more than `limit` keys, and
-    /// lists the rest in `buckets`, in order. Returns the passes the most
-    /// moved key took.
+    /// `in_scratch`) to the other by their top varying bits, then splits
+    /// again each resulting bucket of more than `limit` keys, and lists
+    /// the rest in `buckets`, in order. Returns the passes the most moved
+    /// key took.
+    ///
+    /// The pass is by the surveyed 8-bit digit, unless that leaves a
+    /// bucket too large for a cache, or many times an even share and
+    /// larger than L2: then by a [`Plan`] of the 12 bits that end where
+    /// the digit ends, when one fits in 256 buckets. Floats in `0.0..1.0`
+    /// put half their keys in one exponent, which a digit cuts in two to
+    /// eight: their buckets took a second pass or were sorted from L3.
     ///
     /// # Safety
-    /// Elements `lo..hi` are written on their side, and `counts` are the
-    /// digit's counts in their blocks; they differ in no bit above the
-    /// digit; nothing else touches those elements on either side.
+    /// Elements `lo..hi` are written on their side, and `surveyed` counts
+    /// them, by blocks from `lo`; nothing else touches those elements on
+    /// either side.
     unsafe fn run(
         &self,
         (lo, hi): (usize, usize),
-        (shift, counts): (u32, BlockCounts),
+        surveyed: Surveyed,
         in_scratch: bool,
         buckets: &mut Vec<Bucket>,
     ) -> usize {
-        let h = total(&counts);
-        let start = offsets(&h);
+        let Surveyed {
+            shift,
+            counts,
+            bins,
+        } = surveyed;
         let (from, to) = (
             self.sides.part(in_scratch, lo, hi),
             self.sides.part(!in_scratch, lo, hi),
         );
-        // SAFETY: the two sides are disjoint buffers; the source part is
-        // written and counted (the contract), and the parts are ours.
-        unsafe {
-            counted_pass(
-                self.exec,
-                self.label,
-                (&from.0.as_src(), from.1.map(|v| v.as_src()).as_ref()),
-                (&to.0, to.1.as_ref()),
-                shift,
-                (&counts, &start),
-            )
+        let src = (&from.0.as_src(), from.1.map(|v| v.as_src()));
+        let dst = (&to.0, to.1.as_ref());
+        let most = total(&counts).into_iter().max().unwrap_or(0);
+        let crowded =
+            most > self.limit || (most > 4 * (hi - lo).div_ceil(256) && most > self.limit / 16);
+        let wide = shift.checked_sub(BINS_EXTRA).filter(|_| crowded);
+        let plan = wide.and_then(|at| {
+            let bins = match bins {
+                Some((bins_at, bins)) if bins_at == at => bins,
+                // SAFETY: nothing writes the source part during the read.
+                _ => unsafe { block_counts::<E, K, BINS>(self.exec, self.label, src.0, at) }.1,
+            };
+            Plan::new(&bins, at, self.limit)
+        });
+        let (counts, bits) = match plan {
+            Some((plan, counts)) => {
+                let start = offsets(&total(&counts));
+                let bucket = |k: K| plan.bucket(k);
+                // SAFETY: the two sides are disjoint buffers; the source part
+                // is written (the contract) and `counts` counts its buckets
+                // under `plan`; the parts are ours.
+                unsafe {
+                    counted_pass(
+                        self.exec,
+                        self.label,
+                        (src.0, src.1.as_ref()),
+                        dst,
+                        bucket,
+                        (&counts, &start),
+                    )
+                };
+                (counts, plan.bits)
+            }
+            None => {
+                let start = offsets(&total(&counts));
+                // SAFETY: as above, with the digit's counts (the contract).
+                unsafe {
+                    counted_pass(
+                        self.exec,
+                        self.label,
+                        (src.0, src.1.as_ref()),
+                        dst,
+                        |k: K| digit(k, shift),
+                        (&counts, &start),
+                    )
+                };
+                (counts, [shift; 256])
+            }
         };
+        let h = total(&counts);
+        let start = offsets(&h);
         let mut depth = 1;
         for d in 0..256 {
-            let (a, b) = (lo + start[d], lo + start[d] + h[d]);
             let bucket = Bucket {
-                lo: a,
-                hi: b,
-                bits: shift,
+                lo: lo + start[d],
+                hi: lo + start[d] + h[d],
+                bits: bits[d],
                 in_scratch: !in_scratch,
             };
-            if b - a <= self.limit || shift == 0 {
-                if a < b {
-                    buckets.push(bucket);
-                }
-                continue;
-            }
-            let keys = self.sides.part(!in_scratch, a, b).0.as_src();
-            // SAFETY: the pass wrote the bucket and returned; nothing
-            // writes it during the survey.
-            match unsafe { survey(self.exec, self.label, &keys, below(shift)) } {
-                // All equal: nothing to sort, only to bring back.
-                None => buckets.push(Bucket { bits: 0, ..bucket }),
-                Some(next) => {
-                    // SAFETY: the bucket is written on the other side now,
-                    // `next` counts it, and its keys differ in no bit from
-                    // `shift` up (they share the digit there).
-                    let deeper = unsafe { self.run((a, b), next, !in_scratch, buckets) };
-                    depth = depth.max(1 + deeper);
-                }
-            }
+            // SAFETY: the pass wrote the bucket on the other side and
+            // returned; its keys differ in no bit from `bits[d]` up.
+            depth = depth.max(1 + unsafe { self.settle(bucket, buckets) });
         }
         depth
+    }
+
+    /// Lists `bucket` in `buckets` if it is small enough for a cache (or
+    /// empty, or its keys need no more sorting), else splits it again.
+    /// Returns the passes that took.
+    ///
+    /// # Safety
+    /// The bucket's elements are written on its side, nothing else
+    /// touches them, and its keys differ in no bit from `bucket.bits` up.
+    unsafe fn settle(&self, bucket: Bucket, buckets: &mut Vec<Bucket>) -> usize {
+        let Bucket {
+            lo,
+            hi,
+            bits,
+            in_scratch,
+        } = bucket;
+        if hi - lo <= self.limit || bits == 0 {
+            if lo < hi {
+                buckets.push(bucket);
+            }
+            return 0;
+        }
+        let keys = self.sides.part(in_scratch, lo, hi).0.as_src();
+        // SAFETY: the contract; nothing writes the bucket during the survey.
+        match unsafe { survey(self.exec, self.label, &keys, bits) } {
+            // All equal: nothing to sort, only to bring back.
+            None => {
+                buckets.push(Bucket { bits: 0, ..bucket });
+                0
+            }
+            // SAFETY: the bucket is written on its side, `next` counts
+            // it, and its keys differ in no bit from `bits` up.
+            Some(next) => unsafe { self.run((lo, hi), next, in_scratch, buckets) },
+        }
+    }
+}
+
+/// Bits of a [`Plan`]'s key values: 4096 counters still fit in L1.
+const BINS_BITS: u32 = 12;
+
+/// How many values [`BINS_BITS`] bits take.
+const BINS: usize = 1 << BINS_BITS;
+
+/// The bits a [`Plan`] reads below an 8-bit digit's.
+const BINS_EXTRA: u32 = BINS_BITS - 8;
+
+/// The buckets of a global pass by the 12 bits at `shift`: runs of
+/// adjacent values, mapped in order to at most 256 buckets, each holding
+/// about as many keys as an even split would (a value that holds more
+/// is a bucket of its own). A run stays within values whose keys an
+/// in-cache sort of the bits below `shift` takes in as many passes.
+struct Plan {
+    shift: u32,
+    /// The bucket of each 12-bit value.
+    map: Box<[u8; BINS]>,
+    /// The keys of bucket `d` differ in their low `bits[d]` bits only.
+    bits: [u32; 256],
+}
+
+impl Plan {
+    /// A plan for keys whose 12-bit values at `shift` have counts `bins`
+    /// in each [`COUNT_BLOCK`] block, with its buckets' counts in each
+    /// block, if one fits (see [`of_counts`](Self::of_counts)).
+    fn new(bins: &[[u32; BINS]], shift: u32, limit: usize) -> Option<(Plan, BlockCounts)> {
+        let mut h = vec![0usize; BINS];
+        for block in bins {
+            for (t, &c) in h.iter_mut().zip(block.iter()) {
+                *t += c as usize;
+            }
+        }
+        let plan = Plan::of_counts(&h, shift, limit)?;
+        let counts = (bins.iter())
+            .map(|block| {
+                let mut c = [0u32; 256];
+                for (&d, &k) in plan.map.iter().zip(block.iter()) {
+                    c[d as usize] += k;
+                }
+                c
+            })
+            .collect();
+        Some((plan, counts))
+    }
+
+    /// A plan for keys whose 12-bit values at `shift` have counts `h`
+    /// (none from `shift + 12` up), or `None` if no plan found keeps to
+    /// 256 buckets. Runs join values up to a quarter past a target of
+    /// keys, an even split's share to start with, raised by a quarter until
+    /// the runs fit in 256 buckets; if none do, a run may take one more
+    /// in-cache pass than a single value.
+    fn of_counts(h: &[usize], shift: u32, limit: usize) -> Option<Plan> {
+        let n: usize = h.iter().sum();
+        let passes = |bits: u32| bucket_digits(bits).len();
+        // Bits above `shift` that the bucket `first..=last` spans.
+        let span = |first: usize, last: usize| usize::BITS - (first ^ last).leading_zeros();
+        let tries = (0..2).flat_map(|extra| (0..8).map(move |growth| (extra, growth)));
+        for (extra, growth) in tries {
+            // An even split's share, a quarter larger at each try.
+            let target = (n.div_ceil(256).saturating_mul(5usize.pow(growth)) / 4usize.pow(growth))
+                .clamp(1, limit.max(1));
+            let mut map = Box::new([0u8; BINS]);
+            // Each bucket's first and last value holding keys.
+            let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+            for (v, &c) in h.iter().enumerate() {
+                if c > 0 {
+                    let join = runs.last().is_some_and(|&(first, _, held)| {
+                        held + c <= (target + target / 4).min(limit)
+                            && passes(shift + span(first, v)) <= passes(shift) + extra
+                    });
+                    match runs.last_mut() {
+                        Some((_, last, held)) if join => (*last, *held) = (v, *held + c),
+                        _ => runs.push((v, v, c)),
+                    }
+                }
+                map[v] = runs.len().saturating_sub(1).min(255) as u8;
+            }
+            if runs.len() <= 256 {
+                let mut bits = [shift; 256];
+                for (b, &(first, last, _)) in bits.iter_mut().zip(&runs) {
+                    *b = shift + span(first, last);
+                }
+                return Some(Plan { shift, map, bits });
+            }
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn bucket<K: RadixKey>(&self, k: K) -> usize {
+        self.map[((k.to_radix() >> self.shift) as usize) & (BINS - 1)] as usize
     }
 }
 
@@ -1077,6 +1277,16 @@ mod tests {
     /// all keys are equal), and compares with a sequential stable sort; then
     /// sorts the keys alone.
     fn check<E: HostExec, K: RadixKey>(exec: &E, keys: &[K], want: Option<(u32, usize)>) {
+        check_within(exec, keys, want, TEST_BUCKET);
+    }
+
+    /// [`check`] with buckets of at most `limit` bytes.
+    fn check_within<E: HostExec, K: RadixKey>(
+        exec: &E,
+        keys: &[K],
+        want: Option<(u32, usize)>,
+        limit: usize,
+    ) {
         let n = keys.len();
         let mut k = Scratch::<K>::new("t", n).unwrap();
         let mut v = Scratch::<u32>::new("t", n).unwrap();
@@ -1085,11 +1295,10 @@ mod tests {
             // SAFETY: in bounds, our own buffers.
             unsafe { (dk.put(i, key), dv.put(i, i as u32)) };
         }
-        let first = below(8 * K::BYTES as u32);
         // SAFETY: the buffers are written and ours.
-        let top = unsafe { survey(exec, "t", &dk.as_src(), first) }.map(|s| s.0);
+        let top = unsafe { survey(exec, "t", &dk.as_src(), 8 * K::BYTES as u32) }.map(|s| s.shift);
         // SAFETY: as above.
-        let passes = unsafe { radix_sort_within(exec, "t", (dk, Some(dv)), TEST_BUCKET).unwrap() };
+        let passes = unsafe { radix_sort_within(exec, "t", (dk, Some(dv)), limit).unwrap() };
         assert_eq!(top.map(|t| (t, passes)), want, "first digit and passes");
         assert!(want.is_some() || passes == 0);
         let mut expect: Vec<(K, u32)> = keys.iter().copied().zip(0..).collect();
@@ -1115,7 +1324,7 @@ mod tests {
             unsafe { dk.put(i, key) };
         }
         // SAFETY: as above.
-        unsafe { radix_sort_within::<E, K, u32>(exec, "t", (dk, None), TEST_BUCKET).unwrap() };
+        unsafe { radix_sort_within::<E, K, u32>(exec, "t", (dk, None), limit).unwrap() };
         let sk = k.src();
         // SAFETY: as above.
         let got: Vec<u64> = (0..n).map(|i| unsafe { sk.get(i).to_radix() }).collect();
@@ -1166,14 +1375,15 @@ mod tests {
             .collect();
         check(exec, &equal, Some((24, 1)));
         // Two thirds of the keys differ only in the low byte, the rest
-        // random: split by every byte down to the last.
+        // random: split down to the last byte, by a plan of 12 bits twice
+        // (a digit's passes would take four).
         let repeated: Vec<u32> = (0..600_000)
             .map(|i| match i % 3 {
                 0 => r() as u32,
                 _ => 0xabcd_1200 | (r() % 4) as u32,
             })
             .collect();
-        check(exec, &repeated, Some((24, 4)));
+        check(exec, &repeated, Some((24, 3)));
         // Keys in 0..2^20: the buckets are bits 12..20's, bits above
         // ignored.
         let low: Vec<i32> = (0..300_000).map(|_| (r() % (1 << 20)) as i32).collect();
@@ -1185,9 +1395,10 @@ mod tests {
             .collect();
         check(exec, &signed, Some((56, 1)));
         // Two top-byte buckets (one per sign, exponents 1024 and up) of 2.4
-        // MB each, split again by the exponents' low bits.
+        // MB each: the pass is planned by 12 bits instead, which cut them
+        // small (a digit's pass would have split them again).
         let floats: Vec<f64> = (0..400_000).map(|_| (r() % 7000) as f64 - 3500.5).collect();
-        check(exec, &floats, Some((56, 2)));
+        check(exec, &floats, Some((56, 1)));
         let floats: Vec<f32> = (0..300_000).map(|_| f32::from_bits(r() as u32)).collect();
         check(exec, &floats, Some((24, 1)));
         let same = vec![7u64; 200_000];
@@ -1200,6 +1411,101 @@ mod tests {
             }
             let want = (n >= 2).then_some((56, 0));
             check(exec, &small, want);
+        }
+    }
+
+    /// Floats in `0.0..1.0` put half their keys in exponent 126, which the
+    /// top varying 8 bits cut only in two: with buckets of 256 KiB, those
+    /// halves are too large, and a digit's pass would split them again.
+    /// The plan of 12 bits cuts every exponent in 32: one pass.
+    #[test]
+    fn floats_in_the_unit_interval_take_one_pass() {
+        let mut r = rng(0x51_7CC1_B727_220A);
+        let mut unit: Vec<f32> = (0..300_000)
+            .map(|_| (r() >> 40) as f32 / (1u64 << 24) as f32)
+            .collect();
+        // A zero makes every exponent bit vary.
+        unit[1000] = 0.0;
+        check_within(&Serial, &unit, Some((22, 1)), 1 << 18);
+        #[cfg(feature = "rayon")]
+        check_within(
+            &granule_rayon::Rayon::new(2).unwrap(),
+            &unit,
+            Some((22, 1)),
+            1 << 18,
+        );
+    }
+
+    /// Every plan maps values to buckets in order, keeps to 256 buckets,
+    /// holds each run of several values to the limit and to the passes of
+    /// a single value, and gives each bucket the bits its keys span.
+    #[test]
+    fn plans_keep_buckets_in_order_and_small() {
+        let mut r = rng(0x2F6B_1C3D_91E8_4A07);
+        // (shift, counts, more passes a run may take)
+        let shapes: Vec<(u32, Vec<usize>, usize)> = vec![
+            // Floats in 0.0..1.0: each exponent half the one above.
+            (
+                18,
+                (0..BINS)
+                    .map(|v| (1usize << 14) >> (127 - (v >> 5)).min(63))
+                    .collect(),
+                0,
+            ),
+            // Random counts, some values empty.
+            (
+                20,
+                (0..BINS)
+                    .map(|_| (r() % 3000) as usize * (r() % 2) as usize)
+                    .collect(),
+                0,
+            ),
+            // One value holding most keys.
+            (
+                8,
+                (0..BINS)
+                    .map(|v| {
+                        if v == 77 {
+                            1 << 24
+                        } else {
+                            (r() % 10) as usize
+                        }
+                    })
+                    .collect(),
+                1,
+            ),
+        ];
+        for (shift, h, extra) in shapes {
+            let limit = 1 << 16;
+            let plan = Plan::of_counts(&h, shift, limit).expect("a plan");
+            assert!(plan.map.windows(2).all(|w| w[0] <= w[1]), "map in order");
+            let mut held = [0usize; 256];
+            let (mut first, mut last) = ([usize::MAX; 256], [0; 256]);
+            for (v, &c) in h.iter().enumerate() {
+                let d = plan.map[v] as usize;
+                if c > 0 {
+                    held[d] += c;
+                    first[d] = first[d].min(v);
+                    last[d] = v;
+                }
+            }
+            for d in 0..256 {
+                if held[d] == 0 {
+                    continue;
+                }
+                let span = usize::BITS - (first[d] ^ last[d]).leading_zeros();
+                assert_eq!(plan.bits[d], shift + span, "bucket {d}'s bits");
+                if first[d] != last[d] {
+                    assert!(
+                        held[d] <= limit,
+                        "bucket {d} of several values holds {}",
+                        held[d]
+                    );
+                    let passes = |bits| bucket_digits(bits).len();
+                    let more = passes(plan.bits[d]) - passes(shift);
+                    assert!(more <= extra, "bucket {d} takes {more} more passes");
+                }
+            }
         }
     }
 
