@@ -7,11 +7,15 @@
 //! first read of the keys finds the top bit in which they differ and
 //! counts the 8-bit digit ending there block by block, one pass by that
 //! digit moves every key to its bucket, and only a bucket too large for a
-//! cache is surveyed and split again by its own top varying bits. The counts by block give every
-//! block its place in every bucket before a pass starts, so the blocks
-//! scatter in any order, with no look-back. Each bucket in cache is then
-//! sorted by one worker, stably (a pass visits a bucket's keys in order),
-//! and written back once.
+//! cache is surveyed and split again by its own top varying bits. Where
+//! the digit crowds its keys into a few buckets (floats, whose exponents
+//! share a few values), the pass goes by a [`Plan`] of the 12 bits ending
+//! there instead, which joins their 4096 values into 256 buckets of about
+//! even size. The counts by block give every block its place in every
+//! bucket before a pass starts, so the blocks scatter in any order, with
+//! no look-back. Each bucket in cache is then sorted by one worker,
+//! stably (a pass visits a bucket's keys in order), and written back
+//! once.
 
 use super::{RadixKey, SortImpl};
 use crate::host::buffer::with_buffer;
