@@ -341,6 +341,26 @@ fn radix_sorts<K>(
     });
 }
 
+/// Group `group`: granule's sort of float `keys`, its radix peers and
+/// `sort_unstable_by(total_cmp)`.
+fn float_sorts(
+    c: &mut Criterion,
+    (space, pool): (&Rayon, &rayon::ThreadPool),
+    group: &str,
+    keys: &[f32],
+) {
+    let mut g = c.benchmark_group(group);
+    radix_sorts(&mut g, space, pool, keys);
+    g.bench_function("slice_sort_unstable_by_total_cmp", |b| {
+        b.iter_batched_ref(
+            || keys.to_vec(),
+            |k| k.sort_unstable_by(f32::total_cmp),
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
 fn sorts(c: &mut Criterion) {
     let space = Rayon::new(THREADS).expect("space");
     let pool = pool();
@@ -369,16 +389,12 @@ fn sorts(c: &mut Criterion) {
             .iter()
             .map(|&k| (k >> 8) as f32 / (1 << 24) as f32)
             .collect();
-        let mut g = c.benchmark_group(format!("sort_f32_unit_{}", name(n)));
-        radix_sorts(&mut g, &space, &pool, &unit);
-        g.bench_function("slice_sort_unstable_by_total_cmp", |b| {
-            b.iter_batched_ref(
-                || unit.clone(),
-                |k| k.sort_unstable_by(f32::total_cmp),
-                batch,
-            )
-        });
-        g.finish();
+        float_sorts(
+            c,
+            (&space, &pool),
+            &format!("sort_f32_unit_{}", name(n)),
+            &unit,
+        );
 
         // Normal floats (Box-Muller on pairs of the keys): both signs, a
         // few exponents crowding the top byte's buckets.
@@ -391,16 +407,12 @@ fn sorts(c: &mut Criterion) {
                 [r * t.cos(), r * t.sin()]
             })
             .collect();
-        let mut g = c.benchmark_group(format!("sort_f32_normal_{}", name(n)));
-        radix_sorts(&mut g, &space, &pool, &normal);
-        g.bench_function("slice_sort_unstable_by_total_cmp", |b| {
-            b.iter_batched_ref(
-                || normal.clone(),
-                |k| k.sort_unstable_by(f32::total_cmp),
-                batch,
-            )
-        });
-        g.finish();
+        float_sorts(
+            c,
+            (&space, &pool),
+            &format!("sort_f32_normal_{}", name(n)),
+            &normal,
+        );
 
         let values: Vec<u32> = (0..n as u32).collect();
         let mut g = c.benchmark_group(format!("sort_by_key_u32_u32_{}", name(n)));

@@ -670,12 +670,7 @@ impl<E: HostExec, K: RadixKey, V: Pod> Split<'_, E, K, V> {
             counts,
             bins,
         } = surveyed;
-        let (from, to) = (
-            self.sides.part(in_scratch, lo, hi),
-            self.sides.part(!in_scratch, lo, hi),
-        );
-        let src = (&from.0.as_src(), from.1.map(|v| v.as_src()));
-        let dst = (&to.0, to.1.as_ref());
+        let keys = self.sides.part(in_scratch, lo, hi).0.as_src();
         let most = total(&counts).into_iter().max().unwrap_or(0);
         let crowded =
             most > self.limit || (most > 4 * (hi - lo).div_ceil(256) && most > self.limit / 16);
@@ -684,42 +679,19 @@ impl<E: HostExec, K: RadixKey, V: Pod> Split<'_, E, K, V> {
             let bins = match bins {
                 Some((bins_at, bins)) if bins_at == at => bins,
                 // SAFETY: nothing writes the source part during the read.
-                _ => unsafe { block_counts::<E, K, BINS>(self.exec, self.label, src.0, at) }.1,
+                _ => unsafe { block_counts::<E, K, BINS>(self.exec, self.label, &keys, at) }.1,
             };
             Plan::new(&bins, at, self.limit)
         });
         let (counts, bits) = match plan {
             Some((plan, counts)) => {
-                let start = offsets(&total(&counts));
-                let bucket = |k: K| plan.bucket(k);
-                // SAFETY: the two sides are disjoint buffers; the source part
-                // is written (the contract) and `counts` counts its buckets
-                // under `plan`; the parts are ours.
-                unsafe {
-                    counted_pass(
-                        self.exec,
-                        self.label,
-                        (src.0, src.1.as_ref()),
-                        dst,
-                        bucket,
-                        (&counts, &start),
-                    )
-                };
+                // SAFETY: the contract; `counts` counts the plan's buckets.
+                unsafe { self.pass((lo, hi), in_scratch, |k: K| plan.bucket(k), &counts) };
                 (counts, plan.bits)
             }
             None => {
-                let start = offsets(&total(&counts));
-                // SAFETY: as above, with the digit's counts (the contract).
-                unsafe {
-                    counted_pass(
-                        self.exec,
-                        self.label,
-                        (src.0, src.1.as_ref()),
-                        dst,
-                        |k: K| digit(k, shift),
-                        (&counts, &start),
-                    )
-                };
+                // SAFETY: the contract; `counts` counts the digit.
+                unsafe { self.pass((lo, hi), in_scratch, |k: K| digit(k, shift), &counts) };
                 (counts, [shift; 256])
             }
         };
@@ -738,6 +710,40 @@ impl<E: HostExec, K: RadixKey, V: Pod> Split<'_, E, K, V> {
             depth = depth.max(1 + unsafe { self.settle(bucket, buckets) });
         }
         depth
+    }
+
+    /// One [`counted_pass`] of elements `lo..hi` from one side (the
+    /// scratch when `in_scratch`) to the other, by `bucket`.
+    ///
+    /// # Safety
+    /// The elements are written on their side, nothing else touches them
+    /// on either side, and `counts` are the counts of `bucket`'s values
+    /// in their blocks (below 256).
+    unsafe fn pass(
+        &self,
+        (lo, hi): (usize, usize),
+        in_scratch: bool,
+        bucket: impl Fn(K) -> usize + Copy + Sync,
+        counts: &BlockCounts,
+    ) {
+        let (from, to) = (
+            self.sides.part(in_scratch, lo, hi),
+            self.sides.part(!in_scratch, lo, hi),
+        );
+        let src = (&from.0.as_src(), from.1.map(|v| v.as_src()));
+        let start = offsets(&total(counts));
+        // SAFETY: the two sides are disjoint buffers; the source part is
+        // written and counted (the contract), and the parts are ours.
+        unsafe {
+            counted_pass(
+                self.exec,
+                self.label,
+                (src.0, src.1.as_ref()),
+                (&to.0, to.1.as_ref()),
+                bucket,
+                (counts, &start),
+            )
+        };
     }
 
     /// Lists `bucket` in `buckets` if it is small enough for a cache (or
