@@ -254,14 +254,14 @@ unsafe fn counted_pass<E: HostExec, K: RadixKey, V: Pod>(
 /// Bytes of a cache line: the unit the write-combining buffers flush.
 const LINE: usize = 64;
 
-/// Scatters a block's keys (and values) to `at[d]`, `at[d] + 1`, … by
-/// their bucket `d = bucket(k)`,
-/// … through software write-combining: each bucket collects its keys in a
-/// line-sized buffer (all 256 of them fit in L1) that leaves as one whole
-/// line when full, instead of a cache miss per key. A buffer's slots map
-/// to one destination line, so full flushes are aligned lines (streamed
-/// out); the partial lines at the ends of the block's range are written
-/// element by element, since their other elements belong to other blocks.
+/// Scatters a block's keys (and values) to `at[d]`, `at[d] + 1`, …,
+/// where `d = bucket(k)`, through software write-combining: each bucket
+/// collects its keys in a line-sized buffer (all 256 of them fit in L1)
+/// that leaves as one whole line when full, instead of a cache miss per
+/// key. A buffer's slots map to one destination line, so full flushes are
+/// aligned lines (streamed out); the partial lines at the ends of the
+/// block's range are written element by element, since their other
+/// elements belong to other blocks.
 ///
 /// # Safety
 /// `bucket` returns values below 256. For every bucket `d`, elements
@@ -793,8 +793,9 @@ const BINS_EXTRA: u32 = BINS_BITS - 8;
 /// The buckets of a global pass by the 12 bits at `shift`: runs of
 /// adjacent values, mapped in order to at most 256 buckets, each holding
 /// about as many keys as an even split would (a value that holds more
-/// is a bucket of its own). A run stays within values whose keys an
-/// in-cache sort of the bits below `shift` takes in as many passes.
+/// is a bucket of its own). A run of many keys stays within values whose
+/// keys an in-cache sort of the bits below `shift` takes in as many
+/// passes ([`Plan::of_counts`]).
 struct Plan {
     shift: u32,
     /// The bucket of each 12-bit value.
