@@ -164,21 +164,27 @@ unsafe fn survey<E: HostExec, K: RadixKey>(
     // SAFETY: forwarded contract.
     let (_, bins) = unsafe { block_counts::<E, K, BINS>(exec, label, keys, at) };
     // The digit is the top 8 of the 12 bits, or lies lower among them.
-    let counts = (bins.iter())
-        .map(|block| {
-            let mut c = [0u32; 256];
-            for (v, &k) in block.iter().enumerate() {
-                c[(v >> (shift - at)) & 0xff] += k;
-            }
-            c
-        })
-        .collect();
+    let counts = regroup(&bins, |v| (v >> (shift - at)) & 0xff);
     let bins = Some((at, bins));
     Some(Surveyed {
         shift,
         counts,
         bins,
     })
+}
+
+/// Each block's counts of 256 buckets, from its counts of 12-bit values
+/// `bins`: value `v` falls in bucket `bucket(v)` (below 256).
+fn regroup(bins: &[[u32; BINS]], bucket: impl Fn(usize) -> usize) -> BlockCounts {
+    (bins.iter())
+        .map(|block| {
+            let mut c = [0u32; 256];
+            for (v, &k) in block.iter().enumerate() {
+                c[bucket(v)] += k;
+            }
+            c
+        })
+        .collect()
 }
 
 /// The shift of the 8-bit digit that ends at the most significant bit in
@@ -683,20 +689,22 @@ impl<E: HostExec, K: RadixKey, V: Pod> Split<'_, E, K, V> {
             };
             Plan::new(&bins, at, self.limit)
         });
-        let (counts, bits) = match plan {
-            Some((plan, counts)) => {
+        let (plan, counts) = plan.map_or((None, counts), |(p, c)| (Some(p), c));
+        let h = total(&counts);
+        let start = offsets(&h);
+        let counted = (&counts[..], &start);
+        let bits = match &plan {
+            Some(plan) => {
                 // SAFETY: the contract; `counts` counts the plan's buckets.
-                unsafe { self.pass((lo, hi), in_scratch, |k: K| plan.bucket(k), &counts) };
-                (counts, plan.bits)
+                unsafe { self.pass((lo, hi), in_scratch, |k: K| plan.bucket(k), counted) };
+                plan.bits
             }
             None => {
                 // SAFETY: the contract; `counts` counts the digit.
-                unsafe { self.pass((lo, hi), in_scratch, |k: K| digit(k, shift), &counts) };
-                (counts, [shift; 256])
+                unsafe { self.pass((lo, hi), in_scratch, |k: K| digit(k, shift), counted) };
+                [shift; 256]
             }
         };
-        let h = total(&counts);
-        let start = offsets(&h);
         let mut depth = 1;
         for d in 0..256 {
             let bucket = Bucket {
@@ -717,21 +725,21 @@ impl<E: HostExec, K: RadixKey, V: Pod> Split<'_, E, K, V> {
     ///
     /// # Safety
     /// The elements are written on their side, nothing else touches them
-    /// on either side, and `counts` are the counts of `bucket`'s values
-    /// in their blocks (below 256).
+    /// on either side, `counts` are the counts of `bucket`'s values
+    /// (below 256) in their blocks, and `start` the [`offsets`] of their
+    /// total.
     unsafe fn pass(
         &self,
         (lo, hi): (usize, usize),
         in_scratch: bool,
         bucket: impl Fn(K) -> usize + Copy + Sync,
-        counts: &BlockCounts,
+        (counts, start): (&[[u32; 256]], &Hist),
     ) {
         let (from, to) = (
             self.sides.part(in_scratch, lo, hi),
             self.sides.part(!in_scratch, lo, hi),
         );
         let src = (&from.0.as_src(), from.1.map(|v| v.as_src()));
-        let start = offsets(&total(counts));
         // SAFETY: the two sides are disjoint buffers; the source part is
         // written and counted (the contract), and the parts are ours.
         unsafe {
@@ -741,7 +749,7 @@ impl<E: HostExec, K: RadixKey, V: Pod> Split<'_, E, K, V> {
                 (src.0, src.1.as_ref()),
                 (&to.0, to.1.as_ref()),
                 bucket,
-                (counts, &start),
+                (counts, start),
             )
         };
     }
@@ -816,15 +824,7 @@ impl Plan {
             }
         }
         let plan = Plan::of_counts(&h, shift, limit)?;
-        let counts = (bins.iter())
-            .map(|block| {
-                let mut c = [0u32; 256];
-                for (&d, &k) in plan.map.iter().zip(block.iter()) {
-                    c[d as usize] += k;
-                }
-                c
-            })
-            .collect();
+        let counts = regroup(bins, |v| plan.map[v] as usize);
         Some((plan, counts))
     }
 
