@@ -107,6 +107,35 @@ macro_rules! sort_tests {
         }
 
         #[test]
+        fn crowded_float_keys_sort_stably_past_the_cache() {
+            // Floats in 0..1 (with a zero) and sums of uniforms (both signs,
+            // bunched around 0) crowd a few exponents: past the in-cache size
+            // the host sorts plan their buckets by 12 bits.
+            let s = space();
+            let mut rng = Rng::new(34);
+            let unit = |r: u64| (r >> 40) as f32 / (1u64 << 24) as f32;
+            let bell = |r: u64| {
+                let part = |i: u32| ((r >> (16 * i)) & 0xffff) as f32;
+                (part(0) + part(1) + part(2) - 98_304.0) / 16_384.0
+            };
+            for n in [(1 << 18) - 3, 1 << 20] {
+                let mut crowds = [rng.vec(n, unit), rng.vec(n, bell)];
+                crowds[0][n / 2] = 0.0;
+                for keys in crowds {
+                    let mut k = view_in(&s, "k", keys.clone());
+                    let mut v = view_in(&s, "v", (0..n as u32).collect());
+                    sort_by_key(&s, &mut k, &mut v).unwrap();
+                    let mut expect: Vec<(u32, u32)> =
+                        keys.iter().map(|x| x.to_bits()).zip(0..).collect();
+                    expect.sort_by(|a, b| f32::from_bits(a.0).total_cmp(&f32::from_bits(b.0))); // stable
+                    let bits = read(&k).into_iter().map(|x| x.to_bits());
+                    let got: Vec<(u32, u32)> = bits.zip(read(&v)).collect();
+                    assert!(got == expect, "{n} crowded float keys");
+                }
+            }
+        }
+
+        #[test]
         fn comparison_sort_is_stable_and_is_sorted_agrees() {
             let s = space();
             let mut rng = Rng::new(33);
