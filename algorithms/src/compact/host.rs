@@ -515,6 +515,8 @@ mod compress {
         let (sp, xp) = (stage.as_mut_ptr().cast::<u8>(), x.as_ptr().cast::<u8>());
         let (mut j, mut k) = (0, 0);
         while j + lanes <= x.len() {
+            // The part comes from memory; see `stream::AHEAD`.
+            stream::fetch_ahead(x, j, lanes);
             // The answers as bytes, gathered into a mask by one
             // `pmovmskb`: a predicate the compiler can vectorize (a
             // comparison) then runs as one vector compare per step.

@@ -90,6 +90,43 @@ pub(crate) fn prefetch(from: *const u8, bytes: usize) {
     let _ = (from, bytes);
 }
 
+/// How far ahead of a read from memory [`fetch_ahead`] asks for lines.
+///
+/// The radix sort's reads of keys from memory (its survey, its global
+/// pass, each bucket's first read) and compaction's packing loop spend a
+/// few instructions per element, and their loads reach only a few lines
+/// past the one in use: on a 2-core Xeon VM (AVX-512, 2 MiB L2) the
+/// hardware prefetchers left a core reading at about 2 GB/s in the
+/// sort's survey, against 8–9 GB/s for a plain fold. Asking for each
+/// line 2 KiB early took that survey of 2^24 `u32` keys from 15–22 ms to
+/// 5–6 ms, the global pass from 14–20 to 12–13 ms and the bucket phase
+/// from 36 to 32 ms (driver, 2 threads; 1 KiB gained nearly as much,
+/// 4 KiB no more). Criterion A/B, two rounds: `sort` 72.2 and 80.7 ms
+/// against 59.1 and 60.7, `sort_by_key` 96.5 and 95.8 against 75.5;
+/// `copy_if` of 2^27 `i64` 96.1 and 94.9 against 67.0 and 67.0.
+pub(crate) const AHEAD: usize = 2048;
+
+/// Asks for the lines of elements `at..at + count` of `xs`, [`AHEAD`]
+/// bytes further on, in L1 without waiting for them: called once per
+/// line read, it keeps a read's lines arriving ahead of its loop. A
+/// prefetch never faults, so the lines may lie past the slice's end.
+#[inline(always)]
+pub(crate) fn fetch_ahead<T>(xs: &[T], at: usize, count: usize) {
+    let size = std::mem::size_of::<T>();
+    let from = xs.as_ptr().cast::<u8>().wrapping_add(at * size + AHEAD);
+    #[cfg(target_arch = "x86_64")]
+    for k in (0..count * size).step_by(64) {
+        // SAFETY: as in `prefetch`: a hint that cannot fault, whatever the
+        // (wrapping) address.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(from.wrapping_add(k).cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (from, count);
+}
+
 /// Copies one 64-byte line with non-temporal stores.
 ///
 /// # Safety
