@@ -120,7 +120,7 @@ fn part_len(len: usize) -> usize {
 /// `x` (see [`part_len`]), folded side by side: independent chains, so
 /// the loop is bound by memory, not by the operator's latency.
 #[inline(always)]
-fn aggregate<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
+fn aggregate<U, T, R, F>(x: &[U], op: &R, f: &F, ahead: bool) -> [T; LANES]
 where
     U: Copy,
     T: Copy,
@@ -130,6 +130,7 @@ where
     let m = part_len(x.len());
     let mut acc = [(); LANES].map(|_| op.init());
     for j in 0..m {
+        fetch_parts(x, m, j, ahead);
         for (k, a) in acc.iter_mut().enumerate() {
             op.join(a, &f.call(x[k * m + j]));
         }
@@ -138,6 +139,18 @@ where
         op.join(&mut acc[LANES - 1], &f.call(v));
     }
     acc
+}
+
+/// At each line of the parts (`j` counts the elements of each part of
+/// `m`), asks for the line [`stream::AHEAD`] bytes further on in every
+/// part, when `ahead`.
+#[inline(always)]
+fn fetch_parts<U>(x: &[U], m: usize, j: usize, ahead: bool) {
+    if ahead && (j * std::mem::size_of::<U>()).is_multiple_of(64) {
+        for k in 0..LANES {
+            stream::fetch_ahead(x, k * m + j, 1);
+        }
+    }
 }
 
 /// Columns of [`aggregate_sums`]: one 512-bit vector of `f64`.
@@ -151,7 +164,7 @@ const COLUMNS: usize = 8;
 /// compiler vectorizes it or not; it reorders the elements, which only a
 /// commutative operator allows.
 #[inline(always)]
-fn aggregate_sums<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
+fn aggregate_sums<U, T, R, F>(x: &[U], op: &R, f: &F, ahead: bool) -> [T; LANES]
 where
     U: Copy,
     T: Copy,
@@ -164,6 +177,7 @@ where
     // vector adds, so 8 independent chains hide the adds' latency (one
     // part at a time ran at a vector add's latency per row).
     for j in (0..m).step_by(COLUMNS) {
+        fetch_parts(x, m, j, ahead);
         for (k, col) in cols.iter_mut().enumerate() {
             for (c, v) in col.iter_mut().zip(&x[k * m + j..][..COLUMNS]) {
                 op.join(c, &f.call(*v));
@@ -193,7 +207,7 @@ where
 /// (the same code, so the same bits, with the 8 columns in one or two
 /// vectors).
 #[inline(always)]
-fn column_aggregate<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
+fn column_aggregate<U, T, R, F>(x: &[U], op: &R, f: &F, ahead: bool) -> [T; LANES]
 where
     U: Copy,
     T: Copy,
@@ -208,14 +222,14 @@ where
             /// # Safety
             /// The CPU has the feature.
             #[target_feature(enable = $feature)]
-            unsafe fn wide<U, T, R, F>(x: &[U], op: &R, f: &F) -> [T; LANES]
+            unsafe fn wide<U, T, R, F>(x: &[U], op: &R, f: &F, ahead: bool) -> [T; LANES]
             where
                 U: Copy,
                 T: Copy,
                 R: Reducer<T>,
                 F: UnaryFunctor<U, Output = T>,
             {
-                aggregate_sums(x, op, f)
+                aggregate_sums(x, op, f, ahead)
             }
             wide
         }};
@@ -223,12 +237,12 @@ where
     #[cfg(target_arch = "x86_64")]
     match Isa::widest() {
         // SAFETY: the CPU has AVX-512F (`widest` detected it).
-        Some(Isa::Avx512) => return unsafe { compiled_for!("avx512f")(x, op, f) },
+        Some(Isa::Avx512) => return unsafe { compiled_for!("avx512f")(x, op, f, ahead) },
         // SAFETY: the CPU has AVX2 (as above).
-        Some(Isa::Avx2) => return unsafe { compiled_for!("avx2")(x, op, f) },
+        Some(Isa::Avx2) => return unsafe { compiled_for!("avx2")(x, op, f, ahead) },
         None => {}
     }
-    aggregate_sums(x, op, f)
+    aggregate_sums(x, op, f, ahead)
 }
 
 /// The left fold of `parts` onto `acc`.
@@ -360,6 +374,11 @@ where
     let (n, kind, op, f) = (src.len, spec.kind, spec.op, spec.transform);
     let bytes = n.saturating_mul(std::mem::size_of::<T>());
     let stream = !in_place && dst.contiguous() && bytes > STREAM_BYTES;
+    // Streamed blocks read from memory: the next block comes in while
+    // this one streams out, or, where that stalls the streaming stores,
+    // each block's lines are asked for just ahead of its first pass.
+    let overlap = stream && stream::reads_overlap_streams();
+    let ahead = stream && !overlap;
     let direct = !in_place && !stream && dst.contiguous();
     // A float join waits 3-4 cycles for the one before, so floats take
     // the pass-2 fold in LANES chains (measured 1.5-1.7x faster on f64);
@@ -406,9 +425,9 @@ where
                     }
                 };
                 let aggs = if column_sums {
-                    column_aggregate(x, op, f)
+                    column_aggregate(x, op, f, ahead)
                 } else {
-                    aggregate(x, op, f)
+                    aggregate(x, op, f, ahead)
                 };
                 let p = blk.prefix(join_all(op, op.init(), &aggs))?;
                 let acc = p.unwrap_or_else(|| op.init());
@@ -418,7 +437,7 @@ where
                 let next_lo = blk.next().map(|b| block_bounds(0, n, SCAN_BLOCK, b).0);
                 let mut fetched = 0;
                 let mut fetch = |len: usize| {
-                    if let (Some(next), true) = (next_lo, stream) {
+                    if let (Some(next), true) = (next_lo, overlap) {
                         src.prefetch(next + fetched, next + fetched + len);
                         fetched += len;
                     }
@@ -705,7 +724,7 @@ mod tests {
     fn the_lane_fold_is_the_defined_grouping() {
         let x: Vec<f64> = (0..3000).map(|i| 1.0 / (1.0 + i as f64)).collect();
         let (op, f) = (granule_core::reducer::Sum, |v: f64| v);
-        let aggs = aggregate(&x, &op, &f);
+        let aggs = aggregate(&x, &op, &f, false);
         let m = part_len(x.len());
         let mut out = vec![0.0; x.len()];
         fold_lanes::<_, _, _, _, true, true>(&x, m, &aggs, 0.5, &op, &f, &mut out, |_, _| {});
@@ -740,7 +759,7 @@ mod tests {
         stream: bool,
     ) -> Vec<T> {
         let op = granule_core::reducer::Sum;
-        let (aggs, m) = (aggregate(x, &op, f), part_len(x.len()));
+        let (aggs, m) = (aggregate(x, &op, f, false), part_len(x.len()));
         let per_line = 64 / std::mem::size_of::<T>();
         let mut room = Scratch::<T>::new("o", x.len() + per_line).unwrap();
         let dst = room.dst();
@@ -812,7 +831,7 @@ mod tests {
         for len in [0, 7, 600, 3000, 5000, SCAN_BLOCK - 3, SCAN_BLOCK] {
             let x: Vec<u16> = (0..len).map(|i| ((i * 7919) % 1013) as u16).collect();
             let f = |v: u16| T::from_f64(f64::from(v) * 0.37 + 1.0 / (1.0 + f64::from(v)));
-            let (aggs, m) = (aggregate(&x, &op, &f), part_len(len));
+            let (aggs, m) = (aggregate(&x, &op, &f, true), part_len(len));
             for stream in [false, true] {
                 let mut want = vec![T::from_f64(0.0); len];
                 let start = T::from_f64(0.5);
@@ -860,9 +879,9 @@ mod tests {
             let x: Vec<f64> = (0..len)
                 .map(|i| ((i * 7919) % 1009) as f64 * 1e-3 + 1.0 / (1.0 + i as f64))
                 .collect();
-            let got = aggregate_sums(&x, &op, &|v: f64| v);
+            let got = aggregate_sums(&x, &op, &|v: f64| v, false);
             // The form compiled for the widest vectors gives the same bits.
-            let wide = column_aggregate(&x, &op, &|v: f64| v);
+            let wide = column_aggregate(&x, &op, &|v: f64| v, true);
             assert_eq!(got.map(f64::to_bits), wide.map(f64::to_bits), "len {len}");
             let m = part_len(len);
             for (k, agg) in got.iter().enumerate() {
@@ -878,7 +897,10 @@ mod tests {
             // f32 through a transform, as the scan calls it.
             let y: Vec<u16> = (0..len).map(|i| (i % 1013) as u16).collect();
             let g = |v: u16| f32::from(v) * 0.37;
-            let (narrow, wide) = (aggregate_sums(&y, &op, &g), column_aggregate(&y, &op, &g));
+            let (narrow, wide) = (
+                aggregate_sums(&y, &op, &g, false),
+                column_aggregate(&y, &op, &g, true),
+            );
             assert_eq!(
                 narrow.map(f32::to_bits),
                 wide.map(f32::to_bits),
