@@ -23,7 +23,10 @@
 //!    line first. Meanwhile the worker's next block (claimed with this
 //!    one, or at the look-back of a worker's first block) is prefetched
 //!    into L2, as many bytes as are written, so its reads overlap these
-//!    writes. Where vectors can do it (AVX-512 or AVX2), the stores
+//!    writes; on Intel's cores, whose streaming stores and prefetches
+//!    wait for the same fill buffers, a streamed block instead asks for
+//!    its own lines a little ahead of its first pass
+//!    ([`stream::reads_overlap_streams`]). Where vectors can do it (AVX-512 or AVX2), the stores
 //!    leave from registers: `f64` sums fold their 8 parts as the lanes
 //!    of one or two vectors ([`parts`], the same bits) and integer sums
 //!    scan in vectors ([`simd`]), into outputs on a 64-byte boundary;
