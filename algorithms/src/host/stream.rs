@@ -214,4 +214,17 @@ mod tests {
             }
         }
     }
+
+    /// The vendor read from CPUID is the one the kernel reports.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    #[test]
+    fn the_cpu_vendor_matches_the_kernels() {
+        let info = std::fs::read_to_string("/proc/cpuinfo").expect("/proc/cpuinfo");
+        let vendor = (info.lines())
+            .find_map(|l| l.strip_prefix("vendor_id"))
+            .map(|v| v.trim_start_matches([' ', '\t', ':']).trim())
+            .expect("a vendor_id line");
+        assert_eq!(intel(), vendor == "GenuineIntel", "vendor {vendor}");
+        assert_eq!(reads_overlap_streams(), !intel());
+    }
 }

@@ -26,11 +26,12 @@
 //!    writes; on Intel's cores, whose streaming stores and prefetches
 //!    wait for the same fill buffers, a streamed block instead asks for
 //!    its own lines a little ahead of its first pass
-//!    ([`stream::reads_overlap_streams`]). Where vectors can do it (AVX-512 or AVX2), the stores
-//!    leave from registers: `f64` sums fold their 8 parts as the lanes
-//!    of one or two vectors ([`parts`], the same bits) and integer sums
-//!    scan in vectors ([`simd`]), into outputs on a 64-byte boundary;
-//!    every other scan stages L1-sized chunks and copies them out.
+//!    ([`stream::reads_overlap_streams`]). Where vectors can do it
+//!    (AVX-512 or AVX2), the stores leave from registers: `f64` sums
+//!    fold their 8 parts as the lanes of one or two vectors ([`parts`],
+//!    the same bits) and integer sums scan in vectors ([`simd`]), into
+//!    outputs on a 64-byte boundary; every other scan stages L1-sized
+//!    chunks and copies them out.
 //!
 //! Element `i` of a block is `((s ⊕ x[j]) ⊕ …) ⊕ x[i]`, where `j` starts
 //! its chain (the block's start, or its part's for floats) and `s` is the
