@@ -127,6 +127,19 @@ pub(crate) fn fetch_ahead<T>(xs: &[T], at: usize, count: usize) {
     let _ = (from, count);
 }
 
+/// Calls `f(at, run)` for `xs` in order, in runs of one 64-byte line's
+/// elements starting at element `at`, each after asking for the lines
+/// [`AHEAD`] bytes further on ([`fetch_ahead`]): the shape of a read from
+/// memory that does a few instructions per element.
+#[inline(always)]
+pub(crate) fn by_lines<T>(xs: &[T], mut f: impl FnMut(usize, &[T])) {
+    let line = (64 / std::mem::size_of::<T>().max(1)).max(1);
+    for (c, run) in xs.chunks(line).enumerate() {
+        fetch_ahead(xs, c * line, run.len());
+        f(c * line, run);
+    }
+}
+
 /// Whether a block's reads may overlap the previous block's streaming
 /// stores through prefetches of its lines (the scans prefetch their next
 /// block into L2 while they stream a block out).

@@ -90,10 +90,8 @@ unsafe fn block_counts<E: HostExec, K: RadixKey, const W: usize>(
         // fewer than 2^32 keys. Two tables, for alternate keys, so that
         // equal keys in a row do not chain their increments.
         let mut h = [[0u32; W]; 2];
-        let line = LINE / std::mem::size_of::<K>();
-        for (c, run) in ks.chunks(line).enumerate() {
-            // The keys come from memory; see `stream::AHEAD`.
-            stream::fetch_ahead(ks, c * line, line);
+        // The keys come from memory; see `stream::AHEAD`.
+        stream::by_lines(ks, |_, run| {
             let mut pairs = run.chunks_exact(2);
             for p in &mut pairs {
                 for (t, &k) in h.iter_mut().zip(p) {
@@ -107,7 +105,7 @@ unsafe fn block_counts<E: HostExec, K: RadixKey, const W: usize>(
                 (or, and) = (or | bits, and & bits);
                 h[0][of(bits)] += 1;
             }
-        }
+        });
         let [mut h0, h1] = h;
         for (a, b) in h0.iter_mut().zip(h1) {
             *a += b;
@@ -360,26 +358,20 @@ impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
     unsafe fn push_all(&mut self, ks: &[K], vs: Option<&[V]>, bucket: impl Fn(K) -> usize) {
         // SAFETY: forwarded contract.
         unsafe {
-            let w = Self::W;
             // Keys and values come from memory; see `stream::AHEAD`.
             match vs {
-                Some(vs) => {
-                    for (c, (kr, vr)) in ks.chunks(w).zip(vs.chunks(w)).enumerate() {
-                        stream::fetch_ahead(ks, c * w, w);
-                        stream::fetch_ahead(vs, c * w, w);
-                        for (&k, &v) in kr.iter().zip(vr) {
-                            self.push(bucket(k), k, Some(v));
-                        }
+                Some(vs) => stream::by_lines(ks, |at, kr| {
+                    let vr = &vs[at..at + kr.len()];
+                    stream::fetch_ahead(vs, at, kr.len());
+                    for (&k, &v) in kr.iter().zip(vr) {
+                        self.push(bucket(k), k, Some(v));
                     }
-                }
-                None => {
-                    for (c, kr) in ks.chunks(w).enumerate() {
-                        stream::fetch_ahead(ks, c * w, w);
-                        for &k in kr {
-                            self.push(bucket(k), k, None);
-                        }
+                }),
+                None => stream::by_lines(ks, |_, kr| {
+                    for &k in kr {
+                        self.push(bucket(k), k, None);
                     }
-                }
+                }),
             }
         }
     }
@@ -940,29 +932,25 @@ fn bucket_histograms<K: RadixKey>(ks: &[K], digits: &[(Digit, usize)]) -> Vec<u3
     let mut h = vec![0u32; len];
     // The bucket comes from memory (the global pass streamed it out); see
     // `stream::AHEAD`.
-    let line = LINE / std::mem::size_of::<K>();
-    let runs = ks.chunks(line).enumerate();
     if let &[(d0, a0), (d1, a1)] = digits {
         // The two 12-bit digits of three bytes, unrolled: the loop over
         // `digits` reloads each digit per key (a quarter of the bucket
         // phase in perf).
-        for (c, run) in runs {
-            stream::fetch_ahead(ks, c * line, line);
+        stream::by_lines(ks, |_, run| {
             for &k in run {
                 h[a0 + digit_of(k, d0)] += 1;
                 h[a1 + digit_of(k, d1)] += 1;
             }
-        }
+        });
         return h;
     }
-    for (c, run) in runs {
-        stream::fetch_ahead(ks, c * line, line);
+    stream::by_lines(ks, |_, run| {
         for &k in run {
             for &(dg, at) in digits {
                 h[at + digit_of(k, dg)] += 1;
             }
         }
-    }
+    });
     h
 }
 
