@@ -36,6 +36,37 @@ macro_rules! scan_tests {
             }
         }
 
+        /// Outputs past `FETCH_WRITES_BYTES` (two i64 Views of 2^20 + 37
+        /// elements) take the host spaces' path that asks for the written
+        /// lines ahead of the final pass: same results.
+        #[test]
+        fn scan_past_the_fetch_size() {
+            let s = space();
+            let n = (1usize << 20) + 37;
+            let a =
+                View1::<i64, LayoutRight, _>::from_fn_in(s.memory_space(), "a", n, |i| i as i64)
+                    .unwrap();
+            let mut ex =
+                View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "ex", n, -1).unwrap();
+            let mut inc =
+                View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "inc", n, -1).unwrap();
+            let total = parallel_scan(
+                "scan",
+                RangePolicy::new(&s, 0..n),
+                (&mut ex, &mut inc),
+                exclusive_and_inclusive(&a),
+            );
+            let n64 = n as i64;
+            assert_eq!(total, n64 * (n64 - 1) / 2);
+            let ex = create_mirror_view_and_copy(&ex).unwrap();
+            let inc = create_mirror_view_and_copy(&inc).unwrap();
+            for i in 0..n {
+                let i64_ = i as i64;
+                assert_eq!(ex[i], i64_ * (i64_ - 1) / 2, "exclusive {i}");
+                assert_eq!(inc[i], i64_ * (i64_ + 1) / 2, "inclusive {i}");
+            }
+        }
+
         #[test]
         fn scan_float_and_double_small_sizes() {
             let s = space();

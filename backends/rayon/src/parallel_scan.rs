@@ -7,7 +7,7 @@ use granule_core::functor::ScanFunctor;
 use granule_core::pattern::ParallelScanImpl;
 use granule_core::policy::{Policy, RangePolicy};
 use granule_core::reducer::Reducer;
-use granule_core::write::{assert_covers, WriteParts};
+use granule_core::write::{assert_covers, fetches_writes, for_each_item_fetching, WriteParts};
 use parking_lot::Mutex;
 use std::any::Any;
 use std::cell::UnsafeCell;
@@ -173,16 +173,34 @@ where
 /// deterministic; the loop has a single accumulator and one exit per
 /// bounds check, which the compiler vectorizes for associative
 /// (integer) joins.
+///
+/// With `fetch`, it also asks for the lines the final pass will write, so
+/// that they arrive while the core waits for the block's reads anyway
+/// (the block, input and output, stays in L2 between the passes).
 #[inline(always)]
-fn aggregate_pass<W, T, R, F>(lo: usize, hi: usize, reducer: &R, writes: &W, f: &F) -> T
+fn aggregate_pass<W, T, R, F>(
+    lo: usize,
+    hi: usize,
+    fetch: bool,
+    reducer: &R,
+    writes: &W,
+    f: &F,
+) -> T
 where
     W: WriteParts<usize>,
     R: Reducer<T>,
     F: for<'a> ScanFunctor<usize, W::Item<'a>, T>,
 {
     let mut acc = reducer.init();
+    let call = |i, item| f.exec(i, item, &mut acc, false);
     // SAFETY: as in `final_pass`; non-final calls do not write the items.
-    unsafe { writes.for_each_item(lo, hi, |i, item| f.exec(i, item, &mut acc, false)) };
+    unsafe {
+        if fetch {
+            for_each_item_fetching(writes, lo, hi, call)
+        } else {
+            writes.for_each_item(lo, hi, call)
+        }
+    };
     acc
 }
 
@@ -279,7 +297,8 @@ where
     // prefix is already known, because a block that skipped it could
     // publish nothing until its final pass ended, serializing the
     // blocks after it.
-    let aggregate = aggregate_pass(lo, hi, reducer, writes, f);
+    let fetch = fetches_writes(writes, end - begin);
+    let aggregate = aggregate_pass(lo, hi, fetch, reducer, writes, f);
     let mut running = if b == 0 {
         slot.publish(&slot.inclusive, aggregate, INCLUSIVE);
         reducer.init()

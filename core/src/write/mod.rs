@@ -88,6 +88,23 @@ pub unsafe trait WriteParts<I>: Sync {
         unsafe { self.item(idx) }
     }
 
+    /// Asks the memory system for the lines of items `lo..hi`, to be
+    /// written soon, without waiting for them. A hint: parts that cannot
+    /// name their memory ask for nothing, and a prefetch past a View's
+    /// end cannot fault. See [`for_each_item_fetching`].
+    #[inline(always)]
+    fn fetch_for_write(&self, lo: usize, hi: usize) {
+        let _ = (lo, hi);
+    }
+
+    /// The bytes per item whose lines [`fetch_for_write`](Self::fetch_for_write)
+    /// asks for (0 when it asks for none): how drivers tell a write that
+    /// runs from memory from one that stays in cache.
+    #[inline(always)]
+    fn fetched_bytes_per_item(&self) -> usize {
+        0
+    }
+
     /// Calls `body(i, item(i))` for every `i` in `lo..hi`, in order: the
     /// leaf loop of range patterns.
     ///
@@ -118,6 +135,52 @@ pub unsafe trait WriteParts<I>: Sync {
                 body(i, unsafe { self.item(I::from(i)) })
             }
         }
+    }
+}
+
+/// Written bytes beyond which a range's outputs are taken to come from
+/// memory rather than cache (the L2 and L3 of the machines we measure
+/// hold less); below it, asking for lines only costs instructions.
+pub const FETCH_WRITES_BYTES: usize = 16 << 20;
+
+/// Bytes of written elements per ask of [`for_each_item_fetching`]: few
+/// enough lines for the core's fill buffers to take in one go.
+const FETCH_RUN_BYTES: usize = 2048;
+
+/// Whether `items` items of `writes` write more than [`FETCH_WRITES_BYTES`]
+/// of lines that [`WriteParts::fetch_for_write`] can ask for.
+#[inline]
+pub fn fetches_writes<W: WriteParts<usize>>(writes: &W, items: usize) -> bool {
+    items.saturating_mul(writes.fetched_bytes_per_item()) > FETCH_WRITES_BYTES
+}
+
+/// [`WriteParts::for_each_item`] over `lo..hi` in runs of about 2 KiB of
+/// written elements, asking for each run's written lines before making
+/// its calls: for a pass that reads a block from memory before another
+/// pass writes it, so that the written lines arrive while the core waits
+/// for the reads anyway.
+///
+/// An ordinary store first reads its line from memory, and a pass that
+/// writes one element per few instructions otherwise waits for each line
+/// in turn: the hardware prefetchers of the VMs we measure did not keep
+/// such writes fed.
+///
+/// # Safety
+/// As for [`WriteParts::for_each_item`].
+#[inline(always)]
+pub unsafe fn for_each_item_fetching<'a, W, B>(writes: &W, lo: usize, hi: usize, mut body: B)
+where
+    W: WriteParts<usize>,
+    B: FnMut(usize, W::Item<'a>),
+{
+    let run = (FETCH_RUN_BYTES / writes.fetched_bytes_per_item().max(1)).max(1);
+    let mut at = lo;
+    while at < hi {
+        let end = at.saturating_add(run).min(hi);
+        writes.fetch_for_write(at, end);
+        // SAFETY: `at..end` lies in `lo..hi`, which the caller vouches for.
+        unsafe { writes.for_each_item(at, end, &mut body) };
+        at = end;
     }
 }
 
@@ -285,6 +348,33 @@ unsafe impl<T: Pod, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T, 1,
         unsafe { &mut *self.ptr.add(i) }
     }
     #[inline(always)]
+    fn fetch_for_write(&self, lo: usize, hi: usize) {
+        if self.strides[0] != 1 {
+            return;
+        }
+        let size = std::mem::size_of::<T>();
+        let from = self.ptr.cast::<u8>().wrapping_add(lo.wrapping_mul(size));
+        #[cfg(target_arch = "x86_64")]
+        for k in (0..hi.saturating_sub(lo) * size).step_by(64) {
+            // SAFETY: a prefetch is a hint that cannot fault, whatever the
+            // (wrapping) address.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
+                _mm_prefetch::<_MM_HINT_ET0>(from.wrapping_add(k).cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = from;
+    }
+    #[inline(always)]
+    fn fetched_bytes_per_item(&self) -> usize {
+        if self.strides[0] == 1 {
+            std::mem::size_of::<T>()
+        } else {
+            0
+        }
+    }
+    #[inline(always)]
     unsafe fn for_each_item<'a, B>(&self, lo: usize, hi: usize, mut body: B)
     where
         B: FnMut(usize, &'a mut T),
@@ -408,6 +498,14 @@ macro_rules! tuple_writes {
                 $(self.$i.unit_stride())&&+
             }
             #[inline(always)]
+            fn fetch_for_write(&self, lo: usize, hi: usize) {
+                $(self.$i.fetch_for_write(lo, hi);)+
+            }
+            #[inline(always)]
+            fn fetched_bytes_per_item(&self) -> usize {
+                0 $(+ self.$i.fetched_bytes_per_item())+
+            }
+            #[inline(always)]
             unsafe fn item_unit<'a>(&self, idx: I) -> Self::Item<'a> {
                 // SAFETY: forwarded contract; all components have unit stride.
                 unsafe { ($(self.$i.item_unit(idx),)+) }
@@ -434,13 +532,51 @@ tuple_writes!((W0, 0), (W1, 1), (W2, 2), (W3, 3), (W4, 4), (W5, 5));
 #[cfg(test)]
 mod tests {
     use super::*;
-    use granule_views::{LayoutLeft, View1, View2};
+    use granule_views::{LayoutLeft, LayoutStride, View1, View2};
 
     #[test]
     #[should_panic(expected = "\"axpy\": written View \"y\" has extents [3]")]
     fn too_small_view_names_labels() {
         let mut y = View1::<f64>::zeros("y", 3).unwrap();
         let _ = (&mut y).into_parts("axpy", 4usize);
+    }
+
+    fn bytes<W: WriteParts<usize>>(w: &W) -> usize {
+        w.fetched_bytes_per_item()
+    }
+
+    #[test]
+    fn fetched_bytes_count_unit_stride_views_only() {
+        let mut a = View1::<i64>::zeros("a", 8).unwrap();
+        let mut b = View1::<u16>::zeros("b", 8).unwrap();
+        let mut c = View1::<f32, LayoutStride>::with_strides("c", [8], [2]).unwrap();
+        assert_eq!(bytes(&(&mut a).into_parts("t", 8usize)), 8);
+        assert_eq!(bytes(&(&mut a, &mut b).into_parts("t", 8usize)), 10);
+        assert_eq!(bytes(&(&mut a, &mut c).into_parts("t", 8usize)), 8);
+        assert_eq!(bytes(&()), 0);
+        let parts = (&mut a).into_parts("t", 8usize);
+        assert!(!fetches_writes(&parts, 8));
+        assert!(fetches_writes(&parts, (FETCH_WRITES_BYTES / 8) + 1));
+        assert!(!fetches_writes(&parts, FETCH_WRITES_BYTES / 8));
+    }
+
+    #[test]
+    fn fetching_runs_visit_every_item_once_in_order() {
+        // 2 KiB runs of 1-byte items: cuts at 2048, 4096, ..
+        let n = 5000 + 3;
+        let mut a = View1::<u8>::zeros("a", n).unwrap();
+        let parts = (&mut a).into_parts("t", n);
+        let mut seen = Vec::new();
+        // SAFETY: every index is below the bound, one item at a time.
+        unsafe {
+            for_each_item_fetching(&parts, 3, n, |i, x: &mut u8| {
+                *x += 1;
+                seen.push(i);
+            })
+        };
+        assert_eq!(seen, (3..n).collect::<Vec<_>>());
+        assert_eq!(a.to_vec()[..3], [0, 0, 0]);
+        assert!(a.to_vec()[3..].iter().all(|&x| x == 1));
     }
 
     #[test]
