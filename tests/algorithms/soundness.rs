@@ -84,6 +84,15 @@ macro_rules! soundness_tests {
                 let mut y = view_in(s, "y", vec![0i64; n]);
                 let _ = transform_inclusive_scan(s, &x, &mut y, Sum, None, same_unless(at));
             });
+            // Past the streaming size, on some CPUs a block runs its
+            // worker's next block's first pass: the panic comes from there.
+            case("streamed transform scan", |s, _, _| {
+                let n = (1usize << 21) + 37;
+                let x = view_in(s, "x", (0..n as i64).collect());
+                let mut y = view_in(s, "y", vec![0i64; n]);
+                let _ =
+                    transform_exclusive_scan(s, &x, &mut y, Sum, None, same_unless(n as i64 / 2));
+            });
             case("count_if", |s, n, at| {
                 let x = view_in(s, "x", (0..n as i64).collect());
                 count_if(s, &x, even_unless(at));

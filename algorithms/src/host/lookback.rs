@@ -250,6 +250,28 @@ where
     R: Reducer<T>,
     B: Fn(&Block<'_, '_, T, R>) -> Result<(), Abandoned> + Sync,
 {
+    run_carrying(exec, label, n, op, seed, |blk, _: &mut ()| body(blk))
+}
+
+/// [`run`], where each worker also carries a state `S` from one of its
+/// blocks to the next (it starts as `S::default()`): a body may do part
+/// of the work of its worker's [next](Block::next) block and leave the
+/// result there.
+pub(crate) fn run_carrying<E, T, R, S, B>(
+    exec: &E,
+    label: &str,
+    n: usize,
+    op: &R,
+    seed: Option<T>,
+    body: B,
+) -> Option<T>
+where
+    E: HostExec,
+    T: Copy + Send,
+    R: Reducer<T>,
+    S: Default,
+    B: Fn(&Block<'_, '_, T, R>, &mut S) -> Result<(), Abandoned> + Sync,
+{
     if n == 0 {
         return None;
     }
@@ -272,6 +294,7 @@ where
     // with a lower one, past its look-back), so every wait ends, with a
     // value or ABANDONED.
     let worker = |_| {
+        let mut carry = S::default();
         let mut current = claim();
         let mut first = true;
         while let Some(b) = current {
@@ -285,7 +308,7 @@ where
             let outcome = if aborted.load(Ordering::Relaxed) {
                 Err(None)
             } else {
-                match catch_unwind(AssertUnwindSafe(|| body(&block))) {
+                match catch_unwind(AssertUnwindSafe(|| body(&block, &mut carry))) {
                     Ok(Ok(())) => Ok(()),
                     Ok(Err(Abandoned)) => Err(None),
                     Err(payload) => Err(Some(payload)),

@@ -131,18 +131,64 @@ where
     R: Reducer<T>,
     F: UnaryFunctor<U, Output = T>,
 {
-    let m = part_len(x.len());
-    let mut acc = [(); LANES].map(|_| op.init());
-    for j in 0..m {
-        fetch_parts(x, m, j, ahead);
-        for (k, a) in acc.iter_mut().enumerate() {
-            op.join(a, &f.call(x[k * m + j]));
+    Aggregate::new(x, op).finish(op, f, ahead)
+}
+
+/// [`aggregate`] run a piece at a time: the same folds, each part's in
+/// order, so the same result however the pieces are cut. A streamed block
+/// runs its worker's next block's pass 1 this way between its own writes.
+struct Aggregate<'x, U, T> {
+    x: &'x [U],
+    /// The length of each part ([`part_len`]).
+    m: usize,
+    /// Elements of each part folded so far.
+    j: usize,
+    acc: [T; LANES],
+}
+
+impl<'x, U: Copy, T: Copy> Aggregate<'x, U, T> {
+    fn new<R: Reducer<T>>(x: &'x [U], op: &R) -> Self {
+        Aggregate {
+            x,
+            m: part_len(x.len()),
+            j: 0,
+            acc: [(); LANES].map(|_| op.init()),
         }
     }
-    for &v in &x[LANES * m..] {
-        op.join(&mut acc[LANES - 1], &f.call(v));
+
+    /// Folds the parts up to element `to` of each (or the parts' end).
+    #[inline(always)]
+    fn run_to<R, F>(&mut self, to: usize, op: &R, f: &F, ahead: bool)
+    where
+        R: Reducer<T>,
+        F: UnaryFunctor<U, Output = T>,
+    {
+        let (x, m, to) = (self.x, self.m, to.min(self.m));
+        let mut acc = self.acc;
+        for j in self.j..to {
+            fetch_parts(x, m, j, ahead);
+            for (k, a) in acc.iter_mut().enumerate() {
+                op.join(a, &f.call(x[k * m + j]));
+            }
+        }
+        self.acc = acc;
+        self.j = self.j.max(to);
     }
-    acc
+
+    /// Folds what is left (the last part takes the block's tail) and
+    /// returns the parts' aggregates.
+    #[inline(always)]
+    fn finish<R, F>(mut self, op: &R, f: &F, ahead: bool) -> [T; LANES]
+    where
+        R: Reducer<T>,
+        F: UnaryFunctor<U, Output = T>,
+    {
+        self.run_to(self.m, op, f, ahead);
+        for &v in &self.x[LANES * self.m..] {
+            op.join(&mut self.acc[LANES - 1], &f.call(v));
+        }
+        self.acc
+    }
 }
 
 /// At each line of the parts (`j` counts the elements of each part of
@@ -410,13 +456,17 @@ where
     } else {
         SCAN_BLOCK
     };
-    let total = lookback::run(
+    // Integer sums streamed on Intel run their next block's pass 1
+    // between their own streaming stores (see `Aggregate`), so that a
+    // core reads while it writes, as in a copy.
+    let fuse = ahead && sums && src.contiguous();
+    let total = lookback::run_carrying(
         exec,
         label,
         block_count(n, SCAN_BLOCK),
         op,
         spec.init,
-        |blk| {
+        |blk, carry: &mut Option<(usize, [T; LANES])>| {
             let (lo, hi) = block_bounds(0, n, SCAN_BLOCK, blk.index);
             with_buffer::<U, _>(gather, |gbuf| {
                 // SAFETY: only this block's owner touches elements lo..hi of
@@ -428,10 +478,10 @@ where
                         src.block(lo, hi, gbuf)
                     }
                 };
-                let aggs = if column_sums {
-                    column_aggregate(x, op, f, ahead)
-                } else {
-                    aggregate(x, op, f, ahead)
+                let aggs = match carry.take() {
+                    Some((b, aggs)) if b == blk.index => aggs,
+                    _ if column_sums => column_aggregate(x, op, f, ahead),
+                    _ => aggregate(x, op, f, ahead),
                 };
                 let p = blk.prefix(join_all(op, op.init(), &aggs))?;
                 let acc = p.unwrap_or_else(|| op.init());
@@ -465,8 +515,23 @@ where
                     // SAFETY: streamed outputs are out of place and
                     // contiguous; lo..hi belongs to this block alone.
                     let out = unsafe { dst.slice_mut(lo, hi) };
-                    stream_sums(kind, x, acc, f, out, fetch);
+                    let next = blk.next().filter(|_| fuse).map(|b| {
+                        let (nlo, nhi) = block_bounds(0, n, SCAN_BLOCK, b);
+                        // SAFETY: contiguous (`fuse`), and no thread writes
+                        // the input (out of place).
+                        (b, Aggregate::new(unsafe { src.slice(nlo, nhi) }, op))
+                    });
+                    let mut next = next;
+                    let mut written = 0;
+                    stream_sums(kind, x, acc, f, out, |len| {
+                        fetch(len);
+                        if let Some((_, pass)) = &mut next {
+                            written += len;
+                            pass.run_to(pass.m * written / x.len(), op, f, true);
+                        }
+                    });
                     stream::fence();
+                    *carry = next.map(|(b, pass)| (b, pass.finish(op, f, true)));
                     return Ok(());
                 }
                 let put = |at: usize, out: &[T]| {
@@ -721,6 +786,31 @@ mod tests {
                 "len {len}: part {m}"
             );
             assert!(len < LANES * 192 || m > 0, "len {len}: no parts");
+        }
+    }
+
+    #[test]
+    fn an_aggregate_run_in_pieces_gives_the_whole_ones_bits() {
+        let (op, f) = (granule_core::reducer::Sum, |v: f64| v);
+        for len in [0, 7, 3000, SCAN_BLOCK - 3, SCAN_BLOCK] {
+            let x: Vec<f64> = (0..len).map(|i| 1.0 / (1.0 + i as f64)).collect();
+            let whole = aggregate(&x, &op, &f, false);
+            for step in [1, 5, 31, 64, 1000] {
+                let mut pieces = Aggregate::new(&x, &op);
+                let mut to = 0;
+                while to < pieces.m {
+                    to += step;
+                    // Cuts past the parts' end and repeated cuts fold nothing twice.
+                    pieces.run_to(to + 3, &op, &f, true);
+                    pieces.run_to(to, &op, &f, false);
+                }
+                let bits = |a: [f64; LANES]| a.map(f64::to_bits);
+                assert_eq!(
+                    bits(pieces.finish(&op, &f, false)),
+                    bits(whole),
+                    "len {len}, step {step}"
+                );
+            }
         }
     }
 
