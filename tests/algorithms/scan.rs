@@ -47,6 +47,9 @@ macro_rules! scan_tests {
                 let want = seq_scan(&data, &Sum, init, true);
                 assert!((read(&y), t) == want, "inclusive, init {init:?}");
             }
+            // An operator without a vector path: the staged scalar scan.
+            let t = inclusive_scan(&s, &x, &mut y, Max, None).unwrap();
+            assert!((read(&y), t) == seq_scan(&data, &Max, None, true), "max");
         }
 
         #[test]

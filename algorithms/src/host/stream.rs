@@ -151,7 +151,8 @@ pub(crate) fn by_lines<T>(xs: &[T], mut f: impl FnMut(usize, &[T])) {
 /// `i64` scan ran at 86–89 ms with them, 68–75 without, and 64–68 when
 /// each block instead asked for its own lines [`AHEAD`] bytes ahead of its
 /// first pass; `f64` at 88–90, 72–73 and 69–71 ms. So on Intel the
-/// scans take the latter.
+/// scans take the latter, and run the next block's first pass between
+/// their streaming stores with real loads instead (`scan::host::Pass1`).
 pub(crate) fn reads_overlap_streams() -> bool {
     static OVERLAP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *OVERLAP.get_or_init(|| !intel())
