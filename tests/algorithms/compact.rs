@@ -78,6 +78,13 @@ macro_rules! compact_tests {
             assert_eq!((a, b), (want.len(), rest.len()));
             assert!(read(&t)[..a] == want[..], "partition_copy: kept");
             assert!(read(&f)[..b] == rest[..], "partition_copy: rejected");
+            // Flags index the input by position: blocks packed a piece at
+            // a time must still ask for the right ones.
+            let flags: Vec<u8> = data.iter().map(|v| u8::from(keep(v))).collect();
+            let fl = view_in(&s, "flags", flags);
+            let mut z = view_in(&s, "z", vec![u64::MAX; n]);
+            let k = compact_by_flags(&s, &x, &fl, &mut z).unwrap();
+            assert!(read(&z)[..k] == want[..], "compact_by_flags");
         }
 
         #[test]
