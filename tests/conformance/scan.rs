@@ -3,67 +3,44 @@
 
 macro_rules! scan_tests {
     () => {
+        /// 1001 indices in chunks of every kind; and outputs past
+        /// `FETCH_WRITES_BYTES` (two i64 Views of 2^20 + 37 elements),
+        /// which take the host spaces' path that asks for the written
+        /// lines ahead of the final pass.
         #[test]
-        fn scan_int_1001_exclusive_inclusive_total() {
+        fn scan_int_exclusive_inclusive_total() {
             let s = space();
-            let n = 1001usize;
-            let a =
-                View1::<i64, LayoutRight, _>::from_fn_in(s.memory_space(), "a", n, |i| i as i64)
-                    .unwrap();
-            for chunk in [0, 1, 7, 64, 1000] {
-                let mut ex =
-                    View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "ex", n, -1).unwrap();
-                let mut inc =
-                    View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "inc", n, -1).unwrap();
-                let total = parallel_scan(
-                    "scan",
-                    RangePolicy::new(&s, 0..n).chunk_size(chunk),
-                    (&mut ex, &mut inc),
-                    exclusive_and_inclusive(&a),
-                );
-                assert_eq!(total, 500_500, "chunk {chunk}");
-                let ex = create_mirror_view_and_copy(&ex).unwrap();
-                let inc = create_mirror_view_and_copy(&inc).unwrap();
-                for i in 0..n {
-                    let i64_ = i as i64;
-                    assert_eq!(ex[i], i64_ * (i64_ - 1) / 2, "exclusive {i}, chunk {chunk}");
-                    assert_eq!(
-                        inc[i],
-                        i64_ * (i64_ + 1) / 2,
-                        "inclusive {i}, chunk {chunk}"
+            let sizes: [(usize, &[usize]); 2] =
+                [(1001, &[0, 1, 7, 64, 1000]), ((1 << 20) + 37, &[0])];
+            for (n, chunks) in sizes {
+                let a = View1::<i64, LayoutRight, _>::from_fn_in(s.memory_space(), "a", n, |i| {
+                    i as i64
+                })
+                .unwrap();
+                for &chunk in chunks {
+                    let mut ex =
+                        View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "ex", n, -1)
+                            .unwrap();
+                    let mut inc =
+                        View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "inc", n, -1)
+                            .unwrap();
+                    let total = parallel_scan(
+                        "scan",
+                        RangePolicy::new(&s, 0..n).chunk_size(chunk),
+                        (&mut ex, &mut inc),
+                        exclusive_and_inclusive(&a),
                     );
+                    let n64 = n as i64;
+                    assert_eq!(total, n64 * (n64 - 1) / 2, "n {n}, chunk {chunk}");
+                    let ex = create_mirror_view_and_copy(&ex).unwrap();
+                    let inc = create_mirror_view_and_copy(&inc).unwrap();
+                    for i in 0..n {
+                        let i64_ = i as i64;
+                        let at = format_args!("{i}, n {n}, chunk {chunk}");
+                        assert_eq!(ex[i], i64_ * (i64_ - 1) / 2, "exclusive {at}");
+                        assert_eq!(inc[i], i64_ * (i64_ + 1) / 2, "inclusive {at}");
+                    }
                 }
-            }
-        }
-
-        /// Outputs past `FETCH_WRITES_BYTES` (two i64 Views of 2^20 + 37
-        /// elements) take the host spaces' path that asks for the written
-        /// lines ahead of the final pass: same results.
-        #[test]
-        fn scan_past_the_fetch_size() {
-            let s = space();
-            let n = (1usize << 20) + 37;
-            let a =
-                View1::<i64, LayoutRight, _>::from_fn_in(s.memory_space(), "a", n, |i| i as i64)
-                    .unwrap();
-            let mut ex =
-                View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "ex", n, -1).unwrap();
-            let mut inc =
-                View1::<i64, LayoutRight, _>::full_in(s.memory_space(), "inc", n, -1).unwrap();
-            let total = parallel_scan(
-                "scan",
-                RangePolicy::new(&s, 0..n),
-                (&mut ex, &mut inc),
-                exclusive_and_inclusive(&a),
-            );
-            let n64 = n as i64;
-            assert_eq!(total, n64 * (n64 - 1) / 2);
-            let ex = create_mirror_view_and_copy(&ex).unwrap();
-            let inc = create_mirror_view_and_copy(&inc).unwrap();
-            for i in 0..n {
-                let i64_ = i as i64;
-                assert_eq!(ex[i], i64_ * (i64_ - 1) / 2, "exclusive {i}");
-                assert_eq!(inc[i], i64_ * (i64_ + 1) / 2, "inclusive {i}");
             }
         }
 

@@ -115,7 +115,7 @@ where
         stream && src.contiguous() && outs.rejected.is_none() && !stream::reads_overlap_streams()
     });
     let blocks = block_count(n, BLOCK);
-    let total = lookback::run_carrying(
+    let total = lookback::run(
         exec,
         label,
         blocks,

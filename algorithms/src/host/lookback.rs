@@ -236,28 +236,11 @@ fn join<T, R: Reducer<T>>(op: &R, mut a: T, b: &T) -> T {
 /// A body must call [`Block::prefix`] once (or [`Block::finish`] once,
 /// after [`Block::known`] gave its prefix), and return `Err(Abandoned)`
 /// when `prefix` does.
-pub(crate) fn run<E, T, R, B>(
-    exec: &E,
-    label: &str,
-    n: usize,
-    op: &R,
-    seed: Option<T>,
-    body: B,
-) -> Option<T>
-where
-    E: HostExec,
-    T: Copy + Send,
-    R: Reducer<T>,
-    B: Fn(&Block<'_, '_, T, R>) -> Result<(), Abandoned> + Sync,
-{
-    run_carrying(exec, label, n, op, seed, |blk, _: &mut ()| body(blk))
-}
-
-/// [`run`], where each worker also carries a state `S` from one of its
-/// blocks to the next (it starts as `S::default()`): a body may do part
-/// of the work of its worker's [next](Block::next) block and leave the
-/// result there.
-pub(crate) fn run_carrying<E, T, R, S, B>(
+///
+/// Each worker also carries a state `S` from one of its blocks to the
+/// next (it starts as `S::default()`): a body may do part of the work of
+/// its worker's [next](Block::next) block and leave the result there.
+pub(crate) fn run<E, T, R, S, B>(
     exec: &E,
     label: &str,
     n: usize,
@@ -357,7 +340,7 @@ mod tests {
     fn sum_with_known<E: HostExec>(exec: &E, n: usize, seed: Option<u64>) -> (u64, usize) {
         let knew = AtomicUsize::new(0);
         let prefixes: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(usize::MAX)).collect();
-        let total = run(exec, "t", n, &Sum, seed, |blk| {
+        let total = run(exec, "t", n, &Sum, seed, |blk, _: &mut ()| {
             let v = blk.index as u64 + 1;
             let p = if let Some(p) = blk.known() {
                 knew.fetch_add(1, Ordering::Relaxed);

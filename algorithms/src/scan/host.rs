@@ -580,7 +580,7 @@ where
     // worker's next block's pass 1 between its own streaming stores (see
     // `Pass1`), so that a core reads while it writes, as in a copy.
     let fuse = ahead && src.contiguous();
-    let total = lookback::run_carrying(
+    let total = lookback::run(
         exec,
         label,
         block_count(n, SCAN_BLOCK),
@@ -750,7 +750,7 @@ where
         block_count(n, SCAN_BLOCK),
         op,
         spec.init,
-        |blk| {
+        |blk, _: &mut ()| {
             let (lo, hi) = block_bounds(0, n, SCAN_BLOCK, blk.index);
             // SAFETY: out of place, and elements lo..hi of `dst` are this
             // block's alone.
