@@ -149,6 +149,16 @@ const FETCH_RUN_BYTES: usize = 2048;
 
 /// Whether `items` items of `writes` write more than [`FETCH_WRITES_BYTES`]
 /// of lines that [`WriteParts::fetch_for_write`] can ask for.
+///
+/// ```
+/// use granule_core::prelude::*;
+/// use granule_core::write::{fetches_writes, Writes};
+/// let (mut a, mut b) = (View1::<i64>::zeros("a", 4).unwrap(), View1::<i64>::zeros("b", 4).unwrap());
+/// let parts = (&mut a, &mut b).into_parts("pair", 4);
+/// // 16 bytes per item: 2^20 items write exactly 16 MiB, one more is past it.
+/// assert!(!fetches_writes(&parts, 1 << 20));
+/// assert!(fetches_writes(&parts, (1 << 20) + 1));
+/// ```
 #[inline]
 pub fn fetches_writes<W: WriteParts<usize>>(writes: &W, items: usize) -> bool {
     items.saturating_mul(writes.fetched_bytes_per_item()) > FETCH_WRITES_BYTES
@@ -167,6 +177,17 @@ pub fn fetches_writes<W: WriteParts<usize>>(writes: &W, items: usize) -> bool {
 ///
 /// # Safety
 /// As for [`WriteParts::for_each_item`].
+///
+/// ```
+/// use granule_core::prelude::*;
+/// use granule_core::write::{for_each_item_fetching, Writes};
+/// let mut y = View1::<u64>::zeros("y", 1000).unwrap();
+/// let parts = (&mut y).into_parts("fill", 1000);
+/// // SAFETY: 0..1000 is within the View, and each item is handed out once.
+/// unsafe { for_each_item_fetching(&parts, 0, 1000, |i, yi: &mut u64| *yi = 2 * i as u64) };
+/// drop(parts);
+/// assert_eq!((y[0], y[999]), (0, 1998));
+/// ```
 #[inline(always)]
 pub unsafe fn for_each_item_fetching<'a, W, B>(writes: &W, lo: usize, hi: usize, mut body: B)
 where
