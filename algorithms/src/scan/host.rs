@@ -27,15 +27,14 @@
 //!    wait for the same fill buffers ([`stream::reads_overlap_streams`]),
 //!    the block instead runs the next block's pass 1 itself, a piece
 //!    after each piece it writes ([`Pass1`], the same folds, so the same
-//!    bits), asking for each line a little ahead, and hands the
-//!    aggregates on; at 2^27 on a 2-core Xeon VM (driver, alternating
-//!    rounds) `i64` went from 66–71 to 59–63 ms and `f64` from 68–71 to
-//!    61–64, about the 2-thread streaming copy. Where vectors can do it
-//!    (AVX-512 or AVX2), the stores leave from registers: `f64` sums
-//!    fold their 8 parts as the lanes of one or two vectors ([`parts`],
-//!    the same bits) and integer sums scan in vectors ([`simd`]), into
-//!    outputs on a 64-byte boundary; every other scan stages L1-sized
-//!    chunks and copies them out.
+//!    bits), and hands the aggregates on; at 2^27 on a 2-core Xeon VM
+//!    (driver, alternating rounds) `i64` went from 66–71 to 59–63 ms and
+//!    `f64` from 68–71 to 61–64, about the 2-thread streaming copy.
+//!    Where vectors can do it (AVX-512 or AVX2), the stores leave from
+//!    registers: `f64` sums fold their 8 parts as the lanes of one or two
+//!    vectors ([`parts`], the same bits) and integer sums scan in vectors
+//!    ([`simd`]), into outputs on a 64-byte boundary; every other scan
+//!    stages L1-sized chunks and copies them out.
 //!
 //! Element `i` of a block is `((s ⊕ x[j]) ⊕ …) ⊕ x[i]`, where `j` starts
 //! its chain (the block's start, or its part's for floats) and `s` is the
@@ -387,7 +386,12 @@ impl<'x, U: Copy, T: Copy> Pass1<'x, U, T> {
     }
 
     /// Runs as much of the pass as `done / of` of the block before has
-    /// been written, asking for each line a little ahead.
+    /// been written. The column sums ask for each line a little ahead;
+    /// the 8 parts' folds do not: their loads already overlap the stores
+    /// between them, and here the prefetches cost more than they gained
+    /// (criterion, `exclusive_scan` i64 at 2^27, six alternating
+    /// pairs: 59.4–63.9 ms without against 62.8–68.3 with). For `f64`
+    /// the driver could not tell the two apart.
     #[inline(always)]
     fn pace<R, F>(&mut self, done: usize, of: usize, op: &R, f: &F)
     where
@@ -395,7 +399,7 @@ impl<'x, U: Copy, T: Copy> Pass1<'x, U, T> {
         F: UnaryFunctor<U, Output = T>,
     {
         match self {
-            Pass1::Parts(a) => a.run_to(a.m * done / of.max(1), op, f, true),
+            Pass1::Parts(a) => a.run_to(a.m * done / of.max(1), op, f, false),
             Pass1::Columns(c) => c.run_to(c.m * done / of.max(1), op, f, true),
         }
     }
