@@ -122,19 +122,14 @@ where
         &Sum,
         None,
         |blk, carry: &mut Ahead<T>| {
-            let (lo, hi) = block_bounds(0, n, BLOCK, blk.index);
             #[cfg(target_arch = "x86_64")]
             if let Some(isa) = ahead {
                 // SAFETY: contiguous and out of place (`ahead`), so nothing
                 // writes the input; the caller's contract sizes the output.
-                return unsafe {
-                    staged_ahead(isa, &src, (lo, hi), prev, keep, &outs.kept, blk, carry)
-                };
+                return unsafe { staged_ahead(isa, &src, prev, keep, &outs.kept, blk, carry) };
             }
-            let before = match (prev, blk.index) {
-                (Some(p), b) if b > 0 => Some(p[b - 1]),
-                _ => None,
-            };
+            let (lo, hi) = block_bounds(0, n, BLOCK, blk.index);
+            let before = before_block(prev, blk.index);
             with_buffer::<T, _>(gather, |gbuf| {
                 // SAFETY: out of place nothing writes `src`; in place, no block
                 // writes lo..hi before this one has published its count, and
@@ -247,6 +242,12 @@ where
     })
 }
 
+/// The element before block `b`'s first, which `keep` compares it with
+/// (`prev[b - 1]`; none for block 0 or without `prev`).
+fn before_block<T: Copy>(prev: Option<&[T]>, b: usize) -> Option<T> {
+    prev.and_then(|p| b.checked_sub(1).map(|a| p[a]))
+}
+
 /// What a worker carries from one streamed block to its next
 /// ([`staged_ahead`]): the next block's index and count once it is packed
 /// in `ready`, and a second buffer to pack into while `ready` is copied
@@ -287,7 +288,6 @@ const PIECE: usize = 256;
 unsafe fn staged_ahead<T: Pod, K, R>(
     isa: Packer,
     src: &Src<T>,
-    (lo, hi): (usize, usize),
     prev: Option<&[T]>,
     keep: &K,
     kept: &Dst<T>,
@@ -300,25 +300,23 @@ where
 {
     let part_of = |b: usize| {
         let (lo, hi) = block_bounds(0, src.len, BLOCK, b);
-        let before = prev.and_then(|p| b.checked_sub(1).map(|a| p[a]));
         // SAFETY: contiguous, and nothing writes it (the caller's contract).
-        (unsafe { src.slice(lo, hi) }, lo, before)
+        (unsafe { src.slice(lo, hi) }, lo, before_block(prev, b))
     };
     let room = |v: &mut Vec<T>, fill: T| {
         if v.len() < BLOCK {
             v.resize(BLOCK, fill);
         }
     };
-    let (x, _, _) = part_of(blk.index);
     let k = match carry.packed.take() {
         Some((b, k)) if b == blk.index => k,
         _ => {
-            room(&mut carry.ready, x[0]);
+            let part = part_of(blk.index);
+            room(&mut carry.ready, part.0[0]);
             // SAFETY: `compress::isa` returned `isa`.
-            unsafe { compress::gather(isa, part_of(blk.index), keep, &mut carry.ready) }
+            unsafe { compress::gather(isa, part, keep, &mut carry.ready) }
         }
     };
-    debug_assert_eq!(hi - lo, x.len());
     let at = blk.prefix(k)?.unwrap_or(0);
     let next = blk.next().map(|b| (b, part_of(b)));
     if let Some((_, (nx, _, _))) = next {
