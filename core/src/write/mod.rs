@@ -90,8 +90,8 @@ pub unsafe trait WriteParts<I>: Sync {
 
     /// Asks the memory system for the lines of items `lo..hi`, to be
     /// written soon, without waiting for them. A hint: parts that cannot
-    /// name their memory ask for nothing, and a prefetch past a View's
-    /// end cannot fault. See [`for_each_item_fetching`].
+    /// name their memory ask for nothing, and indices past the parts'
+    /// elements are not asked for. See [`for_each_item_fetching`].
     #[inline(always)]
     fn fetch_for_write(&self, lo: usize, hi: usize) {
         let _ = (lo, hi);
@@ -370,15 +370,19 @@ unsafe impl<T: Pod, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T, 1,
     }
     #[inline(always)]
     fn fetch_for_write(&self, lo: usize, hi: usize) {
-        if self.strides[0] != 1 {
+        // Only the View's own elements: any `lo..hi` a caller passes (the
+        // method is safe) then asks for a bounded number of lines, and the
+        // byte counts below cannot overflow.
+        let hi = hi.min(self.extents()[0]);
+        if self.strides[0] != 1 || lo >= hi {
             return;
         }
         let size = std::mem::size_of::<T>();
-        let from = self.ptr.cast::<u8>().wrapping_add(lo.wrapping_mul(size));
+        let from = self.ptr.cast::<u8>().wrapping_add(lo * size);
         #[cfg(target_arch = "x86_64")]
-        for k in (0..hi.saturating_sub(lo) * size).step_by(64) {
+        for k in (0..(hi - lo) * size).step_by(64) {
             // SAFETY: a prefetch is a hint that cannot fault, whatever the
-            // (wrapping) address.
+            // address.
             unsafe {
                 use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
                 _mm_prefetch::<_MM_HINT_ET0>(from.wrapping_add(k).cast());
@@ -579,6 +583,16 @@ mod tests {
         assert!(!fetches_writes(&parts, 8));
         assert!(fetches_writes(&parts, (FETCH_WRITES_BYTES / 8) + 1));
         assert!(!fetches_writes(&parts, FETCH_WRITES_BYTES / 8));
+    }
+
+    #[test]
+    fn fetches_past_a_views_end_ask_for_nothing() {
+        let mut a = View1::<i64>::zeros("a", 8).unwrap();
+        let parts = (&mut a).into_parts("t", 8usize);
+        // Unclamped, these would walk 2^64 bytes of prefetches (or wrap).
+        WriteParts::<usize>::fetch_for_write(&parts, 0, usize::MAX);
+        WriteParts::<usize>::fetch_for_write(&parts, usize::MAX - 1, usize::MAX);
+        WriteParts::<usize>::fetch_for_write(&parts, 5, 2);
     }
 
     #[test]
