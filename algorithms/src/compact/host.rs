@@ -20,8 +20,12 @@
 //! elements leave, a piece at a time, the worker packs its next block
 //! into a second buffer, a proportional piece after each. `copy_if` of
 //! 2^27 i64 on a 2-core Xeon VM (driver, three alternating rounds):
-//! 61.8-66.3 ms against 57.4-59.5. Other CPUs keep the turns: there the
-//! next block's prefetch was measured slower, and this was not measured.
+//! 61.8-66.3 ms against 57.4-59.5. The next block is packed as three
+//! parts side by side ([`WAYS`]), so the core reads three streams of
+//! lines at once: on a later Xeon VM, whose one-stream reads were slower
+//! than its streaming copy, 74.6-82.3 ms against 62.6-68.9 (four
+//! rounds). Other CPUs keep the turns: there the next block's prefetch
+//! was measured slower, and this was not measured.
 //!
 //! **One worker** (Serial, a one-thread Rayon space), when the output
 //! stays in cache: every block knows its place when it starts, so it
@@ -248,12 +252,38 @@ fn before_block<T: Copy>(prev: Option<&[T]>, b: usize) -> Option<T> {
     prev.and_then(|p| b.checked_sub(1).map(|a| p[a]))
 }
 
+/// Parts of a block that [`staged_ahead`] packs side by side, each into
+/// its own run of the buffer. A core reading one stream of lines from
+/// memory waits on it, and reading a few streams at once took more of the
+/// memory's bandwidth: `copy_if` of 2^27 i64 on a 2-core Xeon VM (driver,
+/// four alternating rounds) ran in 66.8-71.4 ms with one part, 62.8-70.2
+/// with two and 61.7-67.0 with three.
+const WAYS: usize = 3;
+
+/// Where each of a packed block's [`WAYS`] parts left its kept elements
+/// in the buffer, as `(start, count)`; the block's kept elements are
+/// their concatenation.
+type Runs = [(usize, usize); WAYS];
+
+/// Elements `lo..hi` of part `way` of a block of `len` ([`WAYS`] parts):
+/// whole vectors of packing (16 elements) but the last part, which takes
+/// the rest.
+fn way_bounds(len: usize, way: usize) -> (usize, usize) {
+    let part = len / WAYS / 16 * 16;
+    let hi = if way + 1 == WAYS {
+        len
+    } else {
+        (way + 1) * part
+    };
+    (way * part, hi)
+}
+
 /// What a worker carries from one streamed block to its next
-/// ([`staged_ahead`]): the next block's index and count once it is packed
+/// ([`staged_ahead`]): the next block's index and runs once it is packed
 /// in `ready`, and a second buffer to pack into while `ready` is copied
 /// out.
 struct Ahead<T> {
-    packed: Option<(usize, usize)>,
+    packed: Option<(usize, Runs)>,
     ready: Vec<T>,
     work: Vec<T>,
 }
@@ -276,9 +306,9 @@ const PIECE: usize = 256;
 /// rejected output: the block's kept elements were packed by the block
 /// before it on this worker (or are packed now), and while they are
 /// copied out, a piece at a time, the worker's next block is packed, a
-/// proportional piece after each, into the other buffer. A core then
-/// reads while it writes, as in a copy: a block's read and its copy-out
-/// otherwise take turns.
+/// proportional piece of each of its [`WAYS`] parts after each, into the
+/// other buffer. A core then reads while it writes, as in a copy: a
+/// block's read and its copy-out otherwise take turns.
 ///
 /// # Safety
 /// Nothing writes `src` during the call, and `kept` is long enough for
@@ -308,50 +338,60 @@ where
             v.resize(BLOCK, fill);
         }
     };
-    let k = match carry.packed.take() {
-        Some((b, k)) if b == blk.index => k,
+    let runs = match carry.packed.take() {
+        Some((b, runs)) if b == blk.index => runs,
         _ => {
             let part = part_of(blk.index);
             room(&mut carry.ready, part.0[0]);
+            let mut runs = [(0, 0); WAYS];
             // SAFETY: `compress::isa` returned `isa`.
-            unsafe { compress::gather(isa, part, keep, &mut carry.ready) }
+            runs[0].1 = unsafe { compress::gather(isa, part, keep, &mut carry.ready) };
+            runs
         }
     };
+    let k = runs.iter().map(|r| r.1).sum();
     let at = blk.prefix(k)?.unwrap_or(0);
     let next = blk.next().map(|b| (b, part_of(b)));
+    let mut next_runs: Runs = [(0, 0); WAYS];
     if let Some((_, (nx, _, _))) = next {
         room(&mut carry.work, nx[0]);
+        for (way, run) in next_runs.iter_mut().enumerate() {
+            run.0 = way_bounds(nx.len(), way).0;
+        }
     }
-    let (ready, work) = (&carry.ready[..k], &mut carry.work);
+    let (ready, work) = (&carry.ready[..], &mut carry.work);
     // Pieces of the copy-out end on the output's 64-byte lines, so each
     // line is written by one streaming burst.
     let line = (64 / std::mem::size_of::<T>()).max(1);
-    let (mut w, mut packed, mut nk) = (0, 0, 0);
+    let (mut w, mut packed) = (0, [0; WAYS]);
     loop {
         let end = (((at + w + PIECE) / line * line) - at).min(k);
         // SAFETY: this block's kept elements go to at..at + k, disjoint
         // from every other block's; `write` checks them against the length.
-        unsafe { kept.write(at + w, &ready[w..end], true) };
+        unsafe { write_runs(kept, at, ready, &runs, w..end) };
         w = end;
         if let Some((_, (nx, nlo, nbefore))) = next {
-            // The next block's input in step with this copy-out, in whole
-            // vectors of packing (16 elements) until the last piece.
-            let to = if w >= k {
-                nx.len()
-            } else {
-                nx.len() * w / k / 16 * 16
-            };
-            if to > packed {
-                let before = if packed == 0 {
-                    nbefore
-                } else {
-                    Some(nx[packed - 1])
-                };
-                let piece = (&nx[packed..to], nlo + packed, before);
-                // SAFETY: `compress::isa` returned `isa`; `work[nk..]` holds
-                // at least `to - packed` elements (`nk <= packed`).
-                nk += unsafe { compress::gather(isa, piece, keep, &mut work[nk..]) };
-                packed = to;
+            for (way, (run, done)) in next_runs.iter_mut().zip(&mut packed).enumerate() {
+                // Each part in step with this copy-out, in whole vectors of
+                // packing until the last piece.
+                let (lo, hi) = way_bounds(nx.len(), way);
+                let to = lo
+                    + if w >= k {
+                        hi - lo
+                    } else {
+                        (hi - lo) * w / k / 16 * 16
+                    };
+                if to > lo + *done {
+                    let from = lo + *done;
+                    let before = from.checked_sub(1).map_or(nbefore, |p| Some(nx[p]));
+                    let piece = (&nx[from..to], nlo + from, before);
+                    // SAFETY: `compress::isa` returned `isa`; the part's
+                    // run starts at `lo` and holds at most `done` elements,
+                    // so `work[lo + run.1..]` has room for `to - from`
+                    // more before the part's end `hi`, the next run's start.
+                    run.1 += unsafe { compress::gather(isa, piece, keep, &mut work[lo + run.1..]) };
+                    *done = to - lo;
+                }
             }
         }
         if w >= k {
@@ -359,9 +399,35 @@ where
         }
     }
     stream::fence();
-    carry.packed = next.map(|(b, _)| (b, nk));
+    carry.packed = next.map(|(b, _)| (b, next_runs));
     std::mem::swap(&mut carry.ready, &mut carry.work);
     Ok(())
+}
+
+/// Writes elements `w` of the concatenation of `runs` (slices of
+/// `ready`) to `at + w` of `kept`, streamed, for `w` in `span`.
+///
+/// # Safety
+/// Nothing else touches `at + span` of `kept` during the call.
+#[cfg(target_arch = "x86_64")]
+unsafe fn write_runs<T: Pod>(
+    kept: &Dst<T>,
+    at: usize,
+    ready: &[T],
+    runs: &Runs,
+    span: std::ops::Range<usize>,
+) {
+    let mut base = 0;
+    for &(start, len) in runs {
+        let (lo, hi) = (span.start.max(base), span.end.min(base + len));
+        if lo < hi {
+            let from = start + lo - base;
+            // SAFETY: `at + lo..at + hi` lies in `at + span`, which the
+            // caller gives us; `write` checks it against the length.
+            unsafe { kept.write(at + lo, &ready[from..from + hi - lo], true) };
+        }
+        base += len;
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -985,6 +1051,22 @@ host_compactions!(granule_rayon::Rayon);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A block's parts tile it in order, each but the last a whole number
+    /// of packing vectors, whatever its length.
+    #[test]
+    fn ways_tile_the_block_in_order() {
+        for len in (0..300).chain([BLOCK - 1, BLOCK]) {
+            let mut at = 0;
+            for way in 0..WAYS {
+                let (lo, hi) = way_bounds(len, way);
+                assert_eq!(lo, at, "len {len}, way {way}");
+                assert!(hi >= lo && (way + 1 == WAYS || (hi - lo) % 16 == 0));
+                at = hi;
+            }
+            assert_eq!(at, len);
+        }
+    }
 
     /// The scalar loop gathers the kept and the rejected elements in
     /// order, whole or drained in chunks from any first limit.
