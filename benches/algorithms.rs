@@ -5,7 +5,11 @@
 //! every streaming algorithm beyond the cache, a 2-thread copy of the same
 //! bytes with non-temporal (streaming) stores. The i64 scan also runs the
 //! sequential loop on two independent halves in two threads: not a scan of
-//! the whole, the ceiling of a 2-thread one. Sorts run beside the standard
+//! the whole, the ceiling of a 2-thread one; and the floor of the
+//! `parallel_scan` pattern beyond the cache, a 2-thread in-place add of
+//! the input to the output (the pattern hands its functor each output as
+//! a `&mut`, so every output line is read before it is written, 24 bytes
+//! per element against the streaming copy's 16). Sorts run beside the standard
 //! library's `sort_unstable` and the multithreaded `voracious_radix_sort`
 //! and `rdst` in a 2-thread pool. Throughput is in bytes, so criterion
 //! prints GB/s.
@@ -191,6 +195,19 @@ fn scans(c: &mut Criterion) {
         // total): the ceiling of any 2-thread scan, two independent halves.
         g.bench_function("sequential_loop_on_halves_2_threads", |b| {
             b.iter(|| per_thread(&pool, dst, black_box(&src), |d, s| seq_exclusive(s, d)))
+        });
+        // The floor of the pattern beyond the cache: its functor gets each
+        // output as a `&mut i64`, which may be read, so every output line is
+        // read before it is written (the streaming copy's bound assumes it
+        // is not). Two threads add the input to the output in place.
+        g.bench_function("floor_read_modify_write_2_threads", |b| {
+            b.iter(|| {
+                per_thread(&pool, dst, black_box(&src), |d, s| {
+                    for (o, &v) in d.iter_mut().zip(s) {
+                        *o = o.wrapping_add(v);
+                    }
+                })
+            })
         });
         copy_baselines(&mut g, &pool, n * 16);
         g.finish();
