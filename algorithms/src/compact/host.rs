@@ -22,8 +22,8 @@
 //! 2^27 i64 on a 2-core Xeon VM (driver, three alternating rounds):
 //! 61.8-66.3 ms against 57.4-59.5. The next block is packed as three
 //! parts side by side ([`WAYS`]), so the core reads three streams of
-//! lines at once: on a later Xeon VM, whose one-stream reads were slower
-//! than its streaming copy, 74.6-82.3 ms against 62.6-68.9 (four
+//! lines at once: on a later Xeon VM, where a core read memory faster in
+//! several streams than in one, 74.6-82.3 ms against 62.6-68.9 (four
 //! rounds). Other CPUs keep the turns: there the next block's prefetch
 //! was measured slower, and this was not measured.
 //!
@@ -255,9 +255,10 @@ fn before_block<T: Copy>(prev: Option<&[T]>, b: usize) -> Option<T> {
 /// Parts of a block that [`staged_ahead`] packs side by side, each into
 /// its own run of the buffer. A core reading one stream of lines from
 /// memory waits on it, and reading a few streams at once took more of the
-/// memory's bandwidth: `copy_if` of 2^27 i64 on a 2-core Xeon VM (driver,
-/// four alternating rounds) ran in 66.8-71.4 ms with one part, 62.8-70.2
-/// with two and 61.7-67.0 with three.
+/// memory's bandwidth (see the README): `copy_if` of 2^27 i64 on a 2-core
+/// Xeon VM (driver, four alternating rounds) ran in 62.6-68.9 ms with
+/// three parts against 74.6-82.3 with one. Two, four and six parts were
+/// within the noise of three; eight were slower.
 const WAYS: usize = 3;
 
 /// Where each of a packed block's [`WAYS`] parts left its kept elements
