@@ -258,7 +258,7 @@ fn before_block<T: Copy>(prev: Option<&[T]>, b: usize) -> Option<T> {
 /// memory's bandwidth (see the README): `copy_if` of 2^27 i64 on a 2-core
 /// Xeon VM (driver, four alternating rounds) ran in 62.6-68.9 ms with
 /// three parts against 74.6-82.3 with one. Two, four and six parts were
-/// within the noise of three; eight were slower.
+/// within the noise of three; eight were slower (in a first version).
 const WAYS: usize = 3;
 
 /// Where each of a packed block's [`WAYS`] parts left its kept elements
