@@ -353,13 +353,13 @@ where
     let k = runs.iter().map(|r| r.1).sum();
     let at = blk.prefix(k)?.unwrap_or(0);
     let next = blk.next().map(|b| (b, part_of(b)));
-    let mut next_runs: Runs = [(0, 0); WAYS];
+    // The next block's parts, and where each one's run starts.
+    let mut bounds = [(0, 0); WAYS];
     if let Some((_, (nx, _, _))) = next {
         room(&mut carry.work, nx[0]);
-        for (way, run) in next_runs.iter_mut().enumerate() {
-            run.0 = way_bounds(nx.len(), way).0;
-        }
+        bounds = std::array::from_fn(|way| way_bounds(nx.len(), way));
     }
+    let mut next_runs: Runs = bounds.map(|(lo, _)| (lo, 0));
     let (ready, work) = (&carry.ready[..], &mut carry.work);
     // Pieces of the copy-out end on the output's 64-byte lines, so each
     // line is written by one streaming burst.
@@ -372,10 +372,9 @@ where
         unsafe { write_runs(kept, at, ready, &runs, w..end) };
         w = end;
         if let Some((_, (nx, nlo, nbefore))) = next {
-            for (way, (run, done)) in next_runs.iter_mut().zip(&mut packed).enumerate() {
+            for ((run, done), &(lo, hi)) in next_runs.iter_mut().zip(&mut packed).zip(&bounds) {
                 // Each part in step with this copy-out, in whole vectors of
                 // packing until the last piece.
-                let (lo, hi) = way_bounds(nx.len(), way);
                 let to = lo
                     + if w >= k {
                         hi - lo
