@@ -1,29 +1,25 @@
-//! Large temporary buffers on transparent huge pages, kept for the next
-//! call.
+//! Large temporary buffers, kept for the next call.
 //!
-//! A sort's scratch buffer is as large as its input. A fresh one is
-//! faulted in by the kernel while the first pass writes it: with 4 KiB
-//! pages that is one fault (and one page cleared) per 4 KiB, about a fifth
-//! of a 2^24-key sort on the development VM. Aligned to 2 MiB and advised
-//! (`MADV_HUGEPAGE`, which Linux needs when THP is in its default
-//! `madvise` mode), the buffer is faulted in 2 MiB at a time, and a
-//! scatter to 256 buckets across it needs 256 huge-page TLB entries
-//! instead of thousands of small ones. The kernel still clears every
-//! page, so the last [`KEEP`] large buffers (at most [`KEEP_BYTES`] in
-//! all) are kept for later calls, as Kokkos keeps its spaces' scratch:
-//! repeated sorts of one size then allocate nothing (9% of a 2^24-key
-//! sort measured). [`release`] hands them back to the allocator.
+//! A sort's scratch buffer is as large as its input. Large ones come from
+//! [`HostSpace`], which puts them on transparent huge pages on Linux (see
+//! [`HUGE_PAGE_THRESHOLD`]): a fresh one is then faulted in 2 MiB at a
+//! time instead of 4 KiB (a fifth of a 2^24-key sort on the development VM
+//! with small pages), and a scatter to 256 buckets across it needs 256
+//! huge-page TLB entries instead of thousands of small ones. The kernel
+//! still clears every page, so the last [`KEEP`] large buffers (at most
+//! [`KEEP_BYTES`] in all) are kept for later calls, as Kokkos keeps its
+//! spaces' scratch: repeated sorts of one size then allocate nothing (9%
+//! of a 2^24-key sort measured). [`release`] hands them back.
 
+use granule_views::space::{ALLOC_ALIGN, HUGE_PAGE_THRESHOLD};
+use granule_views::{HostSpace, MemorySpace};
 use parking_lot::Mutex;
 use std::alloc::Layout;
 use std::ptr::NonNull;
 
-/// A huge page on x86-64 and aarch64 Linux.
-const HUGE_PAGE: usize = 2 << 20;
-
-/// Buffers from this size on are put on huge pages; smaller ones would
-/// waste most of their last page.
-const HUGE_MIN: usize = 4 << 20;
+/// Buffers from this size on come from the space's huge pages and are
+/// kept; smaller ones would waste most of their last huge page.
+const HUGE_MIN: usize = HUGE_PAGE_THRESHOLD;
 
 /// How many large buffers are kept between calls: a `sort_by_key` uses
 /// two (keys and values).
@@ -45,7 +41,18 @@ pub(crate) fn release() -> usize {
 /// An uninitialized heap allocation, freed on drop.
 pub(crate) struct Room {
     ptr: NonNull<u8>,
-    layout: Option<Layout>,
+    from: From,
+}
+
+/// Where a [`Room`]'s memory came from, and so how it is freed.
+#[derive(Clone, Copy)]
+enum From {
+    /// Nothing: an empty room's dangling pointer.
+    Nowhere,
+    /// `HostSpace::allocate` of this many bytes.
+    Space(usize),
+    /// The global allocator, with this layout.
+    Heap(Layout),
 }
 
 // SAFETY: a Room is a unique owner of plain bytes, like a `Vec<u8>`; it
@@ -55,30 +62,30 @@ unsafe impl Send for Room {}
 unsafe impl Sync for Room {}
 
 impl Room {
-    /// `bytes` bytes aligned to `align` (a power of two), on huge pages
-    /// (so aligned to 2 MiB at least) when large; `None` when the
-    /// allocation fails.
+    /// `bytes` bytes aligned to `align` (a power of two), from the host
+    /// space (so on huge pages) when large; `None` when the allocation
+    /// fails.
     pub(crate) fn new(bytes: usize, align: usize) -> Option<Room> {
         if bytes == 0 {
             let ptr = NonNull::new(std::ptr::without_provenance_mut(align))?;
-            return Some(Room { ptr, layout: None });
+            return Some(Room {
+                ptr,
+                from: From::Nowhere,
+            });
         }
-        let huge = bytes >= HUGE_MIN;
-        let layout = if huge {
-            let align = align.max(HUGE_PAGE);
-            Layout::from_size_align(bytes.checked_next_multiple_of(align)?, align)
-        } else {
-            Layout::from_size_align(bytes, align)
+        if bytes >= HUGE_MIN && align <= ALLOC_ALIGN {
+            let ptr = HostSpace.allocate(bytes, false).ok()?;
+            return Some(Room {
+                ptr,
+                from: From::Space(bytes),
+            });
         }
-        .ok()?;
+        let layout = Layout::from_size_align(bytes, align).ok()?;
         // SAFETY: the layout's size is not zero (checked above).
         let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) })?;
-        if huge {
-            advise_huge(ptr, layout.size());
-        }
         Some(Room {
             ptr,
-            layout: Some(layout),
+            from: From::Heap(layout),
         })
     }
 
@@ -86,7 +93,7 @@ impl Room {
     /// kept one that fits (its contents are whatever its last user left),
     /// or a new one. Give it back with [`Room::keep`].
     pub(crate) fn reuse(bytes: usize, align: usize) -> Option<Room> {
-        if bytes >= HUGE_MIN && align <= HUGE_PAGE {
+        if bytes >= HUGE_MIN && align <= ALLOC_ALIGN {
             let mut kept = KEPT.lock();
             let best = (kept.iter().enumerate())
                 .filter(|(_, r)| r.size() >= bytes)
@@ -118,34 +125,27 @@ impl Room {
         self.ptr.as_ptr()
     }
 
-    /// The bytes allocated (at least those asked for).
+    /// The bytes allocated.
     fn size(&self) -> usize {
-        self.layout.map_or(0, |l| l.size())
+        match self.from {
+            From::Nowhere => 0,
+            From::Space(bytes) => bytes,
+            From::Heap(layout) => layout.size(),
+        }
     }
 }
 
 impl Drop for Room {
     fn drop(&mut self) {
-        if let Some(layout) = self.layout {
+        match self.from {
+            From::Nowhere => {}
+            // SAFETY: allocated in `new` by the host space, of these bytes.
+            From::Space(bytes) => unsafe { HostSpace.deallocate(self.ptr, bytes) },
             // SAFETY: allocated in `new` with this very layout.
-            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
+            From::Heap(layout) => unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) },
         }
     }
 }
-
-/// Asks Linux to back `len` bytes from `ptr` (2 MiB aligned) with huge
-/// pages. A hint: where THP is off or unsupported the call fails and the
-/// buffer keeps small pages, which is only slower, so the result is not
-/// an error.
-#[cfg(target_os = "linux")]
-fn advise_huge(ptr: NonNull<u8>, len: usize) {
-    // SAFETY: the range is one live allocation of ours; MADV_HUGEPAGE
-    // changes how it is paged in, never its contents or its validity.
-    let _ = unsafe { libc::madvise(ptr.as_ptr().cast(), len, libc::MADV_HUGEPAGE) };
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge(_: NonNull<u8>, _: usize) {}
 
 #[cfg(test)]
 mod tests {
@@ -156,9 +156,6 @@ mod tests {
         for (bytes, align) in [(0, 8), (1, 1), (1000, 8), (HUGE_MIN, 4), (HUGE_MIN + 3, 8)] {
             let room = Room::new(bytes, align).expect("room");
             assert_eq!(room.ptr() as usize % align, 0);
-            if bytes >= HUGE_MIN {
-                assert_eq!(room.ptr() as usize % HUGE_PAGE, 0);
-            }
             // SAFETY: the room holds `bytes` bytes.
             unsafe { std::ptr::write_bytes(room.ptr(), 0x5A, bytes) };
             if bytes > 0 {
@@ -183,7 +180,7 @@ mod tests {
         let again = Room::reuse(bytes - 100, 8).expect("room");
         assert_eq!(again.ptr(), first, "the kept room is handed out again");
         again.keep();
-        assert_eq!(release(), bytes.next_multiple_of(HUGE_PAGE));
+        assert_eq!(release(), bytes);
         assert_eq!(release(), 0);
         Room::reuse(1000, 8).expect("small").keep();
         assert_eq!(release(), 0, "small rooms are freed, not kept");
@@ -203,12 +200,8 @@ mod tests {
             KEEP * HUGE_MIN,
             "a room above KEEP_BYTES is not kept"
         );
-        Room::new(KEEP_BYTES / 2 + HUGE_PAGE, 8)
-            .expect("room")
-            .keep();
-        Room::new(KEEP_BYTES / 2 + HUGE_PAGE, 8)
-            .expect("room")
-            .keep();
+        Room::new(KEEP_BYTES / 2 + 1, 8).expect("room").keep();
+        Room::new(KEEP_BYTES / 2 + 1, 8).expect("room").keep();
         let kept: Vec<usize> = KEPT.lock().iter().map(Room::size).collect();
         assert_eq!(
             kept.len(),

@@ -8,6 +8,8 @@
 #[cfg(test)]
 pub(crate) mod foreign;
 mod host;
+#[cfg(target_os = "linux")]
+mod huge;
 
 pub use host::HostSpace;
 
@@ -19,6 +21,21 @@ use std::ptr::NonNull;
 /// The alignment of every allocation, in bytes: a cache line, and enough for
 /// any SIMD load.
 pub const ALLOC_ALIGN: usize = 64;
+
+/// Host allocations of at least this many bytes live on transparent huge
+/// pages on Linux (see [`HostSpace`]): a 4 MiB View wastes at most half a
+/// huge page, and smaller ones stream little enough that their TLB misses
+/// do not matter.
+///
+/// ```
+/// use granule_views::{space::HUGE_PAGE_THRESHOLD, View1};
+/// let big = View1::<u8>::zeros("big", HUGE_PAGE_THRESHOLD).unwrap();
+/// let p = big.as_slice().unwrap().as_ptr() as usize;
+/// if cfg!(target_os = "linux") {
+///     assert_eq!(p % (2 << 20), 0, "mapped on a huge-page boundary");
+/// }
+/// ```
+pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 
 /// A place Views can allocate memory in.
 ///
