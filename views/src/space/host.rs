@@ -28,8 +28,9 @@ const _: () = assert!(std::mem::align_of::<CacheLine>() == ALLOC_ALIGN);
 pub struct HostSpace;
 
 // SAFETY: memory comes from the global allocator with the 64-byte alignment
-// asked for, zeroed through `alloc_zeroed`, or from a fresh anonymous
-// mapping (zero, 2 MiB aligned); host code may dereference it.
+// asked for, zeroed through `alloc_zeroed`, or from an anonymous mapping
+// of `huge::map`'s, 2 MiB aligned, zeroed when asked, and no longer in use
+// when kept; host code may dereference either.
 unsafe impl MemorySpace for HostSpace {
     const NAME: &'static str = "Host";
     const IS_HOST_ACCESSIBLE: bool = true;
@@ -41,8 +42,7 @@ unsafe impl MemorySpace for HostSpace {
         }
         #[cfg(target_os = "linux")]
         if on_huge_pages(bytes) {
-            // Zero whether asked or not: a fresh mapping.
-            return huge::map(bytes);
+            return huge::map(bytes, zeroed);
         }
         let layout = Layout::from_size_align(bytes, ALLOC_ALIGN).map_err(|e| e.to_string())?;
         // SAFETY: `layout` has a non-zero size.
