@@ -17,7 +17,8 @@ const _: () = assert!(std::mem::align_of::<CacheLine>() == ALLOC_ALIGN);
 /// Ordinary host memory, 64-byte aligned: from the global allocator, or,
 /// on Linux, from [`HUGE_PAGE_THRESHOLD`] bytes on, mapped straight from
 /// the kernel on transparent huge pages (2 MiB aligned), which streams
-/// through memory faster. Zeroed memory is faulted in lazily either way.
+/// through memory faster; a large `zeros` View is then faulted in as it is
+/// first touched, not cleared when it is made.
 ///
 /// ```
 /// use granule_views::{HostSpace, MemorySpace};

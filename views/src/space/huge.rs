@@ -23,11 +23,11 @@
 //! mappings of up to [`KEEP_MAX`] bytes, at most [`KEEP`] of them and
 //! [`KEEP_BYTES`] in all (as much as glibc's heap may keep before it
 //! trims), are kept and handed out again for the same size: a loop that
-//! allocates a temporary View then costs no page faults. On the development VM a loop
-//! making one `from_fn` and one `zeros` View of 8 MiB took 7.3 ms an
-//! iteration from the global allocator (glibc, small pages), 2.2 ms from
-//! fresh huge mappings and 2.0 ms with the kept ones; of 64 MiB, 79 ms
-//! and 21 ms.
+//! allocates a temporary View then costs no page faults. On the
+//! development VM a loop making one `from_fn` and one `zeros` View of
+//! 8 MiB took 7.3 ms an iteration from the global allocator (glibc, small
+//! pages), 2.2 ms from fresh huge mappings and 2.0 ms with the kept ones;
+//! of 64 MiB, 79 ms and 21 ms.
 
 use std::ptr::NonNull;
 use std::sync::Mutex;
