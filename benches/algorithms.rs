@@ -81,12 +81,6 @@ fn configure(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, bytes
     }
 }
 
-/// `n` copies of `v` in host-space memory, where the algorithms' Views
-/// live.
-fn host_buffer<T: Pod>(label: &str, n: usize, v: T) -> View1<T> {
-    View1::from_fn(label, n, |_| v).expect("buffer")
-}
-
 /// Copies `src` to `dst` with non-temporal stores (16-byte aligned part).
 fn copy_streaming(dst: &mut [u8], src: &[u8]) {
     assert_eq!(dst.len(), src.len());
@@ -131,8 +125,8 @@ fn copy_baselines(
     bytes: usize,
 ) {
     let half = bytes / 2;
-    let src = host_buffer("src", half, 1u8);
-    let mut dst = host_buffer("dst", half, 0u8);
+    let src = View1::<u8>::full("src", half, 1).expect("src");
+    let mut dst = View1::<u8>::full("dst", half, 0).expect("dst");
     let (src, dst) = (
         src.as_slice().expect("src"),
         dst.as_slice_mut().expect("dst"),
@@ -201,7 +195,7 @@ fn scans(c: &mut Criterion) {
                 )
             })
         });
-        let mut d = host_buffer("d", n, 0i64);
+        let mut d = View1::<i64>::full("d", n, 0).expect("d");
         let (src, dst) = (a.as_slice().expect("a"), d.as_slice_mut().expect("d"));
         g.bench_function("sequential_loop", |b| {
             b.iter(|| seq_exclusive(black_box(src), dst))
@@ -251,7 +245,7 @@ fn float_scan<T>(
     g.bench_function("granule_exclusive_scan", |b| {
         b.iter(|| exclusive_scan(space, &x, &mut y, Sum, None).expect("scan"))
     });
-    let mut d = host_buffer("d", n, T::default());
+    let mut d = View1::<T>::full("d", n, T::default()).expect("d");
     let (src, dst) = (x.as_slice().expect("x"), d.as_slice_mut().expect("d"));
     g.bench_function("sequential_loop", |b| {
         b.iter(|| seq_exclusive(black_box(src), dst))
@@ -297,7 +291,7 @@ fn compact<T>(
     g.bench_function("granule_copy_if", |b| {
         b.iter(|| copy_if(space, &x, &mut y, move |v: T| v != zero).expect("copy_if"))
     });
-    let mut d = host_buffer("d", n, zero);
+    let mut d = View1::<T>::full("d", n, zero).expect("d");
     let dst = d.as_slice_mut().expect("d");
     g.bench_function("sequential_loop", |b| {
         b.iter(|| {
