@@ -44,8 +44,9 @@
 //! or not). The transform is called twice per element (once per pass), so
 //! it must be a pure function.
 //!
-//! **Outputs that stay in cache, of types other than `f32` and `f64`**
-//! ([`scan_fix_up`]) take the other order: each block scans its input
+//! **Outputs that stay in cache, of types other than `f32` and `f64`,
+//! except vector sums with several workers** ([`scan_fix_up`]) take the
+//! other order: each block scans its input
 //! from the identity straight into its output, publishes that total, and
 //! joins its prefix onto the output while it is still in L2
 //! (`out[i] = p ⊕ local(i)`). The input is read once instead of twice
@@ -60,7 +61,13 @@
 //! 2^20 i64 (driver A/B, four rounds) 1.35–1.50× the sequential loop on
 //! two threads against 0.93–1.31×, and on Serial 1.13–1.18× against
 //! 0.87–0.94×. `f32` and `f64` keep the order above:
-//! their pass 2 runs in 8 chains, where the local scan has one. Beyond the
+//! their pass 2 runs in 8 chains, where the local scan has one. So do
+//! integer sums in vectors ([`simd`]) on several workers: their pass 2 is
+//! cheap, and writing each output line twice cost more than reading the
+//! input twice (2^20 i64, 2 threads, Xeon VM: criterion A/B, two rounds,
+//! 0.363 and 0.367 ms against 0.395 and 0.414, the sequential loop 0.57;
+//! on one worker the one-pass blocks stay ahead, 0.55 against 0.57 ms in
+//! a driver). Beyond the
 //! cache the fix-up touches every output line twice: at 2^27 i64 it ran
 //! at 0.53 of the streaming-copy bound against 0.75 for the order above
 //! (see the README's performance notes).
@@ -570,7 +577,13 @@ where
     // block's.
     let aligned = !in_place && dst.contiguous() && dst.past_line(0) == 0;
     let wide = parts::isa::<T, R>(op).filter(|_| aligned);
-    if direct && !lanes && src.contiguous() {
+    // Vector sums with several workers keep the order above: their pass
+    // 2 is cheap, and the fix-up's second write of each output line cost
+    // more than pass 1's second read (2^20 i64, 2 threads, Xeon VM, driver
+    // rounds: 0.33-0.35 ms against 0.38-0.41). One worker knows every
+    // block's prefix and scans it in one pass there.
+    let fix_up = !(sums && exec.concurrency() > 1);
+    if direct && !lanes && src.contiguous() && fix_up {
         // SAFETY: forwarded contract; `direct` means out of place.
         return unsafe { scan_fix_up(exec, label, &src, &dst, spec) };
     }
