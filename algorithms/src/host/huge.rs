@@ -2,7 +2,7 @@
 //!
 //! A sort's scratch buffer is as large as its input. Large ones come from
 //! [`HostSpace`], which puts them on transparent huge pages on Linux (see
-//! [`HUGE_PAGE_THRESHOLD`]): a fresh one is then faulted in 2 MiB at a
+//! [`HUGE_PAGE_THRESHOLD`]; not with `GRANULE_HUGE_PAGES=0`): a fresh one is then faulted in 2 MiB at a
 //! time instead of 4 KiB (a fifth of a 2^24-key sort on the development VM
 //! with small pages), and a scatter to 256 buckets across it needs 256
 //! huge-page TLB entries instead of thousands of small ones. The kernel
@@ -63,27 +63,29 @@ unsafe impl Sync for Room {}
 
 impl Room {
     /// `bytes` bytes aligned to `align` (a power of two), from the host
-    /// space (so on huge pages) when large; `None` when the allocation
-    /// fails.
-    pub(crate) fn new(bytes: usize, align: usize) -> Option<Room> {
+    /// space (so on huge pages) when large; an error that says why when
+    /// the allocation fails.
+    pub(crate) fn new(bytes: usize, align: usize) -> Result<Room, String> {
+        let out_of_memory = || "out of memory".to_string();
         if bytes == 0 {
-            let ptr = NonNull::new(std::ptr::without_provenance_mut(align))?;
-            return Some(Room {
+            let ptr = NonNull::new(std::ptr::without_provenance_mut(align))
+                .ok_or_else(|| format!("alignment {align}: not a power of two"))?;
+            return Ok(Room {
                 ptr,
                 from: From::Nowhere,
             });
         }
         if bytes >= HUGE_MIN && align <= ALLOC_ALIGN {
-            let ptr = HostSpace.allocate(bytes, false).ok()?;
-            return Some(Room {
+            let ptr = HostSpace.allocate(bytes, false)?;
+            return Ok(Room {
                 ptr,
                 from: From::Space(bytes),
             });
         }
-        let layout = Layout::from_size_align(bytes, align).ok()?;
+        let layout = Layout::from_size_align(bytes, align).map_err(|e| e.to_string())?;
         // SAFETY: the layout's size is not zero (checked above).
-        let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) })?;
-        Some(Room {
+        let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or_else(out_of_memory)?;
+        Ok(Room {
             ptr,
             from: From::Heap(layout),
         })
@@ -92,7 +94,7 @@ impl Room {
     /// A room of at least `bytes` bytes aligned to `align`: the smallest
     /// kept one that fits (its contents are whatever its last user left),
     /// or a new one. Give it back with [`Room::keep`].
-    pub(crate) fn reuse(bytes: usize, align: usize) -> Option<Room> {
+    pub(crate) fn reuse(bytes: usize, align: usize) -> Result<Room, String> {
         if bytes >= HUGE_MIN && align <= ALLOC_ALIGN {
             let mut kept = KEPT.lock();
             let best = (kept.iter().enumerate())
@@ -100,7 +102,7 @@ impl Room {
                 .min_by_key(|(_, r)| r.size())
                 .map(|(k, _)| k);
             if let Some(k) = best {
-                return Some(kept.remove(k));
+                return Ok(kept.remove(k));
             }
         }
         Room::new(bytes, align)
@@ -213,6 +215,6 @@ mod tests {
 
     #[test]
     fn an_impossible_size_is_refused() {
-        assert!(Room::new(usize::MAX - 10, 8).is_none());
+        assert!(Room::new(usize::MAX - 10, 8).is_err());
     }
 }

@@ -216,16 +216,17 @@ impl<T: Pod> Scratch<T> {
     /// Room for `len` elements, or the allocation error naming `label`.
     pub(crate) fn new(label: &str, len: usize) -> Result<Self, crate::AlgorithmError> {
         let bytes = len.checked_mul(std::mem::size_of::<T>());
-        let room = bytes.and_then(|b| super::huge::Room::reuse(b, std::mem::align_of::<T>()));
-        let Some(room) = room else {
-            return Err(granule_views::ViewError::Allocation {
+        let room = bytes
+            .ok_or_else(|| format!("{len} elements overflow usize"))
+            .and_then(|b| super::huge::Room::reuse(b, std::mem::align_of::<T>()));
+        let room = room.map_err(|reason| {
+            crate::AlgorithmError::from(granule_views::ViewError::Allocation {
                 label: format!("{label} (temporary)"),
                 bytes: bytes.unwrap_or(usize::MAX),
                 space: "HostSpace",
-                reason: "out of memory".into(),
-            }
-            .into());
-        };
+                reason,
+            })
+        })?;
         Ok(Scratch {
             room: Some(room),
             len,

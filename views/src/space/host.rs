@@ -1,8 +1,8 @@
 #[cfg(target_os = "linux")]
 use super::huge;
-#[cfg(target_os = "linux")]
-use super::HUGE_PAGE_THRESHOLD;
 use super::{HostAccessible, MemorySpace, SpaceCopy, ALLOC_ALIGN};
+#[cfg(target_os = "linux")]
+use super::{HUGE_PAGES_VAR, HUGE_PAGE_THRESHOLD};
 use crate::error::Result;
 use crate::layout::Mapping;
 use crate::pod::Pod;
@@ -18,7 +18,9 @@ const _: () = assert!(std::mem::align_of::<CacheLine>() == ALLOC_ALIGN);
 /// on Linux, from [`HUGE_PAGE_THRESHOLD`] bytes on, mapped straight from
 /// the kernel on transparent huge pages (2 MiB aligned), which streams
 /// through memory faster; a large `zeros` View is then faulted in as it is
-/// first touched, not cleared when it is made.
+/// first touched, not cleared when it is made. `GRANULE_HUGE_PAGES=0`
+/// ([`HUGE_PAGES_VAR`](super::HUGE_PAGES_VAR)) sends those to the global
+/// allocator too.
 ///
 /// ```
 /// use granule_views::{HostSpace, MemorySpace};
@@ -42,7 +44,7 @@ unsafe impl MemorySpace for HostSpace {
             return Ok(NonNull::<CacheLine>::dangling().cast());
         }
         #[cfg(target_os = "linux")]
-        if on_huge_pages(bytes) {
+        if on_huge_pages(bytes)? {
             return huge::map(bytes, zeroed);
         }
         let layout = Layout::from_size_align(bytes, ALLOC_ALIGN).map_err(|e| e.to_string())?;
@@ -62,9 +64,11 @@ unsafe impl MemorySpace for HostSpace {
             return;
         }
         #[cfg(target_os = "linux")]
-        if on_huge_pages(bytes) {
+        if on_huge_pages(bytes) == Ok(true) {
             // SAFETY: `allocate` mapped these very bytes (same size, same
-            // rule), and the caller releases them once.
+            // rule, read once per process), and the caller releases them
+            // once. (With an `Err` here, `allocate` failed for this size,
+            // so nothing of it is released.)
             unsafe { huge::unmap(ptr, bytes) };
             return;
         }
@@ -80,10 +84,38 @@ unsafe impl MemorySpace for HostSpace {
 }
 
 /// Whether an allocation of `bytes` bytes is mapped on huge pages; the
-/// same answer for `allocate` and `deallocate`, which is what pairs them.
+/// same answer for `allocate` and `deallocate`, which is what pairs them,
+/// since the switch is read once per process. An `Err` says why the switch
+/// could not be read.
 #[cfg(target_os = "linux")]
-fn on_huge_pages(bytes: usize) -> bool {
-    bytes >= HUGE_PAGE_THRESHOLD
+fn on_huge_pages(bytes: usize) -> Result<bool, String> {
+    static SWITCH: std::sync::OnceLock<Result<bool, String>> = std::sync::OnceLock::new();
+    if bytes < HUGE_PAGE_THRESHOLD {
+        return Ok(false);
+    }
+    SWITCH
+        .get_or_init(|| huge_pages_on(std::env::var_os(HUGE_PAGES_VAR).as_deref()))
+        .clone()
+}
+
+/// What the huge-page switch says, given the variable's value.
+#[cfg(target_os = "linux")]
+fn huge_pages_on(value: Option<&std::ffi::OsStr>) -> Result<bool, String> {
+    let Some(value) = value else {
+        return Ok(true);
+    };
+    match value
+        .to_str()
+        .map(|v| v.trim().to_ascii_lowercase())
+        .as_deref()
+    {
+        Some("1" | "on" | "true" | "yes") => Ok(true),
+        Some("0" | "off" | "false" | "no") => Ok(false),
+        _ => Err(format!(
+            "{HUGE_PAGES_VAR}={value:?} is not a switch: set it to 0, off, false or no \
+             to turn huge pages off, to 1, on, true or yes (or unset it) to keep them"
+        )),
+    }
 }
 
 // SAFETY: `IS_HOST_ACCESSIBLE` is true for HostSpace.
@@ -117,5 +149,76 @@ unsafe impl SpaceCopy<HostSpace> for HostSpace {
             unsafe { *dst.add(dst_map.offset(idx)) = *src.add(src_map.offset(idx)) };
         });
         Ok(())
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn the_huge_page_switch_reads_its_words_and_names_a_bad_one() {
+        assert_eq!(huge_pages_on(None), Ok(true), "unset: on");
+        for on in ["1", "on", "TRUE", " yes "] {
+            assert_eq!(huge_pages_on(Some(OsStr::new(on))), Ok(true), "{on}");
+        }
+        for off in ["0", "off", "False", "no"] {
+            assert_eq!(huge_pages_on(Some(OsStr::new(off))), Ok(false), "{off}");
+        }
+        for bad in ["", "2", "maybe"] {
+            let err = huge_pages_on(Some(OsStr::new(bad))).expect_err(bad);
+            assert!(err.contains(HUGE_PAGES_VAR) && err.contains("off"), "{err}");
+        }
+    }
+
+    /// Runs [`what_the_switch_does_here`] in a child process with the
+    /// variable set to `value`: the switch is read once per process.
+    fn child_with(value: &str) -> String {
+        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args(["--exact", "space::host::tests::what_the_switch_does_here"])
+            .args(["--ignored", "--nocapture", "--test-threads=1"])
+            .env(HUGE_PAGES_VAR, value)
+            .output()
+            .expect("child test");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "child with {value:?} failed:\n{text}");
+        text
+    }
+
+    #[test]
+    fn the_switch_turns_huge_pages_off_and_a_bad_value_fails_allocations() {
+        assert!(child_with("0").contains("huge pages: off"));
+        assert!(child_with("on").contains("huge pages: on"));
+        assert!(child_with("maybe").contains("huge pages: error"));
+    }
+
+    #[test]
+    #[ignore = "run in a child process by the_switch_turns_huge_pages_off_and_a_bad_value_fails_allocations"]
+    fn what_the_switch_does_here() {
+        let want = huge_pages_on(std::env::var_os(HUGE_PAGES_VAR).as_deref());
+        let bytes = 2 * HUGE_PAGE_THRESHOLD;
+        match HostSpace.allocate(bytes, true) {
+            Ok(ptr) => {
+                let on = on_huge_pages(bytes).expect("allocated, so the switch read");
+                assert_eq!(Ok(on), want);
+                if on {
+                    assert_eq!(ptr.as_ptr() as usize % (2 << 20), 0, "a huge mapping");
+                }
+                // SAFETY: allocated just above with this size, released once.
+                unsafe { HostSpace.deallocate(ptr, bytes) };
+                println!("huge pages: {}", if on { "on" } else { "off" });
+            }
+            Err(e) => {
+                assert_eq!(Err(e.clone()), want, "only a bad switch fails here");
+                assert!(e.contains(HUGE_PAGES_VAR), "{e}");
+                println!("huge pages: error: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn small_allocations_never_ask_the_switch() {
+        assert_eq!(on_huge_pages(HUGE_PAGE_THRESHOLD - 1), Ok(false));
     }
 }

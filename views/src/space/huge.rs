@@ -17,7 +17,9 @@
 //! is trimmed to start on a 2 MiB boundary, so that all of it but the tail
 //! can be backed by huge pages, and is advised `MADV_HUGEPAGE`, which Linux
 //! needs unless THP is set to `always`. Where THP is off the advice fails
-//! and the View keeps small pages, which is only slower.
+//! and the View keeps small pages, which is only slower. A program run
+//! with `GRANULE_HUGE_PAGES=0` never comes here (`HostSpace` reads the
+//! switch), for a heap profiler or a custom allocator to see every View.
 //!
 //! A fresh mapping is faulted in and cleared by the kernel, so freed
 //! mappings of up to [`KEEP_MAX`] bytes, at most [`KEEP`] of them and

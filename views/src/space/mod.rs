@@ -31,11 +31,26 @@ pub const ALLOC_ALIGN: usize = 64;
 /// use granule_views::{space::HUGE_PAGE_THRESHOLD, View1};
 /// let big = View1::<u8>::zeros("big", HUGE_PAGE_THRESHOLD).unwrap();
 /// let p = big.as_slice().unwrap().as_ptr() as usize;
-/// if cfg!(target_os = "linux") {
+/// let off = std::env::var_os("GRANULE_HUGE_PAGES").is_some_and(|v| v == "0");
+/// if cfg!(target_os = "linux") && !off {
 ///     assert_eq!(p % (2 << 20), 0, "mapped on a huge-page boundary");
 /// }
 /// ```
 pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+
+/// The environment variable that turns the huge pages of [`HostSpace`]
+/// off: `GRANULE_HUGE_PAGES=0` (or `off`, `false`, `no`) sends every host
+/// allocation to the global allocator, so that a custom allocator or a
+/// heap profiler sees the large ones too; `1`, `on`, `true`, `yes` or
+/// leaving it unset keeps them on. It is read once, at the first large
+/// allocation; any other value makes large allocations fail with an error
+/// that names it. Only Linux maps huge pages, so elsewhere it is not read.
+///
+/// ```
+/// use granule_views::space::HUGE_PAGES_VAR;
+/// assert_eq!(HUGE_PAGES_VAR, "GRANULE_HUGE_PAGES");
+/// ```
+pub const HUGE_PAGES_VAR: &str = "GRANULE_HUGE_PAGES";
 
 /// A place Views can allocate memory in.
 ///
