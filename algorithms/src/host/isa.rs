@@ -1,8 +1,9 @@
 //! The vector instruction sets the host kernels take, detected at run
-//! time: the scans' integer sums ([`crate::scan`]'s `simd`), the float
-//! sums' pass 2 (`parts`), and the compactions' packing loop each have an
-//! AVX-512 and an AVX2 form (the `f32` pass 2 only the AVX2 one: its 8
-//! lanes are the 8 parts), and take the widest the CPU has.
+//! time: the scans' integer sums ([`crate::scan`]'s `simd`), their `f64`
+//! sums (`f64_sums`), and the compactions' packing loop each have an
+//! AVX-512 and an AVX2 form (the `f32` sums' pass 2, `parts`, only the
+//! AVX2 one: its 8 lanes are the 8 parts), and take the widest the CPU
+//! has.
 
 /// A vector instruction set of x86-64.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -17,8 +17,10 @@
 //! 3. **scan** — folds the block again from `p` (it is in cache now) and
 //!    writes each output element once. Floats fold the 8 parts side by
 //!    side too, part `k` from `p ⊕ a_0 ⊕ … ⊕ a_(k-1)` (the parts'
-//!    aggregates), so their adds' latency is hidden; integers fold the
-//!    block in one chain. Outputs larger than the last-level cache leave
+//!    aggregates), so their adds' latency is hidden, except `f64` sums,
+//!    which run one chain in [`f64_sums`]'s grouping (a prefix inside
+//!    each vector, the running sum added once per 32 elements); integers
+//!    fold the block in one chain. Outputs larger than the last-level cache leave
 //!    through non-temporal stores: a plain store reads each destination
 //!    line first. Meanwhile the worker's next block (claimed with this
 //!    one, or at the look-back of a worker's first block) is prefetched
@@ -31,17 +33,19 @@
 //!    (driver, alternating rounds) `i64` went from 66–71 to 59–63 ms and
 //!    `f64` from 68–71 to 61–64, about the 2-thread streaming copy.
 //!    Where vectors can do it (AVX-512 or AVX2), the stores leave from
-//!    registers: `f64` sums fold their 8 parts as the lanes of one or two
-//!    vectors ([`parts`], the same bits) and integer sums scan in vectors
-//!    ([`simd`]), into outputs on a 64-byte boundary; every other scan
-//!    stages L1-sized chunks and copies them out.
+//!    registers: `f64` sums ([`f64_sums`]) and integer sums ([`simd`])
+//!    scan in vectors, `f32` sums fold their 8 parts as the lanes of one
+//!    vector ([`parts`], the same bits), into outputs on a 64-byte
+//!    boundary; every other scan stages L1-sized chunks and copies them
+//!    out.
 //!
 //! Element `i` of a block is `((s ⊕ x[j]) ⊕ …) ⊕ x[i]`, where `j` starts
-//! its chain (the block's start, or its part's for floats) and `s` is the
-//! chain's start above: a grouping that depends on the length only, so
+//! its chain (the block's start, or its part's for `f32`) and `s` is the
+//! chain's start above, or for `f64` sums [`f64_sums`]'s grouping from
+//! the block's start: a grouping that depends on the length only, so
 //! the bits are the same on Serial and on Rayon with any number of
 //! threads, and on every CPU (the column sums are plain code, vectorized
-//! or not). The transform is called twice per element (once per pass), so
+//! or not, and `f64_sums` keeps its grouping in every form). The transform is called twice per element (once per pass), so
 //! it must be a pure function.
 //!
 //! **Outputs that stay in cache, of types other than `f32` and `f64`,
@@ -74,11 +78,12 @@
 //!
 //! Sums of 4- and 8-byte integers run their single chain in AVX-512 or
 //! AVX2 vectors where the CPU has them and overflow is not checked
-//! ([`simd`]); out of place, `f64` sums run pass 2's 8 chains in one
-//! AVX-512 vector or two AVX2 ones ([`parts`]); every other scan folds
-//! element by element as above.
+//! ([`simd`]); `f64` sums run pass 2 in [`f64_sums`] (vectors, or the
+//! same adds one at a time); out of place, `f32` sums run pass 2's 8
+//! chains in one AVX2 vector ([`parts`]); every other scan folds element
+//! by element as above.
 
-use super::{parts, simd, ScanImpl, ScanKind, ScanSpec};
+use super::{f64_sums, parts, simd, ScanImpl, ScanKind, ScanSpec};
 use crate::host::buffer::with_buffer;
 use crate::host::isa::Isa;
 use crate::host::raw::{Dst, Src};
@@ -99,9 +104,14 @@ pub(crate) const SCAN_BLOCK: usize = 32 * 1024;
 /// once: 16 KiB of 8-byte elements).
 const CHUNK: usize = 256;
 
+// Pieces and blocks of `f64` sums start at multiples of a group, so the
+// grouping depends on the length only.
+const _: () =
+    assert!(CHUNK.is_multiple_of(f64_sums::GROUP) && SCAN_BLOCK.is_multiple_of(f64_sums::GROUP));
+
 /// Elements of each part [`parts::fold_parts`] writes between two
 /// prefetches of the next block (16 lines of it, one per 8 elements
-/// written): at 2^27 `f64` the scan ran at 0.82–0.91 of the streaming
+/// written): at 2^27 `f64` (which took the parts then) the scan ran at 0.82–0.91 of the streaming
 /// copy with this pace, 0.81–0.84 with 32 and 0.73–0.77 with [`CHUNK`]
 /// (bursts of 256 lines), in a driver's interleaved rounds.
 const PART_FETCH: usize = 16;
@@ -569,14 +579,18 @@ where
     // Float sums take pass 1 in columns (`aggregate_sums`): at 2^27 f64,
     // 61-73 ms against 74-100 ms in a driver's four alternating rounds.
     let column_sums = lanes && op.known_op() == Some(KnownOp::Sum);
-    // Sums of 4- and 8-byte integers: one chain, in vectors (see `simd`).
-    let sums = !lanes && vector_sums::<T, R>(op);
+    // `f64` sums: pass 2 in vectors, in one grouping on every CPU (see
+    // `f64_sums`), not in parts.
+    let f64s = f64_sums::fits::<T, R>(op);
+    // Sums of 4- and 8-byte integers: one chain, in vectors (see `simd`);
+    // `f64` sums take the same paths.
+    let sums = (!lanes && vector_sums::<T, R>(op)) || f64s;
     // f64 and f32 sums out of place take pass 2 in vectors (see `parts`),
     // into an output on a 64-byte line: blocks start SCAN_BLOCK elements
     // apart, a multiple of 64 bytes, so block 0's alignment is every
     // block's.
     let aligned = !in_place && dst.contiguous() && dst.past_line(0) == 0;
-    let wide = parts::isa::<T, R>(op).filter(|_| aligned);
+    let wide = parts::isa::<T, R>(op).filter(|_| aligned && !f64s);
     // Vector sums with several workers keep the order above: their pass
     // 2 is cheap, and the fix-up's second write of each output line cost
     // more than pass 1's second read (2^20 i64, 2 threads, Xeon VM, driver
@@ -622,7 +636,7 @@ where
                 };
                 let p = blk.prefix(join_all(op, op.init(), &aggs))?;
                 let acc = p.unwrap_or_else(|| op.init());
-                let m = if lanes { part_len(x.len()) } else { 0 };
+                let m = if lanes && !f64s { part_len(x.len()) } else { 0 };
                 // While this block streams out, the next one's input comes
                 // in, as many elements as have been written (`fetch`):
                 // prefetched (`overlap`), or read by its pass 1 (`fuse`).
@@ -661,7 +675,10 @@ where
                     *carry = hand_on(next_pass, op, f);
                     return Ok(());
                 }
-                if stream && sums {
+                // `f64` sums stream from registers only into an output on a
+                // 64-byte line (they may not cut a head off to reach one:
+                // that would move their groups); others stage.
+                if stream && sums && (aligned || !f64s) {
                     // SAFETY: streamed outputs are out of place and
                     // contiguous; lo..hi belongs to this block alone.
                     let out = unsafe { dst.slice_mut(lo, hi) };
@@ -681,7 +698,7 @@ where
                     // belongs to this block alone.
                     let out = unsafe { dst.slice_mut(lo, hi) };
                     if sums {
-                        simd::scan_sums(kind, x, f, out, acc);
+                        sums_into(kind, x, f, out, acc, false);
                         return Ok(());
                     }
                     match kind {
@@ -824,10 +841,30 @@ where
 {
     for (c, xc) in x.chunks(CHUNK).enumerate() {
         let out = &mut stage[..xc.len()];
-        acc = simd::scan_sums(kind, xc, f, out, acc);
+        acc = sums_into(kind, xc, f, out, acc, false);
         put(c * CHUNK, out);
     }
     acc
+}
+
+/// The vector sums of `f(x)` into `out` from `acc`: `f64` ones in
+/// [`f64_sums`]'s grouping, integer ones in [`simd`] (streamed with
+/// `stream`; the caller fences). Both keep their grouping when a block is
+/// cut into [`CHUNK`]s.
+#[inline(always)]
+fn sums_into<U, T, F>(kind: ScanKind, x: &[U], f: &F, out: &mut [T], acc: T, stream: bool) -> T
+where
+    U: Copy,
+    T: Pod,
+    F: UnaryFunctor<U, Output = T>,
+{
+    if TypeId::of::<T>() == TypeId::of::<f64>() {
+        f64_sums::scan(kind, x, f, out, acc, stream)
+    } else if stream {
+        simd::scan_sums_streamed(kind, x, f, out, acc)
+    } else {
+        simd::scan_sums(kind, x, f, out, acc)
+    }
 }
 
 /// [`fold_sums`] straight into a streamed output, [`CHUNK`] elements at a
@@ -848,7 +885,7 @@ where
     F: UnaryFunctor<U, Output = T>,
 {
     for (xc, oc) in x.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-        acc = simd::scan_sums_streamed(kind, xc, f, oc, acc);
+        acc = sums_into(kind, xc, f, oc, acc, true);
         fetch(xc.len());
     }
     acc
@@ -1072,10 +1109,6 @@ mod tests {
 
     #[test]
     fn vector_parts_give_the_bits_of_the_lane_fold() {
-        // Every instruction set the CPU has, the narrower ones included.
-        for isa in Isa::present_all() {
-            parts_match_the_lane_fold::<f64>(isa);
-        }
         let op = granule_core::reducer::Sum;
         if let Some(isa) = parts::isa::<f32, _>(&op) {
             parts_match_the_lane_fold::<f32>(isa);

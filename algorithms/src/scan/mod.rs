@@ -29,6 +29,7 @@
 
 #[cfg(feature = "cuda")]
 mod cuda;
+mod f64_sums;
 mod host;
 mod parts;
 mod simd;
