@@ -10,7 +10,7 @@
 //!    right. The order of the elements is kept, so any associative
 //!    operator works, commutative or not. Float sums (commutative) fold
 //!    each part in 8 columns instead, which vectorize
-//!    ([`column_aggregate`]);
+//!    ([`column_aggregate`]), and so do the integer sums of [`simd`];
 //! 2. **look-back** — publishes the aggregate and gets the block's
 //!    exclusive prefix `p` (the init value folded with every earlier
 //!    aggregate, left to right);
@@ -223,11 +223,12 @@ fn fetch_parts<U>(x: &[U], m: usize, j: usize, ahead: bool) {
     }
 }
 
-/// Columns of the float sums' pass 1 ([`Columns`]): one 512-bit vector
+/// Columns of the sums' pass 1 ([`Columns`]): one 512-bit vector
 /// of `f64`.
 const COLUMNS: usize = 8;
 
-/// [`aggregate`] for float sums, vectorized: each part is summed in
+/// [`aggregate`] for sums (float ones, and the integer ones of [`simd`]),
+/// vectorized: each part is summed in
 /// [`COLUMNS`] columns (column `c` takes the part's elements `c`, `c + 8`,
 /// `c + 16`, … in order), and the columns are joined in a fixed tree,
 /// `((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7))`. The grouping is
@@ -387,7 +388,7 @@ where
 }
 
 /// A block's pass 1 run a piece at a time ([`Aggregate`], or
-/// [`Columns`] for float sums), paced by the writes of the block before.
+/// [`Columns`] for sums), paced by the writes of the block before.
 enum Pass1<'x, U, T> {
     Parts(Aggregate<'x, U, T>),
     Columns(Columns<'x, U, T>),
@@ -576,15 +577,19 @@ where
     // an integer join takes one cycle, and its single chain beats the
     // LANES streams (the lane fold ran 1.2-1.9x slower on i64).
     let lanes = [TypeId::of::<f32>(), TypeId::of::<f64>()].contains(&TypeId::of::<T>());
-    // Float sums take pass 1 in columns (`aggregate_sums`): at 2^27 f64,
-    // 61-73 ms against 74-100 ms in a driver's four alternating rounds.
-    let column_sums = lanes && op.known_op() == Some(KnownOp::Sum);
     // `f64` sums: pass 2 in vectors, in one grouping on every CPU (see
     // `f64_sums`), not in parts.
     let f64s = f64_sums::fits::<T, R>(op);
     // Sums of 4- and 8-byte integers: one chain, in vectors (see `simd`);
     // `f64` sums take the same paths.
     let sums = (!lanes && vector_sums::<T, R>(op)) || f64s;
+    // Float sums take pass 1 in columns (`aggregate_sums`): at 2^27 f64,
+    // 61-73 ms against 74-100 ms in a driver's four alternating rounds.
+    // So do the integer vector sums, whose wrapping adds give the same
+    // total in any grouping: at 2^27 i64, 48.6-49.6 ms against 51.5-52.3
+    // (driver, five alternating rounds; criterion A/B 50.2 and 51.6
+    // against 51.7 and 51.8).
+    let column_sums = (lanes || sums) && op.known_op() == Some(KnownOp::Sum);
     // f64 and f32 sums out of place take pass 2 in vectors (see `parts`),
     // into an output on a 64-byte line: blocks start SCAN_BLOCK elements
     // apart, a multiple of 64 bytes, so block 0's alignment is every
