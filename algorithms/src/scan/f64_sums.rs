@@ -186,11 +186,244 @@ fn scalar<U: Copy>(
     tail(inclusive, &x[whole..], g, &mut o[whole..], run)
 }
 
-/// The grouping on AVX-512: an octet per vector.
+/// An octet of the grouping in one instruction set's vectors.
+///
+/// # Safety (of the functions)
+/// The CPU has the instruction set; they are called only from a kernel
+/// compiled for it, into which they inline. Pointers are valid for 8
+/// `f64`; `store::<true>` needs them 64-byte aligned.
+#[cfg(target_arch = "x86_64")]
+trait Octet: Copy {
+    unsafe fn load(p: *const f64) -> Self;
+    unsafe fn splat(v: f64) -> Self;
+    unsafe fn add(self, other: Self) -> Self;
+    /// Steps 1 and 2 of the module's note: each half's prefix, then the
+    /// low half's last sum added to the high half.
+    unsafe fn prefix(self) -> Self;
+    /// Lane 7 in every lane.
+    unsafe fn top(self) -> Self;
+    /// Lane 7 of `before`, then lanes 0..7 of `self`.
+    unsafe fn after(self, before: Self) -> Self;
+    unsafe fn store<const STREAM: bool>(self, p: *mut f64);
+    unsafe fn first(self) -> f64;
+}
+
+/// AVX-512: an octet per vector; the steps within halves are in-half
+/// permutes and masked adds (lanes outside the mask keep their value, as
+/// in the scalar form: adding 0.0 would turn -0.0 into 0.0).
+#[cfg(target_arch = "x86_64")]
+impl Octet for std::arch::x86_64::__m512d {
+    #[inline(always)]
+    unsafe fn load(p: *const f64) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { std::arch::x86_64::_mm512_loadu_pd(p) }
+    }
+    #[inline(always)]
+    unsafe fn splat(v: f64) -> Self {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm512_set1_pd(v) }
+    }
+    #[inline(always)]
+    unsafe fn add(self, other: Self) -> Self {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm512_add_pd(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn prefix(self) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: as above. In each half, up one lane (lanes 0, 0, 1, 2),
+        // added above lane 0; then up two (0, 0, 0, 1), added above lane
+        // 1; then lane 3 added to the high half.
+        unsafe {
+            let v = self;
+            let a = _mm512_mask_add_pd(v, 0b1110_1110, v, _mm512_permutex_pd::<0b10_01_00_00>(v));
+            let p = _mm512_mask_add_pd(a, 0b1100_1100, a, _mm512_permutex_pd::<0b01_00_00_00>(a));
+            _mm512_mask_add_pd(p, 0xF0, p, _mm512_permutexvar_pd(_mm512_set1_epi64(3), p))
+        }
+    }
+    #[inline(always)]
+    unsafe fn top(self) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: as above.
+        unsafe { _mm512_permutexvar_pd(_mm512_set1_epi64(7), self) }
+    }
+    #[inline(always)]
+    unsafe fn after(self, before: Self) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: as above.
+        unsafe {
+            _mm512_castsi512_pd(_mm512_alignr_epi64::<7>(
+                _mm512_castpd_si512(self),
+                _mm512_castpd_si512(before),
+            ))
+        }
+    }
+    #[inline(always)]
+    unsafe fn store<const STREAM: bool>(self, p: *mut f64) {
+        // SAFETY: as above.
+        unsafe {
+            if STREAM {
+                std::arch::x86_64::_mm512_stream_pd(p, self);
+            } else {
+                std::arch::x86_64::_mm512_storeu_pd(p, self);
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn first(self) -> f64 {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm512_cvtsd_f64(self) }
+    }
+}
+
+/// AVX2: an octet as its two halves; masks become blends.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Halves(std::arch::x86_64::__m256d, std::arch::x86_64::__m256d);
+
+#[cfg(target_arch = "x86_64")]
+impl Octet for Halves {
+    #[inline(always)]
+    unsafe fn load(p: *const f64) -> Self {
+        use std::arch::x86_64::_mm256_loadu_pd;
+        // SAFETY: the trait's contract.
+        unsafe { Halves(_mm256_loadu_pd(p), _mm256_loadu_pd(p.add(4))) }
+    }
+    #[inline(always)]
+    unsafe fn splat(v: f64) -> Self {
+        // SAFETY: as above.
+        let h = unsafe { std::arch::x86_64::_mm256_set1_pd(v) };
+        Halves(h, h)
+    }
+    #[inline(always)]
+    unsafe fn add(self, other: Self) -> Self {
+        use std::arch::x86_64::_mm256_add_pd;
+        // SAFETY: as above.
+        unsafe {
+            Halves(
+                _mm256_add_pd(self.0, other.0),
+                _mm256_add_pd(self.1, other.1),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn prefix(self) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: as above. Up one lane, blended above lane 0; up two,
+        // blended above lane 1.
+        let half = |b: __m256d| unsafe {
+            let one = _mm256_add_pd(b, _mm256_permute4x64_pd::<0b10_01_00_00>(b));
+            let a = _mm256_blend_pd::<0b1110>(b, one);
+            let two = _mm256_add_pd(a, _mm256_permute4x64_pd::<0b01_00_00_00>(a));
+            _mm256_blend_pd::<0b1100>(a, two)
+        };
+        let lo = half(self.0);
+        // SAFETY: as above.
+        unsafe {
+            Halves(
+                lo,
+                _mm256_add_pd(half(self.1), _mm256_permute4x64_pd::<0xFF>(lo)),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn top(self) -> Self {
+        // SAFETY: as above.
+        let t = unsafe { std::arch::x86_64::_mm256_permute4x64_pd::<0xFF>(self.1) };
+        Halves(t, t)
+    }
+    #[inline(always)]
+    unsafe fn after(self, before: Self) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: as above. Each half up one lane, the lane below it in
+        // lane 0.
+        let up = |v: __m256d, below: __m256d| unsafe {
+            _mm256_blend_pd::<0b0001>(_mm256_permute4x64_pd::<0b10_01_00_00>(v), below)
+        };
+        // SAFETY: as above.
+        let low_top = unsafe { _mm256_permute4x64_pd::<0xFF>(self.0) };
+        // SAFETY: as above.
+        Halves(up(self.0, unsafe { before.top() }.0), up(self.1, low_top))
+    }
+    #[inline(always)]
+    unsafe fn store<const STREAM: bool>(self, p: *mut f64) {
+        use std::arch::x86_64::*;
+        // SAFETY: as above; with STREAM each half is 32-byte aligned.
+        unsafe {
+            if STREAM {
+                _mm256_stream_pd(p, self.0);
+                _mm256_stream_pd(p.add(4), self.1);
+            } else {
+                _mm256_storeu_pd(p, self.0);
+                _mm256_storeu_pd(p.add(4), self.1);
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn first(self) -> f64 {
+        // SAFETY: as above.
+        unsafe { std::arch::x86_64::_mm256_cvtsd_f64(self.0) }
+    }
+}
+
+/// The grouping on `V`'s vectors; with `STREAM`, octets leave through
+/// non-temporal stores. Inlined into [`avx512`] and [`avx2`], which
+/// compile it for their instruction set.
 ///
 /// # Safety
-/// The CPU has AVX-512F; `o` is as long as `x`; with `STREAM`, `o` starts
-/// on a 64-byte boundary.
+/// The CPU has `V`'s instruction set and the caller is compiled for it;
+/// `o` is as long as `x`; with `STREAM`, `o` starts on a 64-byte boundary.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn kernel<V: Octet, U: Copy, G: Fn(U) -> f64, const STREAM: bool>(
+    inclusive: bool,
+    x: &[U],
+    g: &G,
+    o: &mut [f64],
+    carry: f64,
+) -> f64 {
+    let whole = x.len() / GROUP * GROUP;
+    let op = o.as_mut_ptr();
+    // SAFETY: for every vector call below, the instruction set (the
+    // contract), and `buf` holds the 4 octets loaded.
+    let mut run = unsafe { V::splat(carry) };
+    let mut buf = [0f64; GROUP];
+    let mut i = 0;
+    while i < whole {
+        for (b, &v) in buf.iter_mut().zip(&x[i..i + GROUP]) {
+            *b = g(v);
+        }
+        // SAFETY: as above.
+        unsafe {
+            let mut s = [run; 4];
+            for (k, sk) in s.iter_mut().enumerate() {
+                *sk = V::load(buf.as_ptr().add(8 * k)).prefix();
+            }
+            for k in 1..4 {
+                s[k] = s[k].add(s[k - 1].top());
+            }
+            let mut before = run;
+            for (k, sk) in s.into_iter().enumerate() {
+                let out = sk.add(run);
+                let w = if inclusive { out } else { out.after(before) };
+                // i + 8k + 8 <= whole <= o.len(); with STREAM, `op` is
+                // 64-byte aligned (the contract) and so is every octet.
+                w.store::<STREAM>(op.add(i + 8 * k));
+                before = out;
+            }
+            run = before.top();
+        }
+        i += GROUP;
+    }
+    // SAFETY: as above.
+    let run = unsafe { run.first() };
+    tail(inclusive, &x[whole..], g, &mut o[whole..], run)
+}
+
+/// [`kernel`] on AVX-512.
+///
+/// # Safety
+/// As for [`kernel`], the CPU having AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn avx512<U: Copy, G: Fn(U) -> f64, const STREAM: bool>(
@@ -200,67 +433,15 @@ unsafe fn avx512<U: Copy, G: Fn(U) -> f64, const STREAM: bool>(
     o: &mut [f64],
     carry: f64,
 ) -> f64 {
-    use std::arch::x86_64::*;
-    let whole = x.len() / GROUP * GROUP;
-    let op = o.as_mut_ptr();
-    let last = _mm512_set1_epi64(7);
-    let third = _mm512_set1_epi64(3);
-    let mut run = _mm512_set1_pd(carry);
-    let mut buf = [0f64; GROUP];
-    let mut i = 0;
-    while i < whole {
-        for (b, &v) in buf.iter_mut().zip(&x[i..i + GROUP]) {
-            *b = g(v);
-        }
-        let mut s = [run; 4];
-        for (k, sk) in s.iter_mut().enumerate() {
-            // SAFETY: `buf` holds 4 octets; unaligned loads are allowed.
-            let v = unsafe { _mm512_loadu_pd(buf.as_ptr().add(8 * k)) };
-            // In each half, up one lane (lanes 0, 0, 1, 2), added above
-            // lane 0; then up two (0, 0, 0, 1), added above lane 1.
-            let a = _mm512_mask_add_pd(v, 0b1110_1110, v, _mm512_permutex_pd::<0b10_01_00_00>(v));
-            let p = _mm512_mask_add_pd(a, 0b1100_1100, a, _mm512_permutex_pd::<0b01_00_00_00>(a));
-            *sk = _mm512_mask_add_pd(p, 0xF0, p, _mm512_permutexvar_pd(third, p));
-        }
-        for k in 1..4 {
-            s[k] = _mm512_add_pd(s[k], _mm512_permutexvar_pd(last, s[k - 1]));
-        }
-        let mut before = run;
-        for (k, sk) in s.iter().enumerate() {
-            let out = _mm512_add_pd(*sk, run);
-            let w = if inclusive {
-                out
-            } else {
-                // Lane 7 of `before`, then lanes 0..7 of `out`.
-                _mm512_castsi512_pd(_mm512_alignr_epi64::<7>(
-                    _mm512_castpd_si512(out),
-                    _mm512_castpd_si512(before),
-                ))
-            };
-            // SAFETY: i + 8k + 8 <= whole <= o.len(); with STREAM, `op` is
-            // 64-byte aligned (the contract) and so is every octet.
-            unsafe {
-                let at = op.add(i + 8 * k);
-                if STREAM {
-                    _mm512_stream_pd(at, w);
-                } else {
-                    _mm512_storeu_pd(at, w);
-                }
-            }
-            before = out;
-        }
-        run = _mm512_permutexvar_pd(last, before);
-        i += GROUP;
-    }
-    let run = _mm512_cvtsd_f64(run);
-    tail(inclusive, &x[whole..], g, &mut o[whole..], run)
+    use std::arch::x86_64::__m512d;
+    // SAFETY: forwarded contract; compiled for AVX-512F.
+    unsafe { kernel::<__m512d, U, G, STREAM>(inclusive, x, g, o, carry) }
 }
 
-/// The grouping on AVX2: an octet in two vectors (its halves).
+/// [`kernel`] on AVX2.
 ///
 /// # Safety
-/// The CPU has AVX2; `o` is as long as `x`; with `STREAM`, `o` starts on
-/// a 64-byte boundary.
+/// As for [`kernel`], the CPU having AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn avx2<U: Copy, G: Fn(U) -> f64, const STREAM: bool>(
@@ -270,71 +451,8 @@ unsafe fn avx2<U: Copy, G: Fn(U) -> f64, const STREAM: bool>(
     o: &mut [f64],
     carry: f64,
 ) -> f64 {
-    use std::arch::x86_64::*;
-    let whole = x.len() / GROUP * GROUP;
-    let op = o.as_mut_ptr();
-    let half = |b: __m256d| {
-        let a = _mm256_blend_pd::<0b1110>(
-            b,
-            _mm256_add_pd(b, _mm256_permute4x64_pd::<0b10_01_00_00>(b)),
-        );
-        _mm256_blend_pd::<0b1100>(
-            a,
-            _mm256_add_pd(a, _mm256_permute4x64_pd::<0b01_00_00_00>(a)),
-        )
-    };
-    let top = |v: __m256d| _mm256_permute4x64_pd::<0xFF>(v);
-    let mut run = _mm256_set1_pd(carry);
-    let mut buf = [0f64; GROUP];
-    let mut i = 0;
-    while i < whole {
-        for (b, &v) in buf.iter_mut().zip(&x[i..i + GROUP]) {
-            *b = g(v);
-        }
-        let mut s = [(run, run); 4];
-        for (k, sk) in s.iter_mut().enumerate() {
-            // SAFETY: `buf` holds 4 octets; unaligned loads are allowed.
-            let (lo, hi) = unsafe {
-                let p = buf.as_ptr().add(8 * k);
-                (half(_mm256_loadu_pd(p)), half(_mm256_loadu_pd(p.add(4))))
-            };
-            *sk = (lo, _mm256_add_pd(hi, top(lo)));
-        }
-        for k in 1..4 {
-            let t = top(s[k - 1].1);
-            s[k] = (_mm256_add_pd(s[k].0, t), _mm256_add_pd(s[k].1, t));
-        }
-        let mut before = run;
-        for (k, &(lo, hi)) in s.iter().enumerate() {
-            let (lo, hi) = (_mm256_add_pd(lo, run), _mm256_add_pd(hi, run));
-            let (wl, wh) = if inclusive {
-                (lo, hi)
-            } else {
-                // Each half up one lane, the lane below it in lane 0.
-                let up = |v: __m256d, below: __m256d| {
-                    _mm256_blend_pd::<0b0001>(_mm256_permute4x64_pd::<0b10_01_00_00>(v), below)
-                };
-                (up(lo, top(before)), up(hi, top(lo)))
-            };
-            // SAFETY: i + 8k + 8 <= whole <= o.len(); with STREAM, `op` is
-            // 64-byte aligned (the contract), so each half is 32-byte aligned.
-            unsafe {
-                let at = op.add(i + 8 * k);
-                if STREAM {
-                    _mm256_stream_pd(at, wl);
-                    _mm256_stream_pd(at.add(4), wh);
-                } else {
-                    _mm256_storeu_pd(at, wl);
-                    _mm256_storeu_pd(at.add(4), wh);
-                }
-            }
-            before = hi;
-        }
-        run = top(before);
-        i += GROUP;
-    }
-    let run = _mm256_cvtsd_f64(run);
-    tail(inclusive, &x[whole..], g, &mut o[whole..], run)
+    // SAFETY: forwarded contract; compiled for AVX2.
+    unsafe { kernel::<Halves, U, G, STREAM>(inclusive, x, g, o, carry) }
 }
 
 #[cfg(test)]
