@@ -20,9 +20,9 @@
 //!    aggregates), so their adds' latency is hidden, except `f64` sums,
 //!    which run one chain in [`f64_sums`]'s grouping (a prefix inside
 //!    each vector, the running sum added once per 32 elements); integers
-//!    fold the block in one chain. Outputs larger than the last-level cache leave
-//!    through non-temporal stores: a plain store reads each destination
-//!    line first. Meanwhile the worker's next block (claimed with this
+//!    fold the block in one chain. Outputs larger than the last-level
+//!    cache leave through non-temporal stores: a plain store reads each
+//!    destination line first. Meanwhile the worker's next block (claimed with this
 //!    one, or at the look-back of a worker's first block) is prefetched
 //!    into L2, as many bytes as are written, so its reads overlap these
 //!    writes. On Intel's cores, whose streaming stores and prefetches
@@ -45,13 +45,14 @@
 //! the block's start: a grouping that depends on the length only, so
 //! the bits are the same on Serial and on Rayon with any number of
 //! threads, and on every CPU (the column sums are plain code, vectorized
-//! or not, and `f64_sums` keeps its grouping in every form). The transform is called twice per element (once per pass), so
-//! it must be a pure function.
+//! or not, and `f64_sums` keeps its grouping in every form). The
+//! transform is called twice per element (once per pass), so it must be
+//! a pure function.
 //!
 //! **Outputs that stay in cache, of types other than `f32` and `f64`,
 //! except vector sums with several workers** ([`scan_fix_up`]) take the
-//! other order: each block scans its input
-//! from the identity straight into its output, publishes that total, and
+//! other order: each block scans its input from the identity straight
+//! into its output, publishes that total, and
 //! joins its prefix onto the output while it is still in L2
 //! (`out[i] = p ⊕ local(i)`). The input is read once instead of twice
 //! (24 bytes of L3 traffic per i64 element instead of 32): 6–30% faster
@@ -71,8 +72,8 @@
 //! input twice (2^20 i64, 2 threads, Xeon VM: criterion A/B, two rounds,
 //! 0.363 and 0.367 ms against 0.395 and 0.414, the sequential loop 0.57;
 //! on one worker the one-pass blocks stay ahead, 0.55 against 0.57 ms in
-//! a driver). Beyond the
-//! cache the fix-up touches every output line twice: at 2^27 i64 it ran
+//! a driver). Beyond the cache the fix-up touches every output line
+//! twice: at 2^27 i64 it ran
 //! at 0.53 of the streaming-copy bound against 0.75 for the order above
 //! (see the README's performance notes).
 //!
@@ -111,9 +112,10 @@ const _: () =
 
 /// Elements of each part [`parts::fold_parts`] writes between two
 /// prefetches of the next block (16 lines of it, one per 8 elements
-/// written): at 2^27 `f64` (which took the parts then) the scan ran at 0.82–0.91 of the streaming
-/// copy with this pace, 0.81–0.84 with 32 and 0.73–0.77 with [`CHUNK`]
-/// (bursts of 256 lines), in a driver's interleaved rounds.
+/// written): at 2^27 `f64` (which took the parts then) the scan ran at
+/// 0.82–0.91 of the streaming copy with this pace, 0.81–0.84 with 32 and
+/// 0.73–0.77 with [`CHUNK`] (bursts of 256 lines), in a driver's
+/// interleaved rounds.
 const PART_FETCH: usize = 16;
 
 /// The stride of the parts in the staging buffer: a chunk and 8 more
@@ -228,9 +230,9 @@ fn fetch_parts<U>(x: &[U], m: usize, j: usize, ahead: bool) {
 const COLUMNS: usize = 8;
 
 /// [`aggregate`] for sums (float ones, and the integer ones of [`simd`]),
-/// vectorized: each part is summed in
-/// [`COLUMNS`] columns (column `c` takes the part's elements `c`, `c + 8`,
-/// `c + 16`, … in order), and the columns are joined in a fixed tree,
+/// vectorized: each part is summed in [`COLUMNS`] columns (column `c`
+/// takes the part's elements `c`, `c + 8`, `c + 16`, … in order), and the
+/// columns are joined in a fixed tree,
 /// `((c0 + c1) + (c2 + c3)) + ((c4 + c5) + (c6 + c7))`. The grouping is
 /// written out in plain code, so the bits are the same whether the
 /// compiler vectorizes it or not; it reorders the elements, which only a

@@ -194,7 +194,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "run in a child process by the_switch_turns_huge_pages_off_and_a_bad_value_fails_allocations"]
+    #[ignore = "run in a child process by the test above"]
     fn what_the_switch_does_here() {
         let want = huge_pages_on(std::env::var_os(HUGE_PAGES_VAR).as_deref());
         let bytes = 2 * HUGE_PAGE_THRESHOLD;
