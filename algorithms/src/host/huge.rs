@@ -2,9 +2,9 @@
 //!
 //! A sort's scratch buffer is as large as its input. Large ones come from
 //! [`HostSpace`], which puts them on transparent huge pages on Linux (see
-//! [`HUGE_PAGE_THRESHOLD`]; not with `GRANULE_HUGE_PAGES=0`): a fresh one is then faulted in 2 MiB at a
-//! time instead of 4 KiB (a fifth of a 2^24-key sort on the development VM
-//! with small pages), and a scatter to 256 buckets across it needs 256
+//! [`HUGE_PAGE_THRESHOLD`]; not with `GRANULE_HUGE_PAGES=0`): a fresh one
+//! is then faulted in 2 MiB at a time instead of 4 KiB (a fifth of a
+//! 2^24-key sort on the development VM with small pages), and a scatter to 256 buckets across it needs 256
 //! huge-page TLB entries instead of thousands of small ones. The kernel
 //! still clears every page, so the last [`KEEP`] large buffers (at most
 //! [`KEEP_BYTES`] in all) are kept for later calls, as Kokkos keeps its
@@ -66,7 +66,6 @@ impl Room {
     /// space (so on huge pages) when large; an error that says why when
     /// the allocation fails.
     pub(crate) fn new(bytes: usize, align: usize) -> Result<Room, String> {
-        let out_of_memory = || "out of memory".to_string();
         if bytes == 0 {
             let ptr = NonNull::new(std::ptr::without_provenance_mut(align))
                 .ok_or_else(|| format!("alignment {align}: not a power of two"))?;
@@ -84,7 +83,7 @@ impl Room {
         }
         let layout = Layout::from_size_align(bytes, align).map_err(|e| e.to_string())?;
         // SAFETY: the layout's size is not zero (checked above).
-        let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or_else(out_of_memory)?;
+        let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or("out of memory")?;
         Ok(Room {
             ptr,
             from: From::Heap(layout),

@@ -28,7 +28,7 @@
 //! elements), a block of 32 Ki elements in L2 took its two passes in 0.31
 //! against 0.43 ns per element (one thread, microbenchmark).
 
-use super::ScanKind;
+use super::{bits, ScanKind};
 use crate::host::isa::Isa;
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{KnownOp, Reducer};
@@ -45,35 +45,17 @@ pub(super) fn fits<T: Pod, R: Reducer<T>>(op: &R) -> bool {
 }
 
 /// Scans `f(x)` into `out` (as long as `x`) from `carry`, inclusive or
-/// exclusive, in the grouping of the module's note; returns the running
+/// exclusive, in the grouping of the module's note, on `isa` (the scans
+/// pass [`Isa::widest`]; `None` adds one at a time); returns the running
 /// sum after the last element. With `stream`, whole vectors leave through
 /// non-temporal stores when `out` starts on a 64-byte boundary (plain
 /// stores otherwise: the same bits); the caller fences before it
 /// publishes them.
 ///
 /// # Panics
-/// If `T` is not `f64`, or `out` is not as long as `x`.
+/// If `T` is not `f64`, `out` is not as long as `x`, or the CPU lacks
+/// `isa`.
 pub(super) fn scan<U, T, F>(
-    kind: ScanKind,
-    x: &[U],
-    f: &F,
-    out: &mut [T],
-    carry: T,
-    stream: bool,
-) -> T
-where
-    U: Copy,
-    T: Pod,
-    F: UnaryFunctor<U, Output = T>,
-{
-    on(Isa::widest(), kind, x, f, out, carry, stream)
-}
-
-/// [`scan`] on `isa` (`None`: one add at a time).
-///
-/// # Panics
-/// As for [`scan`], or if the CPU lacks `isa`.
-fn on<U, T, F>(
     isa: Option<Isa>,
     kind: ScanKind,
     x: &[U],
@@ -118,14 +100,6 @@ where
         scalar(inclusive, x, &g, o, carry)
     };
     bits::<f64, T>(run)
-}
-
-/// `v`'s bits as `B` (the two are the same type; asserted).
-#[inline(always)]
-fn bits<A: Pod, B: Pod>(v: A) -> B {
-    assert!(TypeId::of::<A>() == TypeId::of::<B>(), "bits: not one type");
-    // SAFETY: A and B are the same type (asserted).
-    unsafe { std::mem::transmute_copy::<A, B>(&v) }
 }
 
 /// The elements after the last whole group, one add at a time from `run`.
@@ -489,7 +463,7 @@ mod tests {
         let mut room = vec![0f64; x.len() + 16];
         let skip = room.as_ptr().align_offset(64) + usize::from(!stream);
         let out = &mut room[skip..skip + x.len()];
-        let total = on(isa, kind, x, &|v: f64| 2.0 * v, out, carry, stream);
+        let total = scan(isa, kind, x, &|v: f64| 2.0 * v, out, carry, stream);
         crate::host::stream::fence();
         (out.iter().map(|v| v.to_bits()).collect(), total.to_bits())
     }

@@ -592,10 +592,10 @@ where
     // (driver, five alternating rounds; criterion A/B 50.2 and 51.6
     // against 51.7 and 51.8).
     let column_sums = (lanes || sums) && op.known_op() == Some(KnownOp::Sum);
-    // f64 and f32 sums out of place take pass 2 in vectors (see `parts`),
-    // into an output on a 64-byte line: blocks start SCAN_BLOCK elements
-    // apart, a multiple of 64 bytes, so block 0's alignment is every
-    // block's.
+    // f32 sums out of place take pass 2 in vectors (see `parts`), and f64
+    // sums stream from registers (see below), into an output on a 64-byte
+    // line: blocks start SCAN_BLOCK elements apart, a multiple of 64
+    // bytes, so block 0's alignment is every block's.
     let aligned = !in_place && dst.contiguous() && dst.past_line(0) == 0;
     let wide = parts::isa::<T, R>(op).filter(|_| aligned && !f64s);
     // Vector sums with several workers keep the order above: their pass
@@ -866,7 +866,7 @@ where
     F: UnaryFunctor<U, Output = T>,
 {
     if TypeId::of::<T>() == TypeId::of::<f64>() {
-        f64_sums::scan(kind, x, f, out, acc, stream)
+        f64_sums::scan(Isa::widest(), kind, x, f, out, acc, stream)
     } else if stream {
         simd::scan_sums_streamed(kind, x, f, out, acc)
     } else {

@@ -45,6 +45,19 @@ use granule_core::ExecutionSpace;
 use granule_views::storage::{Storage, StorageMut};
 use granule_views::{Layout, Pod, ViewBase};
 
+/// `v`'s bits as `B`: the vector kernels (`parts`, `f64_sums`) see a
+/// generic `T` that is their float type (the two are the same type;
+/// asserted).
+#[inline(always)]
+fn bits<A: Pod, B: Pod>(v: A) -> B {
+    assert!(
+        std::any::TypeId::of::<A>() == std::any::TypeId::of::<B>(),
+        "bits: not one type"
+    );
+    // SAFETY: A and B are the same type (asserted).
+    unsafe { std::mem::transmute_copy::<A, B>(&v) }
+}
+
 /// Whether element `i` of a scan's output includes `x[i]`.
 ///
 /// ```

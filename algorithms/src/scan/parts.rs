@@ -16,7 +16,7 @@
 //! whose in-vector prefix needs no transposes.)
 
 use super::host::LANES;
-use super::ScanKind;
+use super::{bits, ScanKind};
 use crate::host::isa::Isa;
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{KnownOp, Reducer};
@@ -47,7 +47,6 @@ pub(super) fn isa<T: Pod, R: Reducer<T>>(op: &R) -> Option<Isa> {
 /// multiple of 16, `x` or `out` is shorter than `LANES * m`, or `out`
 /// does not start on a 64-byte boundary.
 #[allow(clippy::too_many_arguments)]
-#[inline(never)]
 pub(super) fn fold_parts<U, T, F>(
     isa: Isa,
     kind: ScanKind,
@@ -95,14 +94,6 @@ where
         let _ = (inclusive, start, f, stream, fetch);
         unreachable!("fold_parts off x86-64")
     }
-}
-
-/// `v`'s bits as `B` (the two are the same type; asserted).
-#[inline(always)]
-fn bits<A: Pod, B: Pod>(v: A) -> B {
-    assert!(TypeId::of::<A>() == TypeId::of::<B>(), "bits: not one type");
-    // SAFETY: A and B are the same type (asserted).
-    unsafe { std::mem::transmute_copy::<A, B>(&v) }
 }
 
 /// The `f32` parts on AVX2: the 8 parts are the 8 lanes of one vector;
