@@ -25,7 +25,10 @@
 //! lines at once: on a later Xeon VM, where a core read memory faster in
 //! several streams than in one, 74.6-82.3 ms against 62.6-68.9 (four
 //! rounds). Other CPUs keep the turns: there the next block's prefetch
-//! was measured slower, and this was not measured.
+//! was measured slower, and this was not measured. These blocks are four
+//! times as long as the others ([`AHEAD_BLOCK`]): two cores streaming
+//! through blocks they take in turn lose bandwidth when the blocks are
+//! small.
 //!
 //! **One worker** (Serial, a one-thread Rayon space), when the output
 //! stays in cache: every block knows its place when it starts, so it
@@ -118,7 +121,11 @@ where
     let ahead = packer.filter(|_| {
         stream && src.contiguous() && outs.rejected.is_none() && !stream::reads_overlap_streams()
     });
-    let blocks = block_count(n, BLOCK);
+    #[cfg(target_arch = "x86_64")]
+    let block = if ahead.is_some() { AHEAD_BLOCK } else { BLOCK };
+    #[cfg(not(target_arch = "x86_64"))]
+    let block = BLOCK;
+    let blocks = block_count(n, block);
     let total = lookback::run(
         exec,
         label,
@@ -130,9 +137,10 @@ where
             if let Some(isa) = ahead {
                 // SAFETY: contiguous and out of place (`ahead`), so nothing
                 // writes the input; the caller's contract sizes the output.
-                return unsafe { staged_ahead(isa, &src, prev, keep, &outs.kept, blk, carry) };
+                let ins = (&src, prev, block);
+                return unsafe { staged_ahead(isa, ins, keep, &outs.kept, blk, carry) };
             }
-            let (lo, hi) = block_bounds(0, n, BLOCK, blk.index);
+            let (lo, hi) = block_bounds(0, n, block, blk.index);
             let before = before_block(prev, blk.index);
             with_buffer::<T, _>(gather, |gbuf| {
                 // SAFETY: out of place nothing writes `src`; in place, no block
@@ -299,6 +307,20 @@ impl<T> Default for Ahead<T> {
     }
 }
 
+/// Elements per block of a compaction that [`staged_ahead`] streams: 512
+/// KiB of 8-byte elements, whose two buffers take 1 MiB of L2 at most.
+/// Two cores streaming through the blocks they take in turn lose
+/// bandwidth when the blocks are small: on a 2-core Xeon VM (driver,
+/// 2^27 `i64`, huge pages), the 2-thread streaming copy of the bench, each
+/// thread copying every other block instead of one half, ran at 0.86–0.88
+/// of the halves' speed with blocks of 128 KiB, 0.92 with 256 KiB and
+/// 0.96–1.0 with 512 KiB and 1 MiB. `copy_if` of 2^27 `i64` (three
+/// alternating rounds) ran at 0.80–0.85 of that bound with blocks of
+/// [`BLOCK`] (16 Ki elements), 0.87–0.89 with 32 Ki, 0.89–0.92 with 64 Ki
+/// and 0.78 with 128 Ki, whose buffers no longer fit in L2.
+#[cfg(target_arch = "x86_64")]
+const AHEAD_BLOCK: usize = 64 * 1024;
+
 /// Elements copied out between two pieces of packing in [`staged_ahead`].
 #[cfg(target_arch = "x86_64")]
 const PIECE: usize = 256;
@@ -315,11 +337,9 @@ const PIECE: usize = 256;
 /// Nothing writes `src` during the call, and `kept` is long enough for
 /// everything `keep` selects in the whole input.
 #[cfg(target_arch = "x86_64")]
-#[allow(clippy::too_many_arguments)]
 unsafe fn staged_ahead<T: Pod, K, R>(
     isa: Packer,
-    src: &Src<T>,
-    prev: Option<&[T]>,
+    (src, prev, block): (&Src<T>, Option<&[T]>, usize),
     keep: &K,
     kept: &Dst<T>,
     blk: &lookback::Block<'_, '_, usize, R>,
@@ -330,13 +350,13 @@ where
     R: granule_core::reducer::Reducer<usize>,
 {
     let part_of = |b: usize| {
-        let (lo, hi) = block_bounds(0, src.len, BLOCK, b);
+        let (lo, hi) = block_bounds(0, src.len, block, b);
         // SAFETY: contiguous, and nothing writes it (the caller's contract).
         (unsafe { src.slice(lo, hi) }, lo, before_block(prev, b))
     };
     let room = |v: &mut Vec<T>, fill: T| {
-        if v.len() < BLOCK {
-            v.resize(BLOCK, fill);
+        if v.len() < block {
+            v.resize(block, fill);
         }
     };
     let runs = match carry.packed.take() {

@@ -2,7 +2,8 @@
 //! decoupled look-back (`crate::host::lookback`), the same shape as the
 //! `parallel_scan` pattern on Rayon.
 //!
-//! Block `b` (of [`SCAN_BLOCK`] elements):
+//! Block `b` (of [`SCAN_BLOCK`] elements, [`LARGE_BLOCK`] for outputs
+//! beyond the cache; see [`block_len`]):
 //! 1. **aggregate** — reads its input (from memory, the only time) and
 //!    reduces `transform(x)` over it: the block is cut into 8 contiguous
 //!    parts folded side by side (8 independent chains, so the loop is
@@ -98,8 +99,34 @@ use granule_views::{HostSpace, Pod};
 use std::any::TypeId;
 
 /// Elements per scan block: its input (256 KiB of 8-byte elements) stays
-/// in L2 between the two passes. It fixes the grouping of float scans.
+/// in L2 between the two passes. With [`LARGE_BLOCK`], it fixes the
+/// grouping of float scans ([`block_len`]).
 pub(crate) const SCAN_BLOCK: usize = 32 * 1024;
+
+/// Elements per block of a scan whose output would be streamed (more
+/// than [`STREAM_BYTES`]): 512 KiB of 8-byte elements, so a worker's
+/// block and the next one it reads stay in L2 together. Two cores
+/// streaming through the blocks they take in turn lose bandwidth when the
+/// blocks are small: on a 2-core Xeon VM (driver, huge pages) the 2-thread
+/// streaming copy, each thread copying every other block instead of one
+/// half, ran at 0.92 of the halves' speed with blocks of 256 KiB and
+/// 0.96–1.0 with 512 KiB; `exclusive_scan` at 2^27 (three alternating
+/// rounds) at 0.92–0.93 of the bound with 64 Ki elements against
+/// 0.90–0.93 with [`SCAN_BLOCK`] for `i64`, 0.89–0.92 against 0.88–0.89
+/// for `f64`, and 0.79–0.82 with 128 Ki (1 MiB, past L2).
+const LARGE_BLOCK: usize = 64 * 1024;
+
+/// The block length of a scan of `n` elements of `T`: [`LARGE_BLOCK`]
+/// where an output would be streamed, [`SCAN_BLOCK`] otherwise. A
+/// function of the length only (not of the path a call takes: in place,
+/// strided, out of place), so float scans keep one grouping per length.
+fn block_len<T>(n: usize) -> usize {
+    if n.saturating_mul(std::mem::size_of::<T>()) > STREAM_BYTES {
+        LARGE_BLOCK
+    } else {
+        SCAN_BLOCK
+    }
+}
 
 /// Elements of each part staged in L1 before they leave (`LANES` parts at
 /// once: 16 KiB of 8-byte elements).
@@ -107,8 +134,11 @@ const CHUNK: usize = 256;
 
 // Pieces and blocks of `f64` sums start at multiples of a group, so the
 // grouping depends on the length only.
-const _: () =
-    assert!(CHUNK.is_multiple_of(f64_sums::GROUP) && SCAN_BLOCK.is_multiple_of(f64_sums::GROUP));
+const _: () = assert!(
+    CHUNK.is_multiple_of(f64_sums::GROUP)
+        && SCAN_BLOCK.is_multiple_of(f64_sums::GROUP)
+        && LARGE_BLOCK.is_multiple_of(f64_sums::GROUP)
+);
 
 /// Elements of each part [`parts::fold_parts`] writes between two
 /// prefetches of the next block (16 lines of it, one per 8 elements
@@ -568,6 +598,7 @@ where
     let (n, kind, op, f) = (src.len, spec.kind, spec.op, spec.transform);
     let bytes = n.saturating_mul(std::mem::size_of::<T>());
     let stream = !in_place && dst.contiguous() && bytes > STREAM_BYTES;
+    let block = block_len::<T>(n);
     // Streamed blocks read from memory: the next block comes in while
     // this one streams out, or, where that stalls the streaming stores,
     // each block's lines are asked for just ahead of its first pass.
@@ -594,8 +625,8 @@ where
     let column_sums = (lanes || sums) && op.known_op() == Some(KnownOp::Sum);
     // f32 sums out of place take pass 2 in vectors (see `parts`), and f64
     // sums stream from registers (see below), into an output on a 64-byte
-    // line: blocks start SCAN_BLOCK elements apart, a multiple of 64
-    // bytes, so block 0's alignment is every block's.
+    // line: blocks start a block length apart, a multiple of 64 bytes,
+    // so block 0's alignment is every block's.
     let aligned = !in_place && dst.contiguous() && dst.past_line(0) == 0;
     let wide = parts::isa::<T, R>(op).filter(|_| aligned && !f64s);
     // Vector sums with several workers keep the order above: their pass
@@ -612,7 +643,7 @@ where
     let gather = if src.contiguous() && !in_place {
         0
     } else {
-        SCAN_BLOCK
+        block
     };
     // Where the next block is not prefetched, a streamed block runs its
     // worker's next block's pass 1 between its own streaming stores (see
@@ -621,11 +652,11 @@ where
     let total = lookback::run(
         exec,
         label,
-        block_count(n, SCAN_BLOCK),
+        block_count(n, block),
         op,
         spec.init,
         |blk, carry: &mut Option<(usize, [T; LANES])>| {
-            let (lo, hi) = block_bounds(0, n, SCAN_BLOCK, blk.index);
+            let (lo, hi) = block_bounds(0, n, block, blk.index);
             with_buffer::<U, _>(gather, |gbuf| {
                 // SAFETY: only this block's owner touches elements lo..hi of
                 // either View (blocks are disjoint); in place, `x` is a copy.
@@ -647,7 +678,7 @@ where
                 // While this block streams out, the next one's input comes
                 // in, as many elements as have been written (`fetch`):
                 // prefetched (`overlap`), or read by its pass 1 (`fuse`).
-                let next_block = blk.next().map(|b| (b, block_bounds(0, n, SCAN_BLOCK, b)));
+                let next_block = blk.next().map(|b| (b, block_bounds(0, n, block, b)));
                 let mut next_pass = next_block.filter(|_| fuse).map(|(b, (nlo, nhi))| {
                     // SAFETY: contiguous (`fuse`), and out of place (`fuse`
                     // streams), so no thread writes the input.
@@ -785,14 +816,15 @@ where
     F: UnaryFunctor<U, Output = T>,
 {
     let (n, op, f) = (src.len, spec.op, spec.transform);
+    let block = block_len::<T>(n);
     let total = lookback::run(
         exec,
         label,
-        block_count(n, SCAN_BLOCK),
+        block_count(n, block),
         op,
         spec.init,
         |blk, _: &mut ()| {
-            let (lo, hi) = block_bounds(0, n, SCAN_BLOCK, blk.index);
+            let (lo, hi) = block_bounds(0, n, block, blk.index);
             // SAFETY: out of place, and elements lo..hi of `dst` are this
             // block's alone.
             let (x, out) = unsafe { (src.slice(lo, hi), dst.slice_mut(lo, hi)) };
@@ -976,7 +1008,8 @@ mod tests {
 
     #[test]
     fn parts_are_odd_line_multiples_inside_the_block() {
-        for len in (0..5000).chain([SCAN_BLOCK - 3, SCAN_BLOCK]) {
+        let blocks = [SCAN_BLOCK - 3, SCAN_BLOCK, LARGE_BLOCK - 3, LARGE_BLOCK];
+        for len in (0..5000).chain(blocks) {
             let m = part_len(len);
             assert!(LANES * m <= len, "len {len}: parts of {m} overrun");
             assert!(
@@ -985,6 +1018,18 @@ mod tests {
             );
             assert!(len < LANES * 192 || m > 0, "len {len}: no parts");
         }
+    }
+
+    /// Blocks are long only where an output of that length and type
+    /// would be streamed, whatever the call.
+    #[test]
+    fn blocks_are_long_only_past_the_streaming_size() {
+        assert_eq!(block_len::<f64>(STREAM_BYTES / 8), SCAN_BLOCK);
+        assert_eq!(block_len::<f64>(STREAM_BYTES / 8 + 1), LARGE_BLOCK);
+        assert_eq!(block_len::<f32>(STREAM_BYTES / 8 + 1), SCAN_BLOCK);
+        assert_eq!(block_len::<u8>(STREAM_BYTES + 1), LARGE_BLOCK);
+        assert_eq!(block_len::<u64>(usize::MAX), LARGE_BLOCK);
+        assert_eq!(block_len::<u64>(0), SCAN_BLOCK);
     }
 
     #[test]
