@@ -85,6 +85,21 @@ macro_rules! compact_tests {
             let mut z = view_in(&s, "z", vec![u64::MAX; n]);
             let k = compact_by_flags(&s, &x, &fl, &mut z).unwrap();
             assert!(read(&z)[..k] == want[..], "compact_by_flags");
+            // 4-byte elements take blocks of their own length, and a run
+            // that starts mid-line in an output that does too.
+            let n = (1usize << 22) + 37;
+            let data = Rng::new(17).vec(n, |r| (r % 1000) as i32);
+            let x = view_in(&s, "x32", data.clone());
+            let want: Vec<i32> = data.iter().copied().filter(|&v| v < 300).collect();
+            let mut y = view_in(&s, "y32", vec![-1i32; n + 1]);
+            let mut tail = y.subview_mut(1..n + 1).unwrap();
+            let k = copy_if(&s, &x, &mut tail, below(300)).unwrap();
+            let got = read(&y);
+            assert!(got[1..k + 1] == want[..], "copy_if i32: {k} kept");
+            assert!(
+                got[0] == -1 && got[k + 1..].iter().all(|&v| v == -1),
+                "copy_if i32: written outside the run"
+            );
         }
 
         #[test]

@@ -26,9 +26,9 @@
 //! several streams than in one, 74.6-82.3 ms against 62.6-68.9 (four
 //! rounds). Other CPUs keep the turns: there the next block's prefetch
 //! was measured slower, and this was not measured. These blocks are four
-//! times as long as the others ([`AHEAD_BLOCK`]): two cores streaming
-//! through blocks they take in turn lose bandwidth when the blocks are
-//! small.
+//! or eight times as long as the others ([`AHEAD_BYTES`]): two cores
+//! streaming through blocks they take in turn lose bandwidth when the
+//! blocks are small.
 //!
 //! **One worker** (Serial, a one-thread Rayon space), when the output
 //! stays in cache: every block knows its place when it starts, so it
@@ -122,7 +122,11 @@ where
         stream && src.contiguous() && outs.rejected.is_none() && !stream::reads_overlap_streams()
     });
     #[cfg(target_arch = "x86_64")]
-    let block = if ahead.is_some() { AHEAD_BLOCK } else { BLOCK };
+    let block = if ahead.is_some() {
+        AHEAD_BYTES / std::mem::size_of::<T>()
+    } else {
+        BLOCK
+    };
     #[cfg(not(target_arch = "x86_64"))]
     let block = BLOCK;
     let blocks = block_count(n, block);
@@ -307,19 +311,20 @@ impl<T> Default for Ahead<T> {
     }
 }
 
-/// Elements per block of a compaction that [`staged_ahead`] streams: 512
-/// KiB of 8-byte elements, whose two buffers take 1 MiB of L2 at most.
-/// Two cores streaming through the blocks they take in turn lose
-/// bandwidth when the blocks are small: on a 2-core Xeon VM (driver,
-/// 2^27 `i64`, huge pages), the 2-thread streaming copy of the bench, each
-/// thread copying every other block instead of one half, ran at 0.86–0.88
-/// of the halves' speed with blocks of 128 KiB, 0.92 with 256 KiB and
-/// 0.96–1.0 with 512 KiB and 1 MiB. `copy_if` of 2^27 `i64` (three
-/// alternating rounds) ran at 0.80–0.85 of that bound with blocks of
-/// [`BLOCK`] (16 Ki elements), 0.87–0.89 with 32 Ki, 0.89–0.92 with 64 Ki
-/// and 0.78 with 128 Ki, whose buffers no longer fit in L2.
+/// Bytes of input per block of a compaction that [`staged_ahead`]
+/// streams (64 Ki elements of 8 bytes, 128 Ki of 4), whose two buffers
+/// take 1 MiB of L2 at most. Two cores streaming through the blocks they
+/// take in turn lose bandwidth when the blocks are small: on a 2-core Xeon
+/// VM (driver, 2^27 `i64`, huge pages), the 2-thread streaming copy of the
+/// bench, each thread copying every other block instead of one half, ran
+/// at 0.86–0.88 of the halves' speed with blocks of 128 KiB, 0.92 with 256
+/// KiB and 0.96–1.0 with 512 KiB and 1 MiB. `copy_if` of 2^27 `i64`
+/// (three alternating rounds) ran at 0.80–0.85 of that bound with blocks
+/// of [`BLOCK`] (16 Ki elements, 128 KiB), 0.87–0.89 with 256 KiB,
+/// 0.89–0.92 with 512 KiB and 0.78 with 1 MiB, whose buffers no longer fit
+/// in L2; of `i32`, 0.82–0.85 with 256 KiB and 0.86–0.87 with 512 KiB.
 #[cfg(target_arch = "x86_64")]
-const AHEAD_BLOCK: usize = 64 * 1024;
+const AHEAD_BYTES: usize = 512 * 1024;
 
 /// Elements copied out between two pieces of packing in [`staged_ahead`].
 #[cfg(target_arch = "x86_64")]
