@@ -317,7 +317,7 @@ impl<T> Default for Ahead<T> {
 /// take in turn lose bandwidth when the blocks are small: on a 2-core Xeon
 /// VM (driver, 2^27 `i64`, huge pages), the 2-thread streaming copy of the
 /// bench, each thread copying every other block instead of one half, ran
-/// at 0.86–0.88 of the halves' speed with blocks of 128 KiB, 0.92 with 256
+/// at 0.86–0.89 of the halves' speed with blocks of 128 KiB, 0.92 with 256
 /// KiB and 0.96–1.0 with 512 KiB and 1 MiB. `copy_if` of 2^27 `i64`
 /// (three alternating rounds) ran at 0.80–0.85 of that bound with blocks
 /// of [`BLOCK`] (16 Ki elements, 128 KiB), 0.87–0.89 with 256 KiB,

@@ -110,10 +110,11 @@ pub(crate) const SCAN_BLOCK: usize = 32 * 1024;
 /// blocks are small: on a 2-core Xeon VM (driver, huge pages) the 2-thread
 /// streaming copy, each thread copying every other block instead of one
 /// half, ran at 0.92 of the halves' speed with blocks of 256 KiB and
-/// 0.96–1.0 with 512 KiB; `exclusive_scan` at 2^27 (three alternating
-/// rounds) at 0.92–0.93 of the bound with 64 Ki elements against
-/// 0.90–0.93 with [`SCAN_BLOCK`] for `i64`, 0.89–0.92 against 0.88–0.89
-/// for `f64`, and 0.79–0.82 with 128 Ki (1 MiB, past L2).
+/// 0.96–1.0 with 512 KiB. `exclusive_scan` at 2^27 (three sets of three
+/// alternating rounds) ran at 0.92–0.97 of the bound with 64 Ki elements
+/// against 0.90–0.95 with [`SCAN_BLOCK`] for `i64`, 0.87–0.95 against
+/// 0.86–0.91 for `f64`; 48 Ki as 64 Ki, 96 Ki at 0.84–0.90, and 128 Ki
+/// (1 MiB, past L2) at 0.79–0.82.
 const LARGE_BLOCK: usize = 64 * 1024;
 
 /// The block length of a scan of `n` elements of `T`: [`LARGE_BLOCK`]
