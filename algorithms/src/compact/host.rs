@@ -139,9 +139,9 @@ where
         |blk, carry: &mut Ahead<T>| {
             #[cfg(target_arch = "x86_64")]
             if let Some(isa) = ahead {
+                let ins = (&src, prev, block);
                 // SAFETY: contiguous and out of place (`ahead`), so nothing
                 // writes the input; the caller's contract sizes the output.
-                let ins = (&src, prev, block);
                 return unsafe { staged_ahead(isa, ins, keep, &outs.kept, blk, carry) };
             }
             let (lo, hi) = block_bounds(0, n, block, blk.index);
