@@ -93,13 +93,6 @@ where
     let n = src.len;
     let bytes = n.saturating_mul(std::mem::size_of::<T>());
     let stream = !outs.in_place && bytes > STREAM_BYTES;
-    // In place, a block is copied before it publishes its count: blocks
-    // after it may then overwrite it.
-    let gather = if src.contiguous() && !outs.in_place {
-        0
-    } else {
-        BLOCK
-    };
     // Copying at once, with no look-back: not with more workers, since
     // such a block publishes nothing until it has copied, and the next
     // block's owner waits all that time (two threads at 2^20 i64 ran
@@ -129,6 +122,13 @@ where
     };
     #[cfg(not(target_arch = "x86_64"))]
     let block = BLOCK;
+    // In place, a block is copied before it publishes its count: blocks
+    // after it may then overwrite it.
+    let gather = if src.contiguous() && !outs.in_place {
+        0
+    } else {
+        block
+    };
     let blocks = block_count(n, block);
     let total = lookback::run(
         exec,

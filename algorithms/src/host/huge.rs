@@ -4,12 +4,13 @@
 //! [`HostSpace`], which puts them on transparent huge pages on Linux (see
 //! [`HUGE_PAGE_THRESHOLD`]; not with `GRANULE_HUGE_PAGES=0`): a fresh one
 //! is then faulted in 2 MiB at a time instead of 4 KiB (a fifth of a
-//! 2^24-key sort on the development VM with small pages), and a scatter to 256 buckets across it needs 256
-//! huge-page TLB entries instead of thousands of small ones. The kernel
-//! still clears every page, so the last [`KEEP`] large buffers (at most
-//! [`KEEP_BYTES`] in all) are kept for later calls, as Kokkos keeps its
-//! spaces' scratch: repeated sorts of one size then allocate nothing (9%
-//! of a 2^24-key sort measured). [`release`] hands them back.
+//! 2^24-key sort on the development VM with small pages), and a scatter
+//! to 256 buckets across it needs 256 huge-page TLB entries instead of
+//! thousands of small ones. The kernel still clears every page, so the
+//! last [`KEEP`] large buffers (at most [`KEEP_BYTES`] in all) are kept
+//! for later calls, as Kokkos keeps its spaces' scratch: repeated sorts
+//! of one size then allocate nothing (9% of a 2^24-key sort measured).
+//! [`release`] hands them back.
 
 use granule_views::space::{ALLOC_ALIGN, HUGE_PAGE_THRESHOLD};
 use granule_views::{HostSpace, MemorySpace};
