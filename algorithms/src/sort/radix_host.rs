@@ -840,10 +840,15 @@ impl Plan {
     /// keys, an even split's share to start with, raised by a quarter until
     /// the runs fit in 256 buckets. A run takes no more in-cache passes
     /// than a single value, unless it holds an eighth of the target or
-    /// less, or no plan fits otherwise: then it may take one more.
+    /// less, or no plan fits otherwise: then it may take one more. Passes
+    /// are counted as [`bucket_digits`] takes them with values: keys
+    /// alone take three bytes from 21 bits on, where two wider digits
+    /// would miss L1, and those three cost about what two would.
     fn of_counts(h: &[usize], shift: u32, limit: usize) -> Option<Plan> {
         let n: usize = h.iter().sum();
-        let passes: Vec<usize> = (0..=64).map(|bits| bucket_digits(bits).len()).collect();
+        let passes: Vec<usize> = (0..=64)
+            .map(|bits| bucket_digits(bits, true).len())
+            .collect();
         let passes = |bits: u32| passes[bits as usize];
         // Bits above `shift` that the bucket `first..=last` spans.
         let span = |first: usize, last: usize| usize::BITS - (first ^ last).leading_zeros();
@@ -890,15 +895,27 @@ impl Plan {
 
 /// The digits a bucket is sorted by, low to high, as (shift, width) in
 /// bits, with where each one's counts start in [`bucket_histograms`]'s
-/// table (packed, so the tables share L1 sets evenly). Up to 24 bits
-/// take at most two digits of up to 12 bits (the three bytes below the
-/// top byte of u32, i32 and f32 keys: two passes instead of three, and a
-/// 4096-counter table still fits in L1; one bucket's in-cache sort
-/// measured 2.4 against 3.0 ns per key by bytes). More bits take digits
-/// of up to 8: wider digits over more passes would need tables that
-/// leave L1. The widths are as even as they can be, the wider ones low.
-fn bucket_digits(bits: u32) -> Vec<(Digit, usize)> {
-    let count = if bits <= 24 {
+/// table (packed, so the tables share L1 sets evenly). The widths are as
+/// even as they can be, the wider ones low.
+///
+/// Up to 20 bits take at most two digits, of up to 10 bits (one of up
+/// to 12). Keys alone with more bits take digits of up to 8: a pass to
+/// 256 destinations keeps the lines it writes in L1, where a 12-bit
+/// digit's 4096 lines miss it on every store, and three such passes cost
+/// less than two of 12 bits. With values, up to 24 bits take two digits
+/// of up to 12: every pass moves the values too (through one buffer of
+/// pairs), so a third costs more than the missed lines (the bucket phase
+/// of 2^24 u32 pairs: 48.3–48.5 ms against 50.5–51.2 by bytes).
+///
+/// Driver, 2^24 keys, 2 threads, three rounds alternating with two
+/// 12-bit digits and the histogram loop before [`count_digits`]: random
+/// u32 keys 47.4–48.3 ms against 54.9–55.1; u32 pairs 70.6–71.5 against
+/// 73.8–75.8; floats in the unit interval and normal ones, whose buckets
+/// span 16 to 23 bits, 64.8–68.5 and 68.2–70.6 against 66.3–68.1 and
+/// 71.4–72.4. (Three bytes from 17 bits on made those floats 10–20%
+/// slower.)
+fn bucket_digits(bits: u32, with_values: bool) -> Vec<(Digit, usize)> {
+    let count = if bits <= 20 || (with_values && bits <= 24) {
         bits.div_ceil(12)
     } else {
         bits.div_ceil(8)
@@ -930,28 +947,71 @@ fn digit_of<K: RadixKey>(k: K, (shift, width): Digit) -> usize {
 fn bucket_histograms<K: RadixKey>(ks: &[K], digits: &[(Digit, usize)]) -> Vec<u32> {
     let len = digits.last().map_or(0, |&((_, w), at)| at + (1 << w));
     let mut h = vec![0u32; len];
+    let widest = digits.iter().map(|&((_, w), _)| w).max().unwrap_or(0);
+    match (digits.len(), widest) {
+        (2, ..=8) => count_digits::<K, 2, 256>(ks, digits, &mut h),
+        (2, ..=12) => count_digits::<K, 2, TABLE>(ks, digits, &mut h),
+        (3, ..=8) => count_digits::<K, 3, 256>(ks, digits, &mut h),
+        _ => {
+            // The bucket comes from memory (the global pass streamed it
+            // out); see `stream::AHEAD`.
+            stream::by_lines(ks, |_, run| {
+                for &k in run {
+                    for &(dg, at) in digits {
+                        h[at + digit_of(k, dg)] += 1;
+                    }
+                }
+            })
+        }
+    }
+    h
+}
+
+/// [`bucket_histograms`] of `N` digits of at most `log2(W)` bits each, in
+/// an unrolled loop (a loop over the list of digits reloaded each digit
+/// per key: a quarter of the bucket phase in perf). The tables are arrays
+/// indexed through a mask below `W`, so no index is checked, and digit 0
+/// takes no shift. A variable shift needs `cl` on x86, and every key
+/// moved each digit's shift into it, so bytes at bits `0, 8, 16` (random
+/// u32 keys' three low bytes) take constant shifts. 2^24 u32 keys in
+/// two 12-bit digits, 2 threads: 9.4 ms a thread with checked indexes
+/// and two variable shifts, 6.0 this way.
+fn count_digits<K: RadixKey, const N: usize, const W: usize>(
+    ks: &[K],
+    digits: &[(Digit, usize)],
+    h: &mut [u32],
+) {
+    let dg: [Digit; N] = std::array::from_fn(|i| digits[i].0);
+    debug_assert!(dg[0].0 == 0, "digit 0 starts at bit 0: {dg:?}");
+    let bytes = (0..N).all(|i| dg[i] == (8 * i as u32, 8));
+    let mut t = [[0u32; W]; N];
     // The bucket comes from memory (the global pass streamed it out); see
     // `stream::AHEAD`.
-    if let &[(d0, a0), (d1, a1)] = digits {
-        // The two 12-bit digits of three bytes, unrolled: the loop over
-        // `digits` reloads each digit per key (a quarter of the bucket
-        // phase in perf).
+    if bytes {
         stream::by_lines(ks, |_, run| {
             for &k in run {
-                h[a0 + digit_of(k, d0)] += 1;
-                h[a1 + digit_of(k, d1)] += 1;
+                let b = k.to_radix();
+                for (i, t) in t.iter_mut().enumerate() {
+                    t[(b >> (8 * i)) as usize & (W - 1) & 0xff] += 1;
+                }
             }
         });
-        return h;
-    }
-    stream::by_lines(ks, |_, run| {
-        for &k in run {
-            for &(dg, at) in digits {
-                h[at + digit_of(k, dg)] += 1;
+    } else {
+        let mask: [u64; N] = std::array::from_fn(|i| (1 << dg[i].1) - 1);
+        stream::by_lines(ks, |_, run| {
+            for &k in run {
+                let b = k.to_radix();
+                // Digit 0 starts at bit 0: one variable shift fewer.
+                t[0][(b & mask[0]) as usize & (W - 1)] += 1;
+                for (i, t) in t.iter_mut().enumerate().skip(1) {
+                    t[((b >> dg[i].0) & mask[i]) as usize & (W - 1)] += 1;
+                }
             }
-        }
-    });
-    h
+        });
+    }
+    for (&((_, w), at), t) in digits.iter().zip(&t) {
+        h[at..at + (1 << w)].copy_from_slice(&t[..1 << w]);
+    }
 }
 
 /// Sorts elements `lo..hi` of `work` by their low `bits` bits (the
@@ -976,7 +1036,7 @@ unsafe fn sort_bucket<K: RadixKey, V: Pod>(
     assert!(u32::try_from(len).is_ok(), "radix bucket of {len} keys");
     // SAFETY: the elements are this call's alone (the contract).
     let (keys, mut vals) = unsafe { (wk.slice_mut(lo, hi), wv.map(|v| v.slice_mut(lo, hi))) };
-    let digits = bucket_digits(bits);
+    let digits = bucket_digits(bits, vals.is_some());
     let hist = bucket_histograms(keys, &digits);
     let table = |i: usize| &hist[digits[i].1..][..1 << digits[i].0 .1];
     let moving = |i: &usize| !table(*i).contains(&(len as u32));
@@ -1364,21 +1424,59 @@ mod tests {
     /// few MB reach every shape of split.
     const TEST_BUCKET: usize = 1 << 21;
 
+    /// Every shape of [`bucket_histograms`]' unrolled loops (two digits of
+    /// up to 8 or 12 bits, three bytes, three narrower digits) and its
+    /// loop over the list counts what a plain count does.
+    #[test]
+    fn histograms_match_a_plain_count() {
+        let mut r = rng(0x6A09_E667_F3BC_C908);
+        let keys: Vec<u64> = (0..5000).map(|_| r()).collect();
+        for with_values in [false, true] {
+            for bits in [1, 9, 16, 20, 21, 23, 24, 30, 44] {
+                let digits = bucket_digits(bits, with_values);
+                let mut want = vec![0u32; digits.last().map_or(0, |&((_, w), at)| at + (1 << w))];
+                for &k in &keys {
+                    for &(dg, at) in &digits {
+                        want[at + digit_of(k, dg)] += 1;
+                    }
+                }
+                let got = bucket_histograms(&keys, &digits);
+                assert!(got == want, "{bits} bits, values {with_values}");
+            }
+        }
+    }
+
     #[test]
     fn bucket_digits_cover_the_bits_once() {
-        for bits in 0..=64 {
-            let digits = bucket_digits(bits);
-            let (mut bit, mut at) = (0, 0);
-            for &((shift, width), start) in &digits {
-                assert_eq!((shift, start), (bit, at), "{bits} bits: {digits:?}");
-                let widest = if bits <= 24 { 12 } else { 8 };
-                assert!((1..=widest).contains(&width), "{bits} bits: {digits:?}");
-                (bit, at) = (bit + width, at + (1 << width));
+        for with_values in [false, true] {
+            for bits in 0..=64 {
+                let digits = bucket_digits(bits, with_values);
+                let (mut bit, mut at) = (0, 0);
+                for &((shift, width), start) in &digits {
+                    assert_eq!((shift, start), (bit, at), "{bits} bits: {digits:?}");
+                    let widest = match bits {
+                        ..=12 => 12,
+                        13..=20 => 10,
+                        21..=24 if with_values => 12,
+                        _ => 8,
+                    };
+                    assert!((1..=widest).contains(&width), "{bits} bits: {digits:?}");
+                    (bit, at) = (bit + width, at + (1 << width));
+                }
+                assert_eq!(bit, bits, "{bits} bits: {digits:?}");
             }
-            assert_eq!(bit, bits, "{bits} bits: {digits:?}");
         }
-        assert_eq!(bucket_digits(24).len(), 2, "three bytes: two passes");
-        assert_eq!(bucket_digits(32).len(), 4, "four bytes: bytes");
+        assert_eq!(
+            bucket_digits(24, false).len(),
+            3,
+            "three bytes alone: bytes"
+        );
+        assert_eq!(
+            bucket_digits(24, true).len(),
+            2,
+            "three bytes, values: two passes"
+        );
+        assert_eq!(bucket_digits(32, true).len(), 4, "four bytes: bytes");
     }
 
     fn every_shape<E: HostExec>(exec: &E) {
@@ -1532,7 +1630,7 @@ mod tests {
                         "bucket {d} of several values holds {}",
                         held[d]
                     );
-                    let passes = |bits| bucket_digits(bits).len();
+                    let passes = |bits| bucket_digits(bits, true).len();
                     let more = passes(plan.bits[d]) - passes(shift);
                     let few = held[d] <= limit / 8;
                     assert!(more <= extra || few, "bucket {d} takes {more} more passes");
