@@ -30,6 +30,19 @@ macro_rules! sort_tests {
         }
 
         #[test]
+        fn random_keys_past_the_caches_sort() {
+            // 32 MiB of keys alone: the host sorts place their buckets by a
+            // sample of the keys, not by a count of them.
+            let s = space();
+            let n = (1usize << 23) + 37;
+            let mut data: Vec<u32> = Rng::new(35).vec(n, |r| (r >> 16) as u32);
+            let mut x = view_in(&s, "k", data.clone());
+            sort(&s, &mut x).unwrap();
+            data.sort_unstable();
+            assert!(read(&x) == data, "{n} random u32 keys");
+        }
+
+        #[test]
         fn sort_by_key_is_stable() {
             let s = space();
             let mut rng = Rng::new(32);

@@ -13,6 +13,7 @@ mod merge_host;
 #[cfg(feature = "cuda")]
 mod radix_cuda;
 mod radix_host;
+mod radix_sampled;
 
 pub use key::RadixKey;
 #[cfg(feature = "cuda")]

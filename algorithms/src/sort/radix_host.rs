@@ -17,6 +17,7 @@
 //! stably (a pass visits a bucket's keys in order), and written back
 //! once.
 
+use super::radix_sampled::sampled_sort;
 use super::{RadixKey, SortImpl};
 use crate::host::buffer::with_buffer;
 use crate::host::raw::{Dst, Scratch, Src};
@@ -40,7 +41,7 @@ const COUNT_BLOCK: usize = 1 << 18;
 type Hist = [usize; 256];
 
 #[inline(always)]
-fn digit<K: RadixKey>(k: K, shift: u32) -> usize {
+pub(super) fn digit<K: RadixKey>(k: K, shift: u32) -> usize {
     ((k.to_radix() >> shift) & 0xff) as usize
 }
 
@@ -261,7 +262,7 @@ unsafe fn counted_pass<E: HostExec, K: RadixKey, V: Pod>(
 }
 
 /// Bytes of a cache line: the unit the write-combining buffers flush.
-const LINE: usize = 64;
+pub(super) const LINE: usize = 64;
 
 /// Scatters a block's keys (and values) to `at[d]`, `at[d] + 1`, …,
 /// where `d = bucket(k)`, through software write-combining: each bucket
@@ -479,6 +480,8 @@ impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
 /// instead of once per byte. Buckets too large for a cache (keys that
 /// crowd together, such as floats in `0.0..1.0`, whose exponents share a
 /// few top bytes) are split again by their own top varying bits first.
+/// Many keys alone whose top bit varies take a pass placed by a sample
+/// instead of a count ([`sampled_sort`]), when the sample allows it.
 ///
 /// # Safety
 /// Both describe live contiguous host Views of the same length that
@@ -522,6 +525,10 @@ unsafe fn radix_sort_within<E: HostExec, K: RadixKey, V: Pod>(
             unsafe { sort_bucket((&keys, values.as_ref()), None, (0, n), shift + 8, false) };
         }
         return Ok(0);
+    }
+    // SAFETY: forwarded contract.
+    if values.is_none() && unsafe { sampled_sort(exec, label, keys, bucket_bytes / row) } {
+        return Ok(1);
     }
     // SAFETY: nothing writes the keys yet.
     let Some(surveyed) = (unsafe { survey(exec, label, &keys.as_src(), 8 * K::BYTES as u32) })
@@ -1023,7 +1030,7 @@ fn count_digits<K: RadixKey, const N: usize, const W: usize>(
 /// `work` and `out` are contiguous, disjoint, and hold elements `lo..hi`,
 /// written in `work`; the values are given in both or neither; nothing
 /// else touches those elements during the call.
-unsafe fn sort_bucket<K: RadixKey, V: Pod>(
+pub(super) unsafe fn sort_bucket<K: RadixKey, V: Pod>(
     (wk, wv): (&Dst<K>, Option<&Dst<V>>),
     out: Option<(&Dst<K>, Option<&Dst<V>>)>,
     (lo, hi): (usize, usize),

@@ -1,0 +1,596 @@
+//! The global pass of a radix sort of keys alone, placed by a sample
+//! instead of a count: [`sampled_sort`].
+//!
+//! The exact pass of `radix_host` first reads every key to count its
+//! bucket block by block (the survey), so that every block knows its
+//! place in every bucket: 5.3–6.0 ms of a 48 ms sort of 2^24 random u32
+//! keys on 2 threads. Keys alone need no stable pass: two keys with the
+//! same bits are the same key, so the order in which a bucket holds them
+//! changes nothing once the bucket is sorted. So here a sample of one
+//! line in [`SAMPLE_EVERY`] sizes each bucket's region of the scratch,
+//! with room to spare; the workers scatter their parts of the keys into
+//! [`CHUNK_BYTES`] chunks that they claim from their bucket's region as
+//! they fill them; and each bucket, before its sort in cache, moves the
+//! few keys past its end into the gaps its workers' last chunks left.
+//! A bucket that outgrows its region, or a sample that does not show the
+//! top bit varying (so that the top byte may not be the digit to split
+//! by), or one that crowds a bucket, leaves the sort to the exact pass.
+//!
+//! Driver, 2^24 random u32 keys, 2 threads, five rounds alternating: the
+//! sort took 44.5–47.0 ms against 48.0–52.7 with the exact pass (the
+//! sample 0.5–0.9 ms and this pass 14.1–14.7, against 5.3–6.0 for the
+//! survey and 12.7–14.7 for the counted pass). The price is memory: the
+//! regions' room to spare makes the scratch about 1.3 times the keys.
+
+use super::radix_host::{digit, sort_bucket, LINE};
+use super::RadixKey;
+use crate::host::buffer::with_buffer;
+use crate::host::raw::{Dst, Scratch, Src};
+use crate::host::{stream, HostExec, STREAM_BYTES};
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// One line in this many is read by the sample: 2^24 u32 keys give
+/// 2^19 sampled keys, about 2048 a bucket, whose counts then stray by
+/// about 2% from the bucket's share.
+const SAMPLE_EVERY: usize = 32;
+
+/// Runs ahead of the sample's reads that it asks for a line: as many
+/// misses in flight as a core holds.
+const SAMPLE_AHEAD: usize = 16;
+
+/// Fewest sampled lines for the sample to decide: below, the exact pass.
+const SAMPLE_LINES: usize = 1 << 14;
+
+/// Bytes of a chunk of a bucket's region that a worker claims at once:
+/// one atomic add per 128 lines written, and at most one part-filled
+/// chunk per part and bucket to mend. With 2 KiB chunks the pass took
+/// 16.8–17.6 ms, with 8 KiB 14.1–14.7 (2^24 u32 keys, driver; 4, 8 and
+/// 16 KiB then ran the same sort within the noise).
+const CHUNK_BYTES: usize = 8192;
+
+/// Parts of the keys scattered by separate workers, each leaving one
+/// part-filled chunk per bucket (2, 4, 8 and 16 parts ran the pass in
+/// the same time, with 2 KiB chunks).
+const PARTS: usize = 4;
+
+/// What the sample found: the shift of the top byte and each bucket's
+/// region of the scratch, in elements (`start[d]..start[d + 1]`).
+struct Regions {
+    shift: u32,
+    start: Vec<usize>,
+}
+
+/// Sorts `keys` (contiguous, longer than the caches) through a global
+/// pass placed by a sample, if the sample allows it, its scratch can be
+/// had, and every bucket fits its region; `false` leaves the keys
+/// untouched for the exact pass. `limit` is the most keys a bucket may
+/// hold to be sorted in cache.
+///
+/// # Safety
+/// `keys` describes a live contiguous host View that nothing else
+/// touches during the call.
+pub(super) unsafe fn sampled_sort<E: HostExec, K: RadixKey>(
+    exec: &E,
+    label: &str,
+    keys: Dst<K>,
+    limit: usize,
+) -> bool {
+    // SAFETY: forwarded contract.
+    unsafe { sampled_sort_from(exec, label, keys, limit, SAMPLE_LINES) }
+}
+
+/// [`sampled_sort`] of keys that give at least `min_lines` sampled lines
+/// (the tests take small inputs through a smaller floor).
+///
+/// # Safety
+/// As for [`sampled_sort`].
+unsafe fn sampled_sort_from<E: HostExec, K: RadixKey>(
+    exec: &E,
+    label: &str,
+    keys: Dst<K>,
+    limit: usize,
+    min_lines: usize,
+) -> bool {
+    // SAFETY: nothing writes the keys during the sample.
+    let Some(regions) = (unsafe { sample(exec, label, &keys.as_src(), (limit, min_lines)) }) else {
+        return false;
+    };
+    // The regions' room to spare makes this scratch larger than the exact
+    // pass's: if it cannot be had, the exact pass may still run.
+    let Ok(mut scratch) = Scratch::<K>::new(label, regions.start[256] + LINE) else {
+        return false;
+    };
+    let room = scratch.dst();
+    // Regions start on lines, wherever the scratch starts.
+    // SAFETY: element 0 of our own buffer; only its address is taken.
+    let skew = unsafe { room.ptr_at(0) } as usize % LINE / std::mem::size_of::<K>();
+    let skew = (LINE / std::mem::size_of::<K>() - skew) % (LINE / std::mem::size_of::<K>());
+    let start: Vec<usize> = regions.start.iter().map(|s| s + skew).collect();
+    let pass = Pass {
+        keys: keys.as_src(),
+        room,
+        shift: regions.shift,
+        start: &start,
+        next: start[..256].iter().map(|&s| AtomicUsize::new(s)).collect(),
+        overflow: AtomicBool::new(false),
+        tails: (0..PARTS).map(|_| Mutex::new(Vec::new())).collect(),
+    };
+    exec.run(label, PARTS, &|p| {
+        // SAFETY: the keys are not written during the pass; the room is
+        // ours; each part claims its chunks alone.
+        unsafe { pass.part(p) }
+    });
+    if pass.overflow.load(Ordering::Relaxed) {
+        return false;
+    }
+    let buckets = pass.buckets();
+    let stream = keys.len * std::mem::size_of::<K>() > STREAM_BYTES;
+    exec.run(label, 256, &|d| {
+        let b = &buckets[d];
+        if b.len == 0 {
+            return;
+        }
+        // SAFETY: the pass wrote the bucket's chunks and returned; each
+        // bucket's region is touched by this call alone; `b.out` lies in
+        // the View, which is disjoint from the scratch.
+        unsafe {
+            b.mend(&room);
+            let work = room.part(b.lo, b.lo + b.len);
+            let out = keys.part(b.out, b.out + b.len);
+            // No values: `u8` stands for their type.
+            sort_bucket::<K, u8>(
+                (&work, None),
+                Some((&out, None)),
+                (0, b.len),
+                regions.shift,
+                stream,
+            );
+        }
+    });
+    true
+}
+
+/// Reads one line in [`SAMPLE_EVERY`] of `keys` (which one in each run
+/// of lines varies, so that data with a period of lines is not read at
+/// one phase) and sizes each top-byte bucket's region: its estimate plus
+/// six standard deviations of it, plus a chunk per part (each part's
+/// last chunk may hold one key), rounded up to chunks. `None` when the sample is too small, does not
+/// show the keys' top bit varying, or crowds a bucket as the exact pass
+/// would plan around (see `Split::run`).
+///
+/// # Safety
+/// Nothing writes `keys` during the call.
+unsafe fn sample<E: HostExec, K: RadixKey>(
+    exec: &E,
+    label: &str,
+    keys: &Src<K>,
+    (limit, min_lines): (usize, usize),
+) -> Option<Regions> {
+    let (n, w) = (keys.len, LINE / std::mem::size_of::<K>());
+    let runs = n / w / SAMPLE_EVERY;
+    if runs < min_lines.max(1) {
+        return None;
+    }
+    let shift = 8 * K::BYTES as u32 - 8;
+    let slots: Vec<Mutex<([u64; 256], u64, u64)>> =
+        (0..PARTS).map(|_| Mutex::new(([0; 256], 0, !0))).collect();
+    exec.run(label, PARTS, &|p| {
+        let (mut c, mut or, mut and) = ([0u64; 256], 0u64, !0u64);
+        let line = |r: usize| r * SAMPLE_EVERY + scramble(r) % SAMPLE_EVERY;
+        for r in (p * runs / PARTS)..((p + 1) * runs / PARTS) {
+            // The lines lie apart, so no prefetcher of the core's follows
+            // them: ask for the line of a run further on.
+            let ahead = line(r + SAMPLE_AHEAD) * w;
+            keys.prefetch(ahead, ahead + w);
+            let line = line(r);
+            // SAFETY: inside the keys (the runs end before the last full
+            // line); nothing writes them.
+            let ks = unsafe { keys.slice(line * w, line * w + w) };
+            for &k in ks {
+                let b = k.to_radix();
+                (or, and) = (or | b, and & b);
+                c[digit(k, shift)] += 1;
+            }
+        }
+        *slots[p].lock() = (c, or, and);
+    });
+    let (mut counts, mut or, mut and) = ([0u64; 256], 0u64, !0u64);
+    for s in slots {
+        let (c, o, a) = s.into_inner();
+        (or, and) = (or | o, and & a);
+        for (t, k) in counts.iter_mut().zip(c) {
+            *t += k;
+        }
+    }
+    if ((or ^ and) >> (8 * K::BYTES - 1)) & 1 == 0 {
+        return None;
+    }
+    let sampled = (runs * w) as f64;
+    let scale = n as f64 / sampled;
+    let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
+    let most = counts.iter().max().map_or(0.0, |&c| c as f64 * scale);
+    let share = n.div_ceil(256) as f64;
+    let crowded = most > limit as f64 / 2.0 || (most > 4.0 * share && most > limit as f64 / 16.0);
+    if crowded {
+        return None;
+    }
+    let mut start = Vec::with_capacity(257);
+    let mut at = 0;
+    for &c in &counts {
+        start.push(at);
+        let room = (c as f64 + 6.0 * (c as f64 + 1.0).sqrt()) * scale;
+        at += (room as usize + PARTS * chunk).next_multiple_of(chunk);
+    }
+    start.push(at);
+    Some(Regions { shift, start })
+}
+
+/// A line's place in its run of [`SAMPLE_EVERY`], from the run's index.
+fn scramble(r: usize) -> usize {
+    (r as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(29) as usize
+}
+
+/// The scatter of [`sampled_sort`].
+struct Pass<'a, K> {
+    keys: Src<K>,
+    room: Dst<K>,
+    shift: u32,
+    start: &'a [usize],
+    /// Each bucket's next unclaimed chunk.
+    next: Vec<AtomicUsize>,
+    overflow: AtomicBool,
+    /// Each part's last chunk in each bucket it wrote: (first element,
+    /// elements written).
+    tails: Vec<Mutex<Vec<(usize, usize)>>>,
+}
+
+/// A bucket after the pass: `len` keys in the scratch from `lo` on once
+/// mended, bound for elements `out..` of the View; the gaps the parts'
+/// last chunks left in its region.
+struct Bucket {
+    lo: usize,
+    len: usize,
+    /// The end of the chunks claimed.
+    top: usize,
+    out: usize,
+    gaps: Vec<(usize, usize)>,
+}
+
+impl<K: RadixKey> Pass<'_, K> {
+    /// Scatters part `p` of the keys to their buckets' chunks.
+    ///
+    /// # Safety
+    /// Nothing writes the keys; nothing but the parts writes the room.
+    unsafe fn part(&self, p: usize) {
+        let n = self.keys.len;
+        let (lo, hi) = (p * n / PARTS, (p + 1) * n / PARTS);
+        // SAFETY: forwarded contract.
+        let ks = unsafe { self.keys.slice(lo, hi) };
+        let w = LINE / std::mem::size_of::<K>();
+        with_buffer::<K, _>(256 * w, |lines| {
+            let mut c = Chunks::<K> {
+                lines: lines.as_mut_ptr(),
+                fill: [0; 256],
+                at: [0; 256],
+                end: [0; 256],
+            };
+            // SAFETY: the buffer holds 256 lines; the contract.
+            let whole = unsafe { c.push_all(self, ks) };
+            if whole {
+                // SAFETY: as above.
+                unsafe { c.finish(self) };
+            }
+            stream::fence();
+            let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
+            let tails = (0..256)
+                .filter(|&d| c.end[d] != 0)
+                .map(|d| (c.end[d] - chunk, c.at[d] - (c.end[d] - chunk)));
+            *self.tails[p].lock() = tails.collect();
+        });
+    }
+
+    /// Claims bucket `d`'s next chunk: its first element, or `None` past
+    /// the region (the sort then takes the exact pass).
+    fn claim(&self, d: usize) -> Option<usize> {
+        let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
+        let at = self.next[d].fetch_add(chunk, Ordering::Relaxed);
+        if at + chunk <= self.start[d + 1] {
+            Some(at)
+        } else {
+            self.overflow.store(true, Ordering::Relaxed);
+            None
+        }
+    }
+
+    /// Every bucket's keys, gaps and place in the View, from the chunks
+    /// the parts claimed and the tails they left.
+    fn buckets(&self) -> Vec<Bucket> {
+        let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
+        let mut gaps = vec![Vec::new(); 256];
+        for t in &self.tails {
+            for &(first, written) in t.lock().iter() {
+                let d = self.start[1..].partition_point(|&s| s <= first);
+                if written < chunk {
+                    gaps[d].push((first + written, first + chunk));
+                }
+            }
+        }
+        let mut out = 0;
+        (0..256)
+            .map(|d| {
+                let lo = self.start[d];
+                let claimed = self.next[d].load(Ordering::Relaxed) - lo;
+                let missing: usize = gaps[d].iter().map(|&(a, b)| b - a).sum();
+                let len = claimed - missing;
+                let mut g = std::mem::take(&mut gaps[d]);
+                g.sort_unstable();
+                let b = Bucket {
+                    lo,
+                    len,
+                    top: lo + claimed,
+                    out,
+                    gaps: g,
+                };
+                out += len;
+                b
+            })
+            .collect()
+    }
+}
+
+impl Bucket {
+    /// Moves the keys written at or past `lo + len` into the gaps before
+    /// it, so that the bucket's keys are elements `lo..lo + len`. Keys
+    /// alone: their order within the bucket does not matter.
+    ///
+    /// # Safety
+    /// The bucket's chunks are written up to `top` but in its gaps, and
+    /// nothing else touches its region.
+    unsafe fn mend<K: RadixKey>(&self, room: &Dst<K>) {
+        let end = self.lo + self.len;
+        // The runs of keys at or past `end`: `end..top` without the gaps
+        // (which are sorted and disjoint).
+        let mut runs = Vec::new();
+        let mut at = end;
+        for &(a, b) in &self.gaps {
+            if b > at {
+                if a > at {
+                    runs.push((at, a));
+                }
+                at = b;
+            }
+        }
+        if at < self.top {
+            runs.push((at, self.top));
+        }
+        let holes = self.gaps.iter().filter(|&&(a, _)| a < end);
+        let mut runs = runs.into_iter();
+        let mut run = (0, 0);
+        for &(mut a, b) in holes {
+            let b = b.min(end);
+            while a < b {
+                if run.0 == run.1 {
+                    run = runs
+                        .next()
+                        .expect("radix mend: a key past the end for every gap");
+                }
+                let k = (b - a).min(run.1 - run.0);
+                // SAFETY: both ranges lie in this bucket's region, which is
+                // ours alone: the hole below `end`, the keys at or past it.
+                unsafe { std::ptr::copy_nonoverlapping(room.ptr_at(run.0), room.ptr_at(a), k) };
+                (a, run.0) = (a + k, run.0 + k);
+            }
+        }
+    }
+}
+
+/// A part's write-combining lines (as in `radix_host`'s `Lines`) and the
+/// chunk each bucket writes to.
+struct Chunks<K> {
+    lines: *mut K,
+    fill: [usize; 256],
+    /// Next element to write in the bucket's chunk.
+    at: [usize; 256],
+    /// End of the bucket's chunk; 0 before its first.
+    end: [usize; 256],
+}
+
+impl<K: RadixKey> Chunks<K> {
+    const W: usize = LINE / std::mem::size_of::<K>();
+
+    /// Pushes every key of `ks` to its bucket; `false` when a bucket
+    /// outgrew its region. A function of its own, so that its state stays
+    /// in registers (see `radix_host`'s `Lines::push_all`).
+    ///
+    /// # Safety
+    /// As for [`Pass::part`]; `lines` holds 256 lines.
+    #[inline(never)]
+    unsafe fn push_all(&mut self, pass: &Pass<'_, K>, ks: &[K]) -> bool {
+        // Copies, so that the stores through `lines` do not reload them.
+        let (shift, room) = (pass.shift, pass.room);
+        let mut whole = true;
+        stream::by_lines(ks, |_, run| {
+            if whole {
+                for &k in run {
+                    let d = digit(k, shift);
+                    let f = self.fill[d];
+                    // SAFETY: d < 256 and f < W: inside the lines.
+                    unsafe { *self.lines.add(d * Self::W + f) = k };
+                    if f + 1 < Self::W {
+                        self.fill[d] = f + 1;
+                    } else if self.at[d] < self.end[d] || self.next(pass, d) {
+                        // SAFETY: the chunk is this part's and has a whole
+                        // line left at `at`, which starts a line (chunks
+                        // and regions do); the line is full.
+                        unsafe {
+                            stream::line_nt(
+                                room.ptr_at(self.at[d]).cast(),
+                                self.lines.add(d * Self::W).cast(),
+                            )
+                        };
+                        (self.at[d], self.fill[d]) = (self.at[d] + Self::W, 0);
+                    } else {
+                        whole = false;
+                        return;
+                    }
+                }
+            }
+        });
+        whole
+    }
+
+    /// Moves bucket `d` to a new chunk; `false` past its region.
+    fn next(&mut self, pass: &Pass<'_, K>, d: usize) -> bool {
+        match pass.claim(d) {
+            Some(at) => {
+                self.at[d] = at;
+                self.end[d] = at + CHUNK_BYTES / std::mem::size_of::<K>();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Writes each bucket's part-filled line after its chunk's lines.
+    ///
+    /// # Safety
+    /// As for [`push_all`](Self::push_all).
+    unsafe fn finish(&mut self, pass: &Pass<'_, K>) {
+        for d in 0..256 {
+            let f = self.fill[d];
+            if f == 0 || (self.at[d] == self.end[d] && !self.next(pass, d)) {
+                continue;
+            }
+            // SAFETY: the chunk has a whole line left at `at` (lines fill
+            // chunks exactly), this part's alone.
+            unsafe {
+                let line = std::slice::from_raw_parts(self.lines.add(d * Self::W), f);
+                pass.room.write_nt(self.at[d], line);
+            }
+            self.at[d] += f;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use granule_core::Serial;
+
+    fn rng(seed: u64) -> impl FnMut() -> u64 {
+        let mut s = seed;
+        move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        }
+    }
+
+    /// Sorts `keys` through the sampled pass with a low floor; whether it
+    /// took the keys, and the keys after.
+    fn sorted<E: HostExec, K: RadixKey>(exec: &E, keys: &[K], limit: usize) -> (bool, Vec<K>) {
+        let n = keys.len();
+        let mut k = Scratch::<K>::new("t", n).unwrap();
+        let dk = k.dst();
+        for (i, &key) in keys.iter().enumerate() {
+            // SAFETY: in bounds, our own buffer.
+            unsafe { dk.put(i, key) };
+        }
+        // SAFETY: the buffer is written and ours.
+        let took = unsafe { sampled_sort_from(exec, "t", dk, limit, 64) };
+        let src = k.src();
+        // SAFETY: written above and by the sort, which returned.
+        (took, (0..n).map(|i| unsafe { src.get(i) }).collect())
+    }
+
+    fn check<E: HostExec, K: RadixKey>(exec: &E, keys: &[K]) {
+        let (took, got) = sorted(exec, keys, 1 << 20);
+        assert!(took, "{} keys: the sample should take them", keys.len());
+        let mut want: Vec<u64> = keys.iter().map(|k| k.to_radix()).collect();
+        want.sort_unstable();
+        let got: Vec<u64> = got.iter().map(|k| k.to_radix()).collect();
+        assert!(got == want, "{} keys sorted differently", keys.len());
+    }
+
+    /// Random keys of every width, at lengths that end mid-line, through
+    /// buckets whose last chunks leave gaps of every size to mend.
+    fn every_width<E: HostExec>(exec: &E) {
+        let mut r = rng(0xB7E1_5162_8AED_2A6B);
+        for n in [40_000, 150_001, 600_003] {
+            check(exec, &(0..n).map(|_| r() as u32).collect::<Vec<_>>());
+            check(exec, &(0..n).map(|_| r() as i32).collect::<Vec<_>>());
+            check(
+                exec,
+                &(0..n)
+                    .map(|_| f32::from_bits(r() as u32))
+                    .collect::<Vec<_>>(),
+            );
+            check(
+                exec,
+                &(0..n).map(|_| f64::from_bits(r())).collect::<Vec<_>>(),
+            );
+            check(exec, &(0..n).map(|_| r()).collect::<Vec<_>>());
+            check(
+                exec,
+                &(0..n)
+                    .map(|_| (r() as i64).wrapping_mul(3))
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+
+    #[test]
+    fn random_keys_sort_on_serial() {
+        every_width(&Serial);
+    }
+
+    #[test]
+    #[cfg(feature = "rayon")]
+    fn random_keys_sort_on_rayon() {
+        every_width(&granule_rayon::Rayon::new(2).unwrap());
+        every_width(&granule_rayon::Rayon::new(3).unwrap());
+    }
+
+    /// The sample declines keys whose top bit it does not see vary, keys
+    /// that crowd a bucket, and too few lines; keys that outgrow a region
+    /// the sample sized leave the sort to the exact pass, untouched.
+    #[test]
+    fn the_sample_declines_what_the_exact_pass_must_take() {
+        let mut r = rng(0x3C6E_F372_FE94_F82B);
+        let n = 200_000;
+        let narrow: Vec<u32> = (0..n).map(|_| r() as u32 >> 1).collect();
+        assert!(!sorted(&Serial, &narrow, 1 << 20).0, "top bit never set");
+        let crowded: Vec<u32> = (0..n)
+            .map(|i| if i % 4 == 0 { r() as u32 } else { 7 << 28 })
+            .collect();
+        assert!(
+            !sorted(&Serial, &crowded, 1 << 20).0,
+            "one bucket of most keys"
+        );
+        let few: Vec<u32> = (0..1000).map(|_| r() as u32).collect();
+        assert!(!sorted(&Serial, &few, 1 << 20).0, "too few lines");
+        // The sampled lines random, every other line's keys in bucket 0x55:
+        // bucket 0x55 outgrows its region.
+        let w = LINE / 4;
+        let runs = n / w / SAMPLE_EVERY;
+        let sampled: Vec<bool> = (0..n / w)
+            .map(|l| {
+                l / SAMPLE_EVERY < runs
+                    && l % SAMPLE_EVERY == scramble(l / SAMPLE_EVERY) % SAMPLE_EVERY
+            })
+            .collect();
+        let lopsided: Vec<u32> = (0..n)
+            .map(|i| match sampled.get(i / w) {
+                Some(true) => r() as u32,
+                _ => 0x5500_0000 | (r() as u32 >> 8),
+            })
+            .collect();
+        let (took, got) = sorted(&Serial, &lopsided, 1 << 20);
+        assert!(!took, "bucket 0x55 should outgrow its region");
+        assert!(got == lopsided, "keys written before the exact pass");
+    }
+}
