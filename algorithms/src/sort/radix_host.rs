@@ -1341,11 +1341,11 @@ host_radix!(Serial);
 host_radix!(granule_rayon::Rayon);
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A xorshift stream, so the test needs no dependency.
-    fn rng(seed: u64) -> impl FnMut() -> u64 {
+    pub(in crate::sort) fn rng(seed: u64) -> impl FnMut() -> u64 {
         let mut s = seed;
         move || {
             s ^= s << 13;

@@ -477,18 +477,9 @@ impl<K: RadixKey> Chunks<K> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::radix_host::tests::rng;
     use super::*;
     use granule_core::Serial;
-
-    fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut s = seed;
-        move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        }
-    }
 
     /// Sorts `keys` through the sampled pass with a low floor; whether it
     /// took the keys, and the keys after.
