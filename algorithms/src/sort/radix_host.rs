@@ -651,6 +651,14 @@ unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Pod>(
     Ok(depth)
 }
 
+/// Whether a top-varying-byte pass over `n` keys whose largest bucket
+/// holds `most` leaves a bucket too large for a cache (more than `limit`
+/// keys), or many times an even share and larger than L2: such keys take
+/// a [`Plan`] of 12 bits instead ([`Split::run`]).
+pub(super) fn crowds(most: usize, n: usize, limit: usize) -> bool {
+    most > limit || (most > 4 * n.div_ceil(256) && most > limit / 16)
+}
+
 /// The global passes of [`msd_sort`].
 struct Split<'a, E, K, V> {
     exec: &'a E,
@@ -691,9 +699,7 @@ impl<E: HostExec, K: RadixKey, V: Pod> Split<'_, E, K, V> {
         } = surveyed;
         let keys = self.sides.part(in_scratch, lo, hi).0.as_src();
         let most = total(&counts).into_iter().max().unwrap_or(0);
-        let crowded =
-            most > self.limit || (most > 4 * (hi - lo).div_ceil(256) && most > self.limit / 16);
-        let wide = shift.checked_sub(BINS_EXTRA).filter(|_| crowded);
+        let wide = (shift.checked_sub(BINS_EXTRA)).filter(|_| crowds(most, hi - lo, self.limit));
         let plan = wide.and_then(|at| {
             let bins = match bins {
                 Some((bins_at, bins)) if bins_at == at => bins,
@@ -999,7 +1005,7 @@ fn count_digits<K: RadixKey, const N: usize, const W: usize>(
             for &k in run {
                 let b = k.to_radix();
                 for (i, t) in t.iter_mut().enumerate() {
-                    t[(b >> (8 * i)) as usize & (W - 1) & 0xff] += 1;
+                    t[(b >> (8 * i)) as usize & 0xff] += 1;
                 }
             }
         });

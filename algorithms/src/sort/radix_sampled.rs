@@ -22,7 +22,7 @@
 //! survey and 12.7–14.7 for the counted pass). The price is memory: the
 //! regions' room to spare makes the scratch about 1.3 times the keys.
 
-use super::radix_host::{digit, sort_bucket, LINE};
+use super::radix_host::{crowds, digit, sort_bucket, LINE};
 use super::RadixKey;
 use crate::host::buffer::with_buffer;
 use crate::host::raw::{Dst, Scratch, Src};
@@ -155,9 +155,10 @@ unsafe fn sampled_sort_from<E: HostExec, K: RadixKey>(
 /// of lines varies, so that data with a period of lines is not read at
 /// one phase) and sizes each top-byte bucket's region: its estimate plus
 /// six standard deviations of it, plus a chunk per part (each part's
-/// last chunk may hold one key), rounded up to chunks. `None` when the sample is too small, does not
-/// show the keys' top bit varying, or crowds a bucket as the exact pass
-/// would plan around (see `Split::run`).
+/// last chunk may hold one key), rounded up to chunks. `None` when the
+/// sample is too small, does not show the keys' top bit varying, or
+/// estimates a bucket past half the limit or crowded as the exact pass
+/// would plan around ([`crowds`]).
 ///
 /// # Safety
 /// Nothing writes `keys` during the call.
@@ -210,9 +211,8 @@ unsafe fn sample<E: HostExec, K: RadixKey>(
     let scale = n as f64 / sampled;
     let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
     let most = counts.iter().max().map_or(0.0, |&c| c as f64 * scale);
-    let share = n.div_ceil(256) as f64;
-    let crowded = most > limit as f64 / 2.0 || (most > 4.0 * share && most > limit as f64 / 16.0);
-    if crowded {
+    // Half the exact pass's limit: the estimate strays.
+    if most > limit as f64 / 2.0 || crowds(most.ceil() as usize, n, limit) {
         return None;
     }
     let mut start = Vec::with_capacity(257);
@@ -242,9 +242,9 @@ struct Pass<'a, K> {
     /// Each bucket's next unclaimed chunk.
     next: Vec<AtomicUsize>,
     overflow: AtomicBool,
-    /// Each part's last chunk in each bucket it wrote: (first element,
-    /// elements written).
-    tails: Vec<Mutex<Vec<(usize, usize)>>>,
+    /// Each part's last chunk in each bucket it wrote: (bucket, first
+    /// element, elements written).
+    tails: Vec<Mutex<Vec<(usize, usize, usize)>>>,
 }
 
 /// A bucket after the pass: `len` keys in the scratch from `lo` on once
@@ -287,7 +287,7 @@ impl<K: RadixKey> Pass<'_, K> {
             let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
             let tails = (0..256)
                 .filter(|&d| c.end[d] != 0)
-                .map(|d| (c.end[d] - chunk, c.at[d] - (c.end[d] - chunk)));
+                .map(|d| (d, c.end[d] - chunk, c.at[d] - (c.end[d] - chunk)));
             *self.tails[p].lock() = tails.collect();
         });
     }
@@ -311,8 +311,7 @@ impl<K: RadixKey> Pass<'_, K> {
         let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
         let mut gaps = vec![Vec::new(); 256];
         for t in &self.tails {
-            for &(first, written) in t.lock().iter() {
-                let d = self.start[1..].partition_point(|&s| s <= first);
+            for &(d, first, written) in t.lock().iter() {
                 if written < chunk {
                     gaps[d].push((first + written, first + chunk));
                 }
