@@ -270,7 +270,7 @@ impl<K: RadixKey> Pass<'_, K> {
         // SAFETY: forwarded contract.
         let ks = unsafe { self.keys.slice(lo, hi) };
         let w = LINE / std::mem::size_of::<K>();
-        with_buffer::<K, _>(256 * w, |lines| {
+        with_buffer::<K, _>(256 * 2 * w, |lines| {
             let mut c = Chunks::<K> {
                 lines: lines.as_mut_ptr(),
                 fill: [0; 256],
@@ -411,31 +411,41 @@ impl<K: RadixKey> Chunks<K> {
         // Copies, so that the stores through `lines` do not reload them.
         let (shift, room) = (pass.shift, pass.room);
         let mut whole = true;
+        let w = Self::W;
         stream::by_lines(ks, |_, run| {
-            if whole {
-                for &k in run {
-                    let d = digit(k, shift);
-                    let f = self.fill[d];
-                    // SAFETY: d < 256 and f < W: inside the lines.
-                    unsafe { *self.lines.add(d * Self::W + f) = k };
-                    if f + 1 < Self::W {
-                        self.fill[d] = f + 1;
-                    } else if self.at[d] < self.end[d] || self.next(pass, d) {
-                        // SAFETY: the chunk is this part's and has a whole
-                        // line left at `at`, which starts a line (chunks
-                        // and regions do); the line is full.
-                        unsafe {
-                            stream::line_nt(
-                                room.ptr_at(self.at[d]).cast(),
-                                self.lines.add(d * Self::W).cast(),
-                            )
-                        };
-                        (self.at[d], self.fill[d]) = (self.at[d] + Self::W, 0);
-                    } else {
-                        whole = false;
-                        return;
-                    }
+            if !whole {
+                return;
+            }
+            // Every key goes to its line's slack without a branch; the
+            // lines that filled are flushed after the run (a run is at
+            // most W keys, so a line holds at most 2W - 1).
+            let (mut full, mut filled) = ([0u8; 64], 0);
+            for &k in run {
+                let d = digit(k, shift);
+                let f = self.fill[d];
+                // SAFETY: d < 256 and f < 2W: inside the lines.
+                unsafe { *self.lines.add(d * 2 * w + f) = k };
+                self.fill[d] = f + 1;
+                full[filled] = d as u8;
+                filled += usize::from(f + 1 == w);
+            }
+            for &d in &full[..filled] {
+                let d = usize::from(d);
+                if !(self.at[d] < self.end[d] || self.next(pass, d)) {
+                    whole = false;
+                    return;
                 }
+                // SAFETY: the chunk is this part's and has a whole line
+                // left at `at`, which starts a line (chunks and regions
+                // do); the line's first W keys are written; the slack's
+                // keys move down within the bucket's two lines.
+                unsafe {
+                    let line = self.lines.add(d * 2 * w);
+                    stream::line_nt(room.ptr_at(self.at[d]).cast(), line.cast());
+                    std::ptr::copy_nonoverlapping(line.add(w), line, w);
+                }
+                self.at[d] += w;
+                self.fill[d] -= w;
             }
         });
         whole
@@ -466,7 +476,7 @@ impl<K: RadixKey> Chunks<K> {
             // SAFETY: the chunk has a whole line left at `at` (lines fill
             // chunks exactly), this part's alone.
             unsafe {
-                let line = std::slice::from_raw_parts(self.lines.add(d * Self::W), f);
+                let line = std::slice::from_raw_parts(self.lines.add(d * 2 * Self::W), f);
                 pass.room.write_nt(self.at[d], line);
             }
             self.at[d] += f;
