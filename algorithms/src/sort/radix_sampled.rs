@@ -277,7 +277,7 @@ impl<K: RadixKey> Pass<'_, K> {
                 at: [0; 256],
                 end: [0; 256],
             };
-            // SAFETY: the buffer holds 256 lines; the contract.
+            // SAFETY: the buffer holds two lines a bucket; the contract.
             let whole = unsafe { c.push_all(self, ks) };
             if whole {
                 // SAFETY: as above.
@@ -386,10 +386,11 @@ impl Bucket {
     }
 }
 
-/// A part's write-combining lines (as in `radix_host`'s `Lines`) and the
-/// chunk each bucket writes to.
+/// A part's write-combining lines (as in `radix_host`'s `Lines`, but two
+/// a bucket: a line and its slack) and the chunk each bucket writes to.
 struct Chunks<K> {
     lines: *mut K,
+    /// Keys in each bucket's line and slack: below 2W.
     fill: [usize; 256],
     /// Next element to write in the bucket's chunk.
     at: [usize; 256],
@@ -405,7 +406,8 @@ impl<K: RadixKey> Chunks<K> {
     /// in registers (see `radix_host`'s `Lines::push_all`).
     ///
     /// # Safety
-    /// As for [`Pass::part`]; `lines` holds 256 lines.
+    /// As for [`Pass::part`]; `lines` holds two lines for each of the
+    /// 256 buckets.
     #[inline(never)]
     unsafe fn push_all(&mut self, pass: &Pass<'_, K>, ks: &[K]) -> bool {
         // Copies, so that the stores through `lines` do not reload them.
