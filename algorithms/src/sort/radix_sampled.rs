@@ -102,10 +102,11 @@ unsafe fn sampled_sort_from<E: HostExec, K: RadixKey>(
         return false;
     };
     let room = scratch.dst();
+    let w = Chunks::<K>::W;
     // Regions start on lines, wherever the scratch starts.
     // SAFETY: element 0 of our own buffer; only its address is taken.
-    let skew = unsafe { room.ptr_at(0) } as usize % LINE / std::mem::size_of::<K>();
-    let skew = (LINE / std::mem::size_of::<K>() - skew) % (LINE / std::mem::size_of::<K>());
+    let first = unsafe { room.ptr_at(0) } as usize;
+    let skew = (w - first % LINE / std::mem::size_of::<K>()) % w;
     let start: Vec<usize> = regions.start.iter().map(|s| s + skew).collect();
     let pass = Pass {
         keys: keys.as_src(),
@@ -168,7 +169,7 @@ unsafe fn sample<E: HostExec, K: RadixKey>(
     keys: &Src<K>,
     (limit, min_lines): (usize, usize),
 ) -> Option<Regions> {
-    let (n, w) = (keys.len, LINE / std::mem::size_of::<K>());
+    let (n, w) = (keys.len, Chunks::<K>::W);
     let runs = n / w / SAMPLE_EVERY;
     if runs < min_lines.max(1) {
         return None;
@@ -209,7 +210,7 @@ unsafe fn sample<E: HostExec, K: RadixKey>(
     }
     let sampled = (runs * w) as f64;
     let scale = n as f64 / sampled;
-    let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
+    let chunk = Chunks::<K>::CHUNK;
     let most = counts.iter().max().map_or(0.0, |&c| c as f64 * scale);
     // Half the exact pass's limit: the estimate strays.
     if most > limit as f64 / 2.0 || crowds(most.ceil() as usize, n, limit) {
@@ -269,7 +270,7 @@ impl<K: RadixKey> Pass<'_, K> {
         let (lo, hi) = (p * n / PARTS, (p + 1) * n / PARTS);
         // SAFETY: forwarded contract.
         let ks = unsafe { self.keys.slice(lo, hi) };
-        let w = LINE / std::mem::size_of::<K>();
+        let w = Chunks::<K>::W;
         with_buffer::<K, _>(256 * 2 * w, |lines| {
             let mut c = Chunks::<K> {
                 lines: lines.as_mut_ptr(),
@@ -284,7 +285,7 @@ impl<K: RadixKey> Pass<'_, K> {
                 unsafe { c.finish(self) };
             }
             stream::fence();
-            let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
+            let chunk = Chunks::<K>::CHUNK;
             let tails = (0..256)
                 .filter(|&d| c.end[d] != 0)
                 .map(|d| (d, c.end[d] - chunk, c.at[d] - (c.end[d] - chunk)));
@@ -295,7 +296,7 @@ impl<K: RadixKey> Pass<'_, K> {
     /// Claims bucket `d`'s next chunk: its first element, or `None` past
     /// the region (the sort then takes the exact pass).
     fn claim(&self, d: usize) -> Option<usize> {
-        let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
+        let chunk = Chunks::<K>::CHUNK;
         let at = self.next[d].fetch_add(chunk, Ordering::Relaxed);
         if at + chunk <= self.start[d + 1] {
             Some(at)
@@ -308,7 +309,7 @@ impl<K: RadixKey> Pass<'_, K> {
     /// Every bucket's keys, gaps and place in the View, from the chunks
     /// the parts claimed and the tails they left.
     fn buckets(&self) -> Vec<Bucket> {
-        let chunk = CHUNK_BYTES / std::mem::size_of::<K>();
+        let chunk = Chunks::<K>::CHUNK;
         let mut gaps = vec![Vec::new(); 256];
         for t in &self.tails {
             for &(d, first, written) in t.lock().iter() {
@@ -399,7 +400,10 @@ struct Chunks<K> {
 }
 
 impl<K: RadixKey> Chunks<K> {
+    /// Keys in a line.
     const W: usize = LINE / std::mem::size_of::<K>();
+    /// Keys in a chunk.
+    const CHUNK: usize = CHUNK_BYTES / std::mem::size_of::<K>();
 
     /// Pushes every key of `ks` to its bucket; `false` when a bucket
     /// outgrew its region. A function of its own, so that its state stays
@@ -458,7 +462,7 @@ impl<K: RadixKey> Chunks<K> {
         match pass.claim(d) {
             Some(at) => {
                 self.at[d] = at;
-                self.end[d] = at + CHUNK_BYTES / std::mem::size_of::<K>();
+                self.end[d] = at + Self::CHUNK;
                 true
             }
             None => false,
