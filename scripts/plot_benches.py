@@ -55,6 +55,52 @@ def load(criterion):
     return out
 
 
+# The baselines a group's figures are quoted against: "of bound" is the
+# bound's time over the benchmark's, the others are speedups.
+BASELINES = (
+    ("bound_streaming_copy_2_threads", "of bound {:.3f}"),
+    ("sequential_loop", "{:.2f}x loop"),
+    ("slice_sort_unstable", "{:.2f}x sort_unstable"),
+    ("slice_sort_unstable_by_key_pairs", "{:.2f}x sort_unstable_by_key"),
+    ("slice_sort_unstable_by_total_cmp", "{:.2f}x sort_unstable_by(total_cmp)"),
+)
+
+
+def medians(criterion):
+    """{group: {function: median ns}} of every benchmark in a criterion
+    folder (sized or not)."""
+    out = {}
+    for bench in sorted(Path(criterion).glob("**/new/benchmark.json")):
+        meta = json.loads(bench.read_text())
+        est = json.loads((bench.parent / "estimates.json").read_text())
+        group = out.setdefault(meta["group_id"], {})
+        group[meta["function_id"]] = est["median"]["point_estimate"]
+    return out
+
+
+def median_table(groups):
+    """Lines of each group's medians, with every benchmark's ratios to the
+    group's baselines (criterion prints the mean, which this VM's slow
+    outliers pull up; the issue's figures are medians).
+
+    >>> for l in median_table({"sort_u32_2^24": {"granule_sort": 43.5e6,
+    ...                        "slice_sort_unstable": 348e6}}):
+    ...     print(l)
+    sort_u32_2^24
+      granule_sort                                   43.5 ms  8.00x sort_unstable
+      slice_sort_unstable                             348 ms
+    """
+    lines = []
+    for group, fns in sorted(groups.items()):
+        lines.append(group)
+        for name, ns in sorted(fns.items()):
+            ratios = [fmt.format(fns[base] / ns) for base, fmt in BASELINES
+                      if base in fns and base != name]
+            row = f"  {name:40s} {ns / 1e6:10.4g} ms"
+            lines.append("  ".join([row] + ratios) if ratios else row)
+    return lines
+
+
 def plot(data, out_dir):
     import matplotlib
 
@@ -100,7 +146,15 @@ def main():
     p.add_argument("--criterion", default="target/criterion")
     p.add_argument("--out", default="benches/results/plots")
     p.add_argument("--only", help="plot only families starting with this prefix")
+    p.add_argument("--medians", action="store_true",
+                   help="print each group's medians and ratios instead of plotting")
     a = p.parse_args()
+    if a.medians:
+        groups = medians(a.criterion)
+        if a.only:
+            groups = {g: v for g, v in groups.items() if g.startswith(a.only)}
+        print("\n".join(median_table(groups)))
+        return
     data = load(a.criterion)
     if a.only:
         data = {f: v for f, v in data.items() if f.startswith(a.only)}
