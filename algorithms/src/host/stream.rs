@@ -195,6 +195,76 @@ pub(crate) unsafe fn line_nt(dst: *mut u8, src: *const u8) {
     };
 }
 
+/// A copy with streaming stores made a line at a time between the lines
+/// of other work ([`step`](Self::step)), so that its stores overlap that
+/// work instead of waiting on the write-combining buffers in a loop of
+/// their own. The radix sort streams each sorted bucket out this way
+/// while it counts the next one.
+pub(crate) struct Trickle {
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    /// Bytes copied so far.
+    at: usize,
+}
+
+impl Trickle {
+    /// Nothing to copy.
+    pub(crate) fn none() -> Trickle {
+        Trickle {
+            src: std::ptr::null(),
+            dst: std::ptr::null_mut(),
+            len: 0,
+            at: 0,
+        }
+    }
+
+    /// A copy of `src` to `dst`. The bytes up to `dst`'s first line
+    /// boundary are copied now, so that every step writes a whole line.
+    ///
+    /// # Safety
+    /// Until [`finish`](Self::finish) returns, `src` stays valid and
+    /// unwritten, `dst` is valid for `src.len()` elements of writes, and
+    /// nothing else accesses `dst`; the two do not overlap.
+    pub(crate) unsafe fn new<T: Copy>(dst: *mut T, src: &[T]) -> Trickle {
+        let len = std::mem::size_of_val(src);
+        let (src, dst) = (src.as_ptr().cast::<u8>(), dst.cast::<u8>());
+        let at = dst.align_offset(64).min(len);
+        // SAFETY: `at <= len` bytes of both (the contract).
+        unsafe { std::ptr::copy_nonoverlapping(src, dst, at) };
+        Trickle { src, dst, len, at }
+    }
+
+    /// Copies the next line, if a whole one is left.
+    #[inline(always)]
+    pub(crate) fn step(&mut self) {
+        if self.at + 64 <= self.len {
+            // SAFETY: `at + 64 <= len`, inside both regions (`new`'s
+            // contract); `dst + at` starts a line, so it is 16-byte aligned.
+            unsafe { line_nt(self.dst.add(self.at), self.src.add(self.at)) };
+            self.at += 64;
+        }
+    }
+
+    /// Copies what is left and orders the streaming stores before this
+    /// thread's later stores ([`fence`]).
+    pub(crate) fn finish(&mut self) {
+        if self.len == 0 {
+            return;
+        }
+        let rest = self.len - self.at;
+        // SAFETY: the rest of both regions (`new`'s contract).
+        unsafe {
+            copy_nt(
+                self.dst.add(self.at),
+                std::slice::from_raw_parts(self.src.add(self.at), rest),
+            )
+        };
+        self.at = self.len;
+        fence();
+    }
+}
+
 /// Orders this thread's streaming stores before its later stores (and so
 /// before the release that publishes them): once per block, not per copy,
 /// since a fence waits for the write-combining buffers to drain.
@@ -225,6 +295,32 @@ mod tests {
                     .iter()
                     .chain(&dst[off + len..])
                     .all(|&b| b == 0xAA));
+            }
+        }
+    }
+
+    /// A trickled copy writes exactly its bytes, however many steps it
+    /// took before it finished, at every offset from a line.
+    #[test]
+    fn a_trickle_copies_exactly() {
+        let src: Vec<u8> = (0..400u32).map(|i| (i * 13 + 5) as u8).collect();
+        for off in 0..70 {
+            for len in [0, 1, 63, 64, 65, 130, 300] {
+                for steps in [0, 1, 2, 10] {
+                    let mut dst = vec![0xAAu8; 400];
+                    // SAFETY: `off + len <= 400`, disjoint vectors, both
+                    // alive and otherwise untouched until `finish`.
+                    let mut t = unsafe { Trickle::new(dst.as_mut_ptr().add(off), &src[..len]) };
+                    for _ in 0..steps {
+                        t.step();
+                    }
+                    t.finish();
+                    assert_eq!(&dst[off..off + len], &src[..len], "{off} {len} {steps}");
+                    assert!(dst[..off]
+                        .iter()
+                        .chain(&dst[off + len..])
+                        .all(|&b| b == 0xAA));
+                }
             }
         }
     }

@@ -21,7 +21,8 @@ use super::radix_sampled::sampled_sort;
 use super::{RadixKey, SortImpl};
 use crate::host::buffer::with_buffer;
 use crate::host::raw::{Dst, Scratch, Src};
-use crate::host::{stream, HostExec, STREAM_BYTES};
+use crate::host::stream::{self, Trickle};
+use crate::host::{HostExec, STREAM_BYTES};
 use crate::io::Output;
 use crate::AlgorithmError;
 use granule_core::exec::{block_bounds, block_count};
@@ -957,27 +958,32 @@ fn digit_of<K: RadixKey>(k: K, (shift, width): Digit) -> usize {
 
 /// A bucket's histograms of its `digits`, in one read: a digit's counts
 /// are `[at..][..1 << width]`.
-fn bucket_histograms<K: RadixKey>(ks: &[K], digits: &[(Digit, usize)]) -> Vec<u32> {
+fn bucket_histograms<K: RadixKey>(
+    ks: &[K],
+    digits: &[(Digit, usize)],
+    trickle: &mut Trickle,
+) -> Vec<u32> {
     let len = digits.last().map_or(0, |&((_, w), at)| at + (1 << w));
     let mut h = vec![0u32; len];
     let widest = digits.iter().map(|&((_, w), _)| w).max().unwrap_or(0);
     match (digits.len(), widest) {
-        (2, ..=8) => count_digits::<K, 2, 256>(ks, digits, &mut h),
-        (2, ..=12) => count_digits::<K, 2, TABLE>(ks, digits, &mut h),
-        (3, ..=8) => count_digits::<K, 3, 256>(ks, digits, &mut h),
+        (2, ..=8) => count_digits::<K, 2, 256>(ks, digits, &mut h, trickle),
+        (2, ..=12) => count_digits::<K, 2, TABLE>(ks, digits, &mut h, trickle),
+        (3, ..=8) => count_digits::<K, 3, 256>(ks, digits, &mut h, trickle),
         // Four to eight bytes: whole keys sorted on one thread (under
         // `WHOLE_BYTES`), and buckets of wide keys. These took the list's
         // loop until 2026-11-29: 2^16 u32 keys 0.63-0.65 ms against
         // 0.43-0.45 now, 2^18 2.42-2.45 against 1.51-1.66 (driver).
-        (4, ..=8) => count_digits::<K, 4, 256>(ks, digits, &mut h),
-        (5, ..=8) => count_digits::<K, 5, 256>(ks, digits, &mut h),
-        (6, ..=8) => count_digits::<K, 6, 256>(ks, digits, &mut h),
-        (7, ..=8) => count_digits::<K, 7, 256>(ks, digits, &mut h),
-        (8, ..=8) => count_digits::<K, 8, 256>(ks, digits, &mut h),
+        (4, ..=8) => count_digits::<K, 4, 256>(ks, digits, &mut h, trickle),
+        (5, ..=8) => count_digits::<K, 5, 256>(ks, digits, &mut h, trickle),
+        (6, ..=8) => count_digits::<K, 6, 256>(ks, digits, &mut h, trickle),
+        (7, ..=8) => count_digits::<K, 7, 256>(ks, digits, &mut h, trickle),
+        (8, ..=8) => count_digits::<K, 8, 256>(ks, digits, &mut h, trickle),
         _ => {
             // The bucket comes from memory (the global pass streamed it
             // out); see `stream::AHEAD`.
             stream::by_lines(ks, |_, run| {
+                trickle.step();
                 for &k in run {
                     for &(dg, at) in digits {
                         h[at + digit_of(k, dg)] += 1;
@@ -1002,6 +1008,7 @@ fn count_digits<K: RadixKey, const N: usize, const W: usize>(
     ks: &[K],
     digits: &[(Digit, usize)],
     h: &mut [u32],
+    trickle: &mut Trickle,
 ) {
     let dg: [Digit; N] = std::array::from_fn(|i| digits[i].0);
     debug_assert!(dg[0].0 == 0, "digit 0 starts at bit 0: {dg:?}");
@@ -1011,6 +1018,7 @@ fn count_digits<K: RadixKey, const N: usize, const W: usize>(
     // `stream::AHEAD`.
     if bytes {
         stream::by_lines(ks, |_, run| {
+            trickle.step();
             for &k in run {
                 let b = k.to_radix();
                 for (i, t) in t.iter_mut().enumerate() {
@@ -1021,6 +1029,7 @@ fn count_digits<K: RadixKey, const N: usize, const W: usize>(
     } else {
         let mask: [u64; N] = std::array::from_fn(|i| (1 << dg[i].1) - 1);
         stream::by_lines(ks, |_, run| {
+            trickle.step();
             for &k in run {
                 let b = k.to_radix();
                 // Digit 0 starts at bit 0: one variable shift fewer.
@@ -1059,10 +1068,9 @@ pub(super) unsafe fn sort_bucket<K: RadixKey, V: Pod>(
     // SAFETY: the elements are this call's alone (the contract).
     let (keys, mut vals) = unsafe { (wk.slice_mut(lo, hi), wv.map(|v| v.slice_mut(lo, hi))) };
     let digits = bucket_digits(bits, vals.is_some());
-    let hist = bucket_histograms(keys, &digits);
-    let table = |i: usize| &hist[digits[i].1..][..1 << digits[i].0 .1];
-    let moving = |i: &usize| !table(*i).contains(&(len as u32));
-    let moves: Vec<usize> = (0..digits.len()).filter(moving).collect();
+    let hist = bucket_histograms(keys, &digits, &mut Trickle::none());
+    let moves = moving(&digits, &hist, len);
+    let table = |i: usize| table(&hist, digits[i]);
     if let (Some(vals), &[a, b]) = (vals.as_deref_mut(), &moves[..]) {
         // Two passes with values: through one buffer of pairs, so that each
         // pass has one destination stream per digit on one side, not two.
@@ -1082,23 +1090,13 @@ pub(super) unsafe fn sort_bucket<K: RadixKey, V: Pod>(
     }
     with_buffer::<K, _>(len, |bk| {
         with_buffer::<V, _>(vals.as_ref().map_or(0, |_| len), |bv| {
-            let mut in_buf = false;
-            for &i in &moves {
-                let (dg, h) = (digits[i].0, table(i));
-                // SAFETY: `h` counts digit `dg` of these very keys (a pass
-                // permutes them), buffer and bucket are both `len` long,
-                // and the values ride along in both or neither.
-                unsafe {
-                    if in_buf {
-                        let bv = vals.is_some().then_some(&*bv);
-                        scatter_local((bk, bv), (keys, vals.as_deref_mut()), dg, h);
-                    } else {
-                        let bv = vals.is_some().then_some(&mut *bv);
-                        scatter_local((keys, vals.as_deref()), (bk, bv), dg, h);
-                    }
-                }
-                in_buf = !in_buf;
-            }
+            let with_values = vals.is_some().then_some(&mut *bv);
+            // SAFETY: the histograms count these keys' digits; the buffers
+            // are `len` long, the values given on both sides or neither.
+            let in_buf = unsafe {
+                let bucket = (&mut *keys, vals.as_deref_mut());
+                passes(bucket, (&mut *bk, with_values), &digits, &hist, &moves)
+            };
             let (sk, sv) = if in_buf {
                 (&*bk, vals.as_ref().map(|_| &*bv))
             } else {
@@ -1117,6 +1115,76 @@ pub(super) unsafe fn sort_bucket<K: RadixKey, V: Pod>(
             }
         })
     })
+}
+
+/// [`sort_bucket`] of keys alone, through `buf` (as long as `keys`) and
+/// into whichever of the two the last pass ends in, `true` for `buf`;
+/// `trickle` (the thread's previous bucket, on its way out) is streamed
+/// out while the keys are counted, and finished before they move.
+///
+/// # Safety
+/// `trickle`'s source and destination are neither `keys` nor `buf`.
+pub(super) unsafe fn sort_keys_through<K: RadixKey>(
+    keys: &mut [K],
+    buf: &mut [K],
+    bits: u32,
+    trickle: &mut Trickle,
+) -> bool {
+    let len = keys.len();
+    assert!(u32::try_from(len).is_ok(), "radix bucket of {len} keys");
+    assert_eq!(buf.len(), len, "a bucket's buffer is as long as its keys");
+    let digits = bucket_digits(bits, false);
+    let hist = bucket_histograms(keys, &digits, trickle);
+    trickle.finish();
+    let moves = moving(&digits, &hist, len);
+    // No values: `u8` stands for their type.
+    // SAFETY: the histograms count these keys' digits; `buf` is as long.
+    unsafe { passes::<K, u8>((keys, None), (buf, None), &digits, &hist, &moves) }
+}
+
+/// The digits of `digits` that move some key: a digit whose one value
+/// every key shares (`len` in its table) leaves them where they are.
+fn moving(digits: &[(Digit, usize)], hist: &[u32], len: usize) -> Vec<usize> {
+    (0..digits.len())
+        .filter(|&i| !table(hist, digits[i]).contains(&(len as u32)))
+        .collect()
+}
+
+/// The counts of one digit of a bucket's histograms.
+fn table(hist: &[u32], ((_, width), at): (Digit, usize)) -> &[u32] {
+    &hist[at..][..1 << width]
+}
+
+/// The passes `moves` of `digits` (whose counts are in `hist`), back and
+/// forth between the bucket and the buffers; whether the keys (and
+/// values) end in the buffers.
+///
+/// # Safety
+/// `hist` counts the digits of these very keys; the buffers are as long
+/// as the keys, the values given on both sides or neither.
+unsafe fn passes<K: RadixKey, V: Pod>(
+    (keys, mut vals): (&mut [K], Option<&mut [V]>),
+    (bk, mut bv): (&mut [K], Option<&mut [V]>),
+    digits: &[(Digit, usize)],
+    hist: &[u32],
+    moves: &[usize],
+) -> bool {
+    let mut in_buf = false;
+    for &i in moves {
+        let (dg, h) = (digits[i].0, table(hist, digits[i]));
+        // SAFETY: `h` counts digit `dg` of these very keys (a pass
+        // permutes them), buffer and bucket are both `len` long, and the
+        // values ride along in both or neither.
+        unsafe {
+            if in_buf {
+                scatter_local((bk, bv.as_deref()), (keys, vals.as_deref_mut()), dg, h);
+            } else {
+                scatter_local((keys, vals.as_deref()), (bk, bv.as_deref_mut()), dg, h);
+            }
+        }
+        in_buf = !in_buf;
+    }
+    in_buf
 }
 
 /// Writes a sorted bucket to elements `lo..` of `out`.
@@ -1448,11 +1516,13 @@ pub(super) mod tests {
 
     /// Every shape of [`bucket_histograms`]' unrolled loops (two digits of
     /// up to 8 or 12 bits, three to eight bytes, narrower digits) and its
-    /// loop over the list counts what a plain count does.
+    /// loop over the list counts what a plain count does, and streams out
+    /// the trickle it is given, a line per line counted.
     #[test]
     fn histograms_match_a_plain_count() {
         let mut r = rng(0x6A09_E667_F3BC_C908);
         let keys: Vec<u64> = (0..5000).map(|_| r()).collect();
+        let earlier: Vec<u32> = (0..7001).map(|_| r() as u32).collect();
         for with_values in [false, true] {
             for bits in [1, 9, 16, 20, 21, 23, 24, 30, 32, 40, 44, 56, 64] {
                 let digits = bucket_digits(bits, with_values);
@@ -1462,8 +1532,16 @@ pub(super) mod tests {
                         want[at + digit_of(k, dg)] += 1;
                     }
                 }
-                let got = bucket_histograms(&keys, &digits);
+                let mut out = vec![0u32; earlier.len() + 1];
+                // SAFETY: both vectors outlive the trickle, which is
+                // finished below; nothing else touches `out`.
+                let mut trickle = unsafe { Trickle::new(out.as_mut_ptr().add(1), &earlier) };
+                let got = bucket_histograms(&keys, &digits, &mut trickle);
                 assert!(got == want, "{bits} bits, values {with_values}");
+                // The count reads 625 lines, more than the earlier bucket's
+                // 437: it streamed them all; `finish` orders the stores.
+                trickle.finish();
+                assert!(out[1..] == earlier[..], "{bits} bits: the trickle");
             }
         }
     }
