@@ -8,10 +8,12 @@
 //! same bits are the same key, so the order in which a bucket holds them
 //! changes nothing once the bucket is sorted. So here a sample of one
 //! piece of [`PIECE_LINES`] lines in each [`RUN_LINES`] sizes each
-//! bucket's region of the scratch, with room to spare; the workers scatter their parts of the keys into
-//! [`CHUNK_BYTES`] chunks that they claim from their bucket's region as
-//! they fill them; and each bucket, before its sort in cache, moves the
-//! few keys past its end into the gaps its workers' last chunks left.
+//! bucket's region of the scratch, with room to spare; the workers
+//! scatter their parts of the keys into [`CHUNK_BYTES`] chunks that they
+//! claim from their bucket's region as they fill them; and each bucket,
+//! before its sort in cache, moves the few keys past its end into the
+//! gaps its workers' last chunks left. Each thread then sorts buckets in
+//! turn, streaming one out while it counts the next ([`sort_claimed`]).
 //! A bucket that outgrows its region, or a sample that does not show the
 //! top bit varying (so that the top byte may not be the digit to split
 //! by), or one that crowds a bucket, leaves the sort to the exact pass.
