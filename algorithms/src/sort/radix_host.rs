@@ -963,6 +963,11 @@ fn bucket_histograms<K: RadixKey>(
     digits: &[(Digit, usize)],
     trickle: &mut Trickle,
 ) -> Vec<u32> {
+    // The u32 counts must not wrap: that is what keeps the scatters'
+    // unchecked writes, which every bucket sort makes by these counts,
+    // in bounds.
+    let n = ks.len();
+    assert!(u32::try_from(n).is_ok(), "radix bucket of {n} keys");
     let len = digits.last().map_or(0, |&((_, w), at)| at + (1 << w));
     let mut h = vec![0u32; len];
     let widest = digits.iter().map(|&((_, w), _)| w).max().unwrap_or(0);
@@ -1062,15 +1067,12 @@ pub(super) unsafe fn sort_bucket<K: RadixKey, V: Pod>(
     stream: bool,
 ) {
     let len = hi - lo;
-    // The u32 counts below must not wrap: that is what keeps the
-    // scatters' unchecked writes in bounds.
-    assert!(u32::try_from(len).is_ok(), "radix bucket of {len} keys");
     // SAFETY: the elements are this call's alone (the contract).
     let (keys, mut vals) = unsafe { (wk.slice_mut(lo, hi), wv.map(|v| v.slice_mut(lo, hi))) };
     let digits = bucket_digits(bits, vals.is_some());
     let hist = bucket_histograms(keys, &digits, &mut Trickle::none());
     let moves = moving(&digits, &hist, len);
-    let table = |i: usize| table(&hist, digits[i]);
+    let counts = |i: usize| table(&hist, digits[i]);
     if let (Some(vals), &[a, b]) = (vals.as_deref_mut(), &moves[..]) {
         // Two passes with values: through one buffer of pairs, so that each
         // pass has one destination stream per digit on one side, not two.
@@ -1078,8 +1080,8 @@ pub(super) unsafe fn sort_bucket<K: RadixKey, V: Pod>(
             // SAFETY: the tables count these very keys' digits (the first
             // pass permutes them), and all four slices are `len` long.
             unsafe {
-                pack_scatter((keys, vals), pairs, digits[a].0, table(a));
-                unpack_scatter(pairs, (keys, vals), digits[b].0, table(b));
+                pack_scatter((keys, vals), pairs, digits[a].0, counts(a));
+                unpack_scatter(pairs, (keys, vals), digits[b].0, counts(b));
             }
         });
         if let Some(out) = out {
@@ -1131,7 +1133,6 @@ pub(super) unsafe fn sort_keys_through<K: RadixKey>(
     trickle: &mut Trickle,
 ) -> bool {
     let len = keys.len();
-    assert!(u32::try_from(len).is_ok(), "radix bucket of {len} keys");
     assert_eq!(buf.len(), len, "a bucket's buffer is as long as its keys");
     let digits = bucket_digits(bits, false);
     let hist = bucket_histograms(keys, &digits, trickle);
