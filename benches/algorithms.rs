@@ -235,7 +235,7 @@ fn float_scan<T>(
     n: usize,
     at: fn(usize) -> T,
 ) where
-    T: Pod + Default + std::ops::AddAssign + granule::reducer::ReductionIdentity,
+    T: Element + Default + std::ops::AddAssign + granule::reducer::ReductionIdentity,
 {
     let x = View1::<T>::from_fn("x", n, at).expect("x");
     let mut y = View1::<T>::zeros("y", n).expect("y");
@@ -278,7 +278,7 @@ fn compact<T>(
     n: usize,
     at: fn(usize) -> T,
 ) where
-    T: Pod + Default + PartialEq + std::ops::BitXor<Output = T>,
+    T: Element + Default + PartialEq + std::ops::BitXor<Output = T>,
 {
     let x = View1::<T>::from_fn("x", n, at).expect("x");
     let mut y = View1::<T>::zeros("y", n).expect("y");

@@ -215,7 +215,7 @@ impl Tour {
         }
     }
 
-    fn host_view<T: Pod>(&self, label: &str, data: &[T]) -> Result<Dev<T>> {
+    fn host_view<T: Element>(&self, label: &str, data: &[T]) -> Result<Dev<T>> {
         Ok(View1::from_fn_on(&self.space, label, data.len(), |i| {
             data[i]
         })?)

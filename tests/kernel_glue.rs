@@ -12,7 +12,7 @@ fn axpy(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
 }
 
 #[kernel]
-fn scale<T: Pod + std::ops::Mul<Output = T>>(i: usize, y: &mut T, a: T, x: &View1<T>) {
+fn scale<T: Element + std::ops::Mul<Output = T>>(i: usize, y: &mut T, a: T, x: &View1<T>) {
     *y = a * x[i];
 }
 

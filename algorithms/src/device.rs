@@ -8,7 +8,7 @@ use granule_cuda::codegen::driver::{DeviceDriver, DriverInstance, ElementUse};
 use granule_cuda::device_api::LaunchConfig;
 use granule_cuda::kernel::{DeviceElementFn, DeviceScalar, DeviceValue, ViewArg};
 use granule_cuda::{Cuda, CudaSpace, DriverLaunch};
-use granule_views::Pod;
+use granule_views::Element;
 
 /// An element type the device drivers take: a number or `bool` (a device
 /// scalar, with the same bytes on both sides).
@@ -18,9 +18,9 @@ use granule_views::Pod;
 /// on_device::<f32>();
 /// on_device::<bool>();
 /// ```
-pub trait DeviceElement: DeviceScalar + DeviceValue + Pod {}
+pub trait DeviceElement: DeviceScalar + DeviceValue + Element {}
 
-impl<T: DeviceScalar + DeviceValue + Pod> DeviceElement for T {}
+impl<T: DeviceScalar + DeviceValue + Element> DeviceElement for T {}
 
 /// The most blocks a launch has (CUDA's `gridDim.x` limit); the drivers
 /// loop over their tiles when there are more.

@@ -10,7 +10,7 @@
 //! reads the description.
 
 use granule_views::storage::{Storage, StorageMut};
-use granule_views::{Layout, MemorySpace, Pod, ViewBase};
+use granule_views::{Element, Layout, MemorySpace, ViewBase};
 use std::marker::PhantomData;
 
 /// A rank-1 View an algorithm reads, borrowed shared for `'a`.
@@ -53,17 +53,18 @@ pub struct Output<'a, T, M> {
     _borrow: PhantomData<(&'a mut [T], M)>,
 }
 
-// SAFETY: an Input stands for a shared borrow of Pod elements (`&[T]`).
-unsafe impl<T: Pod, M: MemorySpace> Send for Input<'_, T, M> {}
+// SAFETY: an Input stands for a shared borrow of elements (`&[T]`), which
+// are `Send + Sync` (`Element`).
+unsafe impl<T: Element, M: MemorySpace> Send for Input<'_, T, M> {}
 // SAFETY: as above; shared access only reads.
-unsafe impl<T: Pod, M: MemorySpace> Sync for Input<'_, T, M> {}
-// SAFETY: an Output stands for a unique borrow of Pod elements
+unsafe impl<T: Element, M: MemorySpace> Sync for Input<'_, T, M> {}
+// SAFETY: an Output stands for a unique borrow of `Send` elements
 // (`&mut [T]`); implementations hand its elements to one thread at a time.
-unsafe impl<T: Pod, M: MemorySpace> Send for Output<'_, T, M> {}
+unsafe impl<T: Element, M: MemorySpace> Send for Output<'_, T, M> {}
 // SAFETY: as above.
-unsafe impl<T: Pod, M: MemorySpace> Sync for Output<'_, T, M> {}
+unsafe impl<T: Element, M: MemorySpace> Sync for Output<'_, T, M> {}
 
-impl<'a, T: Pod, M: MemorySpace> Input<'a, T, M> {
+impl<'a, T: Element, M: MemorySpace> Input<'a, T, M> {
     /// Describes `view` (any storage and layout of rank 1).
     pub(crate) fn of<S, L>(view: &'a ViewBase<S, 1, L>) -> Self
     where
@@ -101,7 +102,7 @@ impl<'a, T: Pod, M: MemorySpace> Input<'a, T, M> {
     }
 }
 
-impl<'a, T: Pod, M: MemorySpace> Output<'a, T, M> {
+impl<'a, T: Element, M: MemorySpace> Output<'a, T, M> {
     /// Describes `view` (any storage and layout of rank 1).
     pub(crate) fn of<S, L>(view: &'a mut ViewBase<S, 1, L>) -> Self
     where
@@ -154,7 +155,7 @@ pub(crate) fn same_len(
     }
 }
 
-impl<'a, T: Pod, M: MemorySpace> Input<'a, T, M> {
+impl<'a, T: Element, M: MemorySpace> Input<'a, T, M> {
     /// Elements `0..n-1` and `1..n` (for `n >= 1`): each element beside
     /// the next.
     pub(crate) fn neighbours(&self) -> (Self, Self) {
@@ -163,10 +164,12 @@ impl<'a, T: Pod, M: MemorySpace> Input<'a, T, M> {
             len: self.len - 1,
             ..*self
         };
-        // Element 1 is in bounds (len >= 2 when there is any pair; with
-        // len == 1 the second has length 0 and is never read).
+        // Element 1 is one stride on; with len == 1 the second has length
+        // 0 and is never read, so it may start anywhere (wrapping: no
+        // pointer past the allocation is made).
+        let step = if self.len >= 2 { self.stride } else { 0 };
         let second = Input {
-            ptr: self.ptr.wrapping_add(self.stride.min(self.len - 1)),
+            ptr: self.ptr.wrapping_add(step),
             len: self.len - 1,
             ..*self
         };

@@ -20,8 +20,8 @@ use granule_core::profiling;
 use granule_core::ExecutionSpace;
 use granule_views::view::IntoIndex;
 use granule_views::{
-    create_mirror, deep_copy, HostSpace, Layout, LayoutRight, MemorySpace, Pod, SpaceCopy, View,
-    ViewError,
+    create_mirror, deep_copy, Element, HostSpace, Layout, LayoutRight, MemorySpace, SpaceCopy,
+    View, ViewError,
 };
 use std::any::Any;
 use std::fmt;
@@ -133,7 +133,8 @@ impl From<ViewError> for DualViewError {
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct DualView<T: Pod, const R: usize, L: Layout = LayoutRight, M: MemorySpace = HostSpace> {
+pub struct DualView<T: Element, const R: usize, L: Layout = LayoutRight, M: MemorySpace = HostSpace>
+{
     device: View<T, R, L, M>,
     /// `None` exactly when `M` is `HostSpace`: the device View is then the
     /// host side too.
@@ -143,7 +144,7 @@ pub struct DualView<T: Pod, const R: usize, L: Layout = LayoutRight, M: MemorySp
 
 impl<T, const R: usize, L, M> fmt::Debug for DualView<T, R, L, M>
 where
-    T: Pod,
+    T: Element,
     L: Layout,
     M: MemorySpace,
 {
@@ -158,7 +159,7 @@ where
     }
 }
 
-impl<T: Pod, const R: usize, L: Layout, M: MemorySpace> DualView<T, R, L, M> {
+impl<T: Element, const R: usize, L: Layout, M: MemorySpace> DualView<T, R, L, M> {
     /// The label (of the device side).
     pub fn label(&self) -> &str {
         self.device.label()
@@ -263,7 +264,7 @@ impl<T: Pod, const R: usize, L: Layout, M: MemorySpace> DualView<T, R, L, M> {
 
 impl<T, const R: usize, L, M> DualView<T, R, L, M>
 where
-    T: Pod,
+    T: Element,
     L: Layout,
     M: MemorySpace + SpaceCopy<HostSpace>,
     HostSpace: SpaceCopy<M>,
@@ -487,7 +488,7 @@ fn is_host_space<M: MemorySpace>() -> bool {
 }
 
 /// The device View as the host side, when `M` is `HostSpace`.
-fn as_host<T: Pod, const R: usize, L: Layout, M: MemorySpace>(
+fn as_host<T: Element, const R: usize, L: Layout, M: MemorySpace>(
     v: &View<T, R, L, M>,
 ) -> &View<T, R, L, HostSpace> {
     (v as &dyn Any)
@@ -495,7 +496,7 @@ fn as_host<T: Pod, const R: usize, L: Layout, M: MemorySpace>(
         .expect("a DualView without a separate host side has its device side in HostSpace")
 }
 
-fn as_host_mut<T: Pod, const R: usize, L: Layout, M: MemorySpace>(
+fn as_host_mut<T: Element, const R: usize, L: Layout, M: MemorySpace>(
     v: &mut View<T, R, L, M>,
 ) -> &mut View<T, R, L, HostSpace> {
     (v as &mut dyn Any)
@@ -504,7 +505,7 @@ fn as_host_mut<T: Pod, const R: usize, L: Layout, M: MemorySpace>(
 }
 
 /// A host View as a View of `M`, when `M` is `HostSpace`.
-fn host_into_space<T: Pod, const R: usize, L: Layout, M: MemorySpace>(
+fn host_into_space<T: Element, const R: usize, L: Layout, M: MemorySpace>(
     v: View<T, R, L, HostSpace>,
 ) -> View<T, R, L, M> {
     *(Box::new(v) as Box<dyn Any>)
@@ -518,7 +519,7 @@ fn copy_reported<T, const R: usize, L, A, B>(
     src: &View<T, R, L, B>,
 ) -> Result<(), ViewError>
 where
-    T: Pod,
+    T: Element,
     L: Layout,
     A: MemorySpace + SpaceCopy<B>,
     B: MemorySpace,

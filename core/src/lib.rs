@@ -45,8 +45,8 @@ pub use team::{
 /// What kernels need: Views, spaces, policies, patterns, reducers, teams.
 pub mod prelude {
     pub use crate::reducer::{
-        self, BAnd, BOr, LAnd, LOr, Max, MaxLoc, Min, MinLoc, MinMax, MinMaxLoc, MinMaxLocScalar,
-        MinMaxScalar, Prod, Reducer, Sum, ValLocScalar,
+        self, BAnd, BOr, LAnd, LOr, Max, MaxLoc, Min, MinLoc, MinMax, MinMaxFirstLastLoc,
+        MinMaxLoc, MinMaxLocScalar, MinMaxScalar, Prod, Reducer, Sum, ValLocScalar,
     };
     pub use crate::{
         parallel_for, parallel_reduce, parallel_reduce_into, parallel_scan, parallel_scan_with,

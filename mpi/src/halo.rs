@@ -4,7 +4,9 @@
 use crate::error::{CommError, Result};
 use crate::pack::{landing, pack, Pack, Packed};
 use granule_views::storage::StorageMut;
-use granule_views::{HostSpace, LayoutRight, MemorySpace, Pod, SpaceCopy, ViewBase};
+use granule_views::{
+    AnyBitPattern, Element, HostSpace, LayoutRight, MemorySpace, NoUninit, SpaceCopy, ViewBase,
+};
 use mpi::point_to_point::Status;
 use mpi::request::{Request, Scope};
 use mpi::topology::{CartesianCommunicator, Rank, SimpleCommunicator};
@@ -248,7 +250,7 @@ impl Halo {
         ViewBase<S, 3, LayoutRight>: Sync,
         E: Pack<T, 2, MemorySpace = M>,
         S: StorageMut<Elem = T, Space = M>,
-        T: Pod + Equivalence,
+        T: Element + NoUninit + AnyBitPattern + Equivalence,
         M: MemorySpace + SpaceCopy<HostSpace> + SpaceCopy<M>,
         HostSpace: SpaceCopy<M>,
     {
@@ -385,7 +387,7 @@ impl Halo {
     where
         E: Pack<T, 2, MemorySpace = M>,
         S: StorageMut<Elem = T, Space = M>,
-        T: Pod,
+        T: Element,
         M: MemorySpace,
         HostSpace: SpaceCopy<M>,
     {
@@ -411,7 +413,7 @@ impl Halo {
     where
         E: Pack<T, 2, MemorySpace = M>,
         S: StorageMut<Elem = T, Space = M>,
-        T: Pod,
+        T: Element,
         M: MemorySpace + SpaceCopy<HostSpace> + SpaceCopy<M>,
     {
         let d = &self.decomposition;

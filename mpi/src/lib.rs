@@ -46,7 +46,7 @@ pub use p2p::{receive_into, send, Incoming, Outgoing};
 pub use pack::{Pack, Packed};
 pub use reduce::{all_reduce, all_reduce_slice, all_reduce_view};
 pub use run::{run, ERROR_EXIT_CODE, PANIC_EXIT_CODE};
-pub use wire::Wire;
+pub use wire::{Pair, Wire};
 
 /// rsmpi, the MPI binding this crate is built on.
 pub use mpi;

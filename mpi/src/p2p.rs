@@ -9,7 +9,9 @@ use crate::error::{CommError, Result};
 use crate::pack::{landing, pack, row_major, Pack, Packed};
 use granule_core::ExecutionSpace;
 use granule_views::storage::{Storage, StorageMut};
-use granule_views::{HostSpace, Layout, MemorySpace, Pod, SpaceCopy, ViewBase};
+use granule_views::{
+    AnyBitPattern, Element, HostSpace, Layout, MemorySpace, NoUninit, SpaceCopy, ViewBase,
+};
 use mpi::point_to_point::{Destination, Source, Status};
 use mpi::traits::Equivalence;
 
@@ -41,15 +43,16 @@ use mpi::traits::Equivalence;
 ///     Ok::<(), granule_mpi::CommError>(())
 /// });
 /// ```
-pub enum Outgoing<'v, T: Pod, const R: usize, M: MemorySpace = HostSpace> {
+pub enum Outgoing<'v, T: Element, const R: usize, M: MemorySpace = HostSpace> {
     /// The View's own memory.
     InPlace(&'v [T]),
     /// A packed copy.
     Packed(Packed<T, R, M>),
 }
 
-impl<'v, T: Pod, const R: usize, M: MemorySpace> Outgoing<'v, T, R, M> {
-    /// Prepares `view`, a View in the memory of `space`, for sending.
+impl<'v, T: Element + NoUninit, const R: usize, M: MemorySpace> Outgoing<'v, T, R, M> {
+    /// Prepares `view`, a View in the memory of `space`, for sending: its
+    /// elements go as bytes, so they may have no padding ([`NoUninit`]).
     pub fn of<X, S, L>(space: &X, view: &'v ViewBase<S, R, L>) -> Result<Self>
     where
         X: Pack<T, R> + ExecutionSpace<MemorySpace = M>,
@@ -84,7 +87,7 @@ pub struct Incoming<'v, X, S, const R: usize, L>
 where
     X: ExecutionSpace,
     S: StorageMut<Space = X::MemorySpace>,
-    S::Elem: Pod,
+    S::Elem: Element,
     L: Layout,
 {
     space: &'v X,
@@ -96,12 +99,14 @@ impl<'v, X, S, T, M, const R: usize, L> Incoming<'v, X, S, R, L>
 where
     X: Pack<T, R, MemorySpace = M>,
     S: StorageMut<Elem = T, Space = M>,
-    T: Pod,
+    T: Element + AnyBitPattern,
     M: MemorySpace + SpaceCopy<HostSpace> + SpaceCopy<M>,
     L: Layout,
 {
     /// Prepares `view`, a View in the memory of `space`, to receive a
-    /// message.
+    /// message: its elements arrive as bytes from another process, so
+    /// every bit pattern must be a valid element ([`AnyBitPattern`]: not
+    /// `bool`, whose bytes are only 0 or 1).
     pub fn into(space: &'v X, view: &'v mut ViewBase<S, R, L>) -> Result<Self> {
         let staging = match M::IS_HOST_ACCESSIBLE && row_major(view) {
             true => None,
@@ -185,7 +190,7 @@ where
     X: Pack<T, R, MemorySpace = M>,
     D: Destination,
     S: Storage<Elem = T, Space = M>,
-    T: Pod + Equivalence,
+    T: Element + NoUninit + Equivalence,
     M: MemorySpace,
     L: Layout,
     HostSpace: SpaceCopy<M>,
@@ -211,7 +216,7 @@ where
     X: Pack<T, R, MemorySpace = M>,
     Src: Source,
     S: StorageMut<Elem = T, Space = M>,
-    T: Pod + Equivalence,
+    T: Element + AnyBitPattern + Equivalence,
     M: MemorySpace + SpaceCopy<HostSpace> + SpaceCopy<M>,
     L: Layout,
 {

@@ -15,7 +15,7 @@ use granule_core::write::ViewParts;
 use granule_core::{ExecutionSpace, MDRangePolicy, RangePolicy};
 use granule_views::storage::{Storage, StorageMut};
 use granule_views::{
-    deep_copy, HostSpace, Layout, LayoutRight, LayoutStride, MemorySpace, Pod, SpaceCopy, View,
+    deep_copy, Element, HostSpace, Layout, LayoutRight, LayoutStride, MemorySpace, SpaceCopy, View,
     ViewBase, ViewRef,
 };
 
@@ -23,21 +23,25 @@ use granule_views::{
 /// rank-1 Views (the others below differ only in their rank).
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
-pub fn copy_rank1<T: Pod>(i: usize, y: &mut T, from: &ViewRef<'_, T, 1, LayoutStride>) {
+pub fn copy_rank1<T: Element>(i: usize, y: &mut T, from: &ViewRef<'_, T, 1, LayoutStride>) {
     *y = from[i];
 }
 
 /// The packing kernel of rank-2 Views.
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
-pub fn copy_rank2<T: Pod>([i, j]: [usize; 2], y: &mut T, from: &ViewRef<'_, T, 2, LayoutStride>) {
+pub fn copy_rank2<T: Element>(
+    [i, j]: [usize; 2],
+    y: &mut T,
+    from: &ViewRef<'_, T, 2, LayoutStride>,
+) {
     *y = from[[i, j]];
 }
 
 /// The packing kernel of rank-3 Views.
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
-pub fn copy_rank3<T: Pod>(
+pub fn copy_rank3<T: Element>(
     [i, j, k]: [usize; 3],
     y: &mut T,
     from: &ViewRef<'_, T, 3, LayoutStride>,
@@ -48,7 +52,7 @@ pub fn copy_rank3<T: Pod>(
 /// The packing kernel of rank-4 Views.
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
-pub fn copy_rank4<T: Pod>(
+pub fn copy_rank4<T: Element>(
     [i, j, k, l]: [usize; 4],
     y: &mut T,
     from: &ViewRef<'_, T, 4, LayoutStride>,
@@ -59,7 +63,7 @@ pub fn copy_rank4<T: Pod>(
 /// The packing kernel of rank-5 Views.
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
-pub fn copy_rank5<T: Pod>(
+pub fn copy_rank5<T: Element>(
     [i, j, k, l, m]: [usize; 5],
     y: &mut T,
     from: &ViewRef<'_, T, 5, LayoutStride>,
@@ -70,7 +74,7 @@ pub fn copy_rank5<T: Pod>(
 /// The packing kernel of rank-6 Views.
 #[doc(hidden)]
 #[kernel(crate = granule_core)]
-pub fn copy_rank6<T: Pod>(
+pub fn copy_rank6<T: Element>(
     [i, j, k, l, m, n]: [usize; 6],
     y: &mut T,
     from: &ViewRef<'_, T, 6, LayoutStride>,
@@ -100,7 +104,7 @@ pub const KERNELS: &[&granule_core::kernel::DeviceKernel] = {
     message = "`{Self}` cannot pack a rank-{R} View of `{T}` for MPI",
     note = "packing kernels exist for ranks 1 to 6 (send a rank-7 or rank-8 View a subview at a time) and, on Cuda, for the primitive number types"
 )]
-pub trait Pack<T: Pod, const R: usize>: ExecutionSpace {
+pub trait Pack<T: Element, const R: usize>: ExecutionSpace {
     /// Copies every element of `from` to the same index of `into` (same
     /// extents), with a kernel on this space. Asynchronous on a device
     /// space, like any kernel.
@@ -116,7 +120,7 @@ pub trait Pack<T: Pod, const R: usize>: ExecutionSpace {
 impl<X, T, M> Pack<T, 1> for X
 where
     X: ExecutionSpace<MemorySpace = M>,
-    T: Pod,
+    T: Element,
     M: MemorySpace,
     for<'a, 'v, 'k> X:
         ParallelForImpl<RangePolicy<'a, X>, ViewParts<'v, T, 1, M>, copy_rank1<'k, T, M>>,
@@ -139,7 +143,7 @@ macro_rules! pack_rank {
         impl<X, T, M> Pack<T, $r> for X
         where
             X: ExecutionSpace<MemorySpace = M>,
-            T: Pod,
+            T: Element,
             M: MemorySpace,
             for<'a, 'v, 'k> X: ParallelForImpl<
                 MDRangePolicy<'a, X, $r>,
@@ -170,8 +174,8 @@ pub(crate) fn row_major<S: Storage, const R: usize, L: Layout>(view: &ViewBase<S
 }
 
 /// `view`'s elements in row-major order in a contiguous buffer: on the
-/// View's space ([`Packed::OnSpace`]) when the host can read it there,
-/// else downloaded to the host ([`Packed::Host`]). A row-major device View
+/// View's space (`Buffer::OnSpace`) when the host can read it there,
+/// else downloaded to the host (`Buffer::Host`). A row-major device View
 /// is downloaded as it is, in one copy; any other View is gathered by a
 /// kernel on `space` first.
 pub(crate) fn pack<X, S, T, M, const R: usize, L>(
@@ -181,7 +185,7 @@ pub(crate) fn pack<X, S, T, M, const R: usize, L>(
 where
     X: Pack<T, R, MemorySpace = M>,
     S: Storage<Elem = T, Space = M>,
-    T: Pod,
+    T: Element,
     M: MemorySpace,
     L: Layout,
     HostSpace: SpaceCopy<M>,
@@ -190,17 +194,17 @@ where
     if row_major(view) && !host_reads {
         let mut host = View::<T, R>::zeros(view.label(), view.extents())?;
         deep_copy(&mut host, view)?;
-        return Ok(Packed::Host(host));
+        return Ok(Packed(Buffer::Host(host)));
     }
     let mut buffer = View::zeros_in(space.memory_space(), view.label(), view.extents())?;
     space.copy_elements(view.strided(), &mut buffer);
     space.fence();
     if host_reads {
-        return Ok(Packed::OnSpace(buffer));
+        return Ok(Packed(Buffer::OnSpace(buffer)));
     }
     let mut host = View::<T, R>::zeros(view.label(), view.extents())?;
     deep_copy(&mut host, &buffer)?;
-    Ok(Packed::Host(host))
+    Ok(Packed(Buffer::Host(host)))
 }
 
 /// A buffer for a message to a rank-`R` View of `space` with `extents`:
@@ -213,17 +217,23 @@ pub(crate) fn landing<X, T, M, const R: usize>(
 ) -> Result<Packed<T, R, M>>
 where
     X: ExecutionSpace<MemorySpace = M>,
-    T: Pod,
+    T: Element,
     M: MemorySpace,
 {
-    Ok(match M::IS_HOST_ACCESSIBLE {
-        true => Packed::OnSpace(View::zeros_in(space.memory_space(), label, extents)?),
-        false => Packed::Host(View::zeros(label, extents)?),
-    })
+    Ok(Packed(match M::IS_HOST_ACCESSIBLE {
+        true => Buffer::OnSpace(View::zeros_in(space.memory_space(), label, extents)?),
+        false => Buffer::Host(View::zeros(label, extents)?),
+    }))
 }
 
-/// A View's elements in row-major order, ready to send.
-pub enum Packed<T: Pod, const R: usize, M: MemorySpace> {
+/// A View's elements in row-major order, ready to send: made only by this
+/// crate, which reads them on the host ([`Packed::as_slice`]) only where
+/// the host can ([`MemorySpace::IS_HOST_ACCESSIBLE`]); nothing outside it
+/// can wrap a device buffer in one.
+pub struct Packed<T: Element, const R: usize, M: MemorySpace>(Buffer<T, R, M>);
+
+/// Where a [`Packed`] message is.
+enum Buffer<T: Element, const R: usize, M: MemorySpace> {
     /// Gathered into a buffer of the View's own space, which the host
     /// reads.
     OnSpace(View<T, R, LayoutRight, M>),
@@ -231,20 +241,21 @@ pub enum Packed<T: Pod, const R: usize, M: MemorySpace> {
     Host(View<T, R>),
 }
 
-impl<T: Pod, const R: usize, M: MemorySpace> Packed<T, R, M> {
+impl<T: Element, const R: usize, M: MemorySpace> Packed<T, R, M> {
     /// The elements.
     pub fn as_slice(&self) -> &[T] {
-        match self {
-            Packed::OnSpace(v) => {
-                debug_assert!(M::IS_HOST_ACCESSIBLE);
+        match &self.0 {
+            Buffer::OnSpace(v) => {
+                assert!(M::IS_HOST_ACCESSIBLE);
                 // SAFETY: `OnSpace` is only made for a space the host can
-                // read (`pack` checks `IS_HOST_ACCESSIBLE`, whose contract
-                // says the host may dereference its pointers); a fresh
-                // LayoutRight View is contiguous, `size()` elements from
-                // its base, and `&self` keeps writers away.
+                // read (`pack` and `landing` check `IS_HOST_ACCESSIBLE`,
+                // whose contract says the host may dereference its
+                // pointers, and the assertion above says so again); a
+                // fresh LayoutRight View is contiguous, `size()` elements
+                // from its base, and `&self` keeps writers away.
                 unsafe { std::slice::from_raw_parts(v.as_ptr(), v.size()) }
             }
-            Packed::Host(v) => v
+            Buffer::Host(v) => v
                 .as_slice()
                 .expect("a freshly allocated LayoutRight View is contiguous"),
         }
@@ -261,14 +272,14 @@ impl<T: Pod, const R: usize, M: MemorySpace> Packed<T, R, M> {
         L: Layout,
         M: SpaceCopy<HostSpace> + SpaceCopy<M>,
     {
-        match self {
-            Packed::OnSpace(buffer) if row_major(view) => deep_copy(view, buffer)?,
-            Packed::Host(message) if row_major(view) => deep_copy(view, message)?,
-            Packed::OnSpace(buffer) => {
+        match &self.0 {
+            Buffer::OnSpace(buffer) if row_major(view) => deep_copy(view, buffer)?,
+            Buffer::Host(message) if row_major(view) => deep_copy(view, message)?,
+            Buffer::OnSpace(buffer) => {
                 space.copy_elements(buffer.strided(), view);
                 space.fence();
             }
-            Packed::Host(message) => {
+            Buffer::Host(message) => {
                 let mut buffer = View::<T, R, LayoutRight, M>::zeros_in(
                     space.memory_space(),
                     view.label(),
@@ -285,15 +296,15 @@ impl<T: Pod, const R: usize, M: MemorySpace> Packed<T, R, M> {
 
     /// The elements, to receive into.
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
-        match self {
-            Packed::OnSpace(v) => {
-                debug_assert!(M::IS_HOST_ACCESSIBLE);
+        match &mut self.0 {
+            Buffer::OnSpace(v) => {
+                assert!(M::IS_HOST_ACCESSIBLE);
                 let size = v.size();
                 // SAFETY: as in `as_slice`, and `&mut self` borrows the
                 // buffer uniquely for the slice's life.
                 unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr(), size) }
             }
-            Packed::Host(v) => v
+            Buffer::Host(v) => v
                 .as_slice_mut()
                 .expect("a freshly allocated LayoutRight View is contiguous"),
         }

@@ -92,7 +92,7 @@ pub fn all_reduce_view<S, const R: usize, L, Red, C>(
 ) -> Result<()>
 where
     S: StorageMut,
-    S::Elem: Wire + granule_views::Pod,
+    S::Elem: Wire + granule_views::Element,
     S::Space: SpaceCopy<HostSpace>,
     HostSpace: SpaceCopy<S::Space>,
     L: Layout,
@@ -109,7 +109,8 @@ where
     Ok(())
 }
 
-/// MPI_Allreduce of `mine` into `total` with `join` in rank order.
+/// MPI_Allreduce of `mine` into `total` with `join` in rank order, in
+/// the values' travelling form ([`Wire::Bytes`]).
 fn join_across<T, Red, C>(comm: &C, reducer: &Red, mine: &[T], total: &mut [T])
 where
     T: Wire,
@@ -123,33 +124,38 @@ where
     );
     let datatype = bytes_of::<T>();
     let count = i32::try_from(mine.len()).expect("all_reduce: more than 2^31 elements in one call");
+    let outgoing: Vec<T::Bytes> = mine.iter().map(|v| v.to_wire()).collect();
+    let mut incoming = vec![<T::Bytes as bytemuck::Zeroable>::zeroed(); total.len()];
     // MPI hands the operation `invec` (the lower ranks' part) and `inoutvec`
     // (the higher ranks'); the result, left in `inoutvec`, is in ⊕ inout.
     let op = UserOperation::associative(|lower: DynBuffer, higher: DynBufferMut| {
         let n = lower.len();
-        let lower = lower.as_ptr() as *const T;
+        let lower = lower.as_ptr() as *const T::Bytes;
         let mut higher = higher;
-        let higher = higher.as_mut_ptr() as *mut T;
+        let higher = higher.as_mut_ptr() as *mut T::Bytes;
         for k in 0..n {
             // SAFETY: MPI gives both buffers `n` elements of the datatype,
-            // one `T` each, written from valid `T`s (the `Wire` contract
-            // makes their bytes valid here); MPI's buffers may be unaligned
-            // for `T`, hence the unaligned reads and write.
+            // `size_of::<T::Bytes>()` bytes each; every bit pattern is a
+            // valid `T::Bytes` (Pod), whichever rank wrote them; MPI's
+            // buffers may be unaligned, hence the unaligned reads and write.
             unsafe {
-                let mut acc = lower.add(k).read_unaligned();
-                reducer.join(&mut acc, &higher.add(k).read_unaligned());
-                higher.add(k).write_unaligned(acc);
+                let mut acc = T::from_wire(lower.add(k).read_unaligned());
+                reducer.join(&mut acc, &T::from_wire(higher.add(k).read_unaligned()));
+                higher.add(k).write_unaligned(acc.to_wire());
             }
         }
     });
-    // SAFETY: both buffers hold `count` values of `T`, which the datatype
-    // describes as `size_of::<T>()` opaque bytes each; they live until
-    // the blocking call returns.
+    // SAFETY: both buffers hold `count` values of `T::Bytes`, which the
+    // datatype describes as `size_of::<T::Bytes>()` opaque bytes each,
+    // none uninitialised (Pod); they live until the blocking call returns.
     let (send, mut recv) = unsafe {
         (
-            DynBuffer::from_raw(mine.as_ptr(), count, datatype.as_ref()),
-            DynBufferMut::from_raw(total.as_mut_ptr(), count, datatype.as_ref()),
+            DynBuffer::from_raw(outgoing.as_ptr(), count, datatype.as_ref()),
+            DynBufferMut::from_raw(incoming.as_mut_ptr(), count, datatype.as_ref()),
         )
     };
     comm.all_reduce_into(&send, &mut recv, &op);
+    for (t, r) in total.iter_mut().zip(incoming) {
+        *t = T::from_wire(r);
+    }
 }

@@ -50,6 +50,22 @@ fn body(world: &SimpleCommunicator) -> Outcome {
             loc: if p > 2 { 98 } else { 100 }
         }
     );
+    // A value with padding (f32 then usize): it travels without it.
+    let padded = all_reduce(
+        world,
+        &MaxLoc,
+        ValLocScalar {
+            val: r as f32 * 0.5,
+            loc: 1000 + r as usize,
+        },
+    );
+    assert_eq!(
+        (padded.val, padded.loc),
+        ((p - 1) as f32 * 0.5, 1000 + (p - 1) as usize)
+    );
+    // A bool travels as a u8.
+    assert!(all_reduce(world, &LOr, r == p - 1));
+    assert!(!all_reduce(world, &LAnd, r == 0 && p > 1));
     let highest = all_reduce(
         world,
         &MaxLoc,

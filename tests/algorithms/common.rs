@@ -45,7 +45,7 @@ impl Rng {
 }
 
 /// A rank-1 View in `space`'s memory holding `data`.
-pub fn view_in<S: ExecutionSpace, T: Pod>(
+pub fn view_in<S: ExecutionSpace, T: Element>(
     space: &S,
     label: &str,
     data: Vec<T>,
@@ -58,7 +58,7 @@ where
 }
 
 /// A View's elements, read through a mirror.
-pub fn read<T: Pod, L: Layout, M: MemorySpace>(v: &View1<T, L, M>) -> Vec<T>
+pub fn read<T: Element, L: Layout, M: MemorySpace>(v: &View1<T, L, M>) -> Vec<T>
 where
     HostSpace: SpaceCopy<M>,
 {

@@ -37,12 +37,20 @@ macro_rules! reduce_tests {
                     .max_by_key(|&(i, v)| (v, std::cmp::Reverse(i)));
                 assert_eq!(min_element(&s, &x), first_min, "n {n}");
                 assert_eq!(max_element(&s, &x), first_max, "n {n}");
+                // minmax_element: the first smallest and the last largest,
+                // as Rust's own `min_by` and `max_by` (and Kokkos) give.
+                let std_min = data
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .min_by(|a, b| a.1.cmp(&b.1));
+                let std_max = data
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .max_by(|a, b| a.1.cmp(&b.1));
                 let mm = minmax_element(&s, &x);
-                assert_eq!(
-                    mm.map(|m| (m.min, m.max)),
-                    first_min.zip(first_max),
-                    "n {n}"
-                );
+                assert_eq!(mm.map(|m| (m.min, m.max)), std_min.zip(std_max), "n {n}");
                 let y = view_in(&s, "y", data.clone());
                 assert!(equal(&s, &x, &y));
                 if n > 0 {
@@ -61,6 +69,22 @@ macro_rules! reduce_tests {
             assert_eq!(max_element(&s, &x), Some((1, 2.0)));
             let nans = view_in(&s, "nans", vec![f64::NAN; 3]);
             assert_eq!(min_element(&s, &nans), None);
+            let mm = minmax_element(
+                &s,
+                &view_in(&s, "ties", vec![3.0, -1.0, 3.0, f64::NAN, -1.0, 3.0]),
+            );
+            assert_eq!(mm.map(|m| (m.min, m.max)), Some(((1, -1.0), (5, 3.0))));
+            // The largest value of the type, at every index: the last one.
+            let top = view_in(&s, "top", vec![i32::MAX; 5]);
+            assert_eq!(
+                minmax_element(&s, &top).map(|m| (m.min.0, m.max.0)),
+                Some((0, 4))
+            );
+            let bottom = view_in(&s, "bottom", vec![i32::MIN; 5]);
+            assert_eq!(
+                minmax_element(&s, &bottom).map(|m| (m.min.0, m.max.0)),
+                Some((0, 4))
+            );
             let empty = view_in(&s, "empty", Vec::<f64>::new());
             assert_eq!(
                 (reduce(&s, &empty, Sum, None), minmax_element(&s, &empty)),

@@ -229,6 +229,45 @@ macro_rules! scan_tests {
             }
         }
 
+        /// A float scan's total is its own last value, bit for bit: the
+        /// last output of an inclusive scan, the last output joined with
+        /// the last input of an exclusive one (Kokkos's contract), in
+        /// place or not, whatever the blocks' prefixes round to.
+        #[test]
+        fn float_scan_totals_are_their_last_values() {
+            let s = space();
+            for n in [1usize, 4097, 16_385, 123_457] {
+                let data: Vec<f32> = (0..n)
+                    .map(|i| ((i * 2_654_435_761) % 1000) as f32 * 1e-3 + 0.1)
+                    .collect();
+                let x = view_in(&s, "x", data.clone());
+                let mut y = view_in(&s, "y", vec![0f32; n]);
+                for init in [None, Some(0.25f32)] {
+                    let t = inclusive_scan(&s, &x, &mut y, Sum, init).unwrap();
+                    let last = read(&y)[n - 1];
+                    assert_eq!(
+                        t.to_bits(),
+                        last.to_bits(),
+                        "inclusive n {n}: {t} vs {last}"
+                    );
+                    let t = exclusive_scan(&s, &x, &mut y, Sum, init).unwrap();
+                    let end = read(&y)[n - 1] + data[n - 1];
+                    assert_eq!(t.to_bits(), end.to_bits(), "exclusive n {n}: {t} vs {end}");
+                }
+                let mut z = view_in(&s, "z", data.clone());
+                let t = exclusive_scan_in_place(&s, &mut z, Sum, None);
+                let end = read(&z)[n - 1] + data[n - 1];
+                assert_eq!(t.to_bits(), end.to_bits(), "exclusive in place n {n}");
+                let mut z = view_in(&s, "z", data.clone());
+                let t = inclusive_scan_in_place(&s, &mut z, Sum, None);
+                assert_eq!(
+                    t.to_bits(),
+                    read(&z)[n - 1].to_bits(),
+                    "inclusive in place n {n}"
+                );
+            }
+        }
+
         #[test]
         fn f32_scans_of_small_integers_match_the_fold_exactly() {
             // Every partial sum stays below 2^24, so it is exact in f32 in

@@ -185,6 +185,47 @@ macro_rules! sort_tests {
         }
 
         #[test]
+        fn is_sorted_compares_neighbours_of_strided_views() {
+            // A column of a 3x4 View: stride 4, length 3.
+            let s = space();
+            let grid = |col: [i32; 3]| {
+                let data: Vec<i32> = (0..12)
+                    .map(|k| {
+                        if k % 4 == 1 {
+                            col[k / 4]
+                        } else {
+                            100 - k as i32
+                        }
+                    })
+                    .collect();
+                View2::<i32, LayoutRight, _>::from_vec_in(s.memory_space(), "g", [3, 4], data)
+                    .unwrap()
+            };
+            let up = grid([1, 2, 3]);
+            let down = grid([30, 20, 10]);
+            let bumpy = grid([1, 3, 2]);
+            let (up, down, bumpy) = (
+                up.subview((ALL, 1)).unwrap(),
+                down.subview((ALL, 1)).unwrap(),
+                bumpy.subview((ALL, 1)).unwrap(),
+            );
+            assert_eq!(up.stride(0), 4);
+            assert!(is_sorted(&s, &up));
+            assert!(is_sorted_by(&s, &down, greater()));
+            assert!(!is_sorted(&s, &down) && !is_sorted(&s, &bumpy));
+            assert!(!is_sorted_by(&s, &bumpy, greater()));
+            // One element, and a column of one row.
+            let one = View2::<i32, LayoutRight, _>::from_vec_in(
+                s.memory_space(),
+                "o",
+                [1, 4],
+                vec![9, 1, 5, 0],
+            )
+            .unwrap();
+            assert!(is_sorted(&s, &one.subview((ALL, 2)).unwrap()));
+        }
+
+        #[test]
         fn comparison_sort_by_an_inconsistent_comparator_races_nowhere() {
             // Every output place has one writer whatever the comparator
             // answers, so the sort returns with elements of its input (in

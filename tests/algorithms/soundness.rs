@@ -107,6 +107,23 @@ macro_rules! soundness_tests {
                 let mut x = view_in(s, "x", (0..n as i64).rev().collect());
                 let _ = sort_by(s, &mut x, less_unless(at));
             });
+            // Wherever the comparator fails (sorting the runs or tiles, or
+            // merging them), the View keeps every element once.
+            let m = 20_000usize;
+            for at in [0i64, 17, (m / 3) as i64, (m / 2) as i64] {
+                let mut x = view_in(&s, "x", (0..m as i64).rev().collect());
+                let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let _ = sort_by(&s, &mut x, less_unless(at));
+                    s.fence();
+                }));
+                assert!(failed.is_err(), "the comparator fails at {at}");
+                let mut got = read(&x);
+                got.sort_unstable();
+                assert!(
+                    got.iter().copied().eq(0..m as i64),
+                    "failing at {at}: elements lost"
+                );
+            }
             let x = view_in(&s, "x", (0..n as i64).collect());
             let mut y = view_in(&s, "y", vec![0i64; n]);
             assert_eq!(copy_if(&s, &x, &mut y, even_unless(-1)).unwrap(), n / 2);
@@ -121,6 +138,83 @@ macro_rules! soundness_tests {
 /// predicate whose answers change between calls.
 macro_rules! host_soundness_tests {
     () => {
+        /// A predicate that dispatches on another space while its block is
+        /// scanned: its thread waits in rayon, which may run another
+        /// block's worker on top of it. Every look-back algorithm must
+        /// finish regardless, with the right answer.
+        #[cfg(feature = "rayon")]
+        #[test]
+        fn algorithms_whose_user_code_dispatches_elsewhere_finish() {
+            let n = 300_000usize;
+            let (kept, total, first) = crate::soundness::outcome("nested dispatch", move || {
+                let s = space();
+                let other = granule::Rayon::new(2).unwrap();
+                let nested = |v: i64| {
+                    if v % 4096 == 0 {
+                        parallel_for("inner", RangePolicy::new(&other, 0..64), (), |_, ()| {});
+                    }
+                };
+                let x = view_in(&s, "x", (0..n as i64).collect());
+                let mut y = view_in(&s, "y", vec![0i64; n]);
+                let kept = copy_if(&s, &x, &mut y, |v: i64| {
+                    nested(v);
+                    v % 3 == 0
+                })
+                .unwrap();
+                let first = read(&y)[kept - 1];
+                let mut z = view_in(&s, "z", vec![0i64; n]);
+                let total = transform_inclusive_scan(&s, &x, &mut z, Sum, None, |v: i64| {
+                    nested(v);
+                    v
+                })
+                .unwrap();
+                (kept, total, first)
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+            let n64 = n as i64;
+            assert_eq!((kept, total, first), (n / 3, n64 * (n64 - 1) / 2, n64 - 3));
+        }
+
+        #[test]
+        fn a_comparator_that_panics_leaves_the_view_a_permutation() {
+            use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+            let s = space();
+            let mut panicked = 0;
+            for n in [16_384usize, 32_768, 100_003] {
+                // A permutation of 0..n (7919 is prime, coprime to each n).
+                let data: Vec<i64> = (0..n as i64).map(|i| (i * 7919 + 13) % n as i64).collect();
+                let calls = AtomicUsize::new(0);
+                let mut x = view_in(&s, "x", data.clone());
+                sort_by(&s, &mut x, |a: i64, b: i64| {
+                    calls.fetch_add(1, Relaxed);
+                    a < b
+                })
+                .unwrap();
+                let total = calls.into_inner();
+                // The last merge round writes the View from its scratch.
+                for before_end in [1, 200, total / 4, total / 2, total - 1] {
+                    let stop = total - before_end;
+                    let seen = AtomicUsize::new(0);
+                    let mut x = view_in(&s, "x", data.clone());
+                    let sorted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        sort_by(&s, &mut x, |a: i64, b: i64| {
+                            assert!(seen.fetch_add(1, Relaxed) != stop, "user code failed");
+                            a < b
+                        })
+                    }));
+                    panicked += usize::from(sorted.is_err());
+                    let mut got = read(&x);
+                    got.sort_unstable();
+                    assert!(
+                        got.iter().copied().eq(0..n as i64),
+                        "n {n}, a panic {before_end} comparisons before the end: \
+                         the View lost elements"
+                    );
+                }
+            }
+            assert!(panicked > 0, "no comparator panicked");
+        }
+
         #[test]
         fn host_closures_that_panic_unwind_and_impure_predicates_are_called_once() {
             let n = 300_000usize;

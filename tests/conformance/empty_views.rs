@@ -43,7 +43,7 @@ macro_rules! empty_view_tests {
             assert_eq!(h.unwrap().extents(), [0]);
         }
 
-        // Elements of no bytes (`[T; 0]` is Pod): a View of several of
+        // Elements of no bytes (`[T; 0]` is Element): a View of several of
         // them spans 0 bytes, as an empty View does, in every direction
         // and through the mapped (strided) path too.
         #[test]

@@ -300,6 +300,14 @@ pub fn exclusive_index_f32(i: usize, e: &mut f32, p: &mut f32, last: bool) {
 }
 
 #[kernel(scan)]
+pub fn inclusive_f32_of(i: usize, e: &mut f32, p: &mut f32, last: bool, x: &View1<f32>) {
+    *p += x[i];
+    if last {
+        *e = *p;
+    }
+}
+
+#[kernel(scan)]
 pub fn inclusive_index_f64(i: usize, e: &mut f64, p: &mut f64, last: bool) {
     *p += i as f64;
     if last {
@@ -672,6 +680,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     min_and_count,
     exclusive_and_inclusive,
     exclusive_index_f32,
+    inclusive_f32_of,
     inclusive_index_f64,
     exclusive_in_place,
     factorials,

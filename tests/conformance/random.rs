@@ -244,6 +244,22 @@ macro_rules! random_tests {
                     XorShift64Pool::new("p", 1, 0),
                     Err(RandomError::EmptyPool { .. })
                 ));
+                // State i of a XorShift1024 pool is words 16 i..16 i + 16 of
+                // its 64-bit counter: past 2^60 states, two would share one.
+                let e = XorShift1024Pool::new("p", 7, usize::MAX).unwrap_err();
+                assert!(
+                    matches!(e, RandomError::TooManyStates { max, .. } if max == 1 << 60),
+                    "{e}"
+                );
+                assert!(e.to_string().contains("random pool \"p\""), "{e}");
+                let most = XorShift1024Pool::new("most", 7, 1 << 60).unwrap();
+                let draws = |i: usize| {
+                    let mut g = most.get_state(i);
+                    (0..64).map(|_| g.urand64()).collect::<Vec<_>>()
+                };
+                assert_ne!(draws(3), draws(3 + (1 << 59)));
+                assert_ne!(draws(0), draws((1 << 60) - 1));
+                assert!(XorShift64Pool::new("p", 7, usize::MAX).is_ok());
                 let pool = XorShift64Pool::new("p", 1, 4).unwrap();
                 let s = space();
                 let mut f =

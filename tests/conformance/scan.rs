@@ -44,6 +44,35 @@ macro_rules! scan_tests {
             }
         }
 
+        /// The total is the scan's own last value, bit for bit (Kokkos
+        /// returns the last inclusive value, from the same accumulator),
+        /// though the blocks' regrouped prefixes round differently.
+        #[test]
+        fn a_float_scans_total_is_its_last_value() {
+            let s = space();
+            for n in [1usize, 4097, 16_385, 123_457] {
+                let x = View1::<f32, LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, |i| {
+                    ((i * 2_654_435_761) % 1000) as f32 * 1e-3 + 0.1
+                })
+                .unwrap();
+                let mut y =
+                    View1::<f32, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
+                let total = parallel_scan(
+                    "f32 total",
+                    RangePolicy::new(&s, 0..n),
+                    &mut y,
+                    inclusive_f32_of(&x),
+                );
+                let y = create_mirror_view_and_copy(&y).unwrap();
+                assert_eq!(
+                    total.to_bits(),
+                    y[n - 1].to_bits(),
+                    "n {n}: {total} vs {}",
+                    y[n - 1]
+                );
+            }
+        }
+
         #[test]
         fn scan_float_and_double_small_sizes() {
             let s = space();
@@ -181,6 +210,40 @@ macro_rules! scan_tests {
 /// Host-space-only scan tests (see `for_host_only_tests!`).
 macro_rules! scan_host_only_tests {
     () => {
+        /// A functor that dispatches on another space while its block is
+        /// being scanned: the thread waits in rayon, which may run another
+        /// block's worker on top of it. The scan must finish regardless.
+        #[cfg(feature = "rayon")]
+        #[test]
+        fn a_scan_whose_functor_dispatches_elsewhere_finishes() {
+            let n = 200_000usize;
+            let got = crate::soundness::within_deadline("nested dispatch", move || {
+                let s = space();
+                let other = granule::Rayon::new(2).unwrap();
+                let mut y = View1::<u64>::zeros("y", n).unwrap();
+                let total = parallel_scan(
+                    "scan with a nested dispatch",
+                    RangePolicy::new(&s, 0..n),
+                    &mut y,
+                    |i: usize, yi: &mut u64, p: &mut u64, last: bool| {
+                        if !last && i % 4096 == 0 {
+                            parallel_for("inner", RangePolicy::new(&other, 0..64), (), |_, ()| {});
+                        }
+                        *p += i as u64;
+                        if last {
+                            *yi = *p;
+                        }
+                    },
+                );
+                (total, y[n - 1], y[1000])
+            });
+            let n64 = n as u64;
+            assert_eq!(
+                got,
+                (n64 * (n64 - 1) / 2, n64 * (n64 - 1) / 2, 1000 * 1001 / 2)
+            );
+        }
+
         // Host-only: `reducer::custom` builds its init and join from
         // closures, which exist only on the host (a device reducer is a
         // `#[device] impl Reducer`).

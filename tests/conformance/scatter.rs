@@ -121,7 +121,7 @@ macro_rules! scatter_tests {
                 out
             }
 
-            fn host<T: Copy + granule::views::Pod, const R: usize, M>(
+            fn host<T: Copy + granule::views::Element, const R: usize, M>(
                 v: &View<T, R, LayoutRight, M>,
             ) -> Vec<T>
             where

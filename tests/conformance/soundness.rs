@@ -33,6 +33,23 @@ pub fn panic_of<F: FnOnce() + Send + 'static>(what: &str, f: F) -> Box<dyn Any +
     }
 }
 
+/// Runs `f` on its own thread and returns what it returned; fails if it
+/// panics or does not finish by the deadline (a dispatch that hangs).
+pub fn within_deadline<R: Send + 'static, F: FnOnce() -> R + Send + 'static>(
+    what: &str,
+    f: F,
+) -> R {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(catch_unwind(AssertUnwindSafe(f)));
+    });
+    match rx.recv_timeout(DEADLINE) {
+        Ok(Ok(r)) => r,
+        Ok(Err(payload)) => panic!("{what}: panicked: {}", message(&*payload)),
+        Err(_) => panic!("{what}: still running after {DEADLINE:?}: the dispatch hung"),
+    }
+}
+
 /// The text of a panic payload.
 pub fn message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<String>() {

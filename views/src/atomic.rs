@@ -6,9 +6,9 @@
 //! ordering; the end of a parallel dispatch (a join) orders them against
 //! later reads.
 
+use crate::element::Element;
 use crate::error::{Result, ViewError};
 use crate::layout::{Layout, Mapping};
-use crate::pod::Pod;
 use crate::space::{HostAccessible, HostSpace, MemorySpace};
 use crate::storage::StorageMut;
 use crate::view::{IntoIndex, ViewBase};
@@ -24,7 +24,7 @@ use std::sync::atomic::{self as sa, Ordering::Relaxed};
 /// # Safety
 /// `Atom` must have the same size as `Self`, and `as_atom` must only
 /// reinterpret memory (no copy), so that all threads operate on one word.
-pub unsafe trait Atomic: Pod + PartialOrd {
+pub unsafe trait Atomic: Element + PartialOrd {
     /// The standard atomic type operated on.
     type Atom: Sync;
     /// Reinterprets an element as its atomic type.

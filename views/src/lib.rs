@@ -52,28 +52,28 @@
 //! - [`Storage`](storage::Storage), [`StorageMut`](storage::StorageMut),
 //!   [`MemorySpace`], [`HostAccessible`], [`SpaceCopy`] (unsafe traits):
 //!   memory validity, uniqueness, host reachability, exact copies.
-//! - [`Pod`] (unsafe trait): zero is a valid value and bytes copy faithfully.
 //! - [`Atomic`] (unsafe trait): the atom type matches the element's layout.
 
 pub mod atomic;
 pub mod chunk;
 mod copy;
+pub mod element;
 pub mod error;
 pub mod layout;
 mod mirror;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
-mod pod;
 pub mod space;
 pub mod storage;
 pub mod view;
 
 pub use atomic::{Atomic, AtomicView};
+pub use bytemuck;
 pub use copy::deep_copy;
+pub use element::{AnyBitPattern, Element, NoUninit, Zeroable};
 pub use error::{Result, ViewError};
 pub use layout::{Layout, LayoutLeft, LayoutRight, LayoutStride, Mapping};
 pub use mirror::{create_mirror, create_mirror_view, create_mirror_view_and_copy, MirrorView};
-pub use pod::Pod;
 pub use space::{HostAccessible, HostSpace, MemorySpace, SpaceCopy};
 pub use view::{
     All, View, View1, View2, View3, View4, View5, View6, View7, View8, ViewBase, ViewMut, ViewRef,

@@ -1,9 +1,9 @@
 //! Host mirrors of Views (Kokkos's `create_mirror` family).
 
 use crate::copy::deep_copy;
+use crate::element::Element;
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::pod::Pod;
 use crate::space::{HostSpace, MemorySpace, SpaceCopy};
 use crate::storage::{Borrowed, Storage};
 use crate::view::{IntoIndex, View, ViewBase, ViewRef};
@@ -29,14 +29,14 @@ pub fn create_mirror<S: Storage, const R: usize, L: Layout>(
 /// memory space is host-accessible; otherwise a new host View, which
 /// [`create_mirror_view_and_copy`] also fills.
 #[derive(Debug)]
-pub enum MirrorView<'a, T: Pod, const R: usize, L: Layout> {
+pub enum MirrorView<'a, T: Element, const R: usize, L: Layout> {
     /// The original View, borrowed: no allocation, no copy.
     Same(ViewRef<'a, T, R, L, HostSpace>),
     /// A separate host allocation.
     Copy(View<T, R, L, HostSpace>),
 }
 
-impl<T: Pod, const R: usize, L: Layout> MirrorView<'_, T, R, L> {
+impl<T: Element, const R: usize, L: Layout> MirrorView<'_, T, R, L> {
     /// A shared borrow of the mirror's elements.
     pub fn as_view(&self) -> ViewRef<'_, T, R, L, HostSpace> {
         match self {
@@ -68,7 +68,7 @@ impl<T: Pod, const R: usize, L: Layout> MirrorView<'_, T, R, L> {
     }
 }
 
-impl<T: Pod, const R: usize, L: Layout, I: IntoIndex<R>> Index<I> for MirrorView<'_, T, R, L> {
+impl<T: Element, const R: usize, L: Layout, I: IntoIndex<R>> Index<I> for MirrorView<'_, T, R, L> {
     type Output = T;
     #[track_caller]
     fn index(&self, idx: I) -> &T {

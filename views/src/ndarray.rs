@@ -17,9 +17,9 @@
 //! The borrows follow the write model: an `ArrayViewMut` of a View holds
 //! the View's `&mut`, and a `ViewMut` of an array holds the array's.
 
+use crate::element::Element;
 use crate::error::{Result, ViewError};
 use crate::layout::{Layout, LayoutStride, Mapping};
-use crate::pod::Pod;
 use crate::space::{HostAccessible, HostSpace};
 use crate::storage::{Borrowed, BorrowedMut, Storage, StorageMut};
 use crate::view::{View, ViewBase, ViewMut, ViewRef};
@@ -139,7 +139,7 @@ fn shape_of<const R: usize>(
     Ok((extents, out))
 }
 
-impl<'a, T: Pod, const R: usize> ViewRef<'a, T, R, LayoutStride, HostSpace> {
+impl<'a, T: Element, const R: usize> ViewRef<'a, T, R, LayoutStride, HostSpace> {
     /// An ndarray view as a View of the same elements (no copy), with its
     /// strides: a transposed or sliced array gives a strided View.
     ///
@@ -169,7 +169,7 @@ impl<'a, T: Pod, const R: usize> ViewRef<'a, T, R, LayoutStride, HostSpace> {
     }
 }
 
-impl<'a, T: Pod, const R: usize> ViewMut<'a, T, R, LayoutStride, HostSpace> {
+impl<'a, T: Element, const R: usize> ViewMut<'a, T, R, LayoutStride, HostSpace> {
     /// A mutable ndarray view as a View (no copy): writes through the View
     /// are the array's.
     ///
@@ -198,7 +198,7 @@ impl<'a, T: Pod, const R: usize> ViewMut<'a, T, R, LayoutStride, HostSpace> {
     }
 }
 
-impl<T: Pod, const R: usize, L: Layout> View<T, R, L, HostSpace> {
+impl<T: Element, const R: usize, L: Layout> View<T, R, L, HostSpace> {
     /// A new host View of layout `L` holding a copy of an array's elements
     /// (one copy, whatever the array's memory order).
     ///

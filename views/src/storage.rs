@@ -5,8 +5,8 @@
 //! instead, with a Rust lifetime: sharing is borrowing, never reference
 //! counting, so the borrow checker proves no write races a read.
 
+use crate::element::Element;
 use crate::error::{Result, ViewError};
-use crate::pod::Pod;
 use crate::space::{HostSpace, MemorySpace};
 use std::borrow::Cow;
 use std::marker::PhantomData;
@@ -20,7 +20,7 @@ use std::ptr::NonNull;
 /// nothing may write there while the storage is shared.
 pub unsafe trait Storage {
     /// The element type.
-    type Elem: Pod;
+    type Elem: Element;
     /// The memory space the elements live in.
     type Space: MemorySpace;
     /// Base pointer (offset 0 of the mapping).
@@ -40,14 +40,14 @@ pub unsafe trait StorageMut: Storage {}
 
 /// An allocation owned by its View.
 #[derive(Debug)]
-pub struct Owned<T: Pod, M: MemorySpace = HostSpace> {
+pub struct Owned<T: Element, M: MemorySpace = HostSpace> {
     ptr: NonNull<T>,
     bytes: usize,
     space: M,
     label: Box<str>,
 }
 
-impl<T: Pod, M: MemorySpace> Owned<T, M> {
+impl<T: Element, M: MemorySpace> Owned<T, M> {
     /// Bytes `len` elements take, if an allocation of that size is possible.
     pub(crate) fn byte_size(label: &str, len: usize, extents: &[usize]) -> Result<usize> {
         let elem = std::mem::size_of::<T>();
@@ -94,7 +94,7 @@ impl<T: Pod, M: MemorySpace> Owned<T, M> {
     }
 }
 
-impl<T: Pod, M: MemorySpace> Drop for Owned<T, M> {
+impl<T: Element, M: MemorySpace> Drop for Owned<T, M> {
     fn drop(&mut self) {
         // SAFETY: `ptr` and `bytes` are exactly what `allocate` returned and
         // were never released before: Owned is not Clone.
@@ -103,16 +103,16 @@ impl<T: Pod, M: MemorySpace> Drop for Owned<T, M> {
 }
 
 // SAFETY: Owned is a unique owner of plain data, like a Box<[T]>.
-unsafe impl<T: Pod, M: MemorySpace> Send for Owned<T, M> {}
+unsafe impl<T: Element, M: MemorySpace> Send for Owned<T, M> {}
 // SAFETY: shared access only reads; writes need &mut.
-unsafe impl<T: Pod, M: MemorySpace> Sync for Owned<T, M> {}
+unsafe impl<T: Element, M: MemorySpace> Sync for Owned<T, M> {}
 
 // SAFETY: `&mut Owned` is the only path to the allocation.
-unsafe impl<T: Pod, M: MemorySpace> StorageMut for Owned<T, M> {}
+unsafe impl<T: Element, M: MemorySpace> StorageMut for Owned<T, M> {}
 
 /// A shared borrow of elements owned elsewhere (a subview, or a user slice).
 #[derive(Debug, Clone)]
-pub struct Borrowed<'a, T: Pod, M: MemorySpace = HostSpace> {
+pub struct Borrowed<'a, T: Element, M: MemorySpace = HostSpace> {
     ptr: NonNull<T>,
     space: M,
     label: Cow<'a, str>,
@@ -121,14 +121,14 @@ pub struct Borrowed<'a, T: Pod, M: MemorySpace = HostSpace> {
 
 /// A unique borrow of elements owned elsewhere (a mutable subview, or a user slice).
 #[derive(Debug)]
-pub struct BorrowedMut<'a, T: Pod, M: MemorySpace = HostSpace> {
+pub struct BorrowedMut<'a, T: Element, M: MemorySpace = HostSpace> {
     ptr: NonNull<T>,
     space: M,
     label: Cow<'a, str>,
     _borrow: PhantomData<&'a mut [T]>,
 }
 
-impl<'a, T: Pod, M: MemorySpace> Borrowed<'a, T, M> {
+impl<'a, T: Element, M: MemorySpace> Borrowed<'a, T, M> {
     /// # Safety
     /// `ptr` must be valid for reads of the mapping it will be used with, for `'a`,
     /// with no writer during `'a`.
@@ -142,7 +142,7 @@ impl<'a, T: Pod, M: MemorySpace> Borrowed<'a, T, M> {
     }
 }
 
-impl<'a, T: Pod, M: MemorySpace> BorrowedMut<'a, T, M> {
+impl<'a, T: Element, M: MemorySpace> BorrowedMut<'a, T, M> {
     /// # Safety
     /// `ptr` must be valid for reads and writes of the mapping it will be used
     /// with, for `'a`, with no other access during `'a`.
@@ -157,13 +157,13 @@ impl<'a, T: Pod, M: MemorySpace> BorrowedMut<'a, T, M> {
 }
 
 // SAFETY: behaves like `&'a [T]` with T: Sync.
-unsafe impl<T: Pod, M: MemorySpace> Send for Borrowed<'_, T, M> {}
+unsafe impl<T: Element, M: MemorySpace> Send for Borrowed<'_, T, M> {}
 // SAFETY: behaves like `&'a [T]` with T: Sync.
-unsafe impl<T: Pod, M: MemorySpace> Sync for Borrowed<'_, T, M> {}
+unsafe impl<T: Element, M: MemorySpace> Sync for Borrowed<'_, T, M> {}
 // SAFETY: behaves like `&'a mut [T]` with T: Send.
-unsafe impl<T: Pod, M: MemorySpace> Send for BorrowedMut<'_, T, M> {}
+unsafe impl<T: Element, M: MemorySpace> Send for BorrowedMut<'_, T, M> {}
 // SAFETY: behaves like `&'a mut [T]` with T: Sync; shared access only reads.
-unsafe impl<T: Pod, M: MemorySpace> Sync for BorrowedMut<'_, T, M> {}
+unsafe impl<T: Element, M: MemorySpace> Sync for BorrowedMut<'_, T, M> {}
 
 /// The `Storage` impl shared by the three storages, which keep their
 /// pointer, label and space in fields of the same names.
@@ -173,7 +173,7 @@ macro_rules! storage_impl {
         // lives: an `Owned` allocated it for the mapping and frees it only on
         // drop; a borrow got it under its constructor's contract for `'a`,
         // which outlives the storage.
-        unsafe impl<T: Pod, M: MemorySpace> Storage for $ty {
+        unsafe impl<T: Element, M: MemorySpace> Storage for $ty {
             type Elem = T;
             type Space = M;
             #[inline(always)]
@@ -192,4 +192,4 @@ macro_rules! storage_impl {
 storage_impl!(Owned<T, M>, Borrowed<'_, T, M>, BorrowedMut<'_, T, M>);
 
 // SAFETY: the borrow is unique for `'a` (constructor contract).
-unsafe impl<T: Pod, M: MemorySpace> StorageMut for BorrowedMut<'_, T, M> {}
+unsafe impl<T: Element, M: MemorySpace> StorageMut for BorrowedMut<'_, T, M> {}

@@ -50,13 +50,14 @@
 use super::{CompactByFlagsImpl, CompactImpl, UniqueImpl};
 use crate::host::buffer::with_buffer;
 use crate::host::raw::{Dst, Src};
-use crate::host::{lookback, stream, HostExec, BLOCK, STREAM_BYTES};
+use crate::host::{chain, stream, HostExec, BLOCK, STREAM_BYTES};
 use crate::io::{Input, Output};
+use granule_core::exec::lookback::{Block, Stop};
 use granule_core::exec::{block_bounds, block_count};
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{Logical, Sum};
 use granule_core::Serial;
-use granule_views::{HostSpace, Pod};
+use granule_views::{Element, HostSpace};
 
 /// A block's elements, the index of the first and the element before it.
 type Part<'x, T> = (&'x [T], usize, Option<T>);
@@ -87,7 +88,7 @@ unsafe fn compact<E, T, K>(
 ) -> usize
 where
     E: HostExec,
-    T: Pod,
+    T: Element,
     K: Fn(usize, T, Option<T>) -> bool + Sync,
 {
     let n = src.len;
@@ -130,13 +131,13 @@ where
         block
     };
     let blocks = block_count(n, block);
-    let total = lookback::run(
+    let total = chain(
         exec,
         label,
         blocks,
         &Sum,
         None,
-        |blk, carry: &mut Ahead<T>| {
+        |blk: &Block<'_, '_, usize, Sum, Selected<T>>, carry: &mut Ahead<T>| {
             #[cfg(target_arch = "x86_64")]
             if let Some(isa) = ahead {
                 let ins = (&src, prev, block);
@@ -144,8 +145,8 @@ where
                 // writes the input; the caller's contract sizes the output.
                 return unsafe { staged_ahead(isa, ins, keep, &outs.kept, blk, carry) };
             }
-            let (lo, hi) = block_bounds(0, n, block, blk.index);
-            let before = before_block(prev, blk.index);
+            let (lo, hi) = block_bounds(0, n, block, blk.index());
+            let before = before_block(prev, blk.index());
             with_buffer::<T, _>(gather, |gbuf| {
                 // SAFETY: out of place nothing writes `src`; in place, no block
                 // writes lo..hi before this one has published its count, and
@@ -206,19 +207,23 @@ where
 /// rejects) in the whole input, and in place only blocks that have
 /// published their counts are written over (see the module's note).
 #[allow(clippy::too_many_arguments)]
-unsafe fn staged<T: Pod, K, R>(
+unsafe fn staged<T: Element, K, R>(
     part: Part<'_, T>,
     keep: &K,
     outs: &Outs<T>,
     stream: bool,
     packer: Option<Packer>,
-    blk: &lookback::Block<'_, '_, usize, R>,
-) -> Result<(), lookback::Abandoned>
+    blk: &Block<'_, '_, usize, R, Selected<T>>,
+) -> Result<(), Stop>
 where
     K: Fn(usize, T, Option<T>) -> bool,
     R: granule_core::reducer::Reducer<usize>,
 {
     let (len, lo) = (part.0.len(), part.1);
+    if let Some((kept, rejected)) = blk.take_left() {
+        // SAFETY: forwarded contract; what the block's first run selected.
+        return unsafe { write_selected(&kept, &rejected, lo, outs, stream, blk) };
+    }
     let split = if outs.rejected.is_some() { len } else { 0 };
     with_buffer::<T, _>(len, |ks| {
         with_buffer::<T, _>(split, |rs| {
@@ -239,23 +244,55 @@ where
                     )
                 }
             };
-            let at = blk.prefix(k)?.unwrap_or(0);
-            // SAFETY: this block's kept elements go to at..at + k and its
-            // rejected ones to (lo - at)..(lo - at + r), disjoint from every
-            // other block's (the prefix counts the kept elements before it);
-            // `write` checks them against the outputs' lengths.
-            unsafe {
-                outs.kept.write(at, &ks[..k], stream);
-                if let Some(rejected) = &outs.rejected {
-                    rejected.write(lo - at, &rs[..r], stream);
-                }
-            }
-            if stream {
-                stream::fence();
-            }
-            Ok(())
+            // SAFETY: forwarded contract.
+            unsafe { write_selected(&ks[..k], &rs[..r], lo, outs, stream, blk) }
         })
     })
+}
+
+/// What a staged block selected, kept for its next run when it is left
+/// (see granule-core's look-back): in place, later blocks may overwrite
+/// its input once its count is published, so it cannot gather again.
+type Selected<T> = (Vec<T>, Vec<T>);
+
+/// Publishes the count of a staged block's `kept` elements, looks back
+/// for its place and writes them (and its `rejected` ones) there; keeps
+/// them for the block's next run if it is left.
+///
+/// # Safety
+/// As for [`staged`].
+unsafe fn write_selected<T: Element, R>(
+    kept: &[T],
+    rejected: &[T],
+    lo: usize,
+    outs: &Outs<T>,
+    stream: bool,
+    blk: &Block<'_, '_, usize, R, Selected<T>>,
+) -> Result<(), Stop>
+where
+    R: granule_core::reducer::Reducer<usize>,
+{
+    let at = match blk.prefix(kept.len()) {
+        Ok(at) => at.unwrap_or(0),
+        Err(stop) => {
+            blk.leave((kept.to_vec(), rejected.to_vec()));
+            return Err(stop);
+        }
+    };
+    // SAFETY: this block's kept elements go to at..at + k and its rejected
+    // ones to (lo - at)..(lo - at + r), disjoint from every other block's
+    // (the prefix counts the kept elements before it); `write` checks them
+    // against the outputs' lengths.
+    unsafe {
+        outs.kept.write(at, kept, stream);
+        if let Some(out) = &outs.rejected {
+            out.write(lo - at, rejected, stream);
+        }
+    }
+    if stream {
+        stream::fence();
+    }
+    Ok(())
 }
 
 /// The element before block `b`'s first, which `keep` compares it with
@@ -342,14 +379,14 @@ const PIECE: usize = 256;
 /// Nothing writes `src` during the call, and `kept` is long enough for
 /// everything `keep` selects in the whole input.
 #[cfg(target_arch = "x86_64")]
-unsafe fn staged_ahead<T: Pod, K, R>(
+unsafe fn staged_ahead<T: Element, K, R>(
     isa: Packer,
     (src, prev, block): (&Src<T>, Option<&[T]>, usize),
     keep: &K,
     kept: &Dst<T>,
-    blk: &lookback::Block<'_, '_, usize, R>,
+    blk: &Block<'_, '_, usize, R, Selected<T>>,
     carry: &mut Ahead<T>,
-) -> Result<(), lookback::Abandoned>
+) -> Result<(), Stop>
 where
     K: Fn(usize, T, Option<T>) -> bool,
     R: granule_core::reducer::Reducer<usize>,
@@ -365,9 +402,9 @@ where
         }
     };
     let runs = match carry.packed.take() {
-        Some((b, runs)) if b == blk.index => runs,
+        Some((b, runs)) if b == blk.index() => runs,
         _ => {
-            let part = part_of(blk.index);
+            let part = part_of(blk.index());
             room(&mut carry.ready, part.0[0]);
             let mut runs = [(0, 0); WAYS];
             // SAFETY: `compress::isa` returned `isa`.
@@ -435,7 +472,7 @@ where
 /// # Safety
 /// Nothing else touches `at + span` of `kept` during the call.
 #[cfg(target_arch = "x86_64")]
-unsafe fn write_runs<T: Pod>(
+unsafe fn write_runs<T: Element>(
     kept: &Dst<T>,
     at: usize,
     ready: &[T],
@@ -465,7 +502,7 @@ type Packer = std::convert::Infallible;
 ///
 /// # Safety
 /// As for [`emit`]; `packer` came from [`compress::isa`].
-unsafe fn emit_any<T: Pod, K>(
+unsafe fn emit_any<T: Element, K>(
     packer: Option<Packer>,
     part: Part<'_, T>,
     keep: &K,
@@ -497,7 +534,7 @@ struct Run<'d, T> {
     end: usize,
 }
 
-impl<T: Pod> Run<'_, T> {
+impl<T: Element> Run<'_, T> {
     /// How many elements the first flush of a staging buffer holds: a
     /// chunk, less the elements before `at` in its 64-byte line, so that
     /// every later flush starts on a line. Streamed flushes that split a
@@ -539,7 +576,7 @@ const CHUNK: usize = 512;
 /// # Safety
 /// Nothing but this block touches the runs' ranges during the call.
 #[inline(always)]
-unsafe fn emit<T: Pod, K>(
+unsafe fn emit<T: Element, K>(
     part: Part<'_, T>,
     keep: &K,
     mut kept: Run<'_, T>,
@@ -595,7 +632,7 @@ where
 /// # Panics
 /// If a buffer is shorter than the part and than its limits + 1.
 #[inline(always)]
-fn gather<T: Pod, K>(
+fn gather<T: Element, K>(
     (x, lo, mut before): Part<'_, T>,
     keep: &K,
     ks: &mut [T],
@@ -638,14 +675,28 @@ where
 /// one dependent store per element.
 #[cfg(target_arch = "x86_64")]
 mod compress {
-    use super::{stream, with_buffer, Part, Pod, Run, CHUNK};
+    use super::{stream, with_buffer, Element, Part, Run, CHUNK};
     use crate::host::isa::Isa;
 
     /// The instruction set elements of `T` are packed with on this CPU:
-    /// the widest it has, for 4- and 8-byte elements and with POPCNT.
-    pub(super) fn isa<T>() -> Option<Isa> {
-        let fits =
-            matches!(std::mem::size_of::<T>(), 4 | 8) && std::is_x86_feature_detected!("popcnt");
+    /// the widest it has, with POPCNT, for the 4- and 8-byte primitive
+    /// numbers. Packing loads elements into vector registers as values,
+    /// so it takes only types with no padding bytes to load: the numbers
+    /// are known to have none (a user type of 4 or 8 bytes takes the
+    /// scalar gather, which copies it as a value).
+    pub(super) fn isa<T: 'static>() -> Option<Isa> {
+        use std::any::TypeId;
+        let numbers = [
+            TypeId::of::<u32>(),
+            TypeId::of::<i32>(),
+            TypeId::of::<f32>(),
+            TypeId::of::<u64>(),
+            TypeId::of::<i64>(),
+            TypeId::of::<f64>(),
+            TypeId::of::<usize>(),
+            TypeId::of::<isize>(),
+        ];
+        let fits = numbers.contains(&TypeId::of::<T>()) && std::is_x86_feature_detected!("popcnt");
         Isa::widest().filter(|_| fits)
     }
 
@@ -654,7 +705,7 @@ mod compress {
     /// # Safety
     /// As for [`super::emit`], and [`isa::<T>`] returned `isa` (the CPU
     /// has it and POPCNT).
-    pub(super) unsafe fn emit<T: Pod, K>(
+    pub(super) unsafe fn emit<T: Element, K>(
         isa: Isa,
         (x, lo, before): Part<'_, T>,
         keep: &K,
@@ -684,7 +735,7 @@ mod compress {
     ///
     /// # Safety
     /// [`isa::<T>`] returned `isa`.
-    pub(super) unsafe fn gather<T: Pod, K>(
+    pub(super) unsafe fn gather<T: Element, K>(
         isa: Isa,
         part: Part<'_, T>,
         keep: &K,
@@ -704,7 +755,7 @@ mod compress {
     /// # Safety
     /// [`isa::<T>`] returned `isa` (the CPU has it and POPCNT, and `T` is 4
     /// or 8 bytes).
-    unsafe fn pack<T: Pod, K>(
+    unsafe fn pack<T: Element, K>(
         isa: Isa,
         part: Part<'_, T>,
         keep: &K,
@@ -737,7 +788,7 @@ mod compress {
     /// reads and `to` for `BYTES` bytes of writes; `BYTES` is at most 64
     /// and a multiple of the element size, which is at least 4.
     #[inline(always)]
-    unsafe fn pack_with<T: Pod, K, const BYTES: usize>(
+    unsafe fn pack_with<T: Element, K, const BYTES: usize>(
         (x, lo, mut before): Part<'_, T>,
         keep: &K,
         stage: &mut [T],
@@ -802,7 +853,7 @@ mod compress {
     /// # Safety
     /// The CPU has AVX-512F and POPCNT, and elements are 4 or 8 bytes.
     #[target_feature(enable = "avx512f,popcnt")]
-    unsafe fn pack_avx512<T: Pod, K>(
+    unsafe fn pack_avx512<T: Element, K>(
         part: Part<'_, T>,
         keep: &K,
         stage: &mut [T],
@@ -834,7 +885,7 @@ mod compress {
     /// # Safety
     /// The CPU has AVX2 and POPCNT, and elements are 4 or 8 bytes.
     #[target_feature(enable = "avx2,popcnt")]
-    unsafe fn pack_avx2<T: Pod, K>(
+    unsafe fn pack_avx2<T: Element, K>(
         part: Part<'_, T>,
         keep: &K,
         stage: &mut [T],
@@ -913,7 +964,7 @@ mod compress {
             }
         }
 
-        fn check<T: Pod + PartialEq + std::fmt::Debug + TryFrom<u8>>(isa: Isa, n: usize) {
+        fn check<T: Element + PartialEq + std::fmt::Debug + TryFrom<u8>>(isa: Isa, n: usize) {
             let x: Vec<T> = (0..n)
                 .map(|i| T::try_from((i * 37 % 251) as u8).ok().expect("fits"))
                 .collect();
@@ -958,7 +1009,7 @@ mod compress {
 ///
 /// # Safety
 /// No thread writes `src` during the call.
-unsafe fn boundaries<T: Pod>(src: &Src<T>) -> Vec<T> {
+unsafe fn boundaries<T: Element>(src: &Src<T>) -> Vec<T> {
     let nb = block_count(src.len, BLOCK);
     // SAFETY: forwarded contract; `(b + 1) * BLOCK - 1 < len` for b < nb - 1.
     (0..nb.saturating_sub(1))
@@ -968,7 +1019,7 @@ unsafe fn boundaries<T: Pod>(src: &Src<T>) -> Vec<T> {
 
 macro_rules! host_compactions {
     ($space:ty) => {
-        impl<T: Pod, P: UnaryFunctor<T, Output = bool>> CompactImpl<T, P> for $space {
+        impl<T: Element, P: UnaryFunctor<T, Output = bool>> CompactImpl<T, P> for $space {
             fn copy_if(
                 &self,
                 label: &str,
@@ -1025,7 +1076,7 @@ macro_rules! host_compactions {
             }
         }
 
-        impl<T: Pod, G: Pod + Logical> CompactByFlagsImpl<T, G> for $space {
+        impl<T: Element, G: Element + Logical> CompactByFlagsImpl<T, G> for $space {
             fn compact_by_flags(
                 &self,
                 label: &str,
@@ -1051,7 +1102,7 @@ macro_rules! host_compactions {
             }
         }
 
-        impl<T: Pod + PartialEq> UniqueImpl<T> for $space {
+        impl<T: Element + PartialEq> UniqueImpl<T> for $space {
             fn unique(&self, label: &str, data: Output<'_, T, HostSpace>) -> usize {
                 let (src, dst) = (Src::of_output(&data), Dst::of(&data));
                 // SAFETY: nothing writes the View before the compaction.

@@ -29,7 +29,7 @@ use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{Logical, Sum};
 use granule_core::ExecutionSpace;
 use granule_views::storage::{Storage, StorageMut};
-use granule_views::{Layout, Pod, ViewBase};
+use granule_views::{Element, Layout, ViewBase};
 
 /// How an execution space runs the predicate compactions. Implemented
 /// for Serial and Rayon, and for Cuda with a `#[kernel]` predicate over
@@ -155,7 +155,7 @@ pub fn copy_if<S, T, P, Si, Li, So, Lo>(
 ) -> Result<usize, AlgorithmError>
 where
     S: CompactImpl<T, P>,
-    T: Pod,
+    T: Element,
     P: UnaryFunctor<T, Output = bool>,
     Si: Storage<Elem = T, Space = S::MemorySpace>,
     So: StorageMut<Elem = T, Space = S::MemorySpace>,
@@ -190,7 +190,7 @@ pub fn copy_if_counted<S, T, P, Si, Li, So, Lo>(
 ) -> Result<usize, AlgorithmError>
 where
     S: CompactImpl<T, P> + ReduceImpl<T, usize, Sum, CountIf<P>>,
-    T: Pod,
+    T: Element,
     P: UnaryFunctor<T, Output = bool>,
     Si: Storage<Elem = T, Space = S::MemorySpace>,
     So: StorageMut<Elem = T, Space = S::MemorySpace>,
@@ -228,7 +228,7 @@ where
 pub fn remove_if<S, T, P, Sx, Lx>(space: &S, data: &mut ViewBase<Sx, 1, Lx>, pred: P) -> usize
 where
     S: CompactImpl<T, P>,
-    T: Pod,
+    T: Element,
     P: UnaryFunctor<T, Output = bool>,
     Sx: StorageMut<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
@@ -259,8 +259,8 @@ pub fn compact_by_flags<S, T, G, Si, Li, Sf, Lf, So, Lo>(
 ) -> Result<usize, AlgorithmError>
 where
     S: CompactByFlagsImpl<T, G>,
-    T: Pod,
-    G: Pod + Logical,
+    T: Element,
+    G: Element + Logical,
     Si: Storage<Elem = T, Space = S::MemorySpace>,
     Sf: Storage<Elem = G, Space = S::MemorySpace>,
     So: StorageMut<Elem = T, Space = S::MemorySpace>,
@@ -308,7 +308,7 @@ pub fn partition_copy<S, T, P, Si, Li, St, Lt, Sf, Lf>(
 ) -> Result<(usize, usize), AlgorithmError>
 where
     S: CompactImpl<T, P>,
-    T: Pod,
+    T: Element,
     P: UnaryFunctor<T, Output = bool>,
     Si: Storage<Elem = T, Space = S::MemorySpace>,
     St: StorageMut<Elem = T, Space = S::MemorySpace>,
@@ -353,7 +353,7 @@ pub fn partition_copy_counted<S, T, P, Si, Li, St, Lt, Sf, Lf>(
 ) -> Result<(usize, usize), AlgorithmError>
 where
     S: CompactImpl<T, P> + ReduceImpl<T, usize, Sum, CountIf<P>>,
-    T: Pod,
+    T: Element,
     P: UnaryFunctor<T, Output = bool>,
     Si: Storage<Elem = T, Space = S::MemorySpace>,
     St: StorageMut<Elem = T, Space = S::MemorySpace>,
@@ -403,7 +403,7 @@ where
 pub fn unique<S, T, Sx, Lx>(space: &S, data: &mut ViewBase<Sx, 1, Lx>) -> usize
 where
     S: UniqueImpl<T>,
-    T: Pod + PartialEq,
+    T: Element + PartialEq,
     Sx: StorageMut<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
 {

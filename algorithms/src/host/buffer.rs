@@ -2,14 +2,20 @@
 //! input or staged output lives here while it is in cache. Nothing is
 //! allocated per dispatch once a thread has its buffers.
 
-use granule_views::Pod;
+use granule_views::Element;
 use std::any::TypeId;
 use std::cell::RefCell;
+use std::mem::MaybeUninit;
 
-/// 64 bytes, 64-byte aligned: the unit buffers are made of.
+/// 64 bytes, 64-byte aligned: the unit buffers are made of. Its bytes are
+/// `MaybeUninit` because a buffer holds values of any element type,
+/// whose padding bytes are uninitialised.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-struct Line([u8; 64]);
+struct Line([MaybeUninit<u8>; 64]);
+
+/// A line of zeros.
+const ZEROS: Line = Line([MaybeUninit::new(0); 64]);
 
 /// A buffer and the element type whose values it holds (`None`: zeros).
 struct Buf {
@@ -29,7 +35,7 @@ const KEEP: usize = 4;
 /// Calls `f` with a buffer of `len` elements of `T`, from this thread's
 /// pool when one is free. Its contents are valid values of `T` (zeros, or
 /// what an earlier call left), never bytes of another type.
-pub(crate) fn with_buffer<T: Pod, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
+pub(crate) fn with_buffer<T: Element, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
     let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
     if len == 0 {
         // Nothing to hold: no buffer of the pool is taken (and cleared).
@@ -37,8 +43,7 @@ pub(crate) fn with_buffer<T: Pod, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) 
     }
     if size == 0 || align > 64 {
         // Zero-sized or over-aligned elements: a plain vector of zeros.
-        // SAFETY: Pod promises that all-zero bytes are a valid value.
-        let mut v = vec![unsafe { std::mem::zeroed::<T>() }; len];
+        let mut v = vec![T::zeroed(); len];
         return f(&mut v);
     }
     let bytes = len.checked_mul(size).expect("buffer size overflows usize");
@@ -53,8 +58,7 @@ pub(crate) fn with_buffer<T: Pod, R>(len: usize, f: impl FnOnce(&mut [T]) -> R) 
     if buf.holds != Some(tid) || buf.lines.len() < lines {
         // Bytes of another type may not be valid values of T: zero them.
         buf.lines.clear();
-        buf.lines
-            .resize(lines.max(buf.lines.capacity()), Line([0; 64]));
+        buf.lines.resize(lines.max(buf.lines.capacity()), ZEROS);
         buf.holds = Some(tid);
     }
     // SAFETY: the lines hold at least `len * size` bytes, 64-byte aligned

@@ -1,8 +1,9 @@
 //! What the host implementations share: how a space runs work items
 //! ([`HostExec`]), raw access to the Views' elements ([`raw`]), per-thread
 //! reusable buffers ([`buffer`]), non-temporal copies ([`stream`]), the
-//! vector instruction sets the kernels take ([`isa`]) and the
-//! decoupled look-back that chains blocks in one pass ([`lookback`]).
+//! vector instruction sets the kernels take ([`isa`]), and the decoupled
+//! look-back that chains blocks in one pass ([`chain`], granule-core's
+//! [`lookback`](granule_core::exec::lookback) on the space's workers).
 //!
 //! The host algorithms are written once against [`HostExec`] and run on
 //! Serial and Rayon through the public `parallel_for` pattern, as user
@@ -11,10 +12,11 @@
 pub(crate) mod buffer;
 pub(crate) mod huge;
 pub(crate) mod isa;
-pub(crate) mod lookback;
 pub(crate) mod raw;
 pub(crate) mod stream;
 
+use granule_core::exec::lookback::{self, Block, Stop};
+use granule_core::reducer::Reducer;
 use granule_core::{parallel_for, ExecutionSpace, RangePolicy, Serial};
 
 /// Elements per block of the compactions: a block's input (128 KiB of
@@ -34,6 +36,31 @@ pub(crate) const STREAM_BYTES: usize = 16 << 20;
 pub(crate) trait HostExec: ExecutionSpace {
     /// Calls `f(k)` for every `k` in `0..n`.
     fn run(&self, label: &str, n: usize, f: &(dyn Fn(usize) + Sync));
+}
+
+/// Runs `body` for blocks `0..n` chained by granule-core's decoupled
+/// look-back, on `exec`'s workers, and returns the last block's inclusive
+/// prefix (`None` when `n == 0`); see
+/// [`lookback::run`](granule_core::exec::lookback::run) for what a body
+/// must do.
+pub(crate) fn chain<E, T, R, S, L, B>(
+    exec: &E,
+    label: &str,
+    n: usize,
+    op: &R,
+    seed: Option<T>,
+    body: B,
+) -> Option<T>
+where
+    E: HostExec,
+    T: Copy + Send,
+    R: Reducer<T>,
+    S: Default,
+    L: Send,
+    B: Fn(&Block<'_, '_, T, R, L>, &mut S) -> Result<(), Stop> + Sync,
+{
+    let fan = |workers: usize, f: &(dyn Fn(usize) + Sync)| exec.run(label, workers, f);
+    lookback::run(&fan, label, exec.concurrency(), n, op, seed, body)
 }
 
 impl HostExec for Serial {

@@ -5,7 +5,7 @@
 //! pointer, length and stride, and check indices against the length.
 
 use crate::io::{Input, Output};
-use granule_views::{HostAccessible, Pod};
+use granule_views::{Element, HostAccessible};
 
 /// Elements an algorithm reads: `len` of them, `stride` apart.
 #[derive(Clone, Copy, Debug)]
@@ -25,15 +25,15 @@ pub(crate) struct Dst<T> {
 
 // SAFETY: plain descriptions of host memory; every access through them is
 // an unsafe method whose contract rules out data races.
-unsafe impl<T: Pod> Send for Src<T> {}
+unsafe impl<T: Element> Send for Src<T> {}
 // SAFETY: as above.
-unsafe impl<T: Pod> Sync for Src<T> {}
+unsafe impl<T: Element> Sync for Src<T> {}
 // SAFETY: as above.
-unsafe impl<T: Pod> Send for Dst<T> {}
+unsafe impl<T: Element> Send for Dst<T> {}
 // SAFETY: as above.
-unsafe impl<T: Pod> Sync for Dst<T> {}
+unsafe impl<T: Element> Sync for Dst<T> {}
 
-impl<T: Pod> Src<T> {
+impl<T: Element> Src<T> {
     /// The elements of a host Input.
     pub(crate) fn of<M: HostAccessible>(input: &Input<'_, T, M>) -> Self {
         Src {
@@ -132,7 +132,7 @@ impl<T: Pod> Src<T> {
     }
 }
 
-impl<T: Pod> Dst<T> {
+impl<T: Element> Dst<T> {
     /// The elements of a host Output.
     pub(crate) fn of<M: HostAccessible>(output: &Output<'_, T, M>) -> Self {
         Dst {
@@ -212,7 +212,7 @@ pub(crate) struct Scratch<T> {
     _elements: std::marker::PhantomData<T>,
 }
 
-impl<T: Pod> Scratch<T> {
+impl<T: Element> Scratch<T> {
     /// Room for `len` elements, or the allocation error naming `label`.
     pub(crate) fn new(label: &str, len: usize) -> Result<Self, crate::AlgorithmError> {
         let bytes = len.checked_mul(std::mem::size_of::<T>());
@@ -266,7 +266,7 @@ impl<T> Drop for Scratch<T> {
     }
 }
 
-impl<T: Pod> Dst<T> {
+impl<T: Element> Dst<T> {
     /// Elements `lo..hi`, as a destination of their own (element 0 is
     /// element `lo` here).
     ///

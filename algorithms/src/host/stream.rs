@@ -31,42 +31,48 @@ pub(crate) unsafe fn copy_nt<T: Copy>(dst: *mut T, src: &[T]) {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 unsafe fn copy_nt_x86(d: *mut u8, s: *const u8, n: usize) {
-    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
     let head = d.align_offset(16).min(n);
     // SAFETY: `head <= n` bytes of both regions (the caller's contract).
     unsafe { std::ptr::copy_nonoverlapping(s, d, head) };
     let mut k = head;
-    // Four 16-byte stores per iteration: one cache line when aligned.
     while k + 64 <= n {
-        // SAFETY: `k + 64 <= n`, so all loads and stores are in bounds;
-        // `d + k` is 16-byte aligned (`head` made it so, and k grows by
-        // 64); unaligned loads are allowed from `s`. SSE2 is part of the
-        // x86-64 baseline.
-        unsafe {
-            let (dp, sp) = (d.add(k).cast::<__m128i>(), s.add(k).cast::<__m128i>());
-            let a = _mm_loadu_si128(sp);
-            let b = _mm_loadu_si128(sp.add(1));
-            let c = _mm_loadu_si128(sp.add(2));
-            let e = _mm_loadu_si128(sp.add(3));
-            _mm_stream_si128(dp, a);
-            _mm_stream_si128(dp.add(1), b);
-            _mm_stream_si128(dp.add(2), c);
-            _mm_stream_si128(dp.add(3), e);
-        }
+        // SAFETY: `k + 64 <= n`, so the line is in bounds of both regions;
+        // `d + k` is 16-byte aligned (`head` made it so, and k grows by 64).
+        unsafe { line_nt(d.add(k), s.add(k)) };
         k += 64;
     }
     while k + 16 <= n {
-        // SAFETY: as above, one 16-byte vector.
-        unsafe {
-            _mm_stream_si128(
-                d.add(k).cast::<__m128i>(),
-                _mm_loadu_si128(s.add(k).cast::<__m128i>()),
-            )
-        };
+        // SAFETY: as above, 16 bytes.
+        unsafe { vector_nt(d.add(k), s.add(k)) };
         k += 16;
     }
     // SAFETY: the remaining `n - k` bytes are in bounds of both regions.
     unsafe { std::ptr::copy_nonoverlapping(s.add(k), d.add(k), n - k) };
+}
+
+/// Streams 16 bytes from `s` to `d` (16-byte aligned) through an `xmm`
+/// register, in assembly: like `memcpy`, it moves bytes without reading
+/// them as values, so an element's padding (uninitialised bytes) may be
+/// among them, which a load through an intrinsic would make a value.
+///
+/// # Safety
+/// `s` is valid for 16 bytes of reads, `d` for 16 bytes of writes and
+/// 16-byte aligned.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn vector_nt(d: *mut u8, s: *const u8) {
+    // SAFETY: the caller's contract covers both accesses; SSE2 is in the
+    // x86-64 baseline; the block touches no stack and no flags.
+    unsafe {
+        std::arch::asm!(
+            "movdqu {v}, [{s}]",
+            "movntdq [{d}], {v}",
+            s = in(reg) s,
+            d = in(reg) d,
+            v = out(xmm_reg) _,
+            options(nostack, preserves_flags),
+        )
+    };
 }
 
 /// Asks for the 64-byte lines of `bytes` bytes from `from` in L2, without
@@ -172,7 +178,8 @@ fn intel() -> bool {
     }
 }
 
-/// Copies one 64-byte line with non-temporal stores.
+/// Copies one 64-byte line with non-temporal stores, in assembly, as
+/// [`vector_nt`] does 16 bytes (the bytes may include padding).
 ///
 /// # Safety
 /// `dst` is 16-byte aligned and valid for 64 bytes of writes, `src` for 64
@@ -180,14 +187,27 @@ fn intel() -> bool {
 #[inline(always)]
 pub(crate) unsafe fn line_nt(dst: *mut u8, src: *const u8) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract; SSE2 is in the x86-64 baseline.
+    // SAFETY: the caller's contract covers the 64 bytes on both sides;
+    // SSE2 is in the x86-64 baseline; the block touches no stack or flags.
     unsafe {
-        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
-        let (d, s) = (dst.cast::<__m128i>(), src.cast::<__m128i>());
-        for k in 0..4 {
-            _mm_stream_si128(d.add(k), _mm_loadu_si128(s.add(k)));
-        }
-    }
+        std::arch::asm!(
+            "movdqu {a}, [{s}]",
+            "movdqu {b}, [{s} + 16]",
+            "movdqu {c}, [{s} + 32]",
+            "movdqu {e}, [{s} + 48]",
+            "movntdq [{d}], {a}",
+            "movntdq [{d} + 16], {b}",
+            "movntdq [{d} + 32], {c}",
+            "movntdq [{d} + 48], {e}",
+            s = in(reg) src,
+            d = in(reg) dst,
+            a = out(xmm_reg) _,
+            b = out(xmm_reg) _,
+            c = out(xmm_reg) _,
+            e = out(xmm_reg) _,
+            options(nostack, preserves_flags),
+        )
+    };
     #[cfg(not(target_arch = "x86_64"))]
     // SAFETY: the caller's contract.
     unsafe {

@@ -125,7 +125,7 @@ impl<T> BinaryFunctor<usize, T> for Loc {
     }
 }
 
-/// `(i, x) -> (x at i, x at i)`, for `MinMaxLoc`.
+/// `(i, x) -> (x at i, x at i)`, for `MinMaxLoc` and `MinMaxFirstLastLoc`.
 ///
 /// ```
 /// use granule::algorithms::reduce::adapt::MinMaxOf;

@@ -467,7 +467,11 @@ mod tests {
                 element_use::<positive<'static>>(),
             ),
             instance(&LOC, vec!["granule::u16"], Some(Reducer::MinLoc)),
-            instance(&MINMAX_LOC, vec!["granule::f64"], Some(Reducer::MinMaxLoc)),
+            instance(
+                &MINMAX_LOC,
+                vec!["granule::f64"],
+                Some(Reducer::MinMaxFirstLastLoc),
+            ),
             instance(&EQUAL, vec!["granule::f64"], Some(Reducer::LAnd)),
             instance(&IN_ORDER, vec!["granule::i8"], Some(Reducer::LAnd)),
             with(

@@ -8,7 +8,7 @@ use crate::io::Input;
 use granule_core::functor::BinaryFunctor;
 use granule_core::reducer::Reducer;
 use granule_core::{parallel_reduce, RangePolicy, Serial};
-use granule_views::{HostSpace, Pod};
+use granule_views::{Element, HostSpace};
 
 /// The operator without its final step: the entry points finalize once,
 /// after joining the init value.
@@ -29,7 +29,7 @@ macro_rules! host_reductions {
     ($space:ty) => {
         impl<T, U, R, F> ReduceImpl<T, U, R, F> for $space
         where
-            T: Pod,
+            T: Element,
             U: Copy + Send,
             R: Reducer<U>,
             F: BinaryFunctor<usize, T, Output = U>,
@@ -61,8 +61,8 @@ macro_rules! host_reductions {
 
         impl<A, B, U, R, F> ReducePairsImpl<A, B, U, R, F> for $space
         where
-            A: Pod,
-            B: Pod,
+            A: Element,
+            B: Element,
             U: Copy + Send,
             R: Reducer<U>,
             F: BinaryFunctor<A, B, Output = U>,

@@ -19,12 +19,12 @@ use adapt::{AllOf, AnyOf, CountIf, Elem, Equal, Loc, MinMaxOf, Unindexed};
 pub use cuda::{CudaPairMap, CudaReduceMap};
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{
-    LAnd, LOr, MaxLoc, MinLoc, MinMaxLoc, MinMaxLocScalar, Reducer, ReductionIdentity, Sum,
-    ValLocScalar,
+    LAnd, LOr, MaxLoc, MinLoc, MinMaxFirstLastLoc, MinMaxLocScalar, Reducer, ReductionIdentity,
+    Sum, ValLocScalar,
 };
 use granule_core::ExecutionSpace;
 use granule_views::storage::Storage;
-use granule_views::{Layout, Pod, ViewBase};
+use granule_views::{Element, Layout, ViewBase};
 
 /// How an execution space reduces `f(i, input[i])` (values `U`, operator
 /// `R`). Implemented for Serial and Rayon, and for Cuda through
@@ -103,7 +103,7 @@ fn finish<U, R: Reducer<U>>(op: &R, init: Option<U>, mut v: U) -> U {
 pub fn reduce<S, T, R, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>, op: R, init: Option<T>) -> T
 where
     S: ReduceImpl<T, T, R, Elem>,
-    T: Pod,
+    T: Element,
     R: Reducer<T>,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
@@ -131,7 +131,7 @@ pub fn transform_reduce<S, T, U, R, F, Sx, Lx>(
 ) -> U
 where
     S: ReduceImpl<T, U, R, Unindexed<F>>,
-    T: Pod,
+    T: Element,
     R: Reducer<U>,
     F: UnaryFunctor<T, Output = U>,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
@@ -154,7 +154,7 @@ where
 pub fn count_if<S, T, P, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>, pred: P) -> usize
 where
     S: ReduceImpl<T, usize, Sum, CountIf<P>>,
-    T: Pod,
+    T: Element,
     P: UnaryFunctor<T, Output = bool>,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
@@ -167,7 +167,7 @@ where
 pub(crate) fn count_if_ref<S, T, P, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>, pred: &P) -> usize
 where
     S: ReduceImpl<T, usize, Sum, CountIf<P>>,
-    T: Pod,
+    T: Element,
     P: UnaryFunctor<T, Output = bool>,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
@@ -189,7 +189,7 @@ where
 pub fn min_element<S, T, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>) -> Option<(usize, T)>
 where
     S: ReduceImpl<T, ValLocScalar<T, usize>, MinLoc, Loc>,
-    T: Pod + ReductionIdentity,
+    T: Element + ReductionIdentity,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
 {
@@ -210,7 +210,7 @@ where
 pub fn max_element<S, T, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>) -> Option<(usize, T)>
 where
     S: ReduceImpl<T, ValLocScalar<T, usize>, MaxLoc, Loc>,
-    T: Pod + ReductionIdentity,
+    T: Element + ReductionIdentity,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
 {
@@ -229,31 +229,37 @@ where
 pub struct MinMaxElement<T> {
     /// Index and value of the smallest element (lowest index on ties).
     pub min: (usize, T),
-    /// Index and value of the largest element (lowest index on ties).
+    /// Index and value of the largest element (highest index on ties).
     pub max: (usize, T),
 }
 
 /// Both extremes and their indices in one pass, or `None` for an empty
-/// View (or one of NaNs only). Ties go to the lowest index for both, on
-/// every space and thread count (C++'s `std::minmax_element` returns the
-/// last of equal largest elements instead; this follows granule's
-/// `MinLoc`/`MaxLoc`, whose ties go to the smaller location).
+/// View (or one of NaNs only). As in Kokkos (its `MinMaxFirstLastLoc`),
+/// C++'s `std::minmax_element` and Rust's `Iterator::min_by`/`max_by`,
+/// the smallest is the first of equal smallest elements and the largest
+/// the last of equal largest ones, on every space and thread count
+/// ([`max_element`] keeps the first, as all three do).
 ///
 /// ```
 /// use granule::prelude::*;
 /// use granule::algorithms::{minmax_element, MinMaxElement};
 /// let x = View1::<i32>::from_vec("x", 6, vec![2, -7, 8, -7, 8, 0])?;
-/// assert_eq!(minmax_element(&Serial, &x), Some(MinMaxElement { min: (1, -7), max: (2, 8) }));
+/// assert_eq!(minmax_element(&Serial, &x), Some(MinMaxElement { min: (1, -7), max: (4, 8) }));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn minmax_element<S, T, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>) -> Option<MinMaxElement<T>>
 where
-    S: ReduceImpl<T, MinMaxLocScalar<T, usize>, MinMaxLoc, MinMaxOf>,
-    T: Pod + ReductionIdentity,
+    S: ReduceImpl<T, MinMaxLocScalar<T, usize>, MinMaxFirstLastLoc, MinMaxOf>,
+    T: Element + ReductionIdentity,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
 {
-    let r = space.transform_reduce_indexed("minmax_element", Input::of(x), &MinMaxLoc, &MinMaxOf);
+    let r = space.transform_reduce_indexed(
+        "minmax_element",
+        Input::of(x),
+        &MinMaxFirstLastLoc,
+        &MinMaxOf,
+    );
     (r.min_loc != usize::MAX).then_some(MinMaxElement {
         min: (r.min_loc, r.min_val),
         max: (r.max_loc, r.max_val),
@@ -274,7 +280,7 @@ where
 pub fn all_of<S, T, P, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>, pred: P) -> bool
 where
     S: ReduceImpl<T, bool, LAnd, AllOf<P>>,
-    T: Pod,
+    T: Element,
     P: UnaryFunctor<T, Output = bool>,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
@@ -294,7 +300,7 @@ where
 pub fn any_of<S, T, P, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>, pred: P) -> bool
 where
     S: ReduceImpl<T, bool, LOr, AnyOf<P>>,
-    T: Pod,
+    T: Element,
     P: UnaryFunctor<T, Output = bool>,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
@@ -314,7 +320,7 @@ where
 pub fn none_of<S, T, P, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>, pred: P) -> bool
 where
     S: ReduceImpl<T, bool, LOr, AnyOf<P>>,
-    T: Pod,
+    T: Element,
     P: UnaryFunctor<T, Output = bool>,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
@@ -344,7 +350,7 @@ pub fn equal<S, T, Sa, La, Sb, Lb>(
 ) -> bool
 where
     S: ReducePairsImpl<T, T, bool, LAnd, Equal>,
-    T: Pod + PartialEq,
+    T: Element + PartialEq,
     Sa: Storage<Elem = T, Space = S::MemorySpace>,
     Sb: Storage<Elem = T, Space = S::MemorySpace>,
     La: Layout,

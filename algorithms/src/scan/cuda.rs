@@ -238,10 +238,8 @@ where
             u64::from(ws.shared_bytes),
         ))
     };
-    let total: T = l.read(result.expect("the scan's workspace has a result buffer"));
-    let mut with_init = spec.init.unwrap_or_else(|| spec.op.init());
-    spec.op.join(&mut with_init, &total);
-    with_init
+    // The driver's total has init joined on its left, as its outputs do.
+    l.read(result.expect("the scan's workspace has a result buffer"))
 }
 
 impl<U, T, R, F> ScanImpl<U, T, R, F> for Cuda

@@ -32,7 +32,7 @@ use super::{bits, ScanKind};
 use crate::host::isa::Isa;
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{KnownOp, Reducer};
-use granule_views::Pod;
+use granule_views::Element;
 use std::any::TypeId;
 
 /// Elements per group: callers that cut a block into pieces cut at
@@ -40,7 +40,7 @@ use std::any::TypeId;
 pub(super) const GROUP: usize = 32;
 
 /// Whether scans of `T` under `op` take [`scan`]: `f64` sums, on any CPU.
-pub(super) fn fits<T: Pod, R: Reducer<T>>(op: &R) -> bool {
+pub(super) fn fits<T: Element, R: Reducer<T>>(op: &R) -> bool {
     op.known_op() == Some(KnownOp::Sum) && TypeId::of::<T>() == TypeId::of::<f64>()
 }
 
@@ -66,7 +66,7 @@ pub(super) fn scan<U, T, F>(
 ) -> T
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     assert!(

@@ -1,5 +1,5 @@
 //! The scans on the host spaces: one pass over memory, blocks chained by
-//! decoupled look-back (`crate::host::lookback`), the same shape as the
+//! decoupled look-back (granule-core's `exec::lookback`), the same shape as the
 //! `parallel_scan` pattern on Rayon.
 //!
 //! Block `b` (of [`SCAN_BLOCK`] elements, [`LARGE_BLOCK`] for outputs
@@ -89,13 +89,14 @@ use super::{f64_sums, parts, simd, ScanImpl, ScanKind, ScanSpec};
 use crate::host::buffer::with_buffer;
 use crate::host::isa::Isa;
 use crate::host::raw::{Dst, Src};
-use crate::host::{lookback, stream, HostExec, STREAM_BYTES};
+use crate::host::{chain, stream, HostExec, STREAM_BYTES};
 use crate::io::{Input, Output};
+use granule_core::exec::lookback::Block;
 use granule_core::exec::{block_bounds, block_count};
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{KnownOp, Reducer};
 use granule_core::Serial;
-use granule_views::{HostSpace, Pod};
+use granule_views::{Element, HostSpace};
 use std::any::TypeId;
 
 /// Elements per scan block: its input (256 KiB of 8-byte elements) stays
@@ -576,7 +577,10 @@ fn part_starts<T: Copy, R: Reducer<T>>(acc: T, aggs: &[T; LANES], op: &R) -> [T;
 }
 
 /// Scans `src` into `dst[0..src.len]` (`in_place`: they are the same
-/// elements) on `exec`.
+/// elements) on `exec`, and returns the total as the scan's own chain
+/// ends it: the last output of an inclusive scan, and the last output of
+/// an exclusive one joined with the last (transformed) input, bit for
+/// bit (the chain's regrouped prefixes may differ in a float's last bit).
 ///
 /// # Safety
 /// `src` and `dst` describe live host Views; nothing else touches `dst`
@@ -591,8 +595,45 @@ unsafe fn scan<E, U, T, R, F>(
 ) -> T
 where
     E: HostExec,
-    U: Pod,
-    T: Pod,
+    U: Element,
+    T: Element,
+    R: Reducer<T>,
+    F: UnaryFunctor<U, Output = T>,
+{
+    let n = src.len;
+    let Some(last) = n.checked_sub(1) else {
+        return spec.init.unwrap_or_else(|| spec.op.init());
+    };
+    // In place the last input is overwritten: read it first.
+    // SAFETY: nothing writes `src` yet.
+    let last_in =
+        (spec.kind == ScanKind::Exclusive).then(|| spec.transform.call(unsafe { src.get(last) }));
+    // SAFETY: forwarded contract.
+    unsafe { scan_blocks(exec, label, src, dst, in_place, spec) };
+    // SAFETY: every block has written its outputs and returned.
+    let last_out = unsafe { dst.as_src().get(last) };
+    match last_in {
+        Some(x) => join_all(spec.op, last_out, &[x]),
+        None => last_out,
+    }
+}
+
+/// The block-chained scan behind [`scan`]; returns the chain's total.
+///
+/// # Safety
+/// As for [`scan`].
+unsafe fn scan_blocks<E, U, T, R, F>(
+    exec: &E,
+    label: &str,
+    src: Src<U>,
+    dst: Dst<T>,
+    in_place: bool,
+    spec: &ScanSpec<'_, T, R, F>,
+) -> T
+where
+    E: HostExec,
+    U: Element,
+    T: Element,
     R: Reducer<T>,
     F: UnaryFunctor<U, Output = T>,
 {
@@ -650,14 +691,14 @@ where
     // worker's next block's pass 1 between its own streaming stores (see
     // `Pass1`), so that a core reads while it writes, as in a copy.
     let fuse = ahead && src.contiguous();
-    let total = lookback::run(
+    let total = chain(
         exec,
         label,
         block_count(n, block),
         op,
         spec.init,
-        |blk, carry: &mut Option<(usize, [T; LANES])>| {
-            let (lo, hi) = block_bounds(0, n, block, blk.index);
+        |blk: &Block<'_, '_, T, R>, carry: &mut Option<(usize, [T; LANES])>| {
+            let (lo, hi) = block_bounds(0, n, block, blk.index());
             with_buffer::<U, _>(gather, |gbuf| {
                 // SAFETY: only this block's owner touches elements lo..hi of
                 // either View (blocks are disjoint); in place, `x` is a copy.
@@ -669,7 +710,7 @@ where
                     }
                 };
                 let aggs = match carry.take() {
-                    Some((b, aggs)) if b == blk.index => aggs,
+                    Some((b, aggs)) if b == blk.index() => aggs,
                     _ if column_sums => column_aggregate(x, op, f, ahead),
                     _ => aggregate(x, op, f, ahead),
                 };
@@ -811,21 +852,21 @@ unsafe fn scan_fix_up<E, U, T, R, F>(
 ) -> T
 where
     E: HostExec,
-    U: Pod,
-    T: Pod,
+    U: Element,
+    T: Element,
     R: Reducer<T>,
     F: UnaryFunctor<U, Output = T>,
 {
     let (n, op, f) = (src.len, spec.op, spec.transform);
     let block = block_len::<T>(n);
-    let total = lookback::run(
+    let total = chain(
         exec,
         label,
         block_count(n, block),
         op,
         spec.init,
-        |blk, _: &mut ()| {
-            let (lo, hi) = block_bounds(0, n, block, blk.index);
+        |blk: &Block<'_, '_, T, R>, _: &mut ()| {
+            let (lo, hi) = block_bounds(0, n, block, blk.index());
             // SAFETY: out of place, and elements lo..hi of `dst` are this
             // block's alone.
             let (x, out) = unsafe { (src.slice(lo, hi), dst.slice_mut(lo, hi)) };
@@ -858,7 +899,7 @@ where
 /// where integer overflow is not checked, so that a debug build panics on
 /// overflow as the scalar chain does (the vector adds wrap).
 #[inline(always)]
-fn vector_sums<T: Pod, R: Reducer<T>>(op: &R) -> bool {
+fn vector_sums<T: Element, R: Reducer<T>>(op: &R) -> bool {
     !cfg!(debug_assertions) && simd::fits::<T, R>(op)
 }
 
@@ -876,7 +917,7 @@ fn fold_sums<U, T, F>(
 ) -> T
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     for (c, xc) in x.chunks(CHUNK).enumerate() {
@@ -895,7 +936,7 @@ where
 fn sums_into<U, T, F>(kind: ScanKind, x: &[U], f: &F, out: &mut [T], acc: T, stream: bool) -> T
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     if TypeId::of::<T>() == TypeId::of::<f64>() {
@@ -921,7 +962,7 @@ fn stream_sums<U, T, F>(
 ) -> T
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     for (xc, oc) in x.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
@@ -937,7 +978,7 @@ where
 fn scan_from<U, T, R, F>(kind: ScanKind, x: &[U], op: &R, f: &F, out: &mut [T], acc: T) -> T
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     R: Reducer<T>,
     F: UnaryFunctor<U, Output = T>,
 {
@@ -960,8 +1001,8 @@ macro_rules! host_scans {
     ($space:ty) => {
         impl<U, T, R, F> ScanImpl<U, T, R, F> for $space
         where
-            U: Pod,
-            T: Pod,
+            U: Element,
+            T: Element,
             R: Reducer<T>,
             F: UnaryFunctor<U, Output = T>,
         {
@@ -1098,7 +1139,7 @@ mod tests {
 
     /// Runs [`parts::fold_parts`] and the tail as the scan does, into a
     /// 64-byte aligned copy of `out`'s room.
-    fn vector_parts<U: Copy, T: Pod + Float>(
+    fn vector_parts<U: Copy, T: Element + Float>(
         isa: Isa,
         kind: ScanKind,
         x: &[U],
@@ -1168,7 +1209,7 @@ mod tests {
         }
     }
 
-    fn parts_match_the_lane_fold<T: Pod + Float>(isa: Isa) {
+    fn parts_match_the_lane_fold<T: Element + Float>(isa: Isa) {
         let op = granule_core::reducer::Sum;
         let bits = |v: &[T]| v.iter().map(|e| e.bits()).collect::<Vec<_>>();
         let name = std::any::type_name::<T>();

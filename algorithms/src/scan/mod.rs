@@ -43,13 +43,13 @@ use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::Reducer;
 use granule_core::ExecutionSpace;
 use granule_views::storage::{Storage, StorageMut};
-use granule_views::{Layout, Pod, ViewBase};
+use granule_views::{Element, Layout, ViewBase};
 
 /// `v`'s bits as `B`: the vector kernels (`parts`, `f64_sums`) see a
 /// generic `T` that is their float type (the two are the same type;
 /// asserted).
 #[inline(always)]
-fn bits<A: Pod, B: Pod>(v: A) -> B {
+fn bits<A: Element, B: Element>(v: A) -> B {
     assert!(
         std::any::TypeId::of::<A>() == std::any::TypeId::of::<B>(),
         "bits: not one type"
@@ -165,8 +165,8 @@ fn scan_views<S, U, T, R, F, Si, Li, So, Lo>(
 ) -> Result<T, AlgorithmError>
 where
     S: ScanImpl<U, T, R, F>,
-    U: Pod,
-    T: Pod,
+    U: Element,
+    T: Element,
     Si: Storage<Elem = U, Space = S::MemorySpace>,
     So: StorageMut<Elem = T, Space = S::MemorySpace>,
     Li: Layout,
@@ -219,7 +219,7 @@ pub fn inclusive_scan<S, T, R, Si, Li, So, Lo>(
 ) -> Result<T, AlgorithmError>
 where
     S: ScanImpl<T, T, R, Identity>,
-    T: Pod,
+    T: Element,
     R: Reducer<T>,
     Si: Storage<Elem = T, Space = S::MemorySpace>,
     So: StorageMut<Elem = T, Space = S::MemorySpace>,
@@ -262,7 +262,7 @@ pub fn exclusive_scan<S, T, R, Si, Li, So, Lo>(
 ) -> Result<T, AlgorithmError>
 where
     S: ScanImpl<T, T, R, Identity>,
-    T: Pod,
+    T: Element,
     R: Reducer<T>,
     Si: Storage<Elem = T, Space = S::MemorySpace>,
     So: StorageMut<Elem = T, Space = S::MemorySpace>,
@@ -305,8 +305,8 @@ pub fn transform_inclusive_scan<S, U, T, R, F, Si, Li, So, Lo>(
 ) -> Result<T, AlgorithmError>
 where
     S: ScanImpl<U, T, R, F>,
-    U: Pod,
-    T: Pod,
+    U: Element,
+    T: Element,
     R: Reducer<T>,
     F: UnaryFunctor<U, Output = T>,
     Si: Storage<Elem = U, Space = S::MemorySpace>,
@@ -349,8 +349,8 @@ pub fn transform_exclusive_scan<S, U, T, R, F, Si, Li, So, Lo>(
 ) -> Result<T, AlgorithmError>
 where
     S: ScanImpl<U, T, R, F>,
-    U: Pod,
-    T: Pod,
+    U: Element,
+    T: Element,
     R: Reducer<T>,
     F: UnaryFunctor<U, Output = T>,
     Si: Storage<Elem = U, Space = S::MemorySpace>,
@@ -389,7 +389,7 @@ pub fn inclusive_scan_in_place<S, T, R, Sx, Lx>(
 ) -> T
 where
     S: ScanImpl<T, T, R, Identity>,
-    T: Pod,
+    T: Element,
     R: Reducer<T>,
     Sx: StorageMut<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
@@ -421,7 +421,7 @@ pub fn exclusive_scan_in_place<S, T, R, Sx, Lx>(
 ) -> T
 where
     S: ScanImpl<T, T, R, Identity>,
-    T: Pod,
+    T: Element,
     R: Reducer<T>,
     Sx: StorageMut<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,

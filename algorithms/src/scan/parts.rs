@@ -20,12 +20,12 @@ use super::{bits, ScanKind};
 use crate::host::isa::Isa;
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{KnownOp, Reducer};
-use granule_views::Pod;
+use granule_views::Element;
 use std::any::TypeId;
 
 /// The instruction set [`fold_parts`] runs scans of `T` under `op` on:
 /// `f32` sums on a CPU with AVX2.
-pub(super) fn isa<T: Pod, R: Reducer<T>>(op: &R) -> Option<Isa> {
+pub(super) fn isa<T: Element, R: Reducer<T>>(op: &R) -> Option<Isa> {
     let f32_sums = op.known_op() == Some(KnownOp::Sum) && TypeId::of::<T>() == TypeId::of::<f32>();
     Some(Isa::Avx2).filter(|i| f32_sums && i.present())
 }
@@ -60,7 +60,7 @@ pub(super) fn fold_parts<U, T, F>(
 ) -> [T; LANES]
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     let pair = TypeId::of::<T>() == TypeId::of::<f32>() && isa == Isa::Avx2;

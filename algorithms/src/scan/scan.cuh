@@ -61,9 +61,9 @@ template <class T> __host__ __device__ constexpr granule::u32 scan_run_min_block
 // Dynamic shared memory: scan_slot(blockDim.x * ITEMS) values of T (the
 // staged outputs); the rest is drive_scan's with tiles of
 // blockDim.x * ITEMS indices (codegen::workspace::scan_workspace_with).
-template <class Op, class T, granule::u32 ITEMS, class LoadRun, class OutValue, class Store>
+template <class Op, class T, granule::u32 ITEMS, class LoadRun, class OutValue, class ChainEnd, class Store>
 __device__ void drive_scan_runs(granule::u64 n, granule::u64* status, T* values, granule::u32* tiles, T* result,
-                                LoadRun load_run, OutValue out_value, Store store) {
+                                LoadRun load_run, OutValue out_value, ChainEnd chain_end, Store store) {
   using granule::scan_slot;
   using granule::u32;
   using granule::u64;
@@ -89,7 +89,7 @@ __device__ void drive_scan_runs(granule::u64 n, granule::u64* status, T* values,
     T agg;
     T running = granule::block_exclusive_scan<Op>(fold, agg);
     if (t < 32u) {
-      const T excl = granule::tile_exclusive_prefix<Op>(st, tile, ntiles, agg, result, lane);
+      const T excl = granule::tile_exclusive_prefix<Op>(st, tile, ntiles, agg, (T*)nullptr, lane);
       if (lane == 0u) prefix_s = excl;
     }
     __syncthreads();
@@ -98,6 +98,9 @@ __device__ void drive_scan_runs(granule::u64 n, granule::u64* status, T* values,
       T p = before;
       Op::join(p, running);
       slots[scan_slot(mine + q)] = out_value(p, v[q]);
+      // The total is the chain's own end at the last index, not the
+      // look-back's regrouped prefix (a float's last bit may differ).
+      if (q < count && first + mine + q + 1ull == n) *result = chain_end(p, v[q]);
       Op::join(running, v[q]);
     }
     __syncthreads();
@@ -109,8 +112,9 @@ __device__ void drive_scan_runs(granule::u64 n, granule::u64* status, T* values,
 }
 
 // out(i) = init ⊕ f(x(0)) ⊕ … ⊕ f(x(i)) (inclusive) or ⊕ … f(x(i - 1))
-// (exclusive), for i < n; *result gets the total without init (the
-// host joins init on its left). Op joins an earlier value with a later
+// (exclusive), for i < n; *result gets the total as the chain ends it:
+// out(n - 1) of an inclusive scan, out(n - 1) ⊕ f(x(n - 1)) of an
+// exclusive one, bit for bit. Op joins an earlier value with a later
 // one; init may be Op's identity. `items` is the host's mirror of
 // scan_run_items, which sized the workspace: a launch whose mirror
 // drifted traps instead of overrunning the tile states.
@@ -135,6 +139,12 @@ __device__ void scan_view(granule::u64 n, bool inclusive, T init, granule::u32 i
         T p = init;
         Op::join(p, acc);
         if (inclusive) Op::join(p, v);
+        return p;
+      },
+      [&](const T& acc, const T& v) {
+        T p = init;
+        Op::join(p, acc);
+        Op::join(p, v);
         return p;
       },
       [&](granule::u64 i, const T& y) { out(i) = y; });

@@ -13,7 +13,7 @@ use super::ScanKind;
 use crate::host::isa::Isa;
 use granule_core::functor::UnaryFunctor;
 use granule_core::reducer::{KnownOp, Reducer};
-use granule_views::Pod;
+use granule_views::Element;
 use std::any::TypeId;
 
 /// Whether scans of `T` under `op` may take [`scan_sums`]: `op` joins
@@ -22,12 +22,12 @@ use std::any::TypeId;
 /// checked: callers take this path only then (`!cfg!(debug_assertions)`),
 /// so that a debug build still panics on overflow, as the scalar chain
 /// does.
-pub(super) fn fits<T: Pod, R: Reducer<T>>(op: &R) -> bool {
+pub(super) fn fits<T: Element, R: Reducer<T>>(op: &R) -> bool {
     op.known_op() == Some(KnownOp::Sum) && fits_type::<T>()
 }
 
 /// `T` is a 4- or 8-byte integer, and the CPU has AVX-512F or AVX2.
-fn fits_type<T: Pod>() -> bool {
+fn fits_type<T: Element>() -> bool {
     width::<T>().is_some() && Isa::widest().is_some()
 }
 
@@ -41,7 +41,7 @@ enum Width {
 
 /// `T`'s [`Width`] (known at compile time once inlined).
 #[inline(always)]
-fn width<T: Pod>() -> Option<Width> {
+fn width<T: Element>() -> Option<Width> {
     let t = TypeId::of::<T>();
     if [TypeId::of::<i64>(), TypeId::of::<u64>()].contains(&t) {
         Some(Width::W64)
@@ -63,7 +63,7 @@ fn width<T: Pod>() -> Option<Width> {
 pub(super) fn scan_sums<U, T, F>(kind: ScanKind, x: &[U], f: &F, out: &mut [T], carry: T) -> T
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     let isa = Isa::widest().expect("scan_sums: needs AVX-512F or AVX2");
@@ -77,7 +77,7 @@ where
 fn sums_on<U, T, F>(isa: Isa, kind: ScanKind, x: &[U], f: &F, out: &mut [T], carry: T) -> T
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     assert!(
@@ -107,7 +107,7 @@ pub(super) fn scan_sums_streamed<U, T, F>(
 ) -> T
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     let isa = Isa::widest().expect("scan_sums_streamed: needs AVX-512F or AVX2");
@@ -121,7 +121,7 @@ where
 fn streamed_on<U, T, F>(isa: Isa, kind: ScanKind, x: &[U], f: &F, out: &mut [T], carry: T) -> T
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     assert_eq!(x.len(), out.len(), "scan_sums_streamed: lengths");
@@ -150,7 +150,7 @@ unsafe fn run<U, T, F, const STREAM: bool>(
 ) -> T
 where
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     let inc = kind == ScanKind::Inclusive;
@@ -202,7 +202,7 @@ where
 ///
 /// # Panics
 /// As for [`scan_sums`].
-pub(super) fn add_to<T: Pod>(out: &mut [T], p: T) {
+pub(super) fn add_to<T: Element>(out: &mut [T], p: T) {
     add_on(
         Isa::widest().expect("add_to: needs AVX-512F or AVX2"),
         out,
@@ -214,7 +214,7 @@ pub(super) fn add_to<T: Pod>(out: &mut [T], p: T) {
 ///
 /// # Panics
 /// If the CPU lacks `isa`, or as for [`scan_sums`].
-fn add_on<T: Pod>(isa: Isa, out: &mut [T], p: T) {
+fn add_on<T: Element>(isa: Isa, out: &mut [T], p: T) {
     assert!(
         width::<T>().is_some() && isa.present(),
         "add_to: needs a 4- or 8-byte integer and {isa:?}"
@@ -238,7 +238,7 @@ fn add_on<T: Pod>(isa: Isa, out: &mut [T], p: T) {
 
 /// `v`'s bits as the word `W`.
 #[inline(always)]
-fn to_word<T: Pod, W: Word>(v: T) -> W {
+fn to_word<T: Element, W: Word>(v: T) -> W {
     assert!(
         W::holds::<T>(),
         "to_word: not an integer of the word's width"
@@ -250,7 +250,7 @@ fn to_word<T: Pod, W: Word>(v: T) -> W {
 
 /// `v`'s bits as `T`, the word `W` or its unsigned twin.
 #[inline(always)]
-fn from_word<W: Word, T: Pod>(v: W) -> T {
+fn from_word<W: Word, T: Element>(v: W) -> T {
     assert!(
         W::holds::<T>(),
         "from_word: not an integer of the word's width"
@@ -260,14 +260,14 @@ fn from_word<W: Word, T: Pod>(v: W) -> T {
 }
 
 /// An integer word the vector sums add: `i64` or `i32`.
-trait Word: Pod {
+trait Word: Element {
     /// Whether `T` is this word or its unsigned twin.
-    fn holds<T: Pod>() -> bool;
+    fn holds<T: Element>() -> bool;
     fn wrapping_add(self, other: Self) -> Self;
 }
 
 impl Word for i64 {
-    fn holds<T: Pod>() -> bool {
+    fn holds<T: Element>() -> bool {
         width::<T>() == Some(Width::W64)
     }
     #[inline(always)]
@@ -277,7 +277,7 @@ impl Word for i64 {
 }
 
 impl Word for i32 {
-    fn holds<T: Pod>() -> bool {
+    fn holds<T: Element>() -> bool {
         width::<T>() == Some(Width::W32)
     }
     #[inline(always)]
@@ -550,7 +550,7 @@ where
     I: Lanes<W>,
     W: Word,
     U: Copy,
-    T: Pod,
+    T: Element,
     F: UnaryFunctor<U, Output = T>,
 {
     let lanes = I::BYTES / std::mem::size_of::<W>();
@@ -624,7 +624,7 @@ where
 /// `W::holds::<T>()`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn add_kernel<I: Lanes<W>, W: Word, T: Pod>(out: &mut [T], p: W) {
+unsafe fn add_kernel<I: Lanes<W>, W: Word, T: Element>(out: &mut [T], p: W) {
     let lanes = I::BYTES / std::mem::size_of::<W>();
     let (n, op) = (out.len(), out.as_mut_ptr().cast::<W>());
     // SAFETY: the instruction set (the contract).
@@ -662,7 +662,7 @@ macro_rules! entries {
             $isa: Lanes<W>,
             W: Word,
             U: Copy,
-            T: Pod,
+            T: Element,
             F: UnaryFunctor<U, Output = T>,
         {
             // SAFETY: forwarded contract; compiled for the feature.
@@ -674,7 +674,7 @@ macro_rules! entries {
         /// # Safety
         /// The CPU has the feature compiled for; `W::holds::<T>()`.
         #[target_feature(enable = $feature)]
-        unsafe fn $add<W: Word, T: Pod>(out: &mut [T], p: W)
+        unsafe fn $add<W: Word, T: Element>(out: &mut [T], p: W)
         where
             $isa: Lanes<W>,
         {

@@ -15,7 +15,7 @@
 ///
 /// The trait is sealed: the sort's line-aligned streaming stores rely on
 /// each key being a primitive aligned to its size.
-pub trait RadixKey: granule_views::Pod + sealed::Sealed {
+pub trait RadixKey: granule_views::Element + sealed::Sealed {
     /// Bytes of the key: one radix pass per byte.
     const BYTES: usize;
     /// The order-preserving bits, in the low `8 * BYTES` bits.

@@ -113,32 +113,38 @@ where
             return Ok(());
         }
         let data = output_arg(&data);
-        sort_tiles::<T, C>(self, label, n, data.clone(), less);
-        let tile = u64::from(BLOCK) * ITEMS;
-        if n as u64 <= tile {
-            return Ok(());
-        }
-        let mut tmp = View1::<T, LayoutRight, CudaSpace>::zeros_in(
-            self.memory_space(),
-            "merge sort (temporary)",
-            n,
-        )?;
-        let (address, len) = (tmp.as_mut_ptr() as usize, tmp.extent(0));
-        let tmp = ViewArg::of::<T>("merge sort (temporary)", address, &[len], &[1]);
-        // Runs double from one tile until one run holds every element;
-        // an odd count of passes leaves the keys in `tmp`, and a merge of
-        // runs as long as the View copies them back.
-        let mut width = tile;
-        let mut back = false;
-        while width < n as u64 || back {
-            let (src, dst) = match back {
-                false => (data.clone(), tmp.clone()),
-                true => (tmp.clone(), data.clone()),
-            };
-            merge_runs::<T, C>(self, label, (n, width.min(n as u64)), (src, dst), less);
-            back = !back;
+        // The sort works in two buffers of its own and writes the View
+        // once, at the end: a comparator that fails on the device (a
+        // panic is a trap there) stops the launches after it, the last
+        // copy among them, so the View keeps its elements, as on the host.
+        let buffer = || {
+            View1::<T, LayoutRight, CudaSpace>::zeros_in(
+                self.memory_space(),
+                "merge sort (temporary)",
+                n,
+            )
+        };
+        // Both live to the end of the call, past the launches queued on them
+        // (a dropped device View's memory is reused behind them).
+        let (mut first, mut second) = (buffer()?, buffer()?);
+        let arg = |v: &mut View1<T, LayoutRight, CudaSpace>| {
+            let (address, len) = (v.as_mut_ptr() as usize, v.extent(0));
+            ViewArg::of::<T>("merge sort (temporary)", address, &[len], &[1])
+        };
+        let (a, b) = (arg(&mut first), arg(&mut second));
+        // A merge of runs as long as the View is a copy.
+        let copy = n as u64;
+        merge_runs::<T, C>(self, label, (n, copy), (data.clone(), a.clone()), less);
+        sort_tiles::<T, C>(self, label, n, a.clone(), less);
+        // Runs double from one tile until one run holds every element.
+        let (mut from, mut to) = (a, b);
+        let mut width = u64::from(BLOCK) * ITEMS;
+        while width < n as u64 {
+            merge_runs::<T, C>(self, label, (n, width), (from.clone(), to.clone()), less);
+            std::mem::swap(&mut from, &mut to);
             width = width.saturating_mul(2);
         }
+        merge_runs::<T, C>(self, label, (n, copy), (from, data), less);
         Ok(())
     }
 }

@@ -14,7 +14,7 @@ use crate::AlgorithmError;
 use granule_core::exec::static_part;
 use granule_core::functor::BinaryFunctor;
 use granule_core::Serial;
-use granule_views::{HostSpace, Pod};
+use granule_views::{Element, HostSpace};
 use std::cmp::Ordering;
 
 /// Elements below which a run is not split further.
@@ -68,7 +68,7 @@ fn merge_into<T: Copy, C: BinaryFunctor<T, T, Output = bool>>(
 /// # Safety
 /// `src` is fully written and not written during the call; `dst` is as
 /// long, disjoint from it, and nothing else touches it.
-unsafe fn merge_round<E: HostExec, T: Pod, C: BinaryFunctor<T, T, Output = bool>>(
+unsafe fn merge_round<E: HostExec, T: Element, C: BinaryFunctor<T, T, Output = bool>>(
     exec: &E,
     label: &str,
     src: &Src<T>,
@@ -112,11 +112,30 @@ unsafe fn merge_round<E: HostExec, T: Pod, C: BinaryFunctor<T, T, Output = bool>
     next
 }
 
+/// Copies a merge round's source back over its destination, the View,
+/// when the round unwinds: so a panicking comparator leaves the View a
+/// permutation of its elements, as the standard library's sorts do.
+struct Restore<T: Element> {
+    from: Src<T>,
+    to: Dst<T>,
+}
+
+impl<T: Element> Drop for Restore<T> {
+    fn drop(&mut self) {
+        // SAFETY: only dropped while a round unwinds (it is forgotten once
+        // the round returns): every worker of the round has stopped (the
+        // space joins them before the panic resumes), so nothing else
+        // touches the View, and the source, the scratch, is fully written
+        // and as long as the View.
+        unsafe { self.to.write(0, self.from.slice(0, self.from.len), false) };
+    }
+}
+
 /// Sorts a contiguous View stably by `less`.
 ///
 /// # Safety
 /// `data` describes a live contiguous host View nothing else touches.
-unsafe fn merge_sort<E: HostExec, T: Pod, C: BinaryFunctor<T, T, Output = bool>>(
+unsafe fn merge_sort<E: HostExec, T: Element, C: BinaryFunctor<T, T, Output = bool>>(
     exec: &E,
     label: &str,
     data: Dst<T>,
@@ -152,9 +171,14 @@ unsafe fn merge_sort<E: HostExec, T: Pod, C: BinaryFunctor<T, T, Output = bool>>
         } else {
             (vd.as_src(), sd)
         };
+        // A round into the View that unwinds (the comparator panicked, or
+        // is no strict weak order) leaves it half merged; the scratch, the
+        // round's source, still holds every element once.
+        let restore = in_scratch.then(|| Restore { from, to: vd });
         // SAFETY: View and scratch are disjoint; the source side is fully
         // written (the View, or the scratch after a round).
         bounds = unsafe { merge_round(exec, label, &from, &to, &bounds, less) };
+        std::mem::forget(restore);
         in_scratch = !in_scratch;
     }
     if in_scratch {
@@ -167,7 +191,7 @@ unsafe fn merge_sort<E: HostExec, T: Pod, C: BinaryFunctor<T, T, Output = bool>>
 
 macro_rules! host_merge_sort {
     ($space:ty) => {
-        impl<T: Pod, C: BinaryFunctor<T, T, Output = bool>> MergeSortImpl<T, C> for $space {
+        impl<T: Element, C: BinaryFunctor<T, T, Output = bool>> MergeSortImpl<T, C> for $space {
             fn merge_sort(
                 &self,
                 label: &str,

@@ -26,7 +26,7 @@ use granule_core::functor::BinaryFunctor;
 use granule_core::reducer::LAnd;
 use granule_core::ExecutionSpace;
 use granule_views::storage::{Storage, StorageMut};
-use granule_views::{Layout, Pod, ViewBase};
+use granule_views::{Element, Layout, ViewBase};
 
 /// How an execution space radix-sorts keys `K`, optionally carrying
 /// values `V`. Implemented for Serial and Rayon (`radix_host.rs`) and,
@@ -131,7 +131,7 @@ pub fn sort_by_key<S, K, V, Sk, Lk, Sv, Lv>(
 where
     S: SortImpl<K, V>,
     K: RadixKey,
-    V: Pod,
+    V: Element,
     Sk: StorageMut<Elem = K, Space = S::MemorySpace>,
     Sv: StorageMut<Elem = V, Space = S::MemorySpace>,
     Lk: Layout,
@@ -171,7 +171,7 @@ pub fn sort_by<S, T, C, Sx, Lx>(
 ) -> Result<(), AlgorithmError>
 where
     S: MergeSortImpl<T, C>,
-    T: Pod,
+    T: Element,
     C: BinaryFunctor<T, T, Output = bool>,
     Sx: StorageMut<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
@@ -230,7 +230,7 @@ impl<T, C: BinaryFunctor<T, T, Output = bool>> BinaryFunctor<T, T> for InOrder<C
 pub fn is_sorted<S, T, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>) -> bool
 where
     S: ReducePairsImpl<T, T, bool, LAnd, InOrder<PartialLess>>,
-    T: Pod + PartialOrd,
+    T: Element + PartialOrd,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
 {
@@ -249,7 +249,7 @@ where
 pub fn is_sorted_by<S, T, C, Sx, Lx>(space: &S, x: &ViewBase<Sx, 1, Lx>, less: C) -> bool
 where
     S: ReducePairsImpl<T, T, bool, LAnd, InOrder<C>>,
-    T: Pod,
+    T: Element,
     C: BinaryFunctor<T, T, Output = bool>,
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,

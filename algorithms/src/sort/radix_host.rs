@@ -27,7 +27,7 @@ use crate::io::Output;
 use crate::AlgorithmError;
 use granule_core::exec::{block_bounds, block_count};
 use granule_core::Serial;
-use granule_views::{HostSpace, Pod};
+use granule_views::{Element, HostSpace};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -217,7 +217,7 @@ fn differing<K: RadixKey>(keys: &[K]) -> Option<u32> {
 /// 256; `counts` are the counts of its values in each [`COUNT_BLOCK`]
 /// block of the source keys, as they are now, and `start` the
 /// [`offsets`] of their total.
-unsafe fn counted_pass<E: HostExec, K: RadixKey, V: Pod>(
+unsafe fn counted_pass<E: HostExec, K: RadixKey, V: Element>(
     exec: &E,
     label: &str,
     (sk, sv): (&Src<K>, Option<&Src<V>>),
@@ -280,7 +280,7 @@ pub(super) const LINE: usize = 64;
 /// and no other thread touches them, where `count(d)` is how many keys of
 /// `ks` are in bucket `d`; `vs` is as long as `ks` when given, and `dv`
 /// is given with it.
-unsafe fn scatter_block<K: RadixKey, V: Pod>(
+unsafe fn scatter_block<K: RadixKey, V: Element>(
     ks: &[K],
     vs: Option<&[V]>,
     (dk, dv): (&Dst<K>, Option<&Dst<V>>),
@@ -342,7 +342,7 @@ struct Lines<'d, K, V> {
     fill: [usize; 256],
 }
 
-impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
+impl<K: RadixKey, V: Element> Lines<'_, K, V> {
     const W: usize = LINE / std::mem::size_of::<K>();
 
     /// Pushes every key of `ks` (and value of `vs`) to its bucket. A
@@ -487,7 +487,7 @@ impl<K: RadixKey, V: Pod> Lines<'_, K, V> {
 /// # Safety
 /// Both describe live contiguous host Views of the same length that
 /// nothing else touches during the call.
-unsafe fn radix_sort<E: HostExec, K: RadixKey, V: Pod>(
+unsafe fn radix_sort<E: HostExec, K: RadixKey, V: Element>(
     exec: &E,
     label: &str,
     keys: Dst<K>,
@@ -505,7 +505,7 @@ unsafe fn radix_sort<E: HostExec, K: RadixKey, V: Pod>(
 ///
 /// # Safety
 /// As for [`radix_sort`].
-unsafe fn radix_sort_within<E: HostExec, K: RadixKey, V: Pod>(
+unsafe fn radix_sort_within<E: HostExec, K: RadixKey, V: Element>(
     exec: &E,
     label: &str,
     (keys, values): (Dst<K>, Option<Dst<V>>),
@@ -579,7 +579,7 @@ struct Sides<K, V> {
     scratch: (Dst<K>, Option<Dst<V>>),
 }
 
-impl<K: Pod, V: Pod> Sides<K, V> {
+impl<K: Element, V: Element> Sides<K, V> {
     /// Elements `lo..hi` of the scratch side (`true`) or the View's.
     fn part(&self, in_scratch: bool, lo: usize, hi: usize) -> (Dst<K>, Option<Dst<V>>) {
         let (k, v) = if in_scratch { self.scratch } else { self.view };
@@ -607,7 +607,7 @@ struct Bucket {
 /// # Safety
 /// As for [`radix_sort`], and the counts of `surveyed` are counts of the
 /// keys as they are now.
-unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Pod>(
+unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Element>(
     exec: &E,
     label: &str,
     (keys, values): (Dst<K>, Option<Dst<V>>),
@@ -668,7 +668,7 @@ struct Split<'a, E, K, V> {
     limit: usize,
 }
 
-impl<E: HostExec, K: RadixKey, V: Pod> Split<'_, E, K, V> {
+impl<E: HostExec, K: RadixKey, V: Element> Split<'_, E, K, V> {
     /// Moves elements `lo..hi` from one side (the scratch when
     /// `in_scratch`) to the other by their top varying bits, then splits
     /// again each resulting bucket of more than `limit` keys, and lists
@@ -1059,7 +1059,7 @@ fn count_digits<K: RadixKey, const N: usize, const W: usize>(
 /// `work` and `out` are contiguous, disjoint, and hold elements `lo..hi`,
 /// written in `work`; the values are given in both or neither; nothing
 /// else touches those elements during the call.
-pub(super) unsafe fn sort_bucket<K: RadixKey, V: Pod>(
+pub(super) unsafe fn sort_bucket<K: RadixKey, V: Element>(
     (wk, wv): (&Dst<K>, Option<&Dst<V>>),
     out: Option<(&Dst<K>, Option<&Dst<V>>)>,
     (lo, hi): (usize, usize),
@@ -1163,7 +1163,7 @@ fn table(hist: &[u32], ((_, width), at): (Digit, usize)) -> &[u32] {
 /// # Safety
 /// `hist` counts the digits of these very keys; the buffers are as long
 /// as the keys, the values given on both sides or neither.
-unsafe fn passes<K: RadixKey, V: Pod>(
+unsafe fn passes<K: RadixKey, V: Element>(
     (keys, mut vals): (&mut [K], Option<&mut [V]>),
     (bk, mut bv): (&mut [K], Option<&mut [V]>),
     digits: &[(Digit, usize)],
@@ -1193,7 +1193,7 @@ unsafe fn passes<K: RadixKey, V: Pod>(
 /// # Safety
 /// Those elements exist, nothing else touches them during the call, and
 /// they do not overlap the bucket; `sv` is given when `ov` is.
-unsafe fn deliver<K: Pod, V: Pod>(
+unsafe fn deliver<K: Element, V: Element>(
     (ok, ov): (&Dst<K>, Option<&Dst<V>>),
     lo: usize,
     (sk, sv): (&[K], Option<&[V]>),
@@ -1213,9 +1213,9 @@ unsafe fn deliver<K: Pod, V: Pod>(
 }
 
 /// Where each digit's elements start, given the digit's counts `h`
-/// (at most [`TABLE`] of them): u32 offsets (a bucket's length fits,
-/// sort_bucket checks) keep a 12-bit digit's table at 16 KiB, in L1
-/// beside the scatter's lines.
+/// (at most [`TABLE`] of them): u32 offsets (a bucket's length fits, as
+/// [`bucket_histograms`] checks where the counts are made) keep a 12-bit
+/// digit's table at 16 KiB, in L1 beside the scatter's lines.
 fn starts(h: &[u32]) -> [u32; TABLE] {
     let mut at = [0u32; TABLE];
     for d in 1..h.len() {
@@ -1230,7 +1230,7 @@ fn starts(h: &[u32]) -> [u32; TABLE] {
 /// # Safety
 /// `h` is the histogram of `dg` over `sk`; `sv` and `dst` are as long as
 /// `sk`.
-unsafe fn pack_scatter<K: RadixKey, V: Pod>(
+unsafe fn pack_scatter<K: RadixKey, V: Element>(
     (sk, sv): (&[K], &[V]),
     dst: &mut [(K, V)],
     dg: Digit,
@@ -1258,7 +1258,7 @@ unsafe fn pack_scatter<K: RadixKey, V: Pod>(
 /// # Safety
 /// `h` is the histogram of `dg` over the pairs' keys; `dk` and `dv` are
 /// as long as `src`.
-unsafe fn unpack_scatter<K: RadixKey, V: Pod>(
+unsafe fn unpack_scatter<K: RadixKey, V: Element>(
     src: &[(K, V)],
     (dk, dv): (&mut [K], &mut [V]),
     dg: Digit,
@@ -1286,7 +1286,7 @@ unsafe fn unpack_scatter<K: RadixKey, V: Pod>(
 /// `h` is the histogram of that digit over `sk` (`1 << width` counts);
 /// `dk` is as long as `sk`; the values are given on both sides or
 /// neither, as long as the keys.
-unsafe fn scatter_local<K: RadixKey, V: Pod>(
+unsafe fn scatter_local<K: RadixKey, V: Element>(
     (sk, sv): (&[K], Option<&[V]>),
     (dk, dv): (&mut [K], Option<&mut [V]>),
     dg: Digit,
@@ -1329,7 +1329,7 @@ unsafe fn scatter_local<K: RadixKey, V: Pod>(
 }
 
 /// Scratch room for `n` keys, and for `n` values when `with_values`.
-fn scratch_pair<K: Pod, V: Pod>(
+fn scratch_pair<K: Element, V: Element>(
     label: &str,
     n: usize,
     with_values: bool,
@@ -1346,7 +1346,7 @@ fn scratch_pair<K: Pod, V: Pod>(
 ///
 /// # Safety
 /// As for [`radix_sort`], without the contiguity.
-unsafe fn radix_sort_any<E: HostExec, K: RadixKey, V: Pod>(
+unsafe fn radix_sort_any<E: HostExec, K: RadixKey, V: Element>(
     exec: &E,
     label: &str,
     keys: Dst<K>,
@@ -1373,7 +1373,7 @@ unsafe fn radix_sort_any<E: HostExec, K: RadixKey, V: Pod>(
 }
 
 /// A contiguous copy of a View's elements.
-pub(super) fn gather<T: Pod>(label: &str, d: &Dst<T>) -> Result<Scratch<T>, AlgorithmError> {
+pub(super) fn gather<T: Element>(label: &str, d: &Dst<T>) -> Result<Scratch<T>, AlgorithmError> {
     let mut s = Scratch::new(label, d.len)?;
     let (src, dst) = (d.as_src(), s.dst());
     for i in 0..d.len {
@@ -1388,7 +1388,7 @@ pub(super) fn gather<T: Pod>(label: &str, d: &Dst<T>) -> Result<Scratch<T>, Algo
 ///
 /// # Safety
 /// `s` is fully written and as long as `d`; nothing else touches `d`.
-pub(super) unsafe fn scatter<T: Pod>(s: &mut Scratch<T>, d: &Dst<T>) {
+pub(super) unsafe fn scatter<T: Element>(s: &mut Scratch<T>, d: &Dst<T>) {
     let src = s.src();
     for i in 0..d.len {
         // SAFETY: the caller's contract.
@@ -1398,7 +1398,7 @@ pub(super) unsafe fn scatter<T: Pod>(s: &mut Scratch<T>, d: &Dst<T>) {
 
 macro_rules! host_radix {
     ($space:ty) => {
-        impl<K: RadixKey, V: Pod> SortImpl<K, V> for $space {
+        impl<K: RadixKey, V: Element> SortImpl<K, V> for $space {
             fn radix_sort(
                 &self,
                 label: &str,
@@ -1758,7 +1758,7 @@ pub(super) mod tests {
     /// sort stably.
     #[test]
     fn values_at_any_byte_of_their_lines_sort_stably() {
-        fn sort_parts<V: Pod + PartialEq + std::fmt::Debug>(
+        fn sort_parts<V: Element + PartialEq + std::fmt::Debug>(
             skip: (usize, usize),
             value: fn(u32) -> V,
         ) {

@@ -14,14 +14,16 @@ use granule_core::kernel::kernel;
 use granule_core::prelude::*;
 use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
 use granule_cuda::device_api::{
-    Device, DeviceBuffer, DeviceError, Fault, KernelArgs, LaunchConfig, LaunchId, Module,
+    Device, DeviceBuffer, DeviceError, DeviceLimits, Fault, KernelArgs, LaunchConfig, LaunchId,
+    Launches, Module,
 };
 use granule_cuda::emu::{EmuDevice, EmuStats};
 use granule_cuda::kernel::KernelSource;
 use granule_cuda::space::MAX_IN_FLIGHT;
 use granule_cuda::{Cuda, CudaSelection, CudaSpace};
 use granule_views::{create_mirror_view_and_copy, deep_copy, LayoutRight};
-use std::sync::Arc;
+use std::mem::MaybeUninit;
+use std::sync::{Arc, Mutex};
 
 type DView1<T> = View1<T, LayoutRight, CudaSpace>;
 
@@ -84,18 +86,18 @@ fn own_space() -> Cuda {
     Cuda::from_env_or(CudaSelection::Emulator).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn zeros<T: granule_views::Pod>(s: &Cuda, label: &str, n: usize) -> DView1<T> {
+fn zeros<T: granule_views::Element>(s: &Cuda, label: &str, n: usize) -> DView1<T> {
     DView1::<T>::zeros_in(s.memory_space(), label, n).unwrap()
 }
 
-fn upload<T: granule_views::Pod>(s: &Cuda, label: &str, v: Vec<T>) -> DView1<T> {
+fn upload<T: granule_views::Element>(s: &Cuda, label: &str, v: Vec<T>) -> DView1<T> {
     let host = View1::<T>::from_vec(label, v.len(), v).unwrap();
     let mut d = zeros(s, label, host.extent(0));
     deep_copy(&mut d, &host).unwrap();
     d
 }
 
-fn download<T: granule_views::Pod>(v: &DView1<T>) -> Vec<T> {
+fn download<T: granule_views::Element>(v: &DView1<T>) -> Vec<T> {
     create_mirror_view_and_copy(v).unwrap().as_view().to_vec()
 }
 
@@ -461,6 +463,331 @@ fn dispatches_after_a_failed_one_do_not_run() {
     assert_eq!(download(&z), vec![5; 4]);
 }
 
+// ------------------------------- several spaces over one device's failures
+
+/// `s`'s two dispatches: "oob" reads past View "short" and fails; "skipped",
+/// which would set `z` to 5s, is issued behind it and does not run.
+fn fail_then_skip(s: &Cuda, y: &mut DView1<f64>, x: &DView1<f64>, z: &mut DView1<i64>) {
+    dispatch_a_fault(s, y, x);
+    parallel_for("skipped", RangePolicy::new(s, 0..4), z, set_to(5));
+}
+
+/// Another space over `s`'s device, which issues nothing.
+fn bystander(s: &Cuda) -> Cuda {
+    Cuda::with_device(s.device().clone())
+}
+
+fn assert_oob_with_one_skipped(e: &DeviceError) {
+    assert!(
+        matches!(e, DeviceError::Dispatch { label, skipped: 1, .. } if label == "oob"),
+        "{e}"
+    );
+}
+
+/// Both devices: dropping another space over the device synchronizes it,
+/// but that space met no failure, so its drop takes none: the fence of the
+/// space whose dispatches failed and were skipped still reports them.
+#[test]
+fn dropping_another_space_over_the_device_leaves_the_failure_to_this_one() {
+    let s = own_space();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let (mut y, mut z) = (zeros::<f64>(&s, "y", 4), zeros::<i64>(&s, "z", 4));
+    fail_then_skip(&s, &mut y, &x, &mut z);
+    drop(bystander(&s));
+    assert_oob_with_one_skipped(&s.try_fence().unwrap_err());
+    s.try_fence().expect("reported once");
+}
+
+/// Both devices: after another space's drop, the copy of the skipped
+/// dispatch's output is a synchronization point of `s`, and reports the
+/// failure instead of handing back the zeros "skipped" never overwrote.
+#[test]
+fn a_copy_of_a_skipped_dispatchs_output_reports_the_failure_after_another_space_dropped() {
+    let s = own_space();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let (mut y, mut z) = (zeros::<f64>(&s, "y", 4), zeros::<i64>(&s, "z", 4));
+    fail_then_skip(&s, &mut y, &x, &mut z);
+    drop(bystander(&s));
+    let msg = panic_message(|| {
+        let back = create_mirror_view_and_copy(&z);
+        eprintln!("the copy returned {:?}", back.map(|m| m.as_view().to_vec()));
+    });
+    assert!(
+        msg.contains("parallel dispatch \"oob\"")
+            && msg.contains("the 1 launch issued after it did not run")
+            && msg.contains("[reported at a copy between host and device]"),
+        "{msg}"
+    );
+    s.try_fence().expect("reported once");
+}
+
+/// Both devices: another thread's fence on another space over the device
+/// returns `Ok` (its space issued nothing), and `s`'s fence still reports
+/// its failure; then `s` runs again.
+#[test]
+fn another_threads_fence_on_another_space_takes_nothing_from_this_one() {
+    let s = own_space();
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let (mut y, mut z) = (zeros::<f64>(&s, "y", 4), zeros::<i64>(&s, "z", 4));
+    fail_then_skip(&s, &mut y, &x, &mut z);
+    let other = bystander(&s);
+    let theirs = std::thread::spawn(move || other.try_fence())
+        .join()
+        .expect("the other thread's fence returns");
+    assert_eq!(theirs, Ok(()), "the failure met none of its dispatches");
+    assert_oob_with_one_skipped(&s.try_fence().unwrap_err());
+    assert_eq!(download(&z), vec![0; 4], "\"skipped\" did not run");
+    parallel_for("runs", RangePolicy::new(&s, 0..4), &mut z, set_to(5));
+    assert_eq!(download(&z), vec![5; 4]);
+}
+
+/// An emulator that runs `hook` once, right after the next launch returns:
+/// to put another thread's synchronization between a dispatch's launch and
+/// the read of its result, where a program's threads may put it.
+#[derive(Debug)]
+struct AfterLaunch {
+    emu: EmuDevice,
+    hook: Mutex<Option<Hook>>,
+}
+
+struct Hook(Box<dyn FnOnce() + Send>);
+
+impl std::fmt::Debug for Hook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Hook")
+    }
+}
+
+impl AfterLaunch {
+    fn new() -> Self {
+        AfterLaunch {
+            emu: EmuDevice::new().unwrap(),
+            hook: Mutex::new(None),
+        }
+    }
+
+    fn after_next_launch(&self, hook: impl FnOnce() + Send + 'static) {
+        *self.hook.lock().unwrap() = Some(Hook(Box::new(hook)));
+    }
+}
+
+// SAFETY: every method is the emulator's, which keeps the contract; the
+// hook runs after a launch has returned and touches no device memory.
+unsafe impl Device for AfterLaunch {
+    fn name(&self) -> String {
+        self.emu.name()
+    }
+    fn limits(&self) -> DeviceLimits {
+        self.emu.limits()
+    }
+    fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError> {
+        self.emu.alloc_zeroed(bytes)
+    }
+    fn free(&self, buffer: DeviceBuffer) -> Result<(), DeviceError> {
+        self.emu.free(buffer)
+    }
+    fn copy_to_device(
+        &self,
+        dst: &mut DeviceBuffer,
+        offset: usize,
+        src: &[MaybeUninit<u8>],
+    ) -> Result<(), DeviceError> {
+        self.emu.copy_to_device(dst, offset, src)
+    }
+    fn copy_to_host(
+        &self,
+        dst: &mut [MaybeUninit<u8>],
+        src: &DeviceBuffer,
+        offset: usize,
+    ) -> Result<(), DeviceError> {
+        self.emu.copy_to_host(dst, src, offset)
+    }
+    fn copy_on_device(
+        &self,
+        dst: &mut DeviceBuffer,
+        dst_offset: usize,
+        src: &DeviceBuffer,
+        src_offset: usize,
+        bytes: usize,
+    ) -> Result<(), DeviceError> {
+        self.emu
+            .copy_on_device(dst, dst_offset, src, src_offset, bytes)
+    }
+    fn zero(&self, buffer: &mut DeviceBuffer) -> Result<(), DeviceError> {
+        self.emu.zero(buffer)
+    }
+    fn cache_bytes(&self) -> usize {
+        self.emu.cache_bytes()
+    }
+    fn compile(&self, unit: &TranslationUnit, label: &str) -> Result<Module, DeviceError> {
+        self.emu.compile(unit, label)
+    }
+    unsafe fn launch(
+        &self,
+        module: &Module,
+        entry: &str,
+        config: &LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<LaunchId, DeviceError> {
+        // SAFETY: forwarded from the caller.
+        let id = unsafe { self.emu.launch(module, entry, config, args) };
+        let hook = self.hook.lock().unwrap().take();
+        if let Some(Hook(hook)) = hook {
+            hook();
+        }
+        id
+    }
+    fn synchronize_for(&self, launches: Launches<'_>) -> Result<(), DeviceError> {
+        self.emu.synchronize_for(launches)
+    }
+}
+
+/// A reduction issued behind a failed dispatch does not run; another
+/// thread's fence on another space comes between its launch and the read
+/// of its result, and takes nothing: the read reports the failure instead
+/// of returning the zeroed result as the sum.
+#[test]
+fn a_reduction_skipped_behind_a_failure_reports_it_though_another_thread_fenced_first() {
+    let dev = Arc::new(AfterLaunch::new());
+    let s = Cuda::with_device(dev.clone());
+    let x = upload(&s, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&s, "y", 4);
+    let ones = upload(&s, "ones", vec![1i64; 8]);
+    dispatch_a_fault(&s, &mut y, &x);
+    let other = Cuda::with_device(dev.clone());
+    let theirs = Arc::new(Mutex::new(None));
+    let seen = theirs.clone();
+    dev.after_next_launch(move || {
+        let fenced = std::thread::spawn(move || other.try_fence()).join();
+        *seen.lock().unwrap() = Some(fenced.expect("the other thread's fence returns"));
+    });
+    let msg = panic_message(|| {
+        let sum: i64 = parallel_reduce("sum", RangePolicy::new(&s, 0..8), Sum, sum_i64(&ones));
+        eprintln!("the reduction returned {sum}");
+    });
+    assert_eq!(*theirs.lock().unwrap(), Some(Ok(())), "the hook ran");
+    assert!(
+        msg.contains("parallel dispatch \"oob\"")
+            && msg.contains("out of bounds")
+            && msg.contains("[reported at the result of \"sum\"]"),
+        "{msg}"
+    );
+    let sum: i64 = parallel_reduce("sum", RangePolicy::new(&s, 0..8), Sum, sum_i64(&ones));
+    assert_eq!(sum, 8, "after the report the reduction runs");
+}
+
+/// Both devices: a space whose dispatch was issued behind another space's
+/// failure, and so did not run, is told at its own fence, naming its
+/// dispatch, after the failing space was told at its own; each once.
+#[test]
+fn a_space_whose_dispatch_was_skipped_behind_another_spaces_failure_is_told() {
+    let a = own_space();
+    let b = bystander(&a);
+    let x = upload(&a, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&a, "y", 4);
+    let mut z = upload(&b, "z", vec![7i64; 4]);
+    dispatch_a_fault(&a, &mut y, &x);
+    parallel_for("later", RangePolicy::new(&b, 0..4), &mut z, add_one());
+    parallel_for("later", RangePolicy::new(&b, 0..4), &mut z, add_one());
+    let e = a.try_fence().unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Dispatch { label, skipped: 2, .. } if label == "oob"),
+        "{e}"
+    );
+    a.try_fence().expect("reported once to a");
+    let e = b.try_fence().unwrap_err();
+    let DeviceError::Skipped {
+        label,
+        kernel,
+        dispatches,
+        error,
+        ..
+    } = &e
+    else {
+        panic!("{e:?}");
+    };
+    assert_eq!(
+        (label.as_str(), kernel.as_str(), *dispatches),
+        ("later", "kernel `add_one`", 2)
+    );
+    assert!(
+        matches!(&**error, DeviceError::Queued { skipped: 2, .. }),
+        "{error}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("parallel dispatch \"later\"")
+            && text.contains("did not run, nor did the 1 dispatch of its space after it")
+            && text.contains("(granule_for_past_the_end) failed"),
+        "{text}"
+    );
+    assert!(
+        matches!(
+            e.cause(),
+            DeviceError::Fault {
+                fault: Fault::OutOfBounds { .. },
+                ..
+            }
+        ),
+        "{e}"
+    );
+    b.try_fence().expect("reported once to b");
+    assert_eq!(download(&z), vec![7; 4], "neither \"later\" ran");
+}
+
+/// Both devices: a space whose dispatches all completed before another
+/// space's failure is not told of it (though its fence is the device's
+/// first synchronization since), nor is one whose dispatch ran after the
+/// device resumed.
+#[test]
+fn a_space_whose_dispatches_completed_is_not_told_of_another_spaces_failure() {
+    let a = own_space();
+    let b = bystander(&a);
+    let x = upload(&a, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&a, "y", 4);
+    let mut z = upload(&b, "z", vec![7i64; 4]);
+    parallel_for("before", RangePolicy::new(&b, 0..4), &mut z, add_one());
+    dispatch_a_fault(&a, &mut y, &x);
+    assert_eq!(
+        b.try_fence(),
+        Ok(()),
+        "\"before\" completed before the failure"
+    );
+    parallel_for("after", RangePolicy::new(&b, 0..4), &mut z, add_one());
+    let e = a.try_fence().unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Dispatch { label, skipped: 0, .. } if label == "oob"),
+        "{e}"
+    );
+    assert_eq!(
+        b.try_fence(),
+        Ok(()),
+        "\"after\" ran once the device resumed"
+    );
+    assert_eq!(download(&z), vec![9; 4]);
+}
+
+/// Both devices: a dropped space's own unreported failure is printed by
+/// its drop, and a failure that met another space too stays for it.
+#[test]
+fn a_dropped_space_answers_only_for_its_own_dispatches() {
+    let a = own_space();
+    let b = bystander(&a);
+    let x = upload(&a, "short", vec![1.0; 4]);
+    let mut y = zeros::<f64>(&a, "y", 4);
+    let mut z = zeros::<i64>(&b, "z", 4);
+    dispatch_a_fault(&a, &mut y, &x);
+    parallel_for("later", RangePolicy::new(&b, 0..4), &mut z, set_to(5));
+    drop((x, y));
+    drop(a);
+    let e = b.try_fence().unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Skipped { label, .. } if label == "later"),
+        "{e}"
+    );
+    assert_eq!(download(&z), vec![0; 4]);
+}
+
 // ------------------------------------------------------ the device itself
 
 /// `set_to` compiled by `dev`.
@@ -508,9 +835,12 @@ fn a_device_holds_a_launch_failure_until_a_synchronization() {
     let bad = launch_set_to(&dev, &module, &y, 5, 1);
     let after = launch_set_to(&dev, &module, &y, 4, 9);
     assert_eq!(after, LaunchId(bad.0 + 1));
-    // A copy to the host is a synchronization: it reports the failure,
-    // naming the launch, and copies nothing.
-    let e = read_i64s(&dev, &y).unwrap_err();
+    // A copy to the host waits and copies what the device holds, as a
+    // GPU's does: the launch after the failed one did not run. Reporting
+    // is a synchronization's.
+    let got = read_i64s(&dev, &y).unwrap();
+    assert!(!got.contains(&9), "{got:?}");
+    let e = dev.synchronize().unwrap_err();
     assert!(
         matches!(&e, DeviceError::Queued { launch, skipped: 1, .. } if *launch == bad),
         "{e}"
@@ -525,11 +855,39 @@ fn a_device_holds_a_launch_failure_until_a_synchronization() {
         ),
         "{e}"
     );
-    // Reported once; the launch after the failed one did not run.
-    let got = read_i64s(&dev, &y).unwrap();
-    assert!(!got.contains(&9), "{got:?}");
+    dev.synchronize().expect("reported once");
     launch_set_to(&dev, &module, &y, 4, 9);
     assert_eq!(read_i64s(&dev, &y).unwrap(), [9; 4]);
+    dev.free(y).unwrap();
+}
+
+/// A synchronization names the launches its caller answers for: it is told
+/// of a failure when one of them failed or was skipped behind it, once,
+/// and the device forgets the failure when all of them were answered for.
+#[test]
+fn a_device_tells_each_caller_of_the_failure_its_launches_met() {
+    let dev = EmuDevice::new().unwrap();
+    let module = set_to_module(&dev);
+    let y = dev.alloc_zeroed(4 * 8).unwrap();
+    let done = launch_set_to(&dev, &module, &y, 4, 1);
+    let bad = launch_set_to(&dev, &module, &y, 5, 2);
+    let skipped = launch_set_to(&dev, &module, &y, 4, 3);
+    assert_eq!(dev.synchronize_for(Launches::These(&[done])), Ok(()));
+    // That synchronization resumed the device: this launch runs.
+    let ran = launch_set_to(&dev, &module, &y, 4, 4);
+    assert_eq!(dev.synchronize_for(Launches::These(&[ran])), Ok(()));
+    // Each of the two launches the failure concerns is told of it (a
+    // caller passes a launch until a synchronization reports its failure,
+    // then no more).
+    for mine in [skipped, bad] {
+        let e = dev.synchronize_for(Launches::These(&[mine])).unwrap_err();
+        assert!(
+            matches!(&e, DeviceError::Queued { launch, skipped: 1, .. } if *launch == bad),
+            "{e}"
+        );
+    }
+    assert_eq!(dev.synchronize(), Ok(()), "answered for, so forgotten");
+    assert_eq!(read_i64s(&dev, &y).unwrap(), [4; 4]);
     dev.free(y).unwrap();
 }
 

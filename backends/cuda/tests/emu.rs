@@ -116,6 +116,13 @@ fn a_fault_among_queued_launches_is_traced_to_its_launch() {
     a_fault_among_queued_launches(&device()).unwrap();
 }
 
+/// As on a GPU: copies and zeroings run behind a failed launch that no
+/// synchronization has reported yet, and the launches do not.
+#[test]
+fn copies_run_behind_a_failed_launch_as_on_a_gpu() {
+    copies_run_behind_a_failed_launch(&device()).unwrap();
+}
+
 #[test]
 fn a_copy_loads_and_stores_each_element_once() {
     let dev = device();

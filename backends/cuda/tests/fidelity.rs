@@ -173,7 +173,7 @@ fn fast_math_approximates_f32_division_and_flushes_denormals() {
 
 type DView1<T> = View1<T, LayoutRight, CudaSpace>;
 
-fn upload<T: granule_views::Pod>(s: &Cuda, label: &str, v: Vec<T>) -> DView1<T> {
+fn upload<T: granule_views::Element>(s: &Cuda, label: &str, v: Vec<T>) -> DView1<T> {
     let n = v.len();
     let host = View1::<T>::from_vec(label, n, v).unwrap();
     let mut d = DView1::<T>::zeros_in(s.memory_space(), label, n).unwrap();
@@ -181,7 +181,7 @@ fn upload<T: granule_views::Pod>(s: &Cuda, label: &str, v: Vec<T>) -> DView1<T> 
     d
 }
 
-fn download<T: granule_views::Pod>(v: &DView1<T>) -> Vec<T> {
+fn download<T: granule_views::Element>(v: &DView1<T>) -> Vec<T> {
     create_mirror_view_and_copy(v).unwrap().as_view().to_vec()
 }
 

@@ -130,6 +130,17 @@ fn a_fault_among_queued_launches_is_traced_to_its_launch() {
     a_fault_among_queued_launches(&dev).unwrap();
 }
 
+/// Copies and zeroings run behind a failed launch, whether the host saw
+/// the failure at a wait before them or not, as on the emulator; the
+/// launches do not.
+#[test]
+fn copies_run_behind_a_failed_launch_as_on_the_emulator() {
+    let Some(dev) = gpu("copies_run_behind_a_failed_launch_as_on_the_emulator") else {
+        return;
+    };
+    copies_run_behind_a_failed_launch(&dev).unwrap();
+}
+
 /// A device panic stops only its own threads: another device of the same
 /// process still runs after it (on an H100 a trap ended every context of
 /// the process, new ones included).

@@ -11,16 +11,19 @@ use std::sync::OnceLock;
 
 fn cuda() -> Cuda {
     static SPACE: OnceLock<Cuda> = OnceLock::new();
-    SPACE
-        .get_or_init(|| {
-            Cuda::from_env_or(CudaSelection::Emulator).unwrap_or_else(|e| panic!("{e}"))
-        })
-        .clone()
+    SPACE.get_or_init(own_space).clone()
+}
+
+/// A space of its own, for a test whose kernel must be refused: were it
+/// launched, its race would fail the dispatches of every other test on the
+/// shared space, hiding which test broke.
+fn own_space() -> Cuda {
+    Cuda::from_env_or(CudaSelection::Emulator).unwrap_or_else(|e| panic!("{e}"))
 }
 
 type DView1<T> = View1<T, LayoutRight, CudaSpace>;
 
-fn download<T: granule_views::Pod>(v: &DView1<T>) -> Vec<T> {
+fn download<T: granule_views::Element>(v: &DView1<T>) -> Vec<T> {
     create_mirror_view_and_copy(v).unwrap().as_view().to_vec()
 }
 
@@ -163,4 +166,230 @@ fn a_translated_loop_without_memory_accesses_stops_at_the_time_limit() {
         msg.contains("\"spin\"") && msg.contains("time limit"),
         "{msg}"
     );
+}
+
+/// The lanes of a thread hold its part whatever map gave it and however
+/// the write is spelled: each kernel below writes one element of its part
+/// from every lane of its thread, so each runs only with one lane per
+/// thread. One of each per map the team API takes, as the outer map (the
+/// team's part) and the inner one (the thread's).
+#[kernel(crate = granule_core)]
+fn identity_part(team: &TeamMember, mut row: TeamChunk<u32, MapIdentity>) {
+    let mut mine = row.chunk_mut(MapIdentity, team.thread_ids()).unwrap();
+    mine[0] = 7;
+}
+
+#[kernel(crate = granule_core)]
+fn identity_part_from_a_block(team: &TeamMember, mut row: TeamChunk<u32, MapIdentity>) {
+    let mut mine = { row.chunk_mut(MapIdentity, team.thread_ids()).unwrap() };
+    mine[0] = 7;
+}
+
+#[kernel(crate = granule_core)]
+fn identity_part_unbound(team: &TeamMember, mut row: TeamChunk<u32, MapIdentity>) {
+    row.chunk_mut(MapIdentity, team.thread_ids()).unwrap()[0] = 7;
+}
+
+/// The loop's `k` shadows the vector index: both lanes write element 0.
+#[kernel(crate = granule_core)]
+fn identity_part_shadowed_index(team: &TeamMember, mut row: TeamChunk<u32, MapIdentity>) {
+    let mut mine = row.chunk_mut(MapIdentity, team.thread_ids()).unwrap();
+    ThreadVectorRange::new(team, 0..2).parallel_for(|k| {
+        for k in k / 2..k / 2 + 1 {
+            mine[k] = 7;
+        }
+    });
+}
+
+#[kernel(crate = granule_core)]
+fn linear_part(team: &TeamMember, mut row: TeamChunk<'_, u32, MapContinuousLinear>) {
+    let mut mine = row
+        .chunk_mut(MapContinuousLinear::new(1), team.thread_ids())
+        .unwrap();
+    mine[0] = 7;
+}
+
+#[kernel(crate = granule_core)]
+fn linear_part_from_a_block(team: &TeamMember, mut row: TeamChunk<'_, u32, MapContinuousLinear>) {
+    let mut mine = {
+        row.chunk_mut(MapContinuousLinear::new(1), team.thread_ids())
+            .unwrap()
+    };
+    mine[0] = 7;
+}
+
+#[kernel(crate = granule_core)]
+fn linear_part_unbound(team: &TeamMember, mut row: TeamChunk<'_, u32, MapContinuousLinear>) {
+    row.chunk_mut(MapContinuousLinear::new(1), team.thread_ids())
+        .unwrap()[0] = 7;
+}
+
+#[kernel(crate = granule_core)]
+fn linear_part_shadowed_index(team: &TeamMember, mut row: TeamChunk<'_, u32, MapContinuousLinear>) {
+    let mut mine = row
+        .chunk_mut(MapContinuousLinear::new(1), team.thread_ids())
+        .unwrap();
+    ThreadVectorRange::new(team, 0..2).parallel_for(|k| {
+        for k in k / 2..k / 2 + 1 {
+            mine[k] = 7;
+        }
+    });
+}
+
+/// Dispatches `$kernel` over a 4-element View chunked by `$map` with two
+/// lanes per thread, which must be refused before anything is written,
+/// naming the dispatch and `$written`; then with one lane, which must give
+/// `$want`.
+macro_rules! needs_one_lane {
+    ($label:literal, ($league:expr, $team:expr), $map:expr, $kernel:expr, $written:literal, $want:expr) => {{
+        let s = own_space();
+        let mut y = DView1::<u32>::zeros_in(s.memory_space(), "y", 4).unwrap();
+        let policy = TeamPolicy::new(&s, $league, $team)
+            .with_vector_length(2)
+            .unwrap();
+        let msg = panic_message(|| parallel_for($label, policy, y.chunked($map), $kernel));
+        assert!(
+            msg.contains(concat!("\"", $label, "\""))
+                && msg.contains("vector_length 2")
+                && msg.contains(concat!("writes ", $written)),
+            "{msg}"
+        );
+        assert_eq!(download(&y), vec![0; 4], "nothing may be written");
+        parallel_for(
+            "one lane",
+            TeamPolicy::new(&s, $league, $team),
+            y.chunked($map),
+            $kernel,
+        );
+        assert_eq!(download(&y), $want);
+    }};
+}
+
+#[test]
+fn a_part_written_by_every_lane_needs_one_lane_with_every_map() {
+    needs_one_lane!(
+        "identity",
+        (1, 1),
+        MapIdentity,
+        identity_part(),
+        "`mine`",
+        vec![7, 0, 0, 0]
+    );
+    needs_one_lane!(
+        "linear",
+        (2, 2),
+        MapContinuousLinear::new(2),
+        linear_part(),
+        "`mine`",
+        vec![7; 4]
+    );
+}
+
+#[test]
+fn a_part_bound_through_a_block_needs_one_lane() {
+    needs_one_lane!(
+        "identity block",
+        (1, 1),
+        MapIdentity,
+        identity_part_from_a_block(),
+        "`mine`",
+        vec![7, 0, 0, 0]
+    );
+    needs_one_lane!(
+        "linear block",
+        (2, 2),
+        MapContinuousLinear::new(2),
+        linear_part_from_a_block(),
+        "`mine`",
+        vec![7; 4]
+    );
+}
+
+#[test]
+fn a_part_written_without_a_binding_needs_one_lane() {
+    needs_one_lane!(
+        "identity unbound",
+        (1, 1),
+        MapIdentity,
+        identity_part_unbound(),
+        "`row.chunk_mut(MapIdentity, team.thread_ids()).unwrap()`",
+        vec![7, 0, 0, 0]
+    );
+    needs_one_lane!(
+        "linear unbound",
+        (2, 2),
+        MapContinuousLinear::new(2),
+        linear_part_unbound(),
+        "`row.chunk_mut(MapContinuousLinear::new(1), team.thread_ids()).unwrap()`",
+        vec![7; 4]
+    );
+}
+
+#[test]
+fn a_part_indexed_by_a_name_that_shadows_the_vector_index_needs_one_lane() {
+    needs_one_lane!(
+        "identity shadowed",
+        (1, 1),
+        MapIdentity,
+        identity_part_shadowed_index(),
+        "`mine`",
+        vec![7, 0, 0, 0]
+    );
+    needs_one_lane!(
+        "linear shadowed",
+        (2, 2),
+        MapContinuousLinear::new(2),
+        linear_part_shadowed_index(),
+        "`mine`",
+        vec![7; 4]
+    );
+}
+
+/// Team scratch written in a TeamThreadRange at its index, inside a vector
+/// range whose index is `_`: every lane of the thread writes the element.
+#[kernel(crate = granule_core)]
+fn scratch_by_every_lane(team: &TeamMember, mut row: TeamChunk<'_, u32, MapContinuousLinear>) {
+    let mut s = team.team_scratch::<u32, 1>(0, 2).unwrap();
+    TeamThreadRange::new(team, 0..2)
+        .parallel_for(|i| ThreadVectorRange::new(team, 0..2).parallel_for(|_| s[i] = i as u32 + 1));
+    let mut mine = row
+        .chunk_mut(MapContinuousLinear::new(1), team.thread_ids())
+        .unwrap();
+    let t = team.team_rank();
+    ThreadVectorRange::new(team, 0..1).parallel_for(|k| mine[k] = s[t]);
+}
+
+#[test]
+fn team_scratch_written_by_every_lane_needs_one_lane() {
+    let s = own_space();
+    let mut y = DView1::<u32>::zeros_in(s.memory_space(), "y", 4).unwrap();
+    let policy = |lanes| {
+        TeamPolicy::new(&s, 2, 2)
+            .with_vector_length(lanes)
+            .unwrap()
+            .set_scratch_size(0, PerTeam(8))
+            .unwrap()
+    };
+    let msg = panic_message(|| {
+        parallel_for(
+            "scratch lanes",
+            policy(2),
+            y.chunked(MapContinuousLinear::new(2)),
+            scratch_by_every_lane(),
+        )
+    });
+    assert!(
+        msg.contains("\"scratch lanes\"")
+            && msg.contains("vector_length 2")
+            && msg.contains("team scratch `s`"),
+        "{msg}"
+    );
+    assert_eq!(download(&y), vec![0; 4], "nothing may be written");
+    parallel_for(
+        "scratch one lane",
+        policy(1),
+        y.chunked(MapContinuousLinear::new(2)),
+        scratch_by_every_lane(),
+    );
+    assert_eq!(download(&y), vec![1, 2, 1, 2]);
 }

@@ -10,7 +10,7 @@ use granule_cuda::emu::EmuDevice;
 use granule_cuda::{Cuda, CudaSelection, CudaSpace};
 use granule_views::{
     create_mirror, create_mirror_view, create_mirror_view_and_copy, deep_copy, LayoutLeft,
-    LayoutRight, Pod, View, View1, View2, ViewError, ALL,
+    LayoutRight, View, View1, View2, ViewError, ALL,
 };
 
 fn emulated() -> Cuda {
@@ -23,7 +23,7 @@ fn gpu(test: &str) -> Option<Cuda> {
 }
 
 /// The host values of a device View, in index order.
-fn host_values<T: granule_views::Pod, const R: usize, L: granule_views::Layout>(
+fn host_values<T: granule_views::Element, const R: usize, L: granule_views::Layout>(
     v: &View<T, R, L, CudaSpace>,
 ) -> Vec<T> {
     create_mirror_view_and_copy(v).unwrap().as_view().to_vec()
@@ -161,7 +161,8 @@ fn limits_and_fence(cuda: &Cuda) {
 }
 
 /// Padding after `tag` (3 bytes) and after `flag` (7 bytes): 24 bytes in all.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, granule_views::Zeroable)]
+#[bytemuck(crate = "granule_views::bytemuck")]
 #[repr(C)]
 struct Padded {
     tag: u8,
@@ -169,10 +170,6 @@ struct Padded {
     flag: bool,
     value: f64,
 }
-
-// SAFETY: Pod fields: all-zero bytes are a valid `Padded`, and nothing
-// points anywhere.
-unsafe impl Pod for Padded {}
 
 fn padded(i: usize) -> Padded {
     Padded {

@@ -4,7 +4,6 @@
 use granule_core::exec::Fork;
 use granule_core::space::{ExecutionSpace, HOST_SCRATCH_MAX, HOST_VECTOR_LENGTH_MAX};
 use granule_views::HostSpace;
-use parking_lot::Mutex;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -41,15 +40,9 @@ impl fmt::Display for RayonError {
 
 impl std::error::Error for RayonError {}
 
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-pub(crate) struct Line(pub(crate) [u8; 64]);
-
 pub(crate) struct Inner {
     pub(crate) pool: rayon::ThreadPool,
     pub(crate) threads: usize,
-    /// Block status words of `parallel_scan`, reused across dispatches.
-    pub(crate) scan_buf: Mutex<Vec<Line>>,
 }
 
 /// Runs kernels on a rayon thread pool it owns.
@@ -97,11 +90,7 @@ impl Rayon {
                 reason: e.to_string(),
             })?;
         Ok(Rayon {
-            inner: Arc::new(Inner {
-                pool,
-                threads,
-                scan_buf: Mutex::new(Vec::new()),
-            }),
+            inner: Arc::new(Inner { pool, threads }),
         })
     }
 

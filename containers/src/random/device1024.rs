@@ -88,7 +88,14 @@ pub fn xorshift1024_state(key: u64, num_states: usize, index: usize) -> XorShift
         index,
         num_states
     );
-    let base = (index as u64).wrapping_mul(16);
+    // A pool keeps at most 2^60 states apart (`XorShift1024Pool::MAX_STATES`):
+    // past it, 16 index would wrap onto another state's words.
+    assert!(
+        index < 1152921504606846976,
+        "random pool: state {} asked for, but a XorShift1024 pool has at most 2^60 states",
+        index
+    );
+    let base = index as u64 * 16;
     XorShift1024State {
         w0: state_word(key, base),
         w1: state_word(key, base + 1),

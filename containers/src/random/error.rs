@@ -27,6 +27,16 @@ pub enum RandomError {
         /// The pool's number of states.
         num_states: usize,
     },
+    /// More states than the pool's counter can keep apart
+    /// (`MAX_STATES` of the pool type).
+    TooManyStates {
+        /// The pool's label.
+        label: String,
+        /// The number of states asked for.
+        num_states: usize,
+        /// The most the pool type can have.
+        max: u64,
+    },
     /// A range to draw from that is empty, reversed, not finite, or whose
     /// width overflows its type.
     InvalidRange {
@@ -51,6 +61,10 @@ impl fmt::Display for RandomError {
             Self::StateOutOfRange { label, index, num_states } => write!(
                 f,
                 "random pool \"{label}\": state {index} asked for, but the pool has {num_states} states (0..{num_states})"
+            ),
+            Self::TooManyStates { label, num_states, max } => write!(
+                f,
+                "random pool \"{label}\": {num_states} states asked for, but this kind of pool keeps at most {max} apart (each state is a distinct run of its counter)"
             ),
             Self::InvalidRange { label, start, end, reason } => write!(
                 f,

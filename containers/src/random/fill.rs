@@ -12,7 +12,7 @@ use granule_core::kernel::kernel;
 use granule_core::pattern::parallel_for;
 use granule_core::{ExecutionSpace, RangePolicy, Serial};
 use granule_views::storage::StorageMut;
-use granule_views::{HostSpace, Layout, Pod, ViewBase};
+use granule_views::{Element, HostSpace, Layout, ViewBase};
 use parking_lot::Mutex;
 
 /// The pattern label of every `fill_random` dispatch.
@@ -24,7 +24,7 @@ const BLOCK: usize = 16 * 1024;
 
 /// The element types [`fill_random`] fills, each with its range check and
 /// its kernel. Sealed: the kernels are granule's.
-pub trait RandomValue: Pod + sealed::Sealed {
+pub trait RandomValue: Element + sealed::Sealed {
     /// The `#[kernel]` that fills a View of this type.
     type Kernel: Sync;
     /// The kernel drawing from `start..end` with the pool key `key`, or

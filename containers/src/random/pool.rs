@@ -197,10 +197,17 @@ struct Common {
 }
 
 impl Common {
-    fn new(label: &str, seed: u64, num_states: usize) -> Result<Self, RandomError> {
+    fn new(label: &str, seed: u64, num_states: usize, max: u64) -> Result<Self, RandomError> {
         if num_states == 0 {
             return Err(RandomError::EmptyPool {
                 label: label.to_string(),
+            });
+        }
+        if num_states as u64 > max {
+            return Err(RandomError::TooManyStates {
+                label: label.to_string(),
+                num_states,
+                max,
             });
         }
         // The key is mixed so that nearby seeds (1, 2, 3, ..) give
@@ -226,12 +233,17 @@ impl Common {
 }
 
 macro_rules! pool_common {
-    ($pool:ident) => {
+    ($pool:ident, $max:expr, $why:literal) => {
         impl $pool {
+            #[doc = concat!("The most states a pool can have: ", $why, ".")]
+            pub const MAX_STATES: u64 = $max;
+
             /// A pool of `num_states` states seeded with `seed`, or
-            /// [`RandomError::EmptyPool`] if `num_states` is 0.
+            /// [`RandomError::EmptyPool`] if `num_states` is 0, or
+            /// [`RandomError::TooManyStates`] above
+            #[doc = concat!("[`", stringify!($pool), "::MAX_STATES`].")]
             pub fn new(label: &str, seed: u64, num_states: usize) -> Result<Self, RandomError> {
-                Common::new(label, seed, num_states).map(|common| Self { common })
+                Common::new(label, seed, num_states, $max).map(|common| Self { common })
             }
             /// A pool of the same size whose streams are independent of
             /// this one's: what a program that draws in several dispatches
@@ -263,7 +275,11 @@ pub struct XorShift64Pool {
     common: Common,
 }
 
-pool_common!(XorShift64Pool);
+pool_common!(
+    XorShift64Pool,
+    u64::MAX,
+    "state `i` is word `i` of the pool's counter, distinct for every index"
+);
 
 /// A XorShift64* generator, taken from an [`XorShift64Pool`].
 #[derive(Clone, Debug)]
@@ -302,6 +318,10 @@ impl RandomPool for XorShift64Pool {
     }
 }
 
+/// The states of a XorShift1024* pool at most: each takes 16 words of the
+/// 64-bit counter.
+pub(crate) const STATES_1024: u64 = 1 << 60;
+
 /// Kokkos's `Random_XorShift1024_Pool`: states of 1024 bits, XorShift1024*
 /// (period 2^1024 - 1 per state), for long streams per work item. A state
 /// costs 16 derivations, so take it once per work item, not per draw.
@@ -319,7 +339,11 @@ pub struct XorShift1024Pool {
     common: Common,
 }
 
-pool_common!(XorShift1024Pool);
+pool_common!(
+    XorShift1024Pool,
+    STATES_1024,
+    "2^60, since state `i` is words `16 i..16 i + 16` of the pool's 64-bit counter, which must not wrap onto another state's"
+);
 
 /// A XorShift1024* generator, taken from an [`XorShift1024Pool`].
 #[derive(Clone, Debug)]
@@ -357,8 +381,8 @@ impl RandomPool for XorShift1024Pool {
     fn try_get_state(&self, index: usize) -> Result<XorShift1024<'_>, RandomError> {
         self.common.check(index)?;
         // Words 16 i .. 16 i + 15 of the pool's counter: distinct for
-        // every state and word (index < 2^60 on any real pool).
-        let base = (index as u64).wrapping_mul(16);
+        // every state and word, since `new` bounds the states by 2^60.
+        let base = index as u64 * 16;
         let state = std::array::from_fn(|k| state_word(self.common.key, base + k as u64));
         Ok(XorShift1024 {
             state,

@@ -247,6 +247,13 @@ impl<M: HostAccessible> UniqueToken<M> {
 
     /// Gives back an id from [`acquire`](Self::acquire).
     ///
+    /// As in Kokkos, the token cannot tell who holds an id: releasing one
+    /// that another holder took frees it for a third. A raw id lends no
+    /// memory (a kernel writes per id through an atomic View), and the rows
+    /// a token does lend ([`rows`](Self::rows)) borrow it uniquely, so no
+    /// raw `release` can run while a row is lent: a wrong release can
+    /// repeat an id, never make writes race.
+    ///
     /// ```
     /// use granule::containers::UniqueToken;
     /// use granule::prelude::*;

@@ -10,7 +10,7 @@
 //! holder's acquire (Acquire) of it.
 
 use super::{TokenError, TokenGuard, UniqueToken};
-use granule_views::{HostAccessible, HostSpace, LayoutRight, Pod, View2};
+use granule_views::{Element, HostAccessible, HostSpace, LayoutRight, View2};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
@@ -82,7 +82,7 @@ impl<M: HostAccessible> UniqueToken<M> {
     ///
     /// # Errors
     /// [`TokenError::TooFewRows`] when the View has fewer rows than ids.
-    pub fn rows<'a, T: Pod + Send>(
+    pub fn rows<'a, T: Element + Send>(
         &'a mut self,
         view: &'a mut View2<T, LayoutRight, M>,
     ) -> Result<TokenRows<'a, T, M>, TokenError> {

@@ -4,7 +4,7 @@
 
 use super::{MapInserter, MapKey, NoValue, SetInserter, UnorderedMap, UnorderedSet};
 use granule_core::kernel::{DeviceMap, Insert, MapArg, Read, ViewArg};
-use granule_views::{MemorySpace, Pod};
+use granule_views::{Element, MemorySpace};
 
 /// The four Views of a map at these addresses, all named by its label.
 fn map_arg<K, V>(label: &str, capacity: usize, addresses: [usize; 4]) -> MapArg<'_> {
@@ -21,7 +21,7 @@ fn map_arg<K, V>(label: &str, capacity: usize, addresses: [usize; 4]) -> MapArg<
 // SAFETY: the addresses are the map's own Views (capacity slots each, two
 // counters), which the inserter borrows uniquely for its lifetime, and the
 // host probe loop (`host.rs`) follows the states protocol the device's does.
-unsafe impl<K: MapKey, V: Pod, M: MemorySpace> DeviceMap for MapInserter<'_, K, V, M> {
+unsafe impl<K: MapKey, V: Element, M: MemorySpace> DeviceMap for MapInserter<'_, K, V, M> {
     type Access = Insert;
     type Key = K;
     type Value = V;
@@ -37,7 +37,7 @@ unsafe impl<K: MapKey, V: Pod, M: MemorySpace> DeviceMap for MapInserter<'_, K, 
 
 // SAFETY: the addresses are the map's own Views; `&self` keeps every
 // writer (the inserter, clear, rehash) away while the kernel reads.
-unsafe impl<K: MapKey, V: Pod, M: MemorySpace> DeviceMap for UnorderedMap<K, V, M> {
+unsafe impl<K: MapKey, V: Element, M: MemorySpace> DeviceMap for UnorderedMap<K, V, M> {
     type Access = Read;
     type Key = K;
     type Value = V;

@@ -5,7 +5,7 @@
 use super::{
     InsertResult, InsertStatus, MapKey, MapParts, UnorderedMap, BUSY, EMPTY, INVALID_INDEX, VALID,
 };
-use granule_views::{Atomic, HostAccessible, HostSpace, MemorySpace, Pod};
+use granule_views::{Atomic, Element, HostAccessible, HostSpace, MemorySpace};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 /// assert!(counts.iter().all(|(_, n)| n == 100));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct MapInserter<'a, K: MapKey, V: Pod, M: MemorySpace = HostSpace> {
+pub struct MapInserter<'a, K: MapKey, V: Element, M: MemorySpace = HostSpace> {
     label: &'a str,
     states: *mut u32,
     keys: *mut K,
@@ -38,12 +38,12 @@ pub struct MapInserter<'a, K: MapKey, V: Pod, M: MemorySpace = HostSpace> {
     _map: PhantomData<(&'a mut UnorderedMap<K, V, M>, M)>,
 }
 
-impl<K: MapKey, V: Pod, M: MemorySpace> Clone for MapInserter<'_, K, V, M> {
+impl<K: MapKey, V: Element, M: MemorySpace> Clone for MapInserter<'_, K, V, M> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<K: MapKey, V: Pod, M: MemorySpace> Copy for MapInserter<'_, K, V, M> {}
+impl<K: MapKey, V: Element, M: MemorySpace> Copy for MapInserter<'_, K, V, M> {}
 
 // SAFETY: the handle holds the map's unique borrow for 'a, and every
 // access it makes from several threads is race-free: slot states and
@@ -52,11 +52,11 @@ impl<K: MapKey, V: Pod, M: MemorySpace> Copy for MapInserter<'_, K, V, M> {}
 // before it publishes the slot with a release store of VALID, and other
 // threads read a key only after an acquire load saw VALID; values after
 // publication only through atomic read-modify-writes (`insert_add`).
-unsafe impl<K: MapKey, V: Pod, M: MemorySpace> Send for MapInserter<'_, K, V, M> {}
+unsafe impl<K: MapKey, V: Element, M: MemorySpace> Send for MapInserter<'_, K, V, M> {}
 // SAFETY: as for Send: every method takes &self and is race-free.
-unsafe impl<K: MapKey, V: Pod, M: MemorySpace> Sync for MapInserter<'_, K, V, M> {}
+unsafe impl<K: MapKey, V: Element, M: MemorySpace> Sync for MapInserter<'_, K, V, M> {}
 
-impl<K: MapKey, V: Pod, M: MemorySpace> std::fmt::Debug for MapInserter<'_, K, V, M> {
+impl<K: MapKey, V: Element, M: MemorySpace> std::fmt::Debug for MapInserter<'_, K, V, M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MapInserter")
             .field("label", &self.label)
@@ -65,7 +65,7 @@ impl<K: MapKey, V: Pod, M: MemorySpace> std::fmt::Debug for MapInserter<'_, K, V
     }
 }
 
-impl<'a, K: MapKey, V: Pod, M: MemorySpace> MapInserter<'a, K, V, M> {
+impl<'a, K: MapKey, V: Element, M: MemorySpace> MapInserter<'a, K, V, M> {
     pub(super) fn new(map: &'a mut UnorderedMap<K, V, M>) -> Self {
         let MapParts {
             label,
@@ -106,7 +106,7 @@ impl<'a, K: MapKey, V: Pod, M: MemorySpace> MapInserter<'a, K, V, M> {
     }
 }
 
-impl<K: MapKey, V: Pod, M: HostAccessible> MapInserter<'_, K, V, M> {
+impl<K: MapKey, V: Element, M: HostAccessible> MapInserter<'_, K, V, M> {
     /// Inserts `key` with `value`; a key already there keeps its value.
     pub fn insert(&self, key: K, value: V) -> InsertResult {
         self.insert_op(key, value, |_| {})

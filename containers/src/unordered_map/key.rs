@@ -1,7 +1,7 @@
 //! The key types of an [`UnorderedMap`](super::UnorderedMap) and the hash
 //! that places them.
 
-use granule_views::Pod;
+use granule_views::Element;
 
 mod sealed {
     pub trait Sealed {}
@@ -17,7 +17,7 @@ mod sealed {
 /// assert_eq!(7u64.home_slot(16), MapKey::home_slot(7u64, 16));
 /// assert!(12345u32.home_slot(10) < 10);
 /// ```
-pub trait MapKey: Pod + Eq + sealed::Sealed {
+pub trait MapKey: Element + Eq + sealed::Sealed {
     /// The key's bits, widened to 64 (sign-extended for signed types).
     fn bits(self) -> u64;
 

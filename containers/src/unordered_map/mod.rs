@@ -59,8 +59,8 @@ pub use set::{NoValue, SetInserter, UnorderedSet};
 
 use granule_core::ExecutionSpace;
 use granule_views::{
-    deep_copy, HostAccessible, HostSpace, LayoutRight, MemorySpace, Pod, SpaceCopy, View, View1,
-    ViewError,
+    deep_copy, Element, HostAccessible, HostSpace, LayoutRight, MemorySpace, SpaceCopy, View,
+    View1, ViewError,
 };
 use std::any::Any;
 use std::fmt;
@@ -133,15 +133,6 @@ pub enum MapError {
         /// Its capacity.
         capacity: usize,
     },
-    /// `rehash` was asked for fewer slots than the map has entries.
-    CapacityTooSmall {
-        /// The map's label.
-        label: String,
-        /// The capacity asked for.
-        capacity: usize,
-        /// The entries the map holds.
-        size: usize,
-    },
     /// Allocating or copying the map's Views failed.
     View(ViewError),
 }
@@ -153,14 +144,6 @@ impl fmt::Display for MapError {
                 f,
                 "UnorderedMap \"{label}\" is full: all {capacity} slots hold other keys; \
                  rehash to a larger capacity"
-            ),
-            MapError::CapacityTooSmall {
-                label,
-                capacity,
-                size,
-            } => write!(
-                f,
-                "UnorderedMap \"{label}\": cannot rehash to {capacity} slots, it holds {size} entries"
             ),
             MapError::View(e) => write!(f, "UnorderedMap: {e}"),
         }
@@ -201,7 +184,7 @@ impl From<ViewError> for MapError {
 /// assert!(!map.exists(7));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct UnorderedMap<K: MapKey, V: Pod, M: MemorySpace = HostSpace> {
+pub struct UnorderedMap<K: MapKey, V: Element, M: MemorySpace = HostSpace> {
     label: String,
     states: View1<u32, LayoutRight, M>,
     keys: View1<K, LayoutRight, M>,
@@ -210,7 +193,7 @@ pub struct UnorderedMap<K: MapKey, V: Pod, M: MemorySpace = HostSpace> {
     counters: View1<u64, LayoutRight, M>,
 }
 
-impl<K: MapKey, V: Pod, M: MemorySpace> fmt::Debug for UnorderedMap<K, V, M> {
+impl<K: MapKey, V: Element, M: MemorySpace> fmt::Debug for UnorderedMap<K, V, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("UnorderedMap")
             .field("label", &self.label)
@@ -220,7 +203,7 @@ impl<K: MapKey, V: Pod, M: MemorySpace> fmt::Debug for UnorderedMap<K, V, M> {
     }
 }
 
-impl<K: MapKey, V: Pod, M: MemorySpace> UnorderedMap<K, V, M> {
+impl<K: MapKey, V: Element, M: MemorySpace> UnorderedMap<K, V, M> {
     /// An empty map of `capacity` slots in memory space `space`.
     pub fn new_in(space: M, label: &str, capacity: usize) -> Result<Self, MapError> {
         Ok(UnorderedMap {
@@ -277,7 +260,7 @@ impl<K: MapKey, V: Pod, M: MemorySpace> UnorderedMap<K, V, M> {
 }
 
 /// The Views of a map, borrowed uniquely (for the inserter).
-pub(crate) struct MapParts<'a, K: Pod, V: Pod, M: MemorySpace> {
+pub(crate) struct MapParts<'a, K: Element, V: Element, M: MemorySpace> {
     pub label: &'a str,
     pub states: &'a mut View1<u32, LayoutRight, M>,
     pub keys: &'a mut View1<K, LayoutRight, M>,
@@ -285,7 +268,7 @@ pub(crate) struct MapParts<'a, K: Pod, V: Pod, M: MemorySpace> {
     pub counters: &'a mut View1<u64, LayoutRight, M>,
 }
 
-impl<K: MapKey, V: Pod, M: HostAccessible> UnorderedMap<K, V, M> {
+impl<K: MapKey, V: Element, M: HostAccessible> UnorderedMap<K, V, M> {
     /// The number of entries.
     pub fn size(&self) -> usize {
         self.counters[0] as usize
@@ -396,7 +379,7 @@ impl<K: MapKey, V: Pod, M: HostAccessible> UnorderedMap<K, V, M> {
 impl<K, V, M> UnorderedMap<K, V, M>
 where
     K: MapKey,
-    V: Pod,
+    V: Element,
     M: MemorySpace + SpaceCopy<HostSpace>,
     HostSpace: SpaceCopy<M>,
 {
@@ -429,8 +412,9 @@ where
     }
 
     /// Moves the entries into `capacity` new slots (Kokkos's `rehash`); the
-    /// failed-insert count goes back to zero. Refused when `capacity` is
-    /// below the number of entries.
+    /// failed-insert count goes back to zero. As in Kokkos, a capacity
+    /// below the number of entries is raised to it, so `rehash(0)`
+    /// compacts the map to exactly its entries.
     ///
     /// ```
     /// use granule::containers::UnorderedMap;
@@ -442,19 +426,13 @@ where
     /// map.rehash(4)?;
     /// assert!(map.try_insert(-3, 3)?.success());
     /// assert_eq!((map.size(), map.failed_insert(), map.get(-2)), (3, false, Some(2)));
-    /// assert!(map.rehash(2).is_err());
+    /// map.rehash(0)?;
+    /// assert_eq!((map.capacity(), map.size(), map.get(-3)), (3, 3, Some(3)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn rehash(&mut self, capacity: usize) -> Result<(), MapError> {
         let old = self.host_mirror()?;
-        let size = old.size();
-        if capacity < size {
-            return Err(MapError::CapacityTooSmall {
-                label: self.label.clone(),
-                capacity,
-                size,
-            });
-        }
+        let capacity = capacity.max(old.size());
         let mut new = UnorderedMap::<K, V, HostSpace>::new_in(HostSpace, &self.label, capacity)?;
         for (k, v) in old.iter() {
             new.try_insert(k, v)?;
@@ -487,14 +465,14 @@ where
 
 /// A map readable on the host (see [`UnorderedMap::host_mirror`]).
 #[derive(Debug)]
-pub enum MapMirror<'a, K: MapKey, V: Pod> {
+pub enum MapMirror<'a, K: MapKey, V: Element> {
     /// The map itself, which lives in host memory.
     Same(&'a UnorderedMap<K, V, HostSpace>),
     /// A host copy of a map in device memory.
     Copy(Box<UnorderedMap<K, V, HostSpace>>),
 }
 
-impl<K: MapKey, V: Pod> Deref for MapMirror<'_, K, V> {
+impl<K: MapKey, V: Element> Deref for MapMirror<'_, K, V> {
     type Target = UnorderedMap<K, V, HostSpace>;
     fn deref(&self) -> &Self::Target {
         match self {
@@ -515,12 +493,6 @@ mod tests {
             capacity: 8,
         };
         assert!(full.to_string().contains("\"ids\"") && full.to_string().contains("rehash"));
-        let small = MapError::CapacityTooSmall {
-            label: "ids".into(),
-            capacity: 2,
-            size: 5,
-        };
-        assert!(small.to_string().contains("2 slots") && small.to_string().contains("5 entries"));
     }
 
     #[test]

@@ -109,7 +109,8 @@ where
     M: MemorySpace + SpaceCopy<HostSpace>,
     HostSpace: SpaceCopy<M>,
 {
-    /// Moves the keys into `capacity` new slots; refused below the size.
+    /// Moves the keys into `capacity` new slots, or as many as there are
+    /// keys when `capacity` is below that (Kokkos's rule).
     pub fn rehash(&mut self, capacity: usize) -> Result<(), MapError> {
         self.map.rehash(capacity)
     }

@@ -22,12 +22,9 @@ pub struct MapArg<'a> {
 }
 
 /// The value type of a set (granule-containers' `UnorderedSet`): nothing.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, granule_views::Zeroable)]
+#[bytemuck(crate = "granule_views::bytemuck")]
 pub struct NoValue;
-
-// SAFETY: a zero-sized type: there are no bits to be invalid, and it holds
-// no pointer.
-unsafe impl granule_views::Pod for NoValue {}
 
 /// The device may insert into the map (`MapInserter`).
 #[derive(Debug)]

@@ -76,8 +76,8 @@ pub mod __rt {
     pub use crate::functor::{BinaryFunctor, ForFunctor, ReduceFunctor, ScanFunctor, UnaryFunctor};
     pub use crate::policy::{PerTeam, PerThread};
     pub use crate::reducer::{
-        BAnd, BOr, LAnd, LOr, Max, MaxLoc, Min, MinLoc, MinMax, MinMaxLoc, MinMaxLocScalar,
-        MinMaxScalar, Prod, Sum, ValLocScalar,
+        BAnd, BOr, LAnd, LOr, Max, MaxLoc, Min, MinLoc, MinMax, MinMaxFirstLastLoc, MinMaxLoc,
+        MinMaxLocScalar, MinMaxScalar, Prod, Sum, ValLocScalar,
     };
     pub use crate::team::{
         MapIdentity, TeamChunk, TeamMember, TeamThreadRange, TeamVectorRange, ThreadVectorRange,

@@ -37,6 +37,9 @@ pub enum ReducerOp {
     MaxLoc,
     /// Both, with locations (`MinMaxLocScalar`).
     MinMaxLoc,
+    /// Both, with the first smallest and the last largest location
+    /// (`MinMaxLocScalar`).
+    MinMaxFirstLastLoc,
     /// Smallest and largest value (`MinMaxScalar`).
     MinMax,
     /// A tuple of reducers over a tuple accumulator
@@ -66,7 +69,7 @@ impl ReducerOp {
         use ReducerOp::*;
         match t {
             _ if t.starts_with("granule::ValLocScalar<") => vec![MinLoc, MaxLoc],
-            _ if t.starts_with("granule::MinMaxLocScalar<") => vec![MinMaxLoc],
+            _ if t.starts_with("granule::MinMaxLocScalar<") => vec![MinMaxLoc, MinMaxFirstLastLoc],
             _ if t.starts_with("granule::MinMaxScalar<") => vec![MinMax],
             "bool" => vec![LAnd, LOr],
             "granule::f32" | "granule::f64" => vec![Sum, Prod, Min, Max],
@@ -170,6 +173,7 @@ impl ReducerOp {
             ReducerOp::MinLoc => "MinLoc",
             ReducerOp::MaxLoc => "MaxLoc",
             ReducerOp::MinMaxLoc => "MinMaxLoc",
+            ReducerOp::MinMaxFirstLastLoc => "MinMaxFirstLastLoc",
             ReducerOp::MinMax => "MinMax",
         }
     }
@@ -215,7 +219,21 @@ macro_rules! builtin_reduction {
         }
     )* };
 }
-builtin_reduction!(Sum, Prod, Min, Max, LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, MinMaxLoc, MinMax);
+builtin_reduction!(
+    Sum,
+    Prod,
+    Min,
+    Max,
+    LAnd,
+    LOr,
+    BAnd,
+    BOr,
+    MinLoc,
+    MaxLoc,
+    MinMaxLoc,
+    MinMaxFirstLastLoc,
+    MinMax
+);
 
 // SAFETY: `DeviceReducer`'s contract: its struct is the translation of
 // the host reducer's own methods.

@@ -1,4 +1,5 @@
-//! `MinLoc`, `MaxLoc` and `MinMaxLoc`: extreme values and where they are.
+//! `MinLoc`, `MaxLoc`, `MinMaxLoc` and `MinMaxFirstLastLoc`: extreme
+//! values and where they are.
 //!
 //! Ties go to the smaller location, so results are deterministic.
 
@@ -45,11 +46,20 @@ pub struct MinMaxLocScalar<T, I> {
 }
 
 impl<T: ReductionIdentity, I: LocIndex> MinMaxLocScalar<T, I> {
-    /// Folds value `v` at `loc` in.
+    /// Folds value `v` at `loc` in, ties going to the smaller location
+    /// ([`MinMaxLoc`]).
     #[inline(always)]
     pub fn update(&mut self, v: T, loc: I) {
         take_min(&mut self.min_val, &mut self.min_loc, v, loc);
         take_max(&mut self.max_val, &mut self.max_loc, v, loc);
+    }
+
+    /// Folds value `v` at `loc` in, a tie of the largest going to the
+    /// larger location ([`MinMaxFirstLastLoc`]).
+    #[inline(always)]
+    pub fn update_first_last(&mut self, v: T, loc: I) {
+        take_min(&mut self.min_val, &mut self.min_loc, v, loc);
+        take_max_last(&mut self.max_val, &mut self.max_loc, v, loc);
     }
 }
 
@@ -77,6 +87,16 @@ fn take_min<T: PartialOrd, I: PartialOrd>(val: &mut T, loc: &mut I, v: T, l: I) 
 #[inline(always)]
 fn take_max<T: PartialOrd, I: PartialOrd>(val: &mut T, loc: &mut I, v: T, l: I) {
     if v > *val || (v == *val && l < *loc) {
+        *val = v;
+        *loc = l;
+    }
+}
+
+/// [`take_max`] with ties to the larger location; "nowhere" (the
+/// identity's location, the largest index) loses every tie.
+#[inline(always)]
+fn take_max_last<T: PartialOrd, I: LocIndex>(val: &mut T, loc: &mut I, v: T, l: I) {
+    if v > *val || (v == *val && l != I::none() && (*loc == I::none() || l > *loc)) {
         *val = v;
         *loc = l;
     }
@@ -147,6 +167,33 @@ impl<T: ReductionIdentity, I: LocIndex> Reducer<MinMaxLocScalar<T, I>> for MinMa
     }
 }
 
+/// Both extremes with their locations, ties going to the first smallest
+/// and the last largest element (Kokkos's `MinMaxFirstLastLoc`, C++'s
+/// `std::minmax_element`, Rust's `Iterator::min_by` and `max_by`).
+///
+/// ```
+/// use granule_core::prelude::*;
+/// use granule_core::reducer::MinMaxFirstLastLoc;
+/// let x = [3, 1, 9, 1, 9];
+/// let r = parallel_reduce("minmax", RangePolicy::new(&Serial, 0..5), MinMaxFirstLastLoc,
+///     |i, acc: &mut MinMaxLocScalar<i32, usize>| acc.update_first_last(x[i], i));
+/// assert_eq!((r.min_loc, r.max_loc), (1, 4));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MinMaxFirstLastLoc;
+
+impl<T: ReductionIdentity, I: LocIndex> Reducer<MinMaxLocScalar<T, I>> for MinMaxFirstLastLoc {
+    #[inline(always)]
+    fn init(&self) -> MinMaxLocScalar<T, I> {
+        MinMaxLoc.init()
+    }
+    #[inline(always)]
+    fn join(&self, dst: &mut MinMaxLocScalar<T, I>, src: &MinMaxLocScalar<T, I>) {
+        take_min(&mut dst.min_val, &mut dst.min_loc, src.min_val, src.min_loc);
+        take_max_last(&mut dst.max_val, &mut dst.max_loc, src.max_val, src.max_loc);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +208,25 @@ mod tests {
         assert_eq!(a.loc, 2);
         MaxLoc.join(&mut a, &ValLocScalar { val: 1.0, loc: 9 });
         assert_eq!(a.loc, 2);
+        let mut b = MinMaxLoc.init();
+        for (l, v) in [(4usize, 2), (1, 2), (7, 2)] {
+            MinMaxFirstLastLoc.join(
+                &mut b,
+                &MinMaxLocScalar {
+                    min_val: v,
+                    max_val: v,
+                    min_loc: l,
+                    max_loc: l,
+                },
+            );
+        }
+        assert_eq!((b.min_loc, b.max_loc), (1, 7));
+        // The identity's "nowhere" loses ties, even at the type's extremes.
+        let mut c = MinMaxFirstLastLoc.init();
+        c.update_first_last(i32::MIN, 3usize);
+        assert_eq!((c.min_loc, c.max_loc, c.max_val), (3, 3, i32::MIN));
+        MinMaxFirstLastLoc.join(&mut c, &MinMaxFirstLastLoc.init());
+        assert_eq!(c.max_loc, 3);
         let id: MinMaxLocScalar<i32, usize> = MinMaxLoc.init();
         assert_eq!(
             (id.min_val, id.max_val, id.min_loc),

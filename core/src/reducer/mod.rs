@@ -3,7 +3,8 @@
 //!
 //! A [`Reducer<T>`] gives the identity (`init`), an associative `join`
 //! and an optional `finalize`. Built-ins: [`Sum`], [`Prod`], [`Min`],
-//! [`Max`], [`MinMax`], [`MinLoc`], [`MaxLoc`], [`MinMaxLoc`], [`LAnd`],
+//! [`Max`], [`MinMax`], [`MinLoc`], [`MaxLoc`], [`MinMaxLoc`],
+//! [`MinMaxFirstLastLoc`], [`LAnd`],
 //! [`LOr`], [`BAnd`], [`BOr`]; [`custom`] builds one from closures, and a
 //! tuple of reducers reduces a tuple of values in one pass.
 
@@ -19,7 +20,9 @@ mod tuple;
 pub use arith::{Prod, Sum};
 pub use custom::{custom, Custom, Finalizer, NoFinal};
 pub use identity::{Logical, ReductionIdentity};
-pub use loc::{LocIndex, MaxLoc, MinLoc, MinMaxLoc, MinMaxLocScalar, ValLocScalar};
+pub use loc::{
+    LocIndex, MaxLoc, MinLoc, MinMaxFirstLastLoc, MinMaxLoc, MinMaxLocScalar, ValLocScalar,
+};
 pub use logical::{BAnd, BOr, LAnd, LOr};
 pub use minmax::{Max, Min, MinMax, MinMaxScalar};
 pub use target::ReduceTarget;

@@ -13,7 +13,7 @@
 
 use super::ExecutionSpace;
 use granule_views::view::{IntoIndex, Rank, ValidRank};
-use granule_views::{HostSpace, LayoutRight, Pod, SpaceCopy, View, ViewError};
+use granule_views::{Element, HostSpace, LayoutRight, SpaceCopy, View, ViewError};
 
 /// Constructors of `LayoutRight` Views of rank `R` in the memory of the
 /// execution space `S` (in the prelude). Each is the `_in` constructor of
@@ -71,7 +71,7 @@ impl<S, T, const R: usize> ViewOn<S, R> for View<T, R, LayoutRight, S::MemorySpa
 where
     S: ExecutionSpace,
     S::MemorySpace: SpaceCopy<HostSpace>,
-    T: Pod,
+    T: Element,
 {
     type Elem = T;
 

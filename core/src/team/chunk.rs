@@ -17,7 +17,7 @@ use granule_views::chunk::{
     ChunkError, ChunkMap, ChunkMut, Chunked, GridToBlock, MapContinuousLinear, SharedChunks,
     ThreadIds, Top,
 };
-use granule_views::{HostAccessible, MemorySpace, Pod};
+use granule_views::{Element, HostAccessible, MemorySpace};
 
 /// The part of a chunked View that a team receives in a team dispatch:
 /// readable by local index; its threads take their writable parts with
@@ -68,7 +68,7 @@ unsafe impl ChunkMap for MapIdentity {
 // which the parts hold; `item`'s contract (one live item per rank) is
 // exactly `part`'s; `covers` admits only leagues of at most as many teams
 // as the map was checked for (and `part` panics past them anyway).
-unsafe impl<'w, T: Pod, M: ChunkMap, Sp: HostAccessible> WriteParts<LeagueIndex>
+unsafe impl<'w, T: Element, M: ChunkMap, Sp: HostAccessible> WriteParts<LeagueIndex>
     for SharedChunks<'w, T, M, GridToBlock, Sp>
 {
     type Item<'a> = ChunkMut<'a, T, M, GridToBlock>;
@@ -97,7 +97,7 @@ unsafe impl<'w, T: Pod, M: ChunkMap, Sp: HostAccessible> WriteParts<LeagueIndex>
 
 // SAFETY: `share` moves the chunked View's unique borrow 'w into the
 // parts, checked by the map for `bound.size` teams.
-unsafe impl<'w, T: Pod, M: ChunkMap, Sp: MemorySpace> Writes<LeagueIndex>
+unsafe impl<'w, T: Element, M: ChunkMap, Sp: MemorySpace> Writes<LeagueIndex>
     for Chunked<'w, T, M, Top, Sp>
 {
     type Parts = SharedChunks<'w, T, M, GridToBlock, Sp>;
@@ -161,7 +161,7 @@ unsafe impl DeviceMap for MapIdentity {
 unsafe impl<'w, T, M, Sp, Run> DeviceWrites<LeagueIndex, Run>
     for SharedChunks<'w, T, M, GridToBlock, Sp>
 where
-    T: Pod + DeviceValue,
+    T: Element + DeviceValue,
     M: DeviceMap,
     Sp: MemorySpace + SameMemorySpace<Run>,
     Run: MemorySpace,

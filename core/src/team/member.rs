@@ -7,7 +7,7 @@ use crate::reducer::{Reducer, ReductionIdentity};
 use crate::space::ExecutionSpace;
 use granule_views::chunk::{BlockToThread, GridToBlock, ScopedIds};
 use granule_views::view::IntoIndex;
-use granule_views::{Atomic, AtomicView, Pod, ViewMut};
+use granule_views::{Atomic, AtomicView, Element, ViewMut};
 use std::ops::AddAssign;
 
 /// A thread of a team: its ranks, team collectives, scratch memory.
@@ -242,7 +242,7 @@ impl TeamMember {
     /// A zero-filled View of the team's scratch at `level` (shared by the
     /// team's threads). Fails when the policy did not reserve enough with
     /// `set_scratch_size(level, PerTeam(bytes))`.
-    pub fn team_scratch<T: Pod, const R: usize>(
+    pub fn team_scratch<T: Element, const R: usize>(
         &self,
         level: usize,
         extents: impl IntoIndex<R>,
@@ -268,7 +268,7 @@ impl TeamMember {
     ///     assert!(m.thread_scratch::<f64, 1>(1, 1).is_err()); // all 128 bytes used
     /// });
     /// ```
-    pub fn thread_scratch<T: Pod, const R: usize>(
+    pub fn thread_scratch<T: Element, const R: usize>(
         &self,
         level: usize,
         extents: impl IntoIndex<R>,
@@ -323,11 +323,10 @@ mod tests {
     use super::*;
     use crate::Serial;
 
-    #[derive(Clone, Copy)]
+    #[derive(Clone, Copy, granule_views::Zeroable)]
+    #[bytemuck(crate = "granule_views::bytemuck")]
     #[repr(C, align(128))]
     struct Wide([u64; 16]);
-    // SAFETY: u64s only: zero is a valid value and nothing points anywhere.
-    unsafe impl Pod for Wide {}
 
     /// The public path of issue 9, item 4: team and thread scratch of a
     /// 128-aligned type, several Views in a row, from a policy's arena.

@@ -2,7 +2,7 @@
 //! into per-team and per-thread regions at levels 0 and 1.
 
 use crate::error::ScratchError;
-use granule_views::{Pod, ViewMut};
+use granule_views::{Element, ViewMut};
 use std::cell::Cell;
 use std::marker::PhantomData;
 
@@ -94,7 +94,7 @@ impl<'a> Region<'a> {
     /// aligns the address. Above, the padding depends on the address, so
     /// the worst case (`align - 64` bytes) is counted and consumed: whether
     /// a request fits does not depend on where the arena was allocated.
-    pub(crate) fn view<T: Pod, const R: usize>(
+    pub(crate) fn view<T: Element, const R: usize>(
         &self,
         level: usize,
         scope: &'static str,
@@ -158,7 +158,7 @@ impl<'a> Region<'a> {
         // bytes out twice, since `used` moves past `reserved_end`. The
         // address base + start is a multiple of align_of::<T>() (`pad`).
         // Zeroing makes every byte initialized, and the all-zero pattern
-        // is a valid T (Pod contract).
+        // is a valid T (`Element: Zeroable`).
         let slice = unsafe {
             let p = self.base.add(start);
             std::ptr::write_bytes(p, 0, bytes);
@@ -190,17 +190,15 @@ pub fn with_worker_arena<R>(bytes: usize, f: impl FnOnce(&mut ScratchArena) -> R
 mod tests {
     use super::*;
 
-    #[derive(Clone, Copy, Debug, PartialEq)]
+    #[derive(Clone, Copy, Debug, PartialEq, granule_views::Zeroable)]
+    #[bytemuck(crate = "granule_views::bytemuck")]
     #[repr(C, align(128))]
     struct Wide([u8; 128]);
-    // SAFETY: bytes only: zero is a valid value and nothing points anywhere.
-    unsafe impl Pod for Wide {}
 
-    #[derive(Clone, Copy, Debug, PartialEq)]
+    #[derive(Clone, Copy, Debug, PartialEq, granule_views::Zeroable)]
+    #[bytemuck(crate = "granule_views::bytemuck")]
     #[repr(C, align(256))]
     struct Wider(u64);
-    // SAFETY: a u64 and padding: zero is valid and nothing points anywhere.
-    unsafe impl Pod for Wider {}
 
     /// A 512-byte aligned buffer, so a region can start at a chosen
     /// distance (a multiple of 64) from a 512-byte boundary.

@@ -30,7 +30,7 @@
 //! ```
 
 use granule_views::storage::StorageMut;
-use granule_views::{HostAccessible, HostSpace, Layout, MemorySpace, Pod, ViewBase};
+use granule_views::{Element, HostAccessible, HostSpace, Layout, MemorySpace, ViewBase};
 use std::marker::PhantomData;
 
 /// Raw access to the elements a pattern hands to work items, shared by
@@ -337,17 +337,17 @@ impl<T, const R: usize, M> ViewParts<'_, T, R, M> {
     }
 }
 
-// SAFETY: the parts stand for a unique borrow of Pod elements; moving them
+// SAFETY: the parts stand for a unique borrow of `Send` elements; moving them
 // moves that borrow, like `&mut [T]`.
-unsafe impl<T: Pod, const R: usize, M: MemorySpace> Send for ViewParts<'_, T, R, M> {}
+unsafe impl<T: Element, const R: usize, M: MemorySpace> Send for ViewParts<'_, T, R, M> {}
 // SAFETY: through `&ViewParts` elements are reached only by the unsafe
 // `item`, whose contract gives each index to one work item at a time.
-unsafe impl<T: Pod, const R: usize, M: MemorySpace> Sync for ViewParts<'_, T, R, M> {}
+unsafe impl<T: Element, const R: usize, M: MemorySpace> Sync for ViewParts<'_, T, R, M> {}
 
 // SAFETY: distinct in-bounds indices have distinct offsets (a Mapping
 // invariant of granule-views); `covers` admits only reaches within the
 // extents, which `into_parts` read while taking the View's `&mut` for 'v.
-unsafe impl<T: Pod, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T, 1, M> {
+unsafe impl<T: Element, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T, 1, M> {
     type Item<'a> = &'a mut T;
     #[inline(always)]
     fn covers(&self, reach: &usize) -> bool {
@@ -423,7 +423,7 @@ unsafe impl<T: Pod, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T, 1,
 }
 
 // SAFETY: as for rank 1: offsets of distinct in-bounds multi-indices differ.
-unsafe impl<T: Pod, const R: usize, M: HostAccessible> WriteParts<[usize; R]>
+unsafe impl<T: Element, const R: usize, M: HostAccessible> WriteParts<[usize; R]>
     for ViewParts<'_, T, R, M>
 {
     type Item<'a> = &'a mut T;

@@ -54,7 +54,8 @@ impl Cx {
     }
 
     /// `acc.update_min(v, loc)` / `update_max` (ValLocScalar),
-    /// `acc.update(v, loc)` (MinMaxLocScalar), `acc.update(v)` (MinMaxScalar).
+    /// `acc.update(v, loc)` / `update_first_last` (MinMaxLocScalar),
+    /// `acc.update(v)` (MinMaxScalar).
     fn acc_method(
         &mut self,
         m: &ExprMethodCall,
@@ -65,7 +66,8 @@ impl Cx {
         let name = m.method.to_string();
         let ok = match acc.kind {
             AccKind::ValLoc => name == "update_min" || name == "update_max",
-            AccKind::MinMaxLoc | AccKind::MinMax => name == "update",
+            AccKind::MinMaxLoc => name == "update" || name == "update_first_last",
+            AccKind::MinMax => name == "update",
         };
         if !ok {
             return Err(unsupported(

@@ -220,6 +220,7 @@ const KNOWN: &[&str] = &[
     "MinLoc",
     "MaxLoc",
     "MinMaxLoc",
+    "MinMaxFirstLastLoc",
     "MinMax",
     "MapIdentity",
     "MapContinuousLinear",

@@ -29,6 +29,16 @@
 //!   threads**, not both, and every `chunk_mut` of it uses the same map,
 //!   whose width does not change during the launch.
 //!
+//! Memory is followed by what an expression is, never by how it is
+//! spelled: a part or a scratch View is known by the request that made it
+//! (`chunk_mut`, `team_scratch`, `thread_scratch`), through `let`, blocks
+//! and parentheses, and a team chunk by its parameter; an index is a
+//! nested range's index only if its name resolves to that range's binding
+//! where it stands (a `let` or `for` that shadows it is another value).
+//! The rule for a thread's memory never looks at the chunk map: whatever
+//! map gave the part, every lane holds it. A write to memory the analysis
+//! cannot name is refused, since nothing is proven about it.
+//!
 //! Values are classed by how uniform they are ([`Level`]): the same for
 //! the team's whole life, the same on every thread at a point, the same
 //! on a thread's lanes, or per executor. Control flow under a condition
@@ -98,6 +108,9 @@ struct Var {
     class: Class,
     /// A mutable variable's key in the table of assigned levels.
     mutable: Option<Key>,
+    /// This binding, among all of the pass: two bindings of one name
+    /// (shadowing) are different values.
+    id: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,8 +125,8 @@ enum Kind {
 #[derive(Clone, Debug)]
 struct Construct {
     kind: Kind,
-    /// The closure's index parameter (nested ranges).
-    index: Option<String>,
+    /// The binding of the closure's index parameter (nested ranges).
+    index: Option<usize>,
     key: Key,
 }
 
@@ -135,41 +148,25 @@ impl Info {
 /// Checks a team kernel (first parameter `&TeamMember`); `Ok` gives what
 /// its translation needs.
 pub fn check(f: &syn::ItemFn) -> syn::Result<TeamRules> {
-    let divided = divided_chunks(&f.block);
     let mut levels: HashMap<Key, Level> = HashMap::new();
     let mut writes: HashSet<(Key, Key)> = HashSet::new();
-    // Assigned levels only rise and the writes are fixed by the syntax,
-    // so this settles within a few passes; the last pass reports.
+    let mut divided: HashSet<String> = HashSet::new();
+    // Assigned levels only rise, and the writes and divided chunks are
+    // fixed by the syntax, so this settles within a few passes; the last
+    // pass, which knows them all from the start, reports.
     for _ in 0..16 {
         let mut an = An::new(levels, writes.clone(), divided.clone());
         an.function(f);
-        if !an.raised && an.writes == writes {
+        if !an.raised && an.writes == writes && an.dividing == divided {
             return an.finish();
         }
         levels = an.levels;
         writes = an.writes;
+        divided = an.dividing;
     }
     let mut an = An::new(levels, writes, divided);
     an.function(f);
     an.finish()
-}
-
-/// The `TeamChunk` parameters that some thread divides with `chunk_mut`.
-fn divided_chunks(body: &syn::Block) -> HashSet<String> {
-    struct Divided(HashSet<String>);
-    impl<'ast> syn::visit::Visit<'ast> for Divided {
-        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-            if m.method == "chunk_mut" {
-                if let Some(name) = path_name(&m.receiver) {
-                    self.0.insert(name);
-                }
-            }
-            syn::visit::visit_expr_method_call(self, m);
-        }
-    }
-    let mut d = Divided(HashSet::new());
-    syn::visit::Visit::visit_block(&mut d, body);
-    d.0
 }
 
 /// The name of a plain one-segment path expression.
@@ -183,18 +180,42 @@ fn path_name(e: &Expr) -> Option<String> {
     }
 }
 
-/// Whether index expression `idx` has variable `v` as a whole component
-/// (`x[v]`, `x[[a, v]]`), and at which position.
-fn component_of(idx: &Expr, v: &str) -> Option<usize> {
-    match idx {
-        Expr::Paren(p) => component_of(&p.expr, v),
-        Expr::Group(g) => component_of(&g.expr, v),
-        Expr::Array(a) => a
-            .elems
-            .iter()
-            .position(|e| path_name(e).as_deref() == Some(v)),
-        e => (path_name(e).as_deref() == Some(v)).then_some(0),
+/// How messages name the memory `e` denotes: the variable it reads,
+/// through parentheses and blocks, else its source text.
+fn describe(e: &Expr) -> String {
+    match e {
+        Expr::Paren(p) => describe(&p.expr),
+        Expr::Group(g) => describe(&g.expr),
+        Expr::Block(b) => block_tail(&b.block).map_or_else(|| source_text(e), describe),
+        e => path_name(e).unwrap_or_else(|| source_text(e)),
     }
+}
+
+/// A block's value expression, if it has one.
+fn block_tail(b: &syn::Block) -> Option<&Expr> {
+    match b.stmts.last() {
+        Some(Stmt::Expr(tail, None)) => Some(tail),
+        _ => None,
+    }
+}
+
+/// `e` as it is usually written (`quote` puts a space between tokens).
+fn source_text(e: &Expr) -> String {
+    let mut text = quote::quote!(#e).to_string();
+    for (spaced, tight) in [
+        (" . ", "."),
+        (" :: ", "::"),
+        (" (", "("),
+        ("( ", "("),
+        (" )", ")"),
+        (" [", "["),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" ,", ","),
+    ] {
+        text = text.replace(spaced, tight);
+    }
+    text
 }
 
 struct An {
@@ -219,7 +240,12 @@ struct An {
     writes: HashSet<(Key, Key)>,
     /// The index position each (construct, View) is written at.
     positions: HashMap<(Key, Key), usize>,
+    /// The team chunks (by parameter) some thread divides, from the
+    /// previous pass, and from this one.
     divided: HashSet<String>,
+    dividing: HashSet<String>,
+    /// Bindings made so far in this pass.
+    bindings: usize,
     /// The first `chunk_mut` map of each divided chunk, as written.
     maps: HashMap<String, String>,
     errors: Vec<syn::Error>,
@@ -250,6 +276,8 @@ impl An {
             writes: HashSet::new(),
             positions: HashMap::new(),
             divided,
+            dividing: HashSet::new(),
+            bindings: 0,
             maps: HashMap::new(),
             errors: Vec::new(),
             rules: TeamRules::default(),
@@ -276,9 +304,38 @@ impl An {
         self.div.max(self.ret)
     }
 
-    fn bind(&mut self, var: Var) {
+    /// Binds `name` in the innermost scope; gives the binding's identity.
+    fn bind(&mut self, name: String, level: Level, class: Class, mutable: Option<Key>) -> usize {
+        let id = self.bindings;
+        self.bindings += 1;
+        let var = Var {
+            name,
+            level,
+            class,
+            mutable,
+            id,
+        };
         if let Some(s) = self.scopes.last_mut() {
             s.push(var);
+        }
+        id
+    }
+
+    /// Whether index expression `idx` has the binding `id` (a nested
+    /// range's index) as a whole component (`x[i]`, `x[[a, i]]`), and at
+    /// which position. Names resolve where `idx` stands, so a name that
+    /// shadows the index does not count.
+    fn component_of(&self, idx: &Expr, id: usize) -> Option<usize> {
+        let is = |e: &Expr| {
+            path_name(e)
+                .and_then(|n| self.lookup(&n))
+                .is_some_and(|v| v.id == id)
+        };
+        match idx {
+            Expr::Paren(p) => self.component_of(&p.expr, id),
+            Expr::Group(g) => self.component_of(&g.expr, id),
+            Expr::Array(a) => a.elems.iter().position(is),
+            e => is(e).then_some(0),
         }
     }
 
@@ -322,37 +379,33 @@ impl An {
             } else {
                 param_class(&name, &pt.ty)
             };
-            self.bind(Var {
-                name,
-                level,
-                class,
-                mutable: None,
-            });
+            self.bind(name, level, class, None);
         }
         self.block(&f.block);
     }
 
-    fn block(&mut self, b: &syn::Block) -> Level {
+    /// A block; its value is its tail expression's.
+    fn block(&mut self, b: &syn::Block) -> Info {
         self.scopes.push(Vec::new());
-        let mut tail = Level::Const;
+        let mut tail = Info::value(Level::Const);
         for (k, s) in b.stmts.iter().enumerate() {
             let last = k + 1 == b.stmts.len();
             tail = match s {
                 Stmt::Local(l) => {
                     self.local(l);
-                    Level::Const
+                    Info::value(Level::Const)
                 }
-                Stmt::Item(_) => Level::Const,
+                Stmt::Item(_) => Info::value(Level::Const),
                 Stmt::Macro(m) => {
                     self.mac(&m.mac);
-                    Level::Const
+                    Info::value(Level::Const)
                 }
                 Stmt::Expr(e, semi) => {
-                    let level = self.expr(e).level;
+                    let info = self.expr(e);
                     if semi.is_none() && last {
-                        level
+                        info
                     } else {
-                        Level::Const
+                        Info::value(Level::Const)
                     }
                 }
             };
@@ -378,25 +431,13 @@ impl An {
         // `let x: T;` is assigned later, like a mutable variable.
         let mutable = mutable || init.is_none();
         let info = init.unwrap_or(Info::value(Level::Const));
-        let var = if mutable {
+        let mutable = mutable.then(|| {
             let k = key(ident.span());
             let at = info.level.max(self.here());
             self.raise(k, at);
-            Var {
-                name,
-                level: info.level,
-                class: info.class,
-                mutable: Some(k),
-            }
-        } else {
-            Var {
-                name,
-                level: info.level,
-                class: info.class,
-                mutable: None,
-            }
-        };
-        self.bind(var);
+            k
+        });
+        self.bind(name, info.level, info.class, mutable);
     }
 
     /// `let (a, b) = v;`: each name varies as `v` does, and a `mut` one
@@ -417,13 +458,8 @@ impl An {
                 self.raise(k, info.level.max(self.here()));
                 k
             });
-            self.bind(Var {
-                name: i.ident.to_string(),
-                level: info.level,
-                // A tuple's fields are scalars.
-                class: Class::Value,
-                mutable,
-            });
+            // A tuple's fields are scalars.
+            self.bind(i.ident.to_string(), info.level, Class::Value, mutable);
         }
     }
 
@@ -464,7 +500,7 @@ impl An {
                 Info::value(Level::Const)
             }
             Expr::If(i) => self.if_expr(i),
-            Expr::Block(b) => Info::value(self.block(&b.block)),
+            Expr::Block(b) => self.block(&b.block),
             Expr::While(w) => {
                 self.looped(Some(&w.cond), None, &w.body);
                 Info::value(Level::Const)
@@ -523,12 +559,29 @@ impl An {
         let c = self.expr(&i.cond).level;
         let saved = self.div;
         self.div = self.div.max(c);
-        let mut level = c.max(self.block(&i.then_branch));
+        let then = self.block(&i.then_branch);
+        let mut info = Info {
+            level: c.max(then.level),
+            class: then.class,
+        };
         if let Some((_, e)) = &i.else_branch {
-            level = level.max(self.expr(e).level);
+            let other = self.expr(e);
+            info.level = info.level.max(other.level);
+            if other.class != info.class {
+                if is_memory(&info.class) || is_memory(&other.class) {
+                    self.error(i.span(), format!(
+                        "this `if` gives one of several Views (`{}` or `{}`), and which one is written decides who may write it: index each View through its own variable",
+                        block_tail(&i.then_branch).map_or_else(|| "()".to_string(), describe),
+                        describe(e)
+                    ));
+                }
+                info.class = Class::Value;
+            }
+        } else {
+            info.class = Class::Value;
         }
         self.div = saved;
-        Info::value(level)
+        info
     }
 
     /// A loop: its body runs under the divergence of its condition or
@@ -546,12 +599,7 @@ impl An {
             self.loop_ret = Level::Const;
             self.scopes.push(Vec::new());
             if let Some(name) = pat.and_then(pat_name) {
-                self.bind(Var {
-                    name,
-                    level: h,
-                    class: Class::Value,
-                    mutable: None,
-                });
+                self.bind(name, h, Class::Value, None);
             }
             self.block(body);
             self.scopes.pop();
@@ -588,24 +636,22 @@ impl An {
         }
     }
 
-    /// The View an index expression reads or writes, if a variable.
-    fn view_of(&self, base: &Expr) -> Option<(String, Class)> {
-        let name = path_name(base)?;
-        let v = self.lookup(&name)?;
-        Some((name, v.class))
-    }
-
+    /// `base[idx] = ..`: the memory written is what `base` is, however
+    /// it is spelled.
     fn write(&mut self, i: &syn::ExprIndex) {
         self.expr(&i.index);
-        let Some((name, class)) = self.view_of(&i.expr) else {
-            self.expr(&i.expr);
-            return;
-        };
+        let base = self.expr(&i.expr);
+        let name = describe(&i.expr);
         let line = i.span().start().line;
-        match class {
+        match base.class {
             Class::TeamScratch(id) => self.team_write(&name, id, &i.index, i.span()),
             Class::ThreadOwned(id) => self.thread_write(&name, id, &i.index, line),
-            _ => {}
+            // The translator refuses writes through read-only Views, team
+            // chunks and atomics, so this is memory the analysis lost
+            // track of: nothing proves who may write it.
+            _ => self.error(i.expr.span(), format!(
+                "the team write model cannot tell which memory `{name}` is, so it cannot prove that one executor writes each element: write through the variable a `chunk_mut(..).unwrap()` or a scratch request is bound to"
+            )),
         }
     }
 
@@ -638,24 +684,24 @@ impl An {
     fn divides(&mut self, id: Key, idx: &Expr, phase: Key) -> bool {
         let found = self.stack.iter().rev().find_map(|c| {
             let team_level = matches!(c.kind, Kind::TeamVector | Kind::TeamThread);
-            let at = c.index.as_deref().and_then(|v| component_of(idx, v))?;
+            let at = c.index.and_then(|v| self.component_of(idx, v))?;
             team_level.then_some(at)
         });
         let Some(at) = found else { return false };
         *self.positions.entry((phase, id)).or_insert(at) == at
     }
 
-    /// Whether `idx` also contains a vector range's index (the lanes of a
-    /// TeamThreadRange's thread then write distinct elements).
+    /// Whether the lanes of a TeamThreadRange's thread write distinct
+    /// elements at `idx`: it runs on one lane (`single(PerThread)`), or
+    /// contains a vector range's index (a vector range whose index is `_`
+    /// gives every lane the same element).
     fn lane_divides(&self, idx: &Expr) -> bool {
-        self.stack.iter().any(|c| {
-            matches!(
-                c.kind,
-                Kind::ThreadVector | Kind::TeamVector | Kind::SingleThread
-            ) && c
-                .index
-                .as_deref()
-                .is_none_or(|v| component_of(idx, v).is_some())
+        self.stack.iter().any(|c| match c.kind {
+            Kind::SingleThread => true,
+            Kind::ThreadVector | Kind::TeamVector => {
+                c.index.is_some_and(|v| self.component_of(idx, v).is_some())
+            }
+            Kind::TeamThread | Kind::SingleTeam => false,
         })
     }
 
@@ -677,8 +723,7 @@ impl An {
             (Some(s), _) => Some(s.key),
             (None, Some(v)) => v
                 .index
-                .as_deref()
-                .and_then(|i| component_of(idx, i))
+                .and_then(|i| self.component_of(idx, i))
                 .map(|_| v.key),
             (None, None) => None,
         };
@@ -699,13 +744,13 @@ impl An {
         }
     }
 
+    /// `base[idx]` read: the memory read is what `base` is, however it is
+    /// spelled.
     fn read(&mut self, i: &syn::ExprIndex) -> Info {
         let idx = self.expr(&i.index).level;
-        let Some((name, class)) = self.view_of(&i.expr) else {
-            let base = self.expr(&i.expr).level;
-            return Info::value(base.max(idx));
-        };
-        let level = match &class {
+        let base = self.expr(&i.expr);
+        let name = describe(&i.expr);
+        let level = match &base.class {
             Class::TeamChunk(row) => {
                 if self.divided.contains(row) {
                     self.error(i.span(), format!(
@@ -722,7 +767,7 @@ impl An {
                 self.phase_read(&name, *id, &i.index, i.span());
                 idx.max(Level::Thread)
             }
-            _ => idx,
+            _ => base.level.max(idx),
         };
         Info::value(level)
     }
@@ -735,11 +780,7 @@ impl An {
                 && !matches!(c.kind, Kind::SingleTeam | Kind::SingleThread)
         });
         let Some(c) = writer.cloned() else { return };
-        let own = c
-            .index
-            .as_deref()
-            .and_then(|v| component_of(idx, v))
-            .is_some();
+        let own = c.index.and_then(|v| self.component_of(idx, v)).is_some();
         if !own {
             self.error(at, format!(
                 "`{name}` is written in this nested range, by other threads or lanes too: read it here only at this range's index"
@@ -887,7 +928,13 @@ impl An {
 
     /// `row.chunk_mut(map, team.thread_ids())`: this thread's part.
     fn chunk_mut(&mut self, inner: &syn::ExprMethodCall) -> Info {
-        let row = path_name(&inner.receiver).unwrap_or_default();
+        // The chunk divided is the parameter the receiver is, however it
+        // is spelled (the translator takes `chunk_mut` on nothing else).
+        let row = match self.expr(&inner.receiver).class {
+            Class::TeamChunk(row) => row,
+            _ => describe(&inner.receiver),
+        };
+        self.dividing.insert(row.clone());
         let mut args = inner.args.iter();
         if let Some(map) = args.next() {
             self.chunk_map(&row, map);
@@ -983,21 +1030,9 @@ impl An {
         } else {
             Level::Lane
         };
-        if let Some(i) = &index {
-            self.bind(Var {
-                name: i.clone(),
-                level: index_level,
-                class: Class::Value,
-                mutable: None,
-            });
-        }
+        let index = index.map(|i| self.bind(i, index_level, Class::Value, None));
         for n in names.flatten() {
-            self.bind(Var {
-                name: n,
-                level: Level::Lane,
-                class: Class::Value,
-                mutable: None,
-            });
+            self.bind(n, Level::Lane, Class::Value, None);
         }
         self.stack.push(Construct {
             kind,
@@ -1038,10 +1073,8 @@ impl An {
         for a in &c.args {
             let info = self.expr(a);
             level = level.max(info.level);
-            if let (Some(n), Class::TeamScratch(id) | Class::ThreadOwned(id)) =
-                (path_name(a), &info.class)
-            {
-                let id = *id;
+            if let Class::TeamScratch(id) | Class::ThreadOwned(id) = info.class {
+                let n = describe(a);
                 if self
                     .stack
                     .iter()
@@ -1134,6 +1167,14 @@ fn is_assign(op: &BinOp) -> bool {
             | BinOp::BitOrAssign(_)
             | BinOp::ShlAssign(_)
             | BinOp::ShrAssign(_)
+    )
+}
+
+/// Whether values of `class` are memory a team kernel may divide or write.
+fn is_memory(class: &Class) -> bool {
+    matches!(
+        class,
+        Class::TeamChunk(_) | Class::TeamScratch(_) | Class::ThreadOwned(_)
     )
 }
 
@@ -1305,6 +1346,138 @@ mod tests {
         let e = err("fn k(m: &TeamMember, mut row: TeamChunk<f64>) {
             { let mut a = row.chunk_mut(MapContinuousLinear::new(2), m.thread_ids()).unwrap(); }
             { let mut b = row.chunk_mut(MapContinuousLinear::new(3), m.thread_ids()).unwrap(); }
+        }");
+        assert!(e.contains("the same map"), "{e}");
+    }
+
+    /// The lanes' rule, for a part written outside any vector construct
+    /// and inside one by the range's own index, with each map `chunk_mut`
+    /// may be given, as the outer and as the inner map.
+    fn lane_rule_with(ty: &str, map: &str) -> (Option<String>, Option<String>) {
+        let outside = run(&format!(
+            "fn k(team: &TeamMember, mut row: {ty}) {{
+                let mut mine = row.chunk_mut({map}, team.thread_ids()).unwrap();
+                mine[0] = 7;
+            }}"
+        ))
+        .unwrap();
+        let inside = run(&format!(
+            "fn k(team: &TeamMember, mut row: {ty}) {{
+                let mut mine = row.chunk_mut({map}, team.thread_ids()).unwrap();
+                ThreadVectorRange::new(team, 0..4).parallel_for(|k| mine[k] = 7);
+            }}"
+        ))
+        .unwrap();
+        (outside.one_lane, inside.one_lane)
+    }
+
+    #[test]
+    fn the_lane_rule_holds_for_every_chunk_map() {
+        let types = [
+            "TeamChunk<u32>",
+            "TeamChunk<u32, MapIdentity>",
+            "TeamChunk<'_, u32, MapIdentity>",
+            "TeamChunk<'_, u32, MapContinuousLinear>",
+            "TeamChunk<'_, u32, MapLinear>",
+        ];
+        let maps = [
+            "MapIdentity",
+            "MapContinuousLinear::new(2)",
+            "MapLinear::new(2)",
+            "Map2D::new(4)",
+            "reshape_map!([2] | [4] => layout: [t0, i0])",
+        ];
+        for ty in types {
+            for map in maps {
+                let (outside, inside) = lane_rule_with(ty, map);
+                let outside = outside.unwrap_or_default();
+                assert!(
+                    outside.contains("writes `mine`"),
+                    "{ty}, {map}: {outside:?}"
+                );
+                assert_eq!(inside, None, "{ty}, {map}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_thread_part_is_followed_through_every_spelling_of_its_write() {
+        let head = "fn k(team: &TeamMember, mut row: TeamChunk<u32, MapIdentity>) {";
+        let take = "row.chunk_mut(MapIdentity, team.thread_ids()).unwrap()";
+        let cases = [
+            (format!("let mut mine = {take}; mine[0] = 7;"), "`mine`"),
+            (format!("let mut mine = {{ {take} }}; mine[0] = 7;"), "`mine`"),
+            (format!("let mut mine = {{ let one = 1; {take} }}; mine[one - 1] += 7;"), "`mine`"),
+            (format!("{take}[0] = 7;"), "`row.chunk_mut(MapIdentity, team.thread_ids()).unwrap()`"),
+            (format!("let mut mine = {take}; ({{ mine }})[0] = 7;"), "`mine`"),
+            (
+                "let mut t = { team.thread_scratch::<u32, 1>(0, 4).unwrap() }; t[0] = 7;".to_string(),
+                "`t`",
+            ),
+            // A name that shadows the vector range's index is another value.
+            (
+                format!("let mut mine = {take}; ThreadVectorRange::new(team, 0..2).parallel_for(|k| for k in k / 2..k / 2 + 1 {{ mine[k] = 7; }});"),
+                "`mine`",
+            ),
+            (
+                format!("let mut mine = {take}; ThreadVectorRange::new(team, 0..2).parallel_for(|k| {{ if k < 2 {{ let k = k / 2; mine[k] = 7; }} }});"),
+                "`mine`",
+            ),
+        ];
+        for (body, written) in cases {
+            let r = run(&format!("{head} {body} }}")).unwrap();
+            let why = r.one_lane.unwrap_or_default();
+            assert!(
+                why.contains(&format!("writes {written}")),
+                "{body}: {why:?}"
+            );
+        }
+        // Divided among the lanes by the range's own index, however bound,
+        // the part needs no single lane.
+        let r = run(&format!(
+            "{head} let mut mine = {{ {take} }};
+            ThreadVectorRange::new(team, 0..2).parallel_for(|k| {{ for j in 0..1 {{ mine[k] = j; }} mine[(k)] = 7; }}); }}"
+        ))
+        .unwrap();
+        assert_eq!(r.one_lane, None);
+    }
+
+    #[test]
+    fn team_scratch_is_followed_through_every_spelling_of_its_write() {
+        let e = err("fn k(m: &TeamMember) { let mut s = { m.team_scratch::<i32, 1>(0, 4).unwrap() }; s[0] = 1; }");
+        assert!(e.contains("single(PerTeam"), "{e}");
+        let e = err("fn k(m: &TeamMember, n: usize) {
+            let mut s = m.team_scratch::<i32, 1>(0, n).unwrap();
+            TeamVectorRange::new(m, 0..n).parallel_for(|i| for i in 0..1 { s[i] = 1; });
+        }");
+        assert!(e.contains("does not contain the index"), "{e}");
+        // A vector range without an index does not divide the element
+        // among the thread's lanes.
+        let r = run("fn k(m: &TeamMember, n: usize) {
+            let mut s = m.team_scratch::<i32, 1>(0, n).unwrap();
+            TeamThreadRange::new(m, 0..n).parallel_for(|i| ThreadVectorRange::new(m, 0..4).parallel_for(|_| s[i] = 1));
+        }")
+        .unwrap();
+        assert!(r.one_lane.unwrap_or_default().contains("team scratch `s`"));
+        let e = err("fn k(m: &TeamMember, n: usize) {
+            let mut a = m.thread_scratch::<i32, 1>(0, n).unwrap();
+            let mut b = m.thread_scratch::<i32, 1>(0, n).unwrap();
+            let mut c = if n > 1 { a } else { b };
+            c[0] = 1;
+        }");
+        assert!(e.contains("one of several"), "{e}");
+    }
+
+    #[test]
+    fn a_team_chunk_is_followed_through_every_spelling_of_its_division() {
+        let e = err("fn k(m: &TeamMember, mut row: TeamChunk<f64>) {
+            let x = row[1];
+            let mut mine = { row }.chunk_mut(MapIdentity, m.thread_ids()).unwrap();
+        }");
+        assert!(e.contains("cannot also read it"), "{e}");
+        let e = err("fn k(m: &TeamMember, mut row: TeamChunk<f64>) {
+            { let mut a = row.chunk_mut(MapContinuousLinear::new(2), m.thread_ids()).unwrap(); a[0] = 1.0; }
+            { row }.chunk_mut(MapContinuousLinear::new(3), m.thread_ids()).unwrap()[0] = 1.0;
         }");
         assert!(e.contains("the same map"), "{e}");
     }

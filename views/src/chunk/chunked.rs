@@ -9,8 +9,8 @@ use super::part::ChunkMut;
 use super::read::ChunkRef;
 use super::scope::{Context, Follows, Scope, Top};
 use super::shared::SharedChunks;
+use crate::element::Element;
 use crate::layout::Layout;
-use crate::pod::Pod;
 use crate::space::{HostAccessible, HostSpace, MemorySpace};
 use crate::storage::{Storage, StorageMut};
 use crate::view::ViewBase;
@@ -54,7 +54,7 @@ use std::marker::PhantomData;
 /// # Ok::<(), granule_views::ViewError>(())
 /// ```
 #[derive(Debug)]
-pub struct Chunked<'a, T: Pod, M: ChunkMap, C: Context = Top, Sp: MemorySpace = HostSpace> {
+pub struct Chunked<'a, T: Element, M: ChunkMap, C: Context = Top, Sp: MemorySpace = HostSpace> {
     /// The View's elements; `elems.ptr` is an address in `Sp`, dereferenced
     /// only where `Sp: HostAccessible`.
     elems: Elems<'a, T>,
@@ -63,11 +63,17 @@ pub struct Chunked<'a, T: Pod, M: ChunkMap, C: Context = Top, Sp: MemorySpace = 
 }
 
 // SAFETY: Chunked is an exclusive borrow of the elements, like `&mut [T]`.
-unsafe impl<T: Pod, M: ChunkMap, C: Context, Sp: MemorySpace> Send for Chunked<'_, T, M, C, Sp> {}
+unsafe impl<T: Element, M: ChunkMap, C: Context, Sp: MemorySpace> Send
+    for Chunked<'_, T, M, C, Sp>
+{
+}
 // SAFETY: `&Chunked` gives no access to elements at all.
-unsafe impl<T: Pod, M: ChunkMap, C: Context, Sp: MemorySpace> Sync for Chunked<'_, T, M, C, Sp> {}
+unsafe impl<T: Element, M: ChunkMap, C: Context, Sp: MemorySpace> Sync
+    for Chunked<'_, T, M, C, Sp>
+{
+}
 
-impl<'a, T: Pod, M: ChunkMap, C: Context, Sp: MemorySpace> Chunked<'a, T, M, C, Sp> {
+impl<'a, T: Element, M: ChunkMap, C: Context, Sp: MemorySpace> Chunked<'a, T, M, C, Sp> {
     /// # Safety
     /// `elems` is valid for reads and writes in memory space `Sp` for `'a`,
     /// and for `'a` nothing else accesses the elements `map` reaches.
@@ -131,7 +137,7 @@ impl<'a, T: Pod, M: ChunkMap, C: Context, Sp: MemorySpace> Chunked<'a, T, M, C, 
     }
 }
 
-impl<'a, T: Pod, M: ChunkMap, C: Context, Sp: HostAccessible> Chunked<'a, T, M, C, Sp> {
+impl<'a, T: Element, M: ChunkMap, C: Context, Sp: HostAccessible> Chunked<'a, T, M, C, Sp> {
     /// The part of the caller `ids`, while `self` stays borrowed.
     pub fn part<S: Follows<C>>(
         &mut self,

@@ -6,7 +6,7 @@ use super::error::ChunkError;
 use super::ids::{ScopedIds, ThreadIds};
 use super::map::{ChunkMap, Nested};
 use super::scope::{Follows, Scope, Thread};
-use crate::pod::Pod;
+use crate::element::Element;
 use std::marker::PhantomData;
 use std::ops::{Index, IndexMut};
 
@@ -34,7 +34,7 @@ use std::ops::{Index, IndexMut};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct ChunkMut<'a, T: Pod, M: ChunkMap, S: Scope> {
+pub struct ChunkMut<'a, T: Element, M: ChunkMap, S: Scope> {
     elems: Elems<'a, T>,
     map: M,
     ids: ThreadIds,
@@ -45,12 +45,12 @@ pub struct ChunkMut<'a, T: Pod, M: ChunkMap, S: Scope> {
 pub type SubChunkMut<'a, T, M, I, S> = ChunkMut<'a, T, Nested<M, I>, S>;
 
 // SAFETY: a ChunkMut is a unique handle on the elements its map gives its
-// ids (like `&mut [T]` for a disjoint set of indices), T: Pod is Send.
-unsafe impl<T: Pod, M: ChunkMap, S: Scope> Send for ChunkMut<'_, T, M, S> {}
+// ids (like `&mut [T]` for a disjoint set of indices), T: Element is Send.
+unsafe impl<T: Element, M: ChunkMap, S: Scope> Send for ChunkMut<'_, T, M, S> {}
 // SAFETY: `&ChunkMut` only reads, like `&&mut [T]` with T: Sync.
-unsafe impl<T: Pod, M: ChunkMap, S: Scope> Sync for ChunkMut<'_, T, M, S> {}
+unsafe impl<T: Element, M: ChunkMap, S: Scope> Sync for ChunkMut<'_, T, M, S> {}
 
-impl<'a, T: Pod, M: ChunkMap, S: Scope> ChunkMut<'a, T, M, S> {
+impl<'a, T: Element, M: ChunkMap, S: Scope> ChunkMut<'a, T, M, S> {
     /// # Safety
     /// `map.check(ids.dims())` has passed, `elems` is valid for reads and
     /// writes for `'a`, and for `'a` no one else accesses the elements that
@@ -140,7 +140,7 @@ impl<'a, T: Pod, M: ChunkMap, S: Scope> ChunkMut<'a, T, M, S> {
     }
 }
 
-impl<T: Pod, M: ChunkMap, S: Scope<To = Thread>> ChunkMut<'_, T, M, S> {
+impl<T: Element, M: ChunkMap, S: Scope<To = Thread>> ChunkMut<'_, T, M, S> {
     /// The element at `local` for writing, or `None` if the map marks the
     /// access invalid or it falls past the View. Thread level only.
     pub fn get_mut(&mut self, local: M::Local) -> Option<&mut T> {
@@ -150,7 +150,7 @@ impl<T: Pod, M: ChunkMap, S: Scope<To = Thread>> ChunkMut<'_, T, M, S> {
     }
 }
 
-impl<T: Pod, M: ChunkMap, S: Scope> Index<M::Local> for ChunkMut<'_, T, M, S> {
+impl<T: Element, M: ChunkMap, S: Scope> Index<M::Local> for ChunkMut<'_, T, M, S> {
     type Output = T;
 
     #[inline]
@@ -163,7 +163,7 @@ impl<T: Pod, M: ChunkMap, S: Scope> Index<M::Local> for ChunkMut<'_, T, M, S> {
     }
 }
 
-impl<T: Pod, M: ChunkMap, S: Scope<To = Thread>> IndexMut<M::Local> for ChunkMut<'_, T, M, S> {
+impl<T: Element, M: ChunkMap, S: Scope<To = Thread>> IndexMut<M::Local> for ChunkMut<'_, T, M, S> {
     #[inline]
     #[track_caller]
     fn index_mut(&mut self, local: M::Local) -> &mut T {

@@ -5,7 +5,7 @@ use super::error::ChunkError;
 use super::ids::{ScopedIds, ThreadIds};
 use super::map::{ChunkMap, Nested};
 use super::scope::{Follows, Scope};
-use crate::pod::Pod;
+use crate::element::Element;
 use std::marker::PhantomData;
 use std::ops::Index;
 
@@ -25,7 +25,7 @@ use std::ops::Index;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct ChunkRef<'a, T: Pod, M: ChunkMap, S: Scope> {
+pub struct ChunkRef<'a, T: Element, M: ChunkMap, S: Scope> {
     elems: Elems<'a, T>,
     map: M,
     ids: ThreadIds,
@@ -35,20 +35,20 @@ pub struct ChunkRef<'a, T: Pod, M: ChunkMap, S: Scope> {
 /// A read-only part of a part: `inner` dividing the part `M` gave a group.
 pub type SubChunkRef<'a, T, M, I, S> = ChunkRef<'a, T, Nested<M, I>, S>;
 
-impl<T: Pod, M: ChunkMap, S: Scope> Clone for ChunkRef<'_, T, M, S> {
+impl<T: Element, M: ChunkMap, S: Scope> Clone for ChunkRef<'_, T, M, S> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T: Pod, M: ChunkMap, S: Scope> Copy for ChunkRef<'_, T, M, S> {}
+impl<T: Element, M: ChunkMap, S: Scope> Copy for ChunkRef<'_, T, M, S> {}
 
-// SAFETY: a ChunkRef only reads, like `&[T]` with T: Pod (Sync).
-unsafe impl<T: Pod, M: ChunkMap, S: Scope> Send for ChunkRef<'_, T, M, S> {}
+// SAFETY: a ChunkRef only reads, like `&[T]` with T: Element (Sync).
+unsafe impl<T: Element, M: ChunkMap, S: Scope> Send for ChunkRef<'_, T, M, S> {}
 // SAFETY: as for Send.
-unsafe impl<T: Pod, M: ChunkMap, S: Scope> Sync for ChunkRef<'_, T, M, S> {}
+unsafe impl<T: Element, M: ChunkMap, S: Scope> Sync for ChunkRef<'_, T, M, S> {}
 
-impl<'a, T: Pod, M: ChunkMap, S: Scope> ChunkRef<'a, T, M, S> {
+impl<'a, T: Element, M: ChunkMap, S: Scope> ChunkRef<'a, T, M, S> {
     /// `elems` must be readable, with no writer, for 'a (a shared borrow of
     /// the View guarantees it), and `map` checked against `ids`' dims.
     pub(crate) fn new(elems: Elems<'a, T>, map: M, ids: ThreadIds) -> Self {
@@ -96,7 +96,7 @@ impl<'a, T: Pod, M: ChunkMap, S: Scope> ChunkRef<'a, T, M, S> {
     }
 }
 
-impl<T: Pod, M: ChunkMap, S: Scope> Index<M::Local> for ChunkRef<'_, T, M, S> {
+impl<T: Element, M: ChunkMap, S: Scope> Index<M::Local> for ChunkRef<'_, T, M, S> {
     type Output = T;
 
     #[inline]

@@ -6,7 +6,7 @@ use super::ids::ThreadIds;
 use super::map::ChunkMap;
 use super::part::ChunkMut;
 use super::scope::Scope;
-use crate::pod::Pod;
+use crate::element::Element;
 use crate::space::{HostAccessible, HostSpace, MemorySpace};
 use std::marker::PhantomData;
 
@@ -44,7 +44,7 @@ use std::marker::PhantomData;
 /// ([`data_address`](Self::data_address), [`len`](Self::len)) for a
 /// backend to launch with.
 #[derive(Debug)]
-pub struct SharedChunks<'a, T: Pod, M: ChunkMap, S: Scope, Sp: MemorySpace = HostSpace> {
+pub struct SharedChunks<'a, T: Element, M: ChunkMap, S: Scope, Sp: MemorySpace = HostSpace> {
     elems: Elems<'a, T>,
     map: M,
     dims: [usize; 3],
@@ -52,14 +52,20 @@ pub struct SharedChunks<'a, T: Pod, M: ChunkMap, S: Scope, Sp: MemorySpace = Hos
 }
 
 // SAFETY: the handle owns the exclusive borrow of the elements; moving it
-// moves that borrow, like `&mut [T]` with T: Pod (Send).
-unsafe impl<T: Pod, M: ChunkMap, S: Scope, Sp: MemorySpace> Send for SharedChunks<'_, T, M, S, Sp> {}
+// moves that borrow, like `&mut [T]` with T: Element (Send).
+unsafe impl<T: Element, M: ChunkMap, S: Scope, Sp: MemorySpace> Send
+    for SharedChunks<'_, T, M, S, Sp>
+{
+}
 // SAFETY: through `&SharedChunks` elements are reached only by `part`,
 // whose contract keeps concurrent parts on distinct ids, and the map's
 // contract makes distinct ids' elements disjoint.
-unsafe impl<T: Pod, M: ChunkMap, S: Scope, Sp: MemorySpace> Sync for SharedChunks<'_, T, M, S, Sp> {}
+unsafe impl<T: Element, M: ChunkMap, S: Scope, Sp: MemorySpace> Sync
+    for SharedChunks<'_, T, M, S, Sp>
+{
+}
 
-impl<'a, T: Pod, M: ChunkMap, S: Scope, Sp: MemorySpace> SharedChunks<'a, T, M, S, Sp> {
+impl<'a, T: Element, M: ChunkMap, S: Scope, Sp: MemorySpace> SharedChunks<'a, T, M, S, Sp> {
     /// # Safety
     /// `map.check(dims)` has passed, `elems` is valid for reads and writes
     /// for `'a`, and for `'a` nothing else accesses the elements `map` reaches.
@@ -115,7 +121,7 @@ impl<'a, T: Pod, M: ChunkMap, S: Scope, Sp: MemorySpace> SharedChunks<'a, T, M, 
     }
 }
 
-impl<'a, T: Pod, M: ChunkMap, S: Scope, Sp: HostAccessible> SharedChunks<'a, T, M, S, Sp> {
+impl<'a, T: Element, M: ChunkMap, S: Scope, Sp: HostAccessible> SharedChunks<'a, T, M, S, Sp> {
     /// The part of the group with linear id `g` (`g = x + (z*dim_y + y)*dim_x`).
     ///
     /// # Safety

@@ -56,6 +56,12 @@ impl<const R: usize> Mapping<R> {
             .iter()
             .try_fold(1usize, |a, &e| a.checked_mul(e))
             .ok_or_else(overflow)?;
+        // Strides travel as `isize` (pointer offsets, ndarray's strides,
+        // the device's signed arithmetic), even along an axis of length 0
+        // or 1 that never uses them.
+        if strides.iter().any(|&s| s > isize::MAX as usize) {
+            return Err(invalid("a stride above isize::MAX"));
+        }
         // The span must fit in usize so that no offset computation can wrap.
         let mut span = 1usize;
         for r in 0..R {

@@ -4,8 +4,8 @@
 //! through `SpaceCopy`, never through indexing.
 
 use super::{HostSpace, MemorySpace, SpaceCopy};
+use crate::element::Element;
 use crate::layout::Mapping;
-use crate::pod::Pod;
 use std::ptr::NonNull;
 
 /// Claims not to be host-accessible; allocates and copies through HostSpace.
@@ -33,7 +33,7 @@ macro_rules! forward_copy {
         // SAFETY: both sides are host memory; HostSpace's copy touches
         // exactly the described elements.
         unsafe impl SpaceCopy<$src> for $dst {
-            unsafe fn copy_contiguous<T: Pod>(
+            unsafe fn copy_contiguous<T: Element>(
                 &self,
                 dst: *mut T,
                 _: &$src,
@@ -43,7 +43,7 @@ macro_rules! forward_copy {
                 // SAFETY: forwarded contract.
                 unsafe { HostSpace.copy_contiguous(dst, &HostSpace, src, count) }
             }
-            unsafe fn copy_mapped<T: Pod, const R: usize>(
+            unsafe fn copy_mapped<T: Element, const R: usize>(
                 &self,
                 dst: *mut T,
                 dst_map: &Mapping<R>,

@@ -3,9 +3,9 @@ use super::huge;
 use super::{HostAccessible, MemorySpace, SpaceCopy, ALLOC_ALIGN};
 #[cfg(target_os = "linux")]
 use super::{HUGE_PAGES_VAR, HUGE_PAGE_THRESHOLD};
+use crate::element::Element;
 use crate::error::Result;
 use crate::layout::Mapping;
-use crate::pod::Pod;
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
@@ -123,7 +123,7 @@ unsafe impl HostAccessible for HostSpace {}
 
 // SAFETY: both sides are host memory; the copies touch exactly the given elements.
 unsafe impl SpaceCopy<HostSpace> for HostSpace {
-    unsafe fn copy_contiguous<T: Pod>(
+    unsafe fn copy_contiguous<T: Element>(
         &self,
         dst: *mut T,
         _src_space: &HostSpace,
@@ -135,7 +135,7 @@ unsafe impl SpaceCopy<HostSpace> for HostSpace {
         Ok(())
     }
 
-    unsafe fn copy_mapped<T: Pod, const R: usize>(
+    unsafe fn copy_mapped<T: Element, const R: usize>(
         &self,
         dst: *mut T,
         dst_map: &Mapping<R>,

@@ -13,8 +13,8 @@ mod huge;
 
 pub use host::HostSpace;
 
+use crate::element::Element;
 use crate::error::Result;
-use crate::pod::Pod;
 use std::fmt::Debug;
 use std::ptr::NonNull;
 
@@ -96,7 +96,7 @@ pub unsafe trait SpaceCopy<Src: MemorySpace>: MemorySpace {
     /// # Safety
     /// `src` must be valid for reading and `dst` for writing `count`
     /// elements in their spaces, and the ranges must not overlap.
-    unsafe fn copy_contiguous<T: Pod>(
+    unsafe fn copy_contiguous<T: Element>(
         &self,
         dst: *mut T,
         src_space: &Src,
@@ -109,7 +109,7 @@ pub unsafe trait SpaceCopy<Src: MemorySpace>: MemorySpace {
     /// # Safety
     /// `dst` must be valid for writing at every offset of `dst_map` and
     /// `src` for reading at every offset of `src_map`; the two must not overlap.
-    unsafe fn copy_mapped<T: Pod, const R: usize>(
+    unsafe fn copy_mapped<T: Element, const R: usize>(
         &self,
         dst: *mut T,
         dst_map: &crate::layout::Mapping<R>,

@@ -4,14 +4,14 @@
 use super::rank::{IntoIndex, Rank, ValidRank};
 use super::{View, ViewBase, ViewMut, ViewRef};
 use crate::copy::deep_copy;
+use crate::element::Element;
 use crate::error::{Result, ViewError};
 use crate::layout::{Layout, LayoutRight, LayoutStride, Mapping};
-use crate::pod::Pod;
 use crate::space::{HostAccessible, HostSpace, MemorySpace, SpaceCopy};
 use crate::storage::{Borrowed, BorrowedMut, Owned};
 use std::borrow::Cow;
 
-impl<T: Pod, const R: usize, L: Layout, M: MemorySpace> View<T, R, L, M> {
+impl<T: Element, const R: usize, L: Layout, M: MemorySpace> View<T, R, L, M> {
     /// A zero-filled View in the memory space `space`.
     pub fn zeros_in(space: M, label: &str, extents: impl IntoIndex<R>) -> Result<Self> {
         let map = Mapping::compact::<L>(label, extents.into_index())?;
@@ -65,7 +65,7 @@ impl<T: Pod, const R: usize, L: Layout, M: MemorySpace> View<T, R, L, M> {
     }
 }
 
-impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + Default> View<T, R, L, M> {
+impl<T: Element, const R: usize, L: Layout, M: MemorySpace + Default> View<T, R, L, M> {
     /// A zero-filled View: the default constructor, as in Kokkos.
     ///
     /// ```
@@ -99,7 +99,7 @@ impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + Default> View<T, R, L, 
     }
 }
 
-impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + HostAccessible + Default>
+impl<T: Element, const R: usize, L: Layout, M: MemorySpace + HostAccessible + Default>
     View<T, R, L, M>
 {
     /// A View with every element set to `value`.
@@ -200,7 +200,7 @@ impl<T: Pod, const R: usize, L: Layout, M: MemorySpace + HostAccessible + Defaul
 /// assert_eq!(create_mirror_view_and_copy(&o)?.to_vec(), [7; 3]);
 /// # Ok::<(), granule_views::ViewError>(())
 /// ```
-impl<T: Pod, const R: usize, L: Layout, M: SpaceCopy<HostSpace>> View<T, R, L, M> {
+impl<T: Element, const R: usize, L: Layout, M: SpaceCopy<HostSpace>> View<T, R, L, M> {
     /// A View in `space` whose element at each index is `f(index)` (a
     /// `usize` for rank 1, a `[usize; R]` above). A host-accessible space
     /// is written in place; any other gets a host View built first and
@@ -308,7 +308,7 @@ fn check_len(label: &str, map_span: usize, extents: &[usize], got: usize) -> Res
     Ok(())
 }
 
-impl<'a, T: Pod, const R: usize, L: Layout> ViewRef<'a, T, R, L, HostSpace> {
+impl<'a, T: Element, const R: usize, L: Layout> ViewRef<'a, T, R, L, HostSpace> {
     /// Wraps a user slice without copying (Kokkos's Unmanaged View). The
     /// slice is in the layout's memory order and must be at least `span` long.
     ///
@@ -333,7 +333,7 @@ impl<'a, T: Pod, const R: usize, L: Layout> ViewRef<'a, T, R, L, HostSpace> {
     }
 }
 
-impl<'a, T: Pod, const R: usize, L: Layout> ViewMut<'a, T, R, L, HostSpace> {
+impl<'a, T: Element, const R: usize, L: Layout> ViewMut<'a, T, R, L, HostSpace> {
     /// Wraps a mutable user slice without copying (an Unmanaged View that
     /// may be written). The slice must be at least `span` long.
     ///
@@ -363,7 +363,7 @@ fn ptr_of<T>(data: &[T]) -> std::ptr::NonNull<T> {
     std::ptr::NonNull::from(data).cast()
 }
 
-impl<'a, T: Pod, const R: usize> ViewRef<'a, T, R, LayoutStride, HostSpace> {
+impl<'a, T: Element, const R: usize> ViewRef<'a, T, R, LayoutStride, HostSpace> {
     /// Wraps a user slice with explicit strides (checked for overlap and length).
     pub fn from_slice_strided(
         label: impl Into<Cow<'a, str>>,

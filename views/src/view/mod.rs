@@ -15,8 +15,8 @@ pub(crate) use index::out_of_bounds;
 pub use rank::{IntoIndex, Rank, Succ, ValidRank};
 pub use subview::{All, SubviewArg, SubviewArgs, ALL};
 
+use crate::element::Element;
 use crate::layout::{Layout, LayoutRight, LayoutStride, Mapping};
-use crate::pod::Pod;
 use crate::space::{HostAccessible, HostSpace, MemorySpace};
 use crate::storage::{Borrowed, BorrowedMut, Owned, Storage, StorageMut};
 use std::borrow::Cow;
@@ -326,7 +326,7 @@ impl<S: Storage, const R: usize, L: Layout> fmt::Debug for ViewBase<S, R, L> {
     }
 }
 
-impl<'a, T: Pod, const R: usize, L: Layout, M: MemorySpace> Clone for ViewRef<'a, T, R, L, M> {
+impl<'a, T: Element, const R: usize, L: Layout, M: MemorySpace> Clone for ViewRef<'a, T, R, L, M> {
     fn clone(&self) -> Self {
         ViewBase::from_raw(self.storage.clone(), self.map)
     }

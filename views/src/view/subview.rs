@@ -14,9 +14,9 @@
 
 use super::rank::{Rank, Succ};
 use super::{ViewBase, ViewMut, ViewRef};
+use crate::element::Element;
 use crate::error::{Result, ViewError};
 use crate::layout::{Layout, LayoutLeft, LayoutRight, LayoutStride, Mapping};
-use crate::pod::Pod;
 use crate::space::MemorySpace;
 use crate::storage::{Borrowed, BorrowedMut, Storage, StorageMut};
 use std::borrow::Cow;
@@ -356,16 +356,16 @@ bare_range_args!(
 /// A subview rank (1..=8) and the View types of that rank.
 pub trait SubRank {
     /// A shared subview of this rank.
-    type Ref<'a, T: Pod, M: MemorySpace, L: Layout>;
+    type Ref<'a, T: Element, M: MemorySpace, L: Layout>;
     /// A unique subview of this rank.
-    type Mut<'a, T: Pod, M: MemorySpace, L: Layout>;
+    type Mut<'a, T: Element, M: MemorySpace, L: Layout>;
     /// Builds the shared subview from kept (extent, stride) pairs.
-    fn make_ref<'a, T: Pod, M: MemorySpace, L: Layout>(
+    fn make_ref<'a, T: Element, M: MemorySpace, L: Layout>(
         s: Borrowed<'a, T, M>,
         kept: &[(usize, usize)],
     ) -> Self::Ref<'a, T, M, L>;
     /// Builds the unique subview from kept (extent, stride) pairs.
-    fn make_mut<'a, T: Pod, M: MemorySpace, L: Layout>(
+    fn make_mut<'a, T: Element, M: MemorySpace, L: Layout>(
         s: BorrowedMut<'a, T, M>,
         kept: &[(usize, usize)],
     ) -> Self::Mut<'a, T, M, L>;
@@ -384,12 +384,12 @@ fn mapping<const K: usize>(kept: &[(usize, usize)]) -> Mapping<K> {
 macro_rules! sub_rank {
     ($($k:literal),*) => { $(
         impl SubRank for Rank<$k> {
-            type Ref<'a, T: Pod, M: MemorySpace, L: Layout> = ViewRef<'a, T, $k, L, M>;
-            type Mut<'a, T: Pod, M: MemorySpace, L: Layout> = ViewMut<'a, T, $k, L, M>;
-            fn make_ref<'a, T: Pod, M: MemorySpace, L: Layout>(s: Borrowed<'a, T, M>, kept: &[(usize, usize)]) -> Self::Ref<'a, T, M, L> {
+            type Ref<'a, T: Element, M: MemorySpace, L: Layout> = ViewRef<'a, T, $k, L, M>;
+            type Mut<'a, T: Element, M: MemorySpace, L: Layout> = ViewMut<'a, T, $k, L, M>;
+            fn make_ref<'a, T: Element, M: MemorySpace, L: Layout>(s: Borrowed<'a, T, M>, kept: &[(usize, usize)]) -> Self::Ref<'a, T, M, L> {
                 ViewBase::from_raw(s, mapping::<$k>(kept))
             }
-            fn make_mut<'a, T: Pod, M: MemorySpace, L: Layout>(s: BorrowedMut<'a, T, M>, kept: &[(usize, usize)]) -> Self::Mut<'a, T, M, L> {
+            fn make_mut<'a, T: Element, M: MemorySpace, L: Layout>(s: BorrowedMut<'a, T, M>, kept: &[(usize, usize)]) -> Self::Mut<'a, T, M, L> {
                 ViewBase::from_raw(s, mapping::<$k>(kept))
             }
         }

@@ -4,7 +4,7 @@ use crate::{
 };
 
 /// Compile-time check of a subview's layout type.
-fn layout_of<T: crate::Pod, const R: usize, L: crate::Layout>(
+fn layout_of<T: crate::Element, const R: usize, L: crate::Layout>(
     _: &ViewRef<'_, T, R, L>,
 ) -> &'static str {
     L::NAME
@@ -241,6 +241,22 @@ fn strided_views_report_their_shape() {
     assert!(matches!(e, ViewError::InvalidStrides { .. }));
 }
 
+/// A stride past `isize::MAX` is refused even where no element uses it
+/// (an empty View, an axis of one): pointer offsets, ndarray and the
+/// device take strides as signed.
+#[test]
+fn strides_past_isize_max_are_errors_even_when_unused() {
+    for (extents, strides) in [([0, 2], [1, 1 << 63]), ([3, 1], [1, usize::MAX])] {
+        let e = View2::<u8, LayoutStride>::with_strides("e", extents, strides).unwrap_err();
+        assert!(
+            matches!(&e, ViewError::InvalidStrides { reason, .. } if reason.contains("isize::MAX")),
+            "{e}"
+        );
+    }
+    let ok = View2::<u8, LayoutStride>::with_strides("e", [0, 2], [1, isize::MAX as usize]);
+    assert!(ok.is_ok());
+}
+
 #[test]
 #[should_panic(expected = "View \"r\" has rank 2; rank 2 does not exist")]
 fn extent_of_missing_rank_panics() {
@@ -286,15 +302,13 @@ fn empty_views_whose_strides_overflow_are_refused() {
     assert_eq!((left.size(), left.stride(1)), (0, 1));
 }
 
-/// Pod allows any alignment; owned Views allocate at 64 bytes, so a type
+/// Element allows any alignment; owned Views allocate at 64 bytes, so a type
 /// aligned to 128 is a typed error naming the type and both alignments.
 #[test]
 fn overaligned_elements_are_a_typed_error() {
-    #[derive(Clone, Copy)]
+    #[derive(Clone, Copy, bytemuck::Zeroable)]
     #[repr(C, align(128))]
     struct Wide([u8; 128]);
-    // SAFETY: bytes only: zero is valid and nothing points anywhere.
-    unsafe impl crate::Pod for Wide {}
     let e = View1::<Wide>::zeros("wide", 4).unwrap_err();
     assert!(
         matches!(

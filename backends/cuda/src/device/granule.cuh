@@ -1236,6 +1236,11 @@ template <class T, class L> __device__ __forceinline__ void take_min(T& val, L& 
 template <class T, class L> __device__ __forceinline__ void take_max(T& val, L& loc, T v, L l) {
   if (v > val || (v == val && l < loc)) { val = v; loc = l; }
 }
+// Ties to the larger location; "nowhere" (the largest) loses every tie.
+template <class T, class L> __device__ __forceinline__ void take_max_last(T& val, L& loc, T v, L l) {
+  const L none = Num<L>::max_value();
+  if (v > val || (v == val && !(l == none) && (loc == none || loc < l))) { val = v; loc = l; }
+}
 template <class T, class L> struct ValLocScalar {
   T val;
   L loc;
@@ -1250,6 +1255,10 @@ template <class T, class L> struct MinMaxLocScalar {
   __device__ __forceinline__ void update(T v, L l) {
     take_min(min_val, min_loc, v, l);
     take_max(max_val, max_loc, v, l);
+  }
+  __device__ __forceinline__ void update_first_last(T v, L l) {
+    take_min(min_val, min_loc, v, l);
+    take_max_last(max_val, max_loc, v, l);
   }
 };
 template <class T> struct MinMaxScalar {
@@ -1287,6 +1296,16 @@ template <class T, class L> struct MinMaxLoc<MinMaxLocScalar<T, L>> {
   static __device__ __forceinline__ void join(A& a, A b) {
     take_min(a.min_val, a.min_loc, b.min_val, b.min_loc);
     take_max(a.max_val, a.max_loc, b.max_val, b.max_loc);
+  }
+};
+template <class A> struct MinMaxFirstLastLoc;
+template <class T, class L> struct MinMaxFirstLastLoc<MinMaxLocScalar<T, L>> {
+  typedef MinMaxLocScalar<T, L> A;
+  static constexpr bool exactly_associative = !Num<T>::is_float;
+  static __device__ __forceinline__ A identity() { return MinMaxLoc<A>::identity(); }
+  static __device__ __forceinline__ void join(A& a, A b) {
+    take_min(a.min_val, a.min_loc, b.min_val, b.min_loc);
+    take_max_last(a.max_val, a.max_loc, b.max_val, b.max_loc);
   }
 };
 template <class A> struct MinMax;
@@ -2418,8 +2437,9 @@ template <class Body> __device__ __forceinline__ void for_claimed_tiles(u32* til
 // aggregate `agg`, finds the tile's exclusive prefix by the look-back
 // that suits Op (lookback_nearest, or lookback_fixed's fixed order),
 // publishes the inclusive prefix that look-back asks for, and for the last
-// tile writes the total to *result. Every lane of warp 0 returns the
-// prefix.
+// tile writes its inclusive prefix to *result unless `result` is null (a
+// scan whose total is its own last value writes that instead). Every lane
+// of warp 0 returns the prefix.
 template <class Op, class T>
 __device__ T tile_exclusive_prefix(const TileStates<T>& st, u64 tile, u64 ntiles, const T& agg, T* result, u32 lane) {
   T excl = Op::identity();
@@ -2437,7 +2457,7 @@ __device__ T tile_exclusive_prefix(const TileStates<T>& st, u64 tile, u64 ntiles
     if (lane == 0u) st.publish(tile, TILE_AGGREGATE, agg);
     excl = lookback_fixed<Op>(st, tile, agg, lane);
   }
-  if (lane == 0u && tile == ntiles - 1ull) {
+  if (result != nullptr && lane == 0u && tile == ntiles - 1ull) {
     T total = excl;
     Op::join(total, agg);
     *result = total;
@@ -2447,7 +2467,10 @@ __device__ T tile_exclusive_prefix(const TileStates<T>& st, u64 tile, u64 ntiles
 
 // drive_scan's tile loop over element values: load(i) is index i's value
 // (its contribution to the scan) and fin(i, prefix, value) gets its
-// exclusive prefix with the value load gave. A thread issues all its
+// exclusive prefix with the value load gave, and returns the running
+// value after it; the last index's is the total (*result), the scan's own
+// last value rather than the look-back's regrouped prefix, which may
+// differ in a float's last bit. A thread issues all its
 // loads of a tile before it stores any to shared memory, so they are in
 // flight together, and it keeps the values in registers for fin: a scan
 // whose load and fin both read x(i) reads memory once.
@@ -2484,7 +2507,7 @@ __device__ void drive_scan_values(u64 begin, u64 end, u64* status, T* values, u3
       Op::join(prefix, run[q]);
     }
     if (t < 32u) {
-      const T excl = tile_exclusive_prefix<Op>(st, tile, ntiles, agg, result, lane);
+      const T excl = tile_exclusive_prefix<Op>(st, tile, ntiles, agg, (T*)nullptr, lane);
       if (lane == 0u) prefix_s = excl;
     }
     __syncthreads();
@@ -2493,7 +2516,8 @@ __device__ void drive_scan_values(u64 begin, u64 end, u64* status, T* values, u3
       if (e < left) {
         T p = prefix_s;
         Op::join(p, slots[scan_slot(e)]);
-        fin(first + e, p, own[k]);
+        const T after = fin(first + e, p, own[k]);
+        if (e + 1ull == left) *result = after;
       }
     }
   });
@@ -2510,7 +2534,10 @@ __device__ void drive_scan(u64 begin, u64 end, u64* status, T* values, u32* tile
         f(i, v, false);
         return v;
       },
-      [&](u64 i, T p, const T&) { f(i, p, true); });
+      [&](u64 i, T p, const T&) {
+        f(i, p, true);
+        return p;
+      });
 }
 
 }  // namespace granule

@@ -323,8 +323,8 @@ pub enum DeviceError {
     },
     /// A launch failed after [`Device::launch`](super::Device::launch) had
     /// queued it. Launches are asynchronous, so the failure is reported by
-    /// the next synchronization ([`Device::synchronize`](super::Device::synchronize),
-    /// or a copy between host and device), which names the launch.
+    /// a later synchronization ([`Device::synchronize_for`](super::Device::synchronize_for)
+    /// of a launch it concerns), which names the launch.
     Queued {
         /// The launch, by its number on the device.
         launch: LaunchId,
@@ -353,11 +353,30 @@ pub enum DeviceError {
         /// What the device reported.
         error: Box<DeviceError>,
     },
+    /// A dispatch of a Cuda space did not run: an earlier launch on its
+    /// device (another space's, or a direct user's) failed, and the device
+    /// ran nothing issued after it until its next synchronization. The
+    /// space's next synchronization point reports it, naming the first
+    /// such dispatch of the space.
+    Skipped {
+        /// The dispatch's label.
+        label: String,
+        /// What it ran (as [`DeviceError::Dispatch`]'s `kernel`).
+        kernel: String,
+        /// The device's name.
+        device: String,
+        /// The space's dispatches that did not run, this one the first.
+        dispatches: u64,
+        /// The failure that stopped them: a [`DeviceError::Queued`]
+        /// naming the launch that failed.
+        error: Box<DeviceError>,
+    },
 }
 
 impl DeviceError {
-    /// The device's own error: what a [`DeviceError::Queued`] or
-    /// [`DeviceError::Dispatch`] report wraps, or the error itself.
+    /// The device's own error: what a [`DeviceError::Queued`],
+    /// [`DeviceError::Dispatch`] or [`DeviceError::Skipped`] report wraps,
+    /// or the error itself.
     ///
     /// ```
     /// use granule_cuda::device_api::{DeviceError, Fault, LaunchId};
@@ -368,11 +387,30 @@ impl DeviceError {
     /// ```
     pub fn cause(&self) -> &DeviceError {
         match self {
-            DeviceError::Queued { error, .. } | DeviceError::Dispatch { error, .. } => {
-                error.cause()
-            }
+            DeviceError::Queued { error, .. }
+            | DeviceError::Dispatch { error, .. }
+            | DeviceError::Skipped { error, .. } => error.cause(),
             other => other,
         }
+    }
+
+    /// Whether this is the report of queued work that failed or did not
+    /// run ([`DeviceError::Queued`], [`DeviceError::Dispatch`],
+    /// [`DeviceError::Skipped`]), which a synchronization gives, rather
+    /// than the failure of the operation itself.
+    ///
+    /// ```
+    /// use granule_cuda::device_api::{DeviceError, Fault, LaunchId};
+    /// let fault = DeviceError::Fault { label: "k".into(), entry: "e".into(), fault: Fault::Trap };
+    /// assert!(!fault.is_queued_failure());
+    /// let queued = DeviceError::Queued { launch: LaunchId(4), skipped: 0, error: Box::new(fault) };
+    /// assert!(queued.is_queued_failure());
+    /// ```
+    pub fn is_queued_failure(&self) -> bool {
+        matches!(
+            self,
+            DeviceError::Queued { .. } | DeviceError::Dispatch { .. } | DeviceError::Skipped { .. }
+        )
     }
 }
 
@@ -495,6 +533,24 @@ impl fmt::Display for DeviceError {
                     ids.join(", ")
                 )?;
                 skipped_note(f, *skipped)
+            }
+            DeviceError::Skipped {
+                label,
+                kernel,
+                device,
+                dispatches,
+                error,
+            } => {
+                write!(
+                    f,
+                    "parallel dispatch \"{label}\" of {kernel} on Cuda ({device}) did not run"
+                )?;
+                match dispatches.saturating_sub(1) {
+                    0 => {}
+                    1 => write!(f, ", nor did the 1 dispatch of its space after it")?,
+                    n => write!(f, ", nor did the {n} dispatches of its space after it")?,
+                }
+                write!(f, ", because an earlier launch on the device failed: {error}")
             }
         }
     }

@@ -12,7 +12,9 @@
 //!
 //! Work is asynchronous, in the order of one stream per device: launches
 //! and device copies are queued, and the host's copies and frees wait for
-//! what was queued before them ([`Device`]'s "Stream order").
+//! what was queued before them ([`Device`]'s "Stream order"). A launch's
+//! failure is held by the device until every synchronization it concerns
+//! has reported it ([`Device`]'s "Failures").
 //!
 //! The trait is object safe: a space holds an `Arc<dyn Device>` and does
 //! not care which implementation it drives. It is `unsafe` to implement:
@@ -62,8 +64,8 @@ mod stream;
 
 pub use args::{ArgScalar, KernelArgs};
 pub use error::{DeviceError, Fault, MemoryKind, Race, RaceKind, ThreadId};
-pub use stream::LaunchId;
-pub(crate) use stream::Pending;
+pub(crate) use stream::Failures;
+pub use stream::{LaunchId, Launches};
 
 use crate::codegen::TranslationUnit;
 use std::any::Any;
@@ -241,6 +243,13 @@ impl Module {
     pub(crate) fn inner<T: Any>(&self) -> Option<&T> {
         self.inner.downcast_ref()
     }
+
+    /// How many handles share the device's representation (it is unloaded
+    /// when the last goes).
+    #[cfg(test)]
+    pub(crate) fn holders(&self) -> usize {
+        Arc::strong_count(&self.inner)
+    }
 }
 
 impl fmt::Debug for Module {
@@ -269,23 +278,42 @@ impl fmt::Debug for Module {
 /// completion inside `launch`, and waits only in name; it counts those
 /// waits, [`EmuStats::synchronizations`](crate::emu::EmuStats::synchronizations).)
 ///
+/// # Failures
 /// A launch that fails while it runs (a fault, a trap, a race the
-/// emulator's checked mode finds, a timeout) is reported by the next
+/// emulator's checked mode finds, a timeout) is reported by a later
 /// synchronization, not by `launch`, exactly as a GPU reports it: as
-/// [`DeviceError::Queued`], which names the launch, returned by
-/// [`Device::synchronize`] or by the next copy between host and device
-/// (which then copies nothing). [`Device::free`] waits but leaves the
-/// report to those. Launches and device copies issued after a failed
-/// launch do not run (a GPU's context refuses them; the emulator skips
-/// them), and the report counts the launches. `launch` itself fails only
-/// for what it checks before anything is queued: a configuration or
-/// argument list it refuses, a context lost by a failure already
-/// reported.
+/// [`DeviceError::Queued`], which names the launch and counts the
+/// launches skipped after it. Every launch issued after the failed one,
+/// until the device's next synchronization (by anyone), does not run (a
+/// GPU's kernels find the failure word set and do nothing; the emulator
+/// skips them); then the device resumes. Copies and zeroings do run
+/// behind a failed launch, on both devices alike: they depend on no
+/// kernel's success, and the data they leave is the same whether or not
+/// a GPU has seen the failure yet.
+///
+/// A device has several users (every `Cuda` space over it), so a failure
+/// is not handed to whichever synchronizes first: the device holds it,
+/// and a synchronization names the launches its caller answers for
+/// ([`Device::synchronize_for`] with [`Launches`]). A failure *concerns*
+/// the launch that failed and the launches skipped after it; a
+/// synchronization is told of the oldest failure held that concerns one
+/// of its launches, and the device forgets a failure once every launch it
+/// concerns has been answered for. So each user whose work failed or did
+/// not run is told once, at its next synchronization, and a user whose
+/// launches all completed (before the failure, or after the device
+/// resumed) is not told: its launches ran, and telling it would take
+/// keeping every failure for any user that might launch later.
+/// [`Device::synchronize`] answers for every launch, for a caller that
+/// owns the device. Copies between host and device and [`Device::free`]
+/// wait, but report no launch's failure and do not let the device resume:
+/// both are a synchronization's. `launch` itself fails only for what it checks
+/// before anything is queued: a configuration or argument list it
+/// refuses, a context lost by a failure already seen.
 ///
 /// # Safety
 /// Safe code trusts what a device says about its memory: `CudaSpace`
 /// hands its buffers out as View allocations, and the copies and mirrors
-/// turn the bytes a device returns into values of any `Pod` type (a
+/// turn the bytes a device returns into values of any `Element` type (a
 /// `bool` must be 0 or 1). So an implementation promises, for every
 /// method, even when it returns `Err`:
 /// - [`Device::alloc_zeroed`] returns a buffer of exactly `bytes` bytes,
@@ -318,7 +346,7 @@ impl fmt::Debug for Module {
 /// - stream order, as above: `copy_to_device`, `copy_to_host`,
 ///   `read_bytes` and `free` act only once every launch and device copy
 ///   issued before them has completed or can no longer run, and
-///   `synchronize` returns only then;
+///   `synchronize_for` (so `synchronize`) returns only then;
 /// - [`Device::limits`] is true: a launch within it runs as configured.
 pub unsafe trait Device: Send + Sync + fmt::Debug {
     /// A name for messages (`"emulator"`, or the GPU's name).
@@ -331,13 +359,14 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
     fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError>;
 
     /// Releases a buffer of this device, once every launch and copy issued
-    /// before has completed (a failure among them stays for the next
-    /// synchronization to report).
+    /// before has completed (a failure among them stays for the
+    /// synchronizations it concerns to report).
     fn free(&self, buffer: DeviceBuffer) -> Result<(), DeviceError>;
 
     /// Copies `src` into `dst` at byte `offset`, after every launch and
-    /// copy issued before (a synchronization: a launch that failed meanwhile
-    /// is reported instead, and nothing is copied).
+    /// copy issued before, and waits for it. It copies behind a failed
+    /// launch too, and leaves the report of that failure to the
+    /// synchronizations it concerns (see "Failures").
     ///
     /// The bytes may be uninitialized (the padding of a struct), which is
     /// why they are `MaybeUninit<u8>`: a `&[u8]` over a padded value would
@@ -350,8 +379,9 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
     ) -> Result<(), DeviceError>;
 
     /// Copies `dst.len()` bytes of `src` from byte `offset` into `dst`,
-    /// after every launch and copy issued before (a synchronization, as
-    /// [`Device::copy_to_device`]).
+    /// after every launch and copy issued before, and waits for it; behind
+    /// a failed launch too, as [`Device::copy_to_device`]: `dst` gets what
+    /// the device holds, and a synchronization reports the failure.
     ///
     /// The device may hold uninitialized bytes (copied from the padding of
     /// host values), so the destination is `MaybeUninit<u8>`;
@@ -404,7 +434,8 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
     }
 
     /// Queues a copy of `bytes` bytes of `src` from `src_offset` into `dst`
-    /// at `dst_offset`, in stream order (it does not wait).
+    /// at `dst_offset`, in stream order (it does not wait). It runs behind
+    /// a failed launch too (see "Failures").
     fn copy_on_device(
         &self,
         dst: &mut DeviceBuffer,
@@ -472,7 +503,8 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
     /// Only what is found before anything is queued: a configuration or
     /// argument list the device refuses, an unknown entry, a module of
     /// another device, a context lost earlier. A failure while the kernel
-    /// runs is reported by the next synchronization.
+    /// runs is reported by the synchronizations it concerns (see
+    /// "Failures").
     ///
     /// # Safety
     /// `args` must be the entry's parameters in order, each laid out as the
@@ -489,10 +521,12 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
         args: &KernelArgs,
     ) -> Result<LaunchId, DeviceError>;
 
-    /// [`Device::launch`], then [`Device::synchronize`]: runs the launch to
-    /// completion and reports its own failure as the error it made (a
-    /// [`DeviceError::Fault`], a [`DeviceError::Race`], ..); the failure
-    /// of an earlier launch stays a [`DeviceError::Queued`] naming it.
+    /// [`Device::launch`], then [`Device::synchronize_for`] that launch:
+    /// runs it to completion and reports its own failure as the error it
+    /// made (a [`DeviceError::Fault`], a [`DeviceError::Race`], ..); the
+    /// failure of an earlier launch that kept it from running stays a
+    /// [`DeviceError::Queued`] naming that launch, and a failure that did
+    /// not concern it is left to those it concerns.
     ///
     /// ```
     /// # use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
@@ -535,17 +569,40 @@ pub unsafe trait Device: Send + Sync + fmt::Debug {
     ) -> Result<(), DeviceError> {
         // SAFETY: forwarded from the caller.
         let id = unsafe { self.launch(module, entry, config, args) }?;
-        match self.synchronize() {
+        match self.synchronize_for(Launches::These(&[id])) {
             Err(DeviceError::Queued { launch, error, .. }) if launch == id => Err(*error),
             other => other,
         }
     }
 
-    /// Waits until every launch and copy issued so far has completed, and
-    /// reports the first launch that failed since the last synchronization
-    /// ([`DeviceError::Queued`]; once: the next call starts afresh, though
-    /// a GPU whose context the failure lost refuses everything after).
-    fn synchronize(&self) -> Result<(), DeviceError>;
+    /// Waits until every launch and copy issued so far has completed, lets
+    /// the device resume after a failure (launches issued from now on
+    /// run), and reports the oldest failure held that concerns one of
+    /// `launches` (see "Failures"): [`DeviceError::Queued`] naming the
+    /// failed launch, whose `skipped` launches after it are the others
+    /// the failure concerns. The launches of that range are then answered
+    /// for; a later failure among `launches` (one after the range) is
+    /// reported by the next call that names it. A failure of the stream
+    /// that no launch is known to have caused is reported to the next
+    /// call, as the device's own error; a lost context, to every call.
+    ///
+    /// ```
+    /// use granule_cuda::device_api::{Device, LaunchId, Launches};
+    /// let dev = granule_cuda::emu::EmuDevice::new().unwrap();
+    /// // Nothing failed: no launch of any caller is told of anything.
+    /// dev.synchronize_for(Launches::These(&[LaunchId(1)])).unwrap();
+    /// dev.synchronize().unwrap();
+    /// ```
+    fn synchronize_for(&self, launches: Launches<'_>) -> Result<(), DeviceError>;
+
+    /// [`Device::synchronize_for`] every launch, for a caller that owns the
+    /// device: it is told of the oldest failure held, which is then
+    /// forgotten (once: the next call reports the next one, or nothing).
+    /// A `Cuda` space answers only for its own launches, so that each
+    /// space over a device is told of the failures its work met.
+    fn synchronize(&self) -> Result<(), DeviceError> {
+        self.synchronize_for(Launches::All)
+    }
 }
 
 /// Plain bytes as the possibly-uninitialized bytes that

@@ -18,12 +18,13 @@
 //! launch past the time limit [`DeviceError::Timeout`], even in a loop of
 //! arithmetic alone.
 //!
-//! It keeps the stream order of a GPU (see [`Device`]'s "Stream order"):
-//! a launch runs to completion inside [`Device::launch`], but its failure
-//! is held, as a GPU's would be, until the next synchronization reports
-//! it, and launches and device copies issued meanwhile are skipped. The
-//! host's waits are counted ([`EmuStats::synchronizations`]), so tests see
-//! how often a program would wait for a GPU.
+//! It keeps the stream order of a GPU (see [`Device`]'s "Stream order"
+//! and "Failures"): a launch runs to completion inside [`Device::launch`],
+//! but its failure is held, as a GPU's would be, until the
+//! synchronizations it concerns report it, and launches issued before the
+//! next synchronization are skipped (copies and zeroings run, as on a
+//! GPU). The host's waits are counted ([`EmuStats::synchronizations`]), so
+//! tests see how often a program would wait for a GPU.
 //!
 //! ```
 //! use granule_cuda::device_api::{as_uninit, Device};
@@ -44,8 +45,8 @@ mod launch;
 
 use crate::codegen::TranslationUnit;
 use crate::device_api::{
-    Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, LaunchId, Module,
-    Pending,
+    Device, DeviceBuffer, DeviceError, DeviceLimits, Failures, KernelArgs, LaunchConfig, LaunchId,
+    Launches, Module,
 };
 use parking_lot::{Mutex, MutexGuard};
 use std::mem::MaybeUninit;
@@ -194,8 +195,8 @@ struct Stream {
     issued: u64,
     /// Whether launches or device copies were issued since the last wait.
     busy: bool,
-    /// The first failure since the last synchronization.
-    pending: Option<Pending>,
+    /// The failures held for the synchronizations they concern.
+    failures: Failures,
 }
 
 impl EmuDevice {
@@ -308,16 +309,17 @@ impl EmuDevice {
         }
     }
 
-    /// A synchronization: waits, then reports the failure held since the
-    /// last one.
-    fn sync(&self, stream: &mut Stream) -> Result<(), DeviceError> {
+    /// A synchronization: waits, resumes after a failure, then reports
+    /// the failure that concerns `launches`.
+    fn sync(&self, stream: &mut Stream, launches: Launches<'_>) -> Result<(), DeviceError> {
         self.wait(stream);
-        stream.pending.take().map_or(Ok(()), |p| Err(p.report()))
+        stream.failures.resume();
+        stream.failures.answer(launches).map_or(Ok(()), Err)
     }
 
     /// Runs a launch now, as a GPU would run it later: its failure is held
-    /// for the next synchronization. A refusal (found before anything
-    /// runs) is returned at once, as a GPU's.
+    /// for the synchronizations it concerns. A refusal (found before
+    /// anything runs) is returned at once, as a GPU's.
     ///
     /// # Safety
     /// As [`Device::launch`].
@@ -334,9 +336,9 @@ impl EmuDevice {
         let mut stream = self.stream();
         stream.issued += 1;
         let id = LaunchId(stream.issued);
-        if let Some(p) = &mut stream.pending {
-            // A GPU's context refuses work after a fault: skip it.
-            p.skip();
+        if stream.failures.skip(id) {
+            // A GPU's kernels do nothing behind a failed one until the
+            // host has synchronized: skip it.
             return Ok(id);
         }
         stream.busy = true;
@@ -347,7 +349,7 @@ impl EmuDevice {
             Ok(stats) => self.count(|s| *s += stats),
             Err(error) => {
                 self.count(|s| s.launches += 1);
-                stream.pending = Some(Pending::new(Some(id), error, 0));
+                stream.failures.hold(Some(id), id.0, id.0, error);
             }
         }
         Ok(id)
@@ -408,9 +410,10 @@ unsafe impl Device for EmuDevice {
             return Ok(());
         }
         let mut stream = self.stream();
-        // As a GPU's: queued after what is in flight, then waited for.
+        // As a GPU's: queued after what is in flight, then waited for; a
+        // failed launch before it is a synchronization's to report.
         stream.busy = true;
-        self.sync(&mut stream)?;
+        self.wait(&mut stream);
         // SAFETY: `to` starts a checked range of src.len() bytes inside a
         // live, writable allocation; `dst` is borrowed mutably, so no other
         // copy uses the buffer, and no kernel runs (they run inside
@@ -439,7 +442,7 @@ unsafe impl Device for EmuDevice {
         }
         let mut stream = self.stream();
         stream.busy = true;
-        self.sync(&mut stream)?;
+        self.wait(&mut stream);
         // SAFETY: `from` starts a checked range of dst.len() bytes inside a
         // live allocation that no one writes meanwhile (no `&mut` to `src`
         // exists, and no kernel runs while the stream is held). `dst` is
@@ -472,11 +475,8 @@ unsafe impl Device for EmuDevice {
             dst_offset,
             bytes,
         )?;
+        // Behind a failed launch too, as a GPU's copy engine runs it.
         let mut stream = self.stream();
-        if stream.pending.is_some() {
-            // Queued after a failed launch: a GPU would not run it.
-            return Ok(());
-        }
         stream.busy = true;
         // SAFETY: both ranges are checked and lie in distinct live
         // allocations (`dst` is exclusive, so it is not `src`), and no
@@ -490,10 +490,9 @@ unsafe impl Device for EmuDevice {
         let to = self
             .arena()
             .range("zeroing", buffer.address() as usize, self.id, 0, len)?;
-        // Unlike a launch or a device copy, it runs behind a failed launch
-        // too: the buffer's next owner reads it after the failure is
-        // reported, and must find zeros, not the bytes of a View of
-        // another type.
+        // Unlike a launch, it runs behind a failed launch, as a copy does:
+        // the buffer's next owner must find zeros, not the bytes of a View
+        // of another type.
         let mut stream = self.stream();
         stream.busy = true;
         // SAFETY: `to` starts a checked range of `len` bytes inside a live
@@ -532,8 +531,8 @@ unsafe impl Device for EmuDevice {
         unsafe { self.run(lib, module, entry, config, args) }
     }
 
-    fn synchronize(&self) -> Result<(), DeviceError> {
+    fn synchronize_for(&self, launches: Launches<'_>) -> Result<(), DeviceError> {
         let mut stream = self.stream();
-        self.sync(&mut stream)
+        self.sync(&mut stream, launches)
     }
 }

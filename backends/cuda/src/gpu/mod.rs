@@ -20,7 +20,9 @@
 //! call), and `free` and `synchronize` wait for the stream, so the host
 //! never touches or releases memory that queued work may use (the
 //! [`Device`] trait's "Stream order"). A failure is traced to its launch
-//! at the next synchronization. Before a launch the device checks what
+//! at the next wait, and held for the synchronizations it concerns (the
+//! trait's "Failures"); copies and zeroings queued behind it run, as the
+//! emulator's do. Before a launch the device checks what
 //! the emulator checks: the arguments against the entry's parameter table
 //! (`codegen::params_symbol`), the geometry against the limits, and the
 //! shared memory against the opt-in maximum with the entry's static
@@ -39,9 +41,9 @@ mod stream;
 
 use crate::cache;
 use crate::codegen::TranslationUnit;
-use crate::device_api::LaunchId;
 use crate::device_api::{
-    check_range, Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, Module,
+    check_range, Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig,
+    LaunchId, Launches, Module,
 };
 use crate::nvrtc::{self, FloatMode, NvrtcError, Target};
 use cudarc::driver::sys::{self, CUctx_flags, CUdevice_attribute};
@@ -74,7 +76,8 @@ pub struct GpuDevice {
     limits: DeviceLimits,
     /// Live allocations: device address -> bytes asked for.
     buffers: Mutex<HashMap<u64, usize>>,
-    /// Loaded modules by source key, for the process.
+    /// Loaded modules by source key, for the process: the first one
+    /// loaded for a key stays, so every launch of that source uses it.
     modules: Mutex<HashMap<String, Module>>,
     /// The error record every module of this device writes, and the
     /// progress word the stream writes.
@@ -379,7 +382,10 @@ fn compile_error(e: NvrtcError, label: &str, (major, minor): (i32, i32)) -> Devi
 // the stream (which holds them) before returning, so the host buffer is
 // used only during the call and the copy follows every launch before it;
 // `free` waits for the stream before cuMemFree, so no queued work uses
-// released memory.
+// released memory. The waits wait behind a held failure too (a granule
+// failure stops no copy or memset), and a wait that fails loses the
+// context, after which nothing runs. A launch in flight holds its module,
+// so no module is unloaded under a queued kernel.
 unsafe impl Device for GpuDevice {
     fn name(&self) -> String {
         format!("{} (sm_{})", self.name, self.arch)
@@ -421,7 +427,7 @@ unsafe impl Device for GpuDevice {
         self.live(addr)?;
         let mut q = self.queue();
         // Queued work may use the buffer: wait for it (a failure stays
-        // held for the next synchronization).
+        // held for the synchronizations it concerns).
         self.wait(&mut q);
         self.bind("free")?;
         // SAFETY: `addr` is a live allocation of this context (checked
@@ -453,15 +459,16 @@ unsafe impl Device for GpuDevice {
             return Ok(());
         }
         let mut q = self.queue();
-        self.sync_if_failed(&mut q)?;
+        // Behind a failed launch too, as the emulator's: the copy engine
+        // runs it whether or not the host has seen the failure yet.
         self.bind("copy to device")?;
         // SAFETY: the destination range lies in a live buffer (checked
         // above) that `&mut` keeps from any other use; the copy is queued
         // after every launch before it and waited for below, before `src`'s
-        // borrow ends (a failed wait means the context stopped before the
-        // copy ran). The driver reads `src` as raw memory (a `*const
-        // c_void`), so uninitialized bytes in it are never read as Rust
-        // values.
+        // borrow ends (a wait that fails loses the context, which stops
+        // the copy if it has not run). The driver reads `src` as raw memory
+        // (a `*const c_void`), so uninitialized bytes in it are never read
+        // as Rust values.
         unsafe {
             sys::cuMemcpyHtoDAsync_v2(
                 dst.address() + offset as u64,
@@ -471,9 +478,10 @@ unsafe impl Device for GpuDevice {
             )
         }
         .result()
-        .map_err(|e| self.copy_failure(&mut q, "copy to device", e))?;
+        .map_err(|e| self.copy_err(&mut q, "copy to device", e))?;
         q.queued();
-        self.sync(&mut q)
+        self.wait(&mut q);
+        self.alive()
     }
 
     fn copy_to_host(
@@ -492,14 +500,14 @@ unsafe impl Device for GpuDevice {
             return Ok(());
         }
         let mut q = self.queue();
-        self.sync_if_failed(&mut q)?;
+        // Behind a failed launch too, as copy_to_device.
         self.bind("copy to host")?;
         // SAFETY: the source range lies in a live buffer (checked above);
         // the copy is queued after every launch before it and waited for
         // below, before `dst`'s unique borrow of `dst.len()` writable
-        // bytes ends (a failed wait means the context stopped before the
-        // copy ran, so nothing writes `dst` later); `dst` may take any
-        // bytes.
+        // bytes ends (a wait that fails loses the context, which stops the
+        // copy if it has not run, so nothing writes `dst` later); `dst`
+        // may take any bytes.
         unsafe {
             sys::cuMemcpyDtoHAsync_v2(
                 dst.as_mut_ptr().cast::<c_void>(),
@@ -509,9 +517,10 @@ unsafe impl Device for GpuDevice {
             )
         }
         .result()
-        .map_err(|e| self.copy_failure(&mut q, "copy to host", e))?;
+        .map_err(|e| self.copy_err(&mut q, "copy to host", e))?;
         q.queued();
-        self.sync(&mut q)
+        self.wait(&mut q);
+        self.alive()
     }
 
     fn copy_on_device(
@@ -534,11 +543,11 @@ unsafe impl Device for GpuDevice {
             src_offset,
             bytes,
         )?;
-        let mut q = self.queue();
-        if bytes == 0 || q.failed() {
-            // Queued after a failed launch, a copy would not run.
+        if bytes == 0 {
             return Ok(());
         }
+        // Behind a failed launch too, as the emulator's.
+        let mut q = self.queue();
         self.bind("device copy")?;
         // SAFETY: both ranges lie in live buffers (checked above), which
         // stay live until the copy has run (`free` waits for the stream);
@@ -594,8 +603,11 @@ unsafe impl Device for GpuDevice {
             reason,
         })?;
         let module = Module::new(label, &entries, Arc::new(loaded));
-        self.modules.lock().insert(key, module.clone());
-        Ok(module)
+        // Another thread may have loaded the same source meanwhile: its
+        // module stays, and this one, which nothing launched, is unloaded
+        // here. Replacing it would leave the first held only by the caches
+        // that compiled it, though kernels of it may be queued.
+        Ok(self.modules.lock().entry(key).or_insert(module).clone())
     }
 
     unsafe fn launch(
@@ -648,12 +660,12 @@ unsafe impl Device for GpuDevice {
                 &mut params,
             )
         };
-        self.launched(&mut q, launched, module.label(), entry)
+        self.launched(&mut q, launched, module, entry)
     }
 
-    fn synchronize(&self) -> Result<(), DeviceError> {
+    fn synchronize_for(&self, launches: Launches<'_>) -> Result<(), DeviceError> {
         let mut q = self.queue();
-        self.sync(&mut q)
+        self.sync(&mut q, launches)
     }
 }
 
@@ -682,15 +694,6 @@ impl GpuDevice {
             entry: String::new(),
             reason,
         })
-    }
-
-    /// Reports the failure a synchronization would, when one is held: a
-    /// copy between host and device queued after it would not run.
-    fn sync_if_failed(&self, q: &mut Queue) -> Result<(), DeviceError> {
-        if q.failed() {
-            return self.sync(q);
-        }
-        Ok(())
     }
 }
 
@@ -741,6 +744,29 @@ mod tests {
             cubin_key("s", 90, FloatMode::Exact, (12, 9)),
             cubin_key("s", 90, FloatMode::Exact, (13, 0))
         );
+    }
+
+    /// Two spaces with dispatch caches of their own compile the same source
+    /// at once: both get the module loaded first, which the device keeps,
+    /// so none is left held only by a cache that may be dropped while its
+    /// kernels are queued.
+    #[test]
+    fn concurrent_compiles_of_a_source_share_its_module() {
+        let Some(gpu) = device_or_skip(0, "concurrent_compiles_of_a_source_share_its_module")
+        else {
+            return;
+        };
+        let unit = TranslationUnit::new(&[]).unwrap();
+        let modules: Vec<Module> = std::thread::scope(|s| {
+            let compiling: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| gpu.compile(&unit, "none").unwrap()))
+                .collect();
+            compiling.into_iter().map(|c| c.join().unwrap()).collect()
+        });
+        let first = modules[0].inner::<GpuModule>().unwrap();
+        for m in &modules {
+            assert!(std::ptr::eq(m.inner::<GpuModule>().unwrap(), first));
+        }
     }
 
     #[test]

@@ -225,7 +225,10 @@ fn failure_word() -> Result<u64, DriverError> {
 
 /// Whether the driver keeps `e` for the rest of the context's life (the
 /// CUDA documentation's "the process is left in an inconsistent state"
-/// errors: a kernel faulted or trapped).
+/// errors: a kernel faulted or trapped, the hardware found an error it
+/// cannot correct or contain). An error the driver cannot name
+/// (`CUDA_ERROR_UNKNOWN`) counts too: treating the context as lost only
+/// makes the device refuse work, while going on could use a broken one.
 pub(super) fn is_sticky(e: DriverError) -> bool {
     use cudaError_enum::*;
     matches!(
@@ -239,6 +242,12 @@ pub(super) fn is_sticky(e: DriverError) -> bool {
             | CUDA_ERROR_INVALID_ADDRESS_SPACE
             | CUDA_ERROR_INVALID_PC
             | CUDA_ERROR_LAUNCH_FAILED
+            | CUDA_ERROR_ECC_UNCORRECTABLE
+            | CUDA_ERROR_NVLINK_UNCORRECTABLE
+            | CUDA_ERROR_CONTAINED
+            | CUDA_ERROR_TENSOR_MEMORY_LEAK
+            | CUDA_ERROR_EXTERNAL_DEVICE
+            | CUDA_ERROR_UNKNOWN
     )
 }
 
@@ -264,6 +273,14 @@ mod tests {
         assert!(is_sticky(DriverError(
             cudaError_enum::CUDA_ERROR_ILLEGAL_ADDRESS
         )));
+        for e in [
+            cudaError_enum::CUDA_ERROR_ECC_UNCORRECTABLE,
+            cudaError_enum::CUDA_ERROR_NVLINK_UNCORRECTABLE,
+            cudaError_enum::CUDA_ERROR_CONTAINED,
+            cudaError_enum::CUDA_ERROR_UNKNOWN,
+        ] {
+            assert!(is_sticky(DriverError(e)), "{e:?}");
+        }
         assert!(!is_sticky(DriverError(
             cudaError_enum::CUDA_ERROR_INVALID_VALUE
         )));

@@ -16,12 +16,22 @@
 //! and loses the context: then the failed synchronization is traced by
 //! the progress word alone.
 //!
+//! The failure is held in the device's [`Failures`] until the
+//! synchronizations it concerns have reported it (the [`Device`] trait's
+//! "Failures"); every launch issued before the next synchronization
+//! joins it and is skipped on the host, as the kernels queued behind the
+//! failure before the host saw it did nothing on the device.
+//!
+//! A launch in flight holds its [`Module`]: the module is unloaded only
+//! once no queued kernel of it can still run, whoever drops the last
+//! other handle meanwhile.
+//!
 //! [`Device`]: crate::device_api::Device
 
 use super::record::is_sticky;
 use super::{describe, GpuDevice};
 use crate::device::ErrorRecord;
-use crate::device_api::{DeviceError, LaunchId, Pending};
+use crate::device_api::{DeviceError, Failures, LaunchId, Launches, Module};
 use cudarc::driver::sys::{self, cudaError_enum, CUstreamWriteValue_flags};
 use cudarc::driver::{result, DriverError};
 use parking_lot::MutexGuard;
@@ -31,8 +41,10 @@ use std::sync::atomic::Ordering;
 /// A launch queued since the last wait, not yet known to have completed.
 struct InFlight {
     id: LaunchId,
-    /// The module's label and the entry, for the failure's report.
-    label: String,
+    /// The launch's module, kept loaded while the kernel may run; its
+    /// label names the failure in a report.
+    module: Module,
+    /// The entry, for the failure's report.
     entry: String,
 }
 
@@ -45,8 +57,8 @@ pub(super) struct Queue {
     in_flight: VecDeque<InFlight>,
     /// Whether anything was queued since the last wait.
     busy: bool,
-    /// The first failure since the last synchronization.
-    pending: Option<Pending>,
+    /// The failures held for the synchronizations they concern.
+    failures: Failures,
 }
 
 impl Queue {
@@ -55,20 +67,16 @@ impl Queue {
         LaunchId(self.issued)
     }
 
-    /// A number for a launch issued after a failure the next
-    /// synchronization reports, which will not run; `None` when there is
-    /// no such failure.
+    /// A number for a launch issued behind a failure before the next
+    /// synchronization, which will not run; `None` when no failure is
+    /// open.
     pub(super) fn skip(&mut self) -> Option<LaunchId> {
-        self.pending.as_ref()?;
+        if !self.failures.is_open() {
+            return None;
+        }
         let id = self.next();
-        self.pending.as_mut().map(Pending::skip);
+        self.failures.skip(id);
         Some(id)
-    }
-
-    /// Whether a failure waits for the next synchronization (work issued
-    /// meanwhile is not run).
-    pub(super) fn failed(&self) -> bool {
-        self.pending.is_some()
     }
 
     /// Something was queued.
@@ -76,12 +84,16 @@ impl Queue {
         self.busy = true;
     }
 
-    /// Holds `error`, the failure of launch `failed` of `in_flight`, for
-    /// the next synchronization, counting the launches after it (which
-    /// did not run).
-    fn hold(&mut self, in_flight: &VecDeque<InFlight>, failed: Option<usize>, error: DeviceError) {
-        let after = failed.map_or(0, |k| (in_flight.len() - k - 1) as u64);
-        self.pending = Some(Pending::new(failed.map(|k| in_flight[k].id), error, after));
+    /// Holds `error`, the failure of launch `failed` of the launches in
+    /// flight, for the synchronizations it concerns: that launch and every
+    /// one issued after it (which did nothing). When no launch is known to
+    /// have failed, it concerns every launch in flight.
+    fn hold(&mut self, failed: Option<usize>, error: DeviceError) {
+        let launch = failed.map(|k| self.in_flight[k].id);
+        let first = launch
+            .or(self.in_flight.front().map(|l| l.id))
+            .map_or(self.issued + 1, |l| l.0);
+        self.failures.hold(launch, first, self.issued, error);
     }
 }
 
@@ -111,7 +123,7 @@ impl GpuDevice {
         &self,
         q: &mut Queue,
         launched: Result<(), DriverError>,
-        label: &str,
+        module: &Module,
         entry: &str,
     ) -> Result<LaunchId, DeviceError> {
         match launched {
@@ -119,7 +131,7 @@ impl GpuDevice {
                 let id = q.next();
                 q.in_flight.push_back(InFlight {
                     id,
-                    label: label.into(),
+                    module: module.clone(),
                     entry: entry.into(),
                 });
                 q.queued();
@@ -132,7 +144,7 @@ impl GpuDevice {
                 Ok(q.skip().expect("observe holds a failure"))
             }
             Err(e) => Err(DeviceError::Launch {
-                label: label.into(),
+                label: module.label().into(),
                 entry: entry.into(),
                 reason: describe(e),
             }),
@@ -169,10 +181,10 @@ impl GpuDevice {
         }
     }
 
-    /// Forgets the launches the progress word shows complete, so the list
-    /// stays short between synchronizations; but none once a failure is
-    /// recorded, since a failed launch completes too and the report needs
-    /// its label.
+    /// Forgets the launches the progress word shows complete (and lets
+    /// their modules go), so the list stays short between
+    /// synchronizations; but none once a failure is recorded, since a
+    /// failed launch completes too and the report needs its label.
     fn trim(&self, q: &mut Queue) {
         let progress = self.record.progress();
         if self.record.code() != 0 {
@@ -187,14 +199,18 @@ impl GpuDevice {
         }
     }
 
-    /// Waits for everything queued, if anything was; a failure becomes the
-    /// pending one (the first stays).
+    /// Waits for everything queued, if anything was; a failure is held
+    /// (while one is open, the first stays). It waits behind a held
+    /// failure too: a granule failure (a bounds check, an assertion)
+    /// stops no copy or zeroing queued after it. Only a lost context is
+    /// not waited for, since nothing runs in it any more. A wait that
+    /// fails leaves the stream in no state the host can know, so it loses
+    /// the context.
     pub(super) fn wait(&self, q: &mut Queue) {
         if !std::mem::take(&mut q.busy) {
             return;
         }
-        if q.failed() {
-            // The context is lost: nothing queued since will run.
+        if self.lost.lock().is_some() {
             q.in_flight.clear();
             return;
         }
@@ -211,7 +227,16 @@ impl GpuDevice {
                 // Nothing runs: the host may set the word for what follows.
                 self.record.set_progress(q.issued as u32);
             }
-            Err(e) => self.observe(q, e),
+            Err(e) => {
+                self.observe(q, e);
+                if !is_sticky(e) {
+                    self.lose(format!(
+                        "waiting for the stream failed with {}",
+                        describe(e)
+                    ));
+                    q.in_flight.clear();
+                }
+            }
         }
     }
 
@@ -220,15 +245,14 @@ impl GpuDevice {
     /// after it did nothing. Clears the record and the failure word, so
     /// the device goes on.
     fn recorded(&self, q: &mut Queue) {
-        let in_flight = std::mem::take(&mut q.in_flight);
         // Without stream writes the progress word is the host's, set at
         // each wait, and each launch waits for itself: the rule holds.
-        let failed = failed_launch(&in_flight, self.record.failed_after());
+        let failed = failed_launch(&q.in_flight, self.record.failed_after());
         // SAFETY: the stream is idle after the synchronization: no kernel
         // writes the record.
         let record = unsafe { self.record.take() };
-        let (error, _) = fault_error(failed.map(|k| &in_flight[k]), &record);
-        q.hold(&in_flight, failed, error);
+        let (error, _) = fault_error(failed.map(|k| &q.in_flight[k]), &record);
+        q.hold(failed, error);
         // Stream-ordered before every later launch, which then runs again.
         // Left set, it would make every later launch do nothing.
         match self.record.clear_failure(self.stream.cu_stream()) {
@@ -243,43 +267,44 @@ impl GpuDevice {
         }
     }
 
-    /// A synchronization: waits, then reports the failure held since the
-    /// last one, or the loss of the context reported before.
-    pub(super) fn sync(&self, q: &mut Queue) -> Result<(), DeviceError> {
+    /// A synchronization: waits, lets launches run again after a failure,
+    /// then reports the failure that concerns `launches`, or the loss of
+    /// the context.
+    pub(super) fn sync(&self, q: &mut Queue, launches: Launches<'_>) -> Result<(), DeviceError> {
         self.wait(q);
-        match q.pending.take() {
-            Some(p) => Err(p.report()),
+        q.failures.resume();
+        match q.failures.answer(launches) {
+            Some(e) => Err(e),
             None => self.alive(),
         }
     }
 
-    /// Holds the first failure the driver reported (`e`, from a wait or a
-    /// call): which launch failed and why. A sticky error loses the
-    /// context, so nothing runs any more and the record can be read.
+    /// Holds the failure the driver reported (`e`, from a wait or a call):
+    /// which launch failed and why (while a failure is open, the first
+    /// stays). A sticky error loses the context, so nothing runs any more:
+    /// the record can be read, and the launches in flight are over.
     pub(super) fn observe(&self, q: &mut Queue, e: DriverError) {
-        let in_flight = std::mem::take(&mut q.in_flight);
-        if q.failed() {
-            return;
-        }
-        let failed = failed_launch(&in_flight, self.record.progress());
-        let record = if is_sticky(e) {
+        let sticky = is_sticky(e);
+        let failed = failed_launch(&q.in_flight, self.record.progress());
+        let record = if sticky {
             // SAFETY: a sticky error stopped the context: no kernel runs.
             unsafe { self.record.take() }
         } else {
             ErrorRecord::EMPTY
         };
-        let culprit = failed.map(|k| &in_flight[k]);
-        let (error, cause) = launch_error(culprit, &record, e);
-        if is_sticky(e) {
+        let (error, cause) = launch_error(failed.map(|k| &q.in_flight[k]), &record, e);
+        q.hold(failed, error);
+        if sticky {
             self.lose(cause);
+            q.in_flight.clear();
         }
-        q.hold(&in_flight, failed, error);
     }
 
     /// The error of the driver's failure `e` of `what` outside a launch
     /// (an allocation, a copy): with a sticky error, the failure of the
-    /// launch behind it is held for the next synchronization and the
-    /// context's loss returned; otherwise `other` of the driver's words.
+    /// launch behind it is held for the synchronizations it concerns and
+    /// the context's loss returned; otherwise `other` of the driver's
+    /// words.
     pub(super) fn driver_error(
         &self,
         q: &mut Queue,
@@ -293,18 +318,6 @@ impl GpuDevice {
         self.observe(q, e);
         let cause = self.lose(format!("{what} failed with {}", describe(e)));
         self.lost_error(&cause)
-    }
-
-    /// The error of a copy between host and device whose driver call
-    /// failed with `e`: the failure of a launch before it when `e` is
-    /// sticky (a synchronization reports it), the driver's words otherwise.
-    pub(super) fn copy_failure(&self, q: &mut Queue, what: &str, e: DriverError) -> DeviceError {
-        let error = self.driver_error(q, what, e, |reason| DeviceError::Launch {
-            label: what.into(),
-            entry: String::new(),
-            reason,
-        });
-        q.pending.take().map_or(error, Pending::report)
     }
 }
 
@@ -341,7 +354,7 @@ fn launch_error(
 
 /// The label and entry of `culprit`, or the stream's when none is known.
 fn names(culprit: Option<&InFlight>) -> (String, String) {
-    let (label, entry) = culprit.map_or(("the stream", ""), |l| (&l.label, &l.entry));
+    let (label, entry) = culprit.map_or(("the stream", ""), |l| (l.module.label(), &l.entry));
     (label.to_string(), entry.to_string())
 }
 
@@ -375,25 +388,28 @@ mod tests {
         assert!(!completed(u32::MAX, LaunchId(1 << 32)));
     }
 
+    /// A launch numbered `id` of a module labelled `label`.
+    fn in_flight(id: u64, label: &str) -> InFlight {
+        InFlight {
+            id: LaunchId(id),
+            module: Module::new(label, &[], std::sync::Arc::new(())),
+            entry: format!("granule_for_{label}"),
+        }
+    }
+
     #[test]
     fn the_failed_launch_is_the_one_after_the_last_done() {
-        let launches: VecDeque<InFlight> = (3..6)
-            .map(|id| InFlight {
-                id: LaunchId(id),
-                label: format!("l{id}"),
-                entry: String::new(),
-            })
-            .collect();
-        assert_eq!(failed_launch(&launches, 2), Some(0));
-        assert_eq!(failed_launch(&launches, 3), Some(1));
-        assert_eq!(failed_launch(&launches, 5), None);
         let mut q = Queue::default();
-        q.hold(
-            &launches,
-            Some(1),
-            DeviceError::UnknownBuffer { address: 0 },
-        );
-        let e = q.pending.take().unwrap().report();
+        for id in 3..6 {
+            q.in_flight.push_back(in_flight(id, &format!("l{id}")));
+        }
+        q.issued = 5;
+        assert_eq!(failed_launch(&q.in_flight, 2), Some(0));
+        assert_eq!(failed_launch(&q.in_flight, 3), Some(1));
+        assert_eq!(failed_launch(&q.in_flight, 5), None);
+        q.hold(Some(1), DeviceError::UnknownBuffer { address: 0 });
+        q.failures.resume();
+        let e = q.failures.answer(Launches::All).unwrap();
         assert!(
             matches!(
                 e,
@@ -408,12 +424,39 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_of_no_known_launch_concerns_those_in_flight() {
+        let mut q = Queue::default();
+        for id in 3..6 {
+            q.in_flight.push_back(in_flight(id, "l"));
+        }
+        q.issued = 5;
+        let stream = DeviceError::UnknownBuffer { address: 0 };
+        q.hold(None, stream.clone());
+        q.failures.resume();
+        assert_eq!(q.failures.answer(Launches::These(&[LaunchId(2)])), None);
+        let e = q
+            .failures
+            .answer(Launches::These(&[LaunchId(3), LaunchId(4), LaunchId(5)]));
+        assert_eq!(e, Some(stream));
+        assert_eq!(q.failures.answer(Launches::All), None, "answered for");
+    }
+
+    #[test]
+    fn a_launch_in_flight_keeps_its_module() {
+        let l = in_flight(1, "fill");
+        let handle = l.module.clone();
+        let mut q = Queue::default();
+        q.in_flight.push_back(l);
+        // Only the in-flight record and the handle hold the module: the
+        // dispatch cache that made it may be gone.
+        assert_eq!(handle.holders(), 2);
+        q.in_flight.clear();
+        assert_eq!(handle.holders(), 1);
+    }
+
+    #[test]
     fn a_recorded_fault_names_the_launch_and_loses_the_context() {
-        let l = InFlight {
-            id: LaunchId(3),
-            label: "fill".into(),
-            entry: "granule_for_fill".into(),
-        };
+        let l = in_flight(3, "fill");
         let mut record = ErrorRecord::EMPTY;
         record.code = 2;
         let sticky = DriverError(cudaError_enum::CUDA_ERROR_LAUNCH_FAILED);
@@ -431,17 +474,20 @@ mod tests {
     }
 
     #[test]
-    fn skipping_needs_a_failure() {
+    fn skipping_needs_an_open_failure() {
         let mut q = Queue::default();
         assert_eq!(q.skip(), None);
-        q.pending = Some(Pending::new(
-            Some(LaunchId(1)),
-            DeviceError::UnknownBuffer { address: 0 },
-            0,
-        ));
         q.issued = 1;
+        q.failures.hold(
+            Some(LaunchId(1)),
+            1,
+            1,
+            DeviceError::UnknownBuffer { address: 0 },
+        );
         assert_eq!(q.skip(), Some(LaunchId(2)));
-        let e = q.pending.take().unwrap().report();
+        q.failures.resume();
+        assert_eq!(q.skip(), None, "the device resumed");
+        let e = q.failures.answer(Launches::All).unwrap();
         assert!(matches!(e, DeviceError::Queued { skipped: 1, .. }), "{e:?}");
     }
 }

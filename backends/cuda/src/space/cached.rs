@@ -207,7 +207,7 @@ pub(crate) fn free(device: &dyn Device, buffer: DeviceBuffer) {
 mod tests {
     use super::*;
     use crate::codegen::TranslationUnit;
-    use crate::device_api::{DeviceLimits, KernelArgs, LaunchConfig, LaunchId, Module};
+    use crate::device_api::{DeviceLimits, KernelArgs, LaunchConfig, LaunchId, Launches, Module};
     use crate::emu::EmuDevice;
     use granule_views::{create_mirror_view_and_copy, deep_copy, LayoutRight, View1};
     use parking_lot::Mutex;
@@ -366,8 +366,8 @@ mod tests {
             // SAFETY: forwarded from the caller.
             unsafe { self.emu.launch(module, entry, config, args) }
         }
-        fn synchronize(&self) -> Result<(), DeviceError> {
-            self.emu.synchronize()
+        fn synchronize_for(&self, launches: Launches<'_>) -> Result<(), DeviceError> {
+            self.emu.synchronize_for(launches)
         }
     }
 

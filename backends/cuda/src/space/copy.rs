@@ -19,7 +19,7 @@
 use super::memory::{address, CudaSpace};
 use super::queue::report;
 use crate::device_api::{Device, DeviceError};
-use granule_views::{HostSpace, Mapping, Pod, SpaceCopy};
+use granule_views::{Element, HostSpace, Mapping, SpaceCopy};
 use std::mem::MaybeUninit;
 
 fn byte_len<T>(count: usize) -> usize {
@@ -28,7 +28,7 @@ fn byte_len<T>(count: usize) -> usize {
 }
 
 /// The bytes of `s`, padding included, as the device copies take them.
-fn as_bytes<T: Pod>(s: &[T]) -> &[MaybeUninit<u8>] {
+fn as_bytes<T: Element>(s: &[T]) -> &[MaybeUninit<u8>] {
     // SAFETY: the bytes of `s` are readable for its whole length, and the
     // borrow ties their lifetime to `s`. Every byte of any `T`, padding
     // too, is a valid `MaybeUninit<u8>`, and the view is shared, so
@@ -42,7 +42,7 @@ fn as_bytes<T: Pod>(s: &[T]) -> &[MaybeUninit<u8>] {
 /// Whatever is written through the result must leave every element of `s`
 /// a valid `T`: the bytes of one value of `T` per element, at the
 /// element's place.
-unsafe fn as_bytes_mut<T: Pod>(s: &mut [T]) -> &mut [MaybeUninit<u8>] {
+unsafe fn as_bytes_mut<T: Element>(s: &mut [T]) -> &mut [MaybeUninit<u8>] {
     // SAFETY: the bytes of `s` are writable for its whole length and
     // uniquely borrowed for the result's lifetime; `MaybeUninit<u8>` has
     // no validity requirement, so the view itself breaks nothing, and the
@@ -50,9 +50,8 @@ unsafe fn as_bytes_mut<T: Pod>(s: &mut [T]) -> &mut [MaybeUninit<u8>] {
     unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), std::mem::size_of_val(s)) }
 }
 
-fn zeroed_vec<T: Pod>(len: usize) -> Vec<T> {
-    // SAFETY: the all-zero bit pattern is a valid `T` (Pod contract).
-    vec![unsafe { std::mem::zeroed::<T>() }; len]
+fn zeroed_vec<T: Element>(len: usize) -> Vec<T> {
+    vec![T::zeroed(); len]
 }
 
 /// A copy between host and device: `op`, which waits for the work queued
@@ -65,9 +64,7 @@ fn blocking(
 ) -> Result<(), String> {
     match space.waiting(op) {
         Ok(()) => Ok(()),
-        Err(e @ (DeviceError::Dispatch { .. } | DeviceError::Queued { .. })) => {
-            report(&e, "a copy between host and device")
-        }
+        Err(e) if e.is_queued_failure() => report(&e, "a copy between host and device"),
         Err(e) => Err(format!("{} failed: {e}", what())),
     }
 }
@@ -75,7 +72,7 @@ fn blocking(
 /// Host memory into the device, at device address `addr`. Moving no
 /// bytes (no elements, or elements of size 0) is done at once: the address
 /// of an empty device View lies in no allocation, so it is never located.
-fn upload<T: Pod>(space: &CudaSpace, addr: u64, src: &[T]) -> Result<(), String> {
+fn upload<T: Element>(space: &CudaSpace, addr: u64, src: &[T]) -> Result<(), String> {
     let bytes = as_bytes(src);
     if bytes.is_empty() {
         return Ok(());
@@ -98,26 +95,29 @@ fn upload<T: Pod>(space: &CudaSpace, addr: u64, src: &[T]) -> Result<(), String>
 /// `addr` must be the address of `dst.len()` elements of a View of `T` in
 /// `space` (the `src` of the `SpaceCopy` calls that use it). Moving no
 /// bytes is done at once, without locating `addr` (see [`upload`]).
-fn download<T: Pod>(space: &CudaSpace, addr: u64, dst: &mut [T]) -> Result<(), String> {
+fn download<T: Element>(space: &CudaSpace, addr: u64, dst: &mut [T]) -> Result<(), String> {
     // SAFETY: the device writes into `dst` only the bytes of the range at
     // `addr`, which is `dst.len()` whole elements of a View of `T` at an
     // element's address, so each element of `dst` receives the bytes of
     // one device element. Each device element holds the bytes of a valid
     // `T`: a device View starts from `alloc_zeroed`, and the all-zero bit
-    // pattern is a valid `T` (Pod's contract); after that its bytes change
+    // pattern is a valid `T` (`Element: Zeroable`); after that its bytes change
     // only by uploads of host `T`s (valid, as values of a live slice), by
     // device copies between Views of `T` (this module, element for
     // element), and by kernel stores, which the generated C++ makes as
     // whole values of the element's device type, each the image of a
-    // valid `T` (C++ `bool` is 0 or 1). Pod does not promise that every bit
-    // pattern is valid (`bool` and `char` are Pod), so it is this
-    // provenance, not the type, that makes the bytes valid; Pod's promise
-    // that `T` holds no pointers or handles makes the copy a faithful
-    // value. Padding may arrive uninitialized, as it left the host, and a
+    // valid `T` (C++ `bool` is 0 or 1). `Element` does not promise that
+    // every bit pattern is valid (`bool` and `char` are elements), so it is
+    // this provenance, not the type, that makes the bytes valid: they are
+    // the bytes of values that left the host, so even a `T` that holds a
+    // reference gets back the same, still valid, one. Padding may arrive
+    // uninitialized, as it left the host, and a
     // `T`'s padding may hold any byte. A failed copy writes nothing: both
-    // devices check the range before copying, the driver fails a copy
+    // devices check the range before copying, and the driver fails a copy
     // before it starts (short of a hardware fault, which no host code can
-    // guard against), and a copy queued after a failed launch never runs.
+    // guard against). A copy behind a failed or skipped launch runs, and
+    // moves the device's bytes as they are, valid by the same provenance:
+    // a kernel that stopped stored whole values or nothing.
     // The copy waits for the launches before it (stream order), so no
     // kernel writes the source meanwhile, and nothing writes `dst` after
     // it returns.
@@ -204,7 +204,7 @@ impl Packing {
 }
 
 /// Uploads `packed` (elements in `packing`'s order) into the mapping at `addr`.
-fn upload_packed<T: Pod>(
+fn upload_packed<T: Element>(
     space: &CudaSpace,
     addr: u64,
     packing: &Packing,
@@ -223,7 +223,7 @@ fn upload_packed<T: Pod>(
 }
 
 /// Downloads the mapping at `addr` into a buffer in `packing`'s order.
-fn download_packed<T: Pod>(
+fn download_packed<T: Element>(
     space: &CudaSpace,
     addr: u64,
     packing: &Packing,
@@ -249,7 +249,7 @@ fn download_packed<T: Pod>(
 // call: a copy from the host reads its source before it returns (the
 // Device contract), after the launches queued before it (stream order).
 unsafe impl SpaceCopy<HostSpace> for CudaSpace {
-    unsafe fn copy_contiguous<T: Pod>(
+    unsafe fn copy_contiguous<T: Element>(
         &self,
         dst: *mut T,
         _src_space: &HostSpace,
@@ -268,7 +268,7 @@ unsafe impl SpaceCopy<HostSpace> for CudaSpace {
     /// Gathers the host elements in the device mapping's memory order,
     /// then uploads them in one copy per contiguous run of the device
     /// mapping (one copy when it is contiguous).
-    unsafe fn copy_mapped<T: Pod, const R: usize>(
+    unsafe fn copy_mapped<T: Element, const R: usize>(
         &self,
         dst: *mut T,
         dst_map: &Mapping<R>,
@@ -296,7 +296,7 @@ unsafe impl SpaceCopy<HostSpace> for CudaSpace {
 // the host side writes exactly the elements of `dst_map` (or `count`
 // contiguous ones); nothing is kept past the call.
 unsafe impl SpaceCopy<CudaSpace> for HostSpace {
-    unsafe fn copy_contiguous<T: Pod>(
+    unsafe fn copy_contiguous<T: Element>(
         &self,
         dst: *mut T,
         src_space: &CudaSpace,
@@ -314,7 +314,7 @@ unsafe impl SpaceCopy<CudaSpace> for HostSpace {
 
     /// Downloads the device elements in one copy per contiguous run of the
     /// device mapping, then scatters them into the host mapping.
-    unsafe fn copy_mapped<T: Pod, const R: usize>(
+    unsafe fn copy_mapped<T: Element, const R: usize>(
         &self,
         dst: *mut T,
         dst_map: &Mapping<R>,
@@ -347,7 +347,7 @@ unsafe impl SpaceCopy<CudaSpace> for HostSpace {
 // past the call races with nothing. A mapped copy stages through host
 // memory, with copies that wait.
 unsafe impl SpaceCopy<CudaSpace> for CudaSpace {
-    unsafe fn copy_contiguous<T: Pod>(
+    unsafe fn copy_contiguous<T: Element>(
         &self,
         dst: *mut T,
         src_space: &CudaSpace,
@@ -375,7 +375,7 @@ unsafe impl SpaceCopy<CudaSpace> for CudaSpace {
 
     /// Stages through host memory: downloads the source's runs, reorders
     /// them into the destination's memory order, and uploads its runs.
-    unsafe fn copy_mapped<T: Pod, const R: usize>(
+    unsafe fn copy_mapped<T: Element, const R: usize>(
         &self,
         dst: *mut T,
         dst_map: &Mapping<R>,

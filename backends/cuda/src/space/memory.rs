@@ -73,8 +73,10 @@ pub(super) struct Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        // A failure nobody waited for is printed; then the kept memory is
-        // freed (each free waits for the device, which is idle by then).
+        // A failure of this space's dispatches that no synchronization
+        // point reported is printed (one that met other spaces too stays
+        // for them); then the kept memory is freed (each free waits for
+        // the device, which is idle by then).
         let queue = self.queue.get_mut();
         queue.drain(&*self.device);
         for b in self.cache.get_mut().drain() {

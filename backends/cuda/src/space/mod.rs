@@ -106,9 +106,14 @@ impl CudaSelection {
 /// kernel and its Views ([`DeviceError::Dispatch`]): there a reduction,
 /// a scan, a copy or `fence` panics with that report, as the dispatch
 /// itself would have panicked on a host space, and `try_fence` returns
-/// it. The emulator reports at the same points as a GPU. Dispatches
-/// queued after a failed one do not run. Spaces that share a device share
-/// its stream: a synchronization reports the first failure of either.
+/// it. The emulator reports at the same points as a GPU. Spaces that
+/// share a device share its stream: dispatches issued on it after a
+/// failed one, by any space, do not run until the device's next
+/// synchronization, and every space whose dispatch did not run is told at
+/// its own next synchronization point ([`DeviceError::Skipped`]), however
+/// many others synchronized first. A space whose dispatches all completed
+/// is not told of another's failure, and dropping a space takes nothing
+/// from the others.
 ///
 /// ```
 /// use granule_core::ExecutionSpace;
@@ -295,11 +300,17 @@ impl Cuda {
 
     /// [`ExecutionSpace::fence`] that returns the failure instead of
     /// panicking: waits for every dispatch and copy issued on the device,
-    /// and reports the first dispatch that failed since the last
-    /// synchronization point ([`DeviceError::Dispatch`], with its label,
-    /// kernel and Views, and the device's message). After the report the
-    /// emulator goes on; a GPU has lost the space's context for good, and
-    /// every later use says so.
+    /// and reports the oldest failure that met one of this space's
+    /// dispatches since its last synchronization point: a dispatch that
+    /// failed ([`DeviceError::Dispatch`], with its label, kernel and Views,
+    /// and the device's message), or one that did not run because an
+    /// earlier launch on the device failed, another space's
+    /// ([`DeviceError::Skipped`]). Each such failure is reported once to
+    /// each space it met, whichever synchronizes first; a failure that met
+    /// only other spaces is theirs, and this fence returns `Ok`. After the
+    /// report the device goes on (a GPU too: a failing thread stops
+    /// without a trap); a fault that loses a GPU's context is reported by
+    /// every later use.
     ///
     /// ```
     /// use granule_core::kernel::kernel;
@@ -364,11 +375,12 @@ impl ExecutionSpace for Cuda {
     /// has finished (dispatches are asynchronous: see [`Cuda`]).
     ///
     /// # Panics
-    /// When one of them failed since the last synchronization point, with
-    /// the report that names the dispatch ([`DeviceError::Dispatch`]), as
-    /// the dispatch itself would have panicked on a host space; or when the
-    /// device is lost. The trait's fence is infallible:
-    /// [`Cuda::try_fence`] returns the error instead.
+    /// When one of this space's dispatches since its last synchronization
+    /// point failed or did not run behind a failure, with the report that
+    /// names the dispatch ([`DeviceError::Dispatch`],
+    /// [`DeviceError::Skipped`]), as the dispatch itself would have
+    /// panicked on a host space; or when the device is lost. The trait's
+    /// fence is infallible: [`Cuda::try_fence`] returns the error instead.
     fn fence(&self) {
         if let Err(e) = self.try_fence() {
             panic!("Cuda::fence on the {} device: {e}", self.device().name());

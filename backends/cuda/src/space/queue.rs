@@ -8,8 +8,14 @@
 //! its launch is queued (`cached.rs`): whoever gets it next is queued
 //! behind the kernel. A synchronization point (a fence, a reduction or
 //! scan result, a copy between host and device) waits for the device and
-//! reports the first failure as [`DeviceError::Dispatch`] naming its
-//! dispatch.
+//! asks it about the launches of the dispatches in flight
+//! ([`Device::synchronize_for`]): the device holds a failure until every
+//! space whose dispatch failed or was skipped behind it has been told, so
+//! the point reports [`DeviceError::Dispatch`] when one of the space's
+//! dispatches failed, [`DeviceError::Skipped`] when one did not run
+//! behind another space's failure, and nothing when the space's work all
+//! completed. Another space's synchronization, or a space's drop, takes
+//! nothing from this one.
 //!
 //! Soundness does not rest on this bookkeeping: the device itself makes
 //! every host copy and every free wait for the work queued before it (the
@@ -18,7 +24,7 @@
 //! before the next dispatch waits for them.
 
 use super::memory::CudaSpace;
-use crate::device_api::{Device, DeviceBuffer, DeviceError, LaunchId};
+use crate::device_api::{Device, DeviceBuffer, DeviceError, LaunchId, Launches};
 use parking_lot::MutexGuard;
 
 /// Dispatches a space keeps in flight at most: the next one waits for
@@ -53,18 +59,47 @@ impl Queue {
         self.dispatches.len() >= MAX_IN_FLIGHT
     }
 
-    /// Waits for everything in flight, for a space being dropped: a
-    /// failure no synchronization point reported is printed (a drop cannot
-    /// return it).
+    /// The space's synchronization with `device`: waits, and reports the
+    /// oldest failure the device holds that concerns one of the
+    /// dispatches in flight, naming the dispatch. The dispatches it
+    /// answered for are forgotten; those after the reported failure's
+    /// range stay, since a later failure may concern them, and the next
+    /// synchronization point asks about them again.
+    fn answer(&mut self, device: &dyn Device) -> Result<(), DeviceError> {
+        let launches: Vec<LaunchId> = self.dispatches.iter().map(|d| d.launch).collect();
+        let Err(e) = device.synchronize_for(Launches::These(&launches)) else {
+            self.dispatches.clear();
+            return Ok(());
+        };
+        let report = attribute(&e, &self.dispatches, device);
+        match e {
+            DeviceError::Queued {
+                launch, skipped, ..
+            } => {
+                let end = launch.0.saturating_add(skipped);
+                self.dispatches.retain(|d| d.launch.0 > end);
+            }
+            _ => self.dispatches.clear(),
+        }
+        Err(report)
+    }
+
+    /// Waits for everything in flight, for a space being dropped: each
+    /// failure that concerns the space's dispatches and that no
+    /// synchronization point reported is printed (a drop cannot return
+    /// it). A failure that concerns other spaces too stays for them.
     pub(crate) fn drain(&mut self, device: &dyn Device) {
-        let waited = device.synchronize();
-        let dispatches = std::mem::take(&mut self.dispatches);
-        if let Err(e) = waited {
-            let e = attribute(e, &dispatches, device);
-            eprintln!(
-                "granule-cuda: a failure no synchronization point reported before its Cuda \
-                 space was dropped: {e}"
-            );
+        loop {
+            let told = self.answer(device);
+            if let Err(e) = &told {
+                eprintln!(
+                    "granule-cuda: a failure no synchronization point reported before its \
+                     Cuda space was dropped: {e}"
+                );
+            }
+            if told.is_ok() || self.dispatches.is_empty() {
+                return;
+            }
         }
     }
 }
@@ -77,30 +112,35 @@ impl CudaSpace {
     }
 
     /// A synchronization point: runs `op`, an operation of the device that
-    /// waits for everything issued before it (a synchronization, a copy
-    /// between host and device), then forgets the dispatches it waited
-    /// for. A failure it reports
-    /// ([`DeviceError::Queued`]) becomes a [`DeviceError::Dispatch`] naming
-    /// the dispatch that failed, when the space issued it.
+    /// waits for everything issued before it (a copy between host and
+    /// device, or nothing), then asks the device about the space's
+    /// dispatches in flight. A failure that concerns one of them is the
+    /// error, before `op`'s own: [`DeviceError::Dispatch`] naming the
+    /// dispatch that failed, [`DeviceError::Skipped`] naming the first of
+    /// the space's dispatches that did not run behind another's failure.
+    /// A copy behind such a failure has moved what the device held; the
+    /// error says why those bytes are not the dispatches' results.
     pub(crate) fn waiting<R>(
         &self,
         op: impl FnOnce(&dyn Device) -> Result<R, DeviceError>,
     ) -> Result<R, DeviceError> {
         let mut q = self.queue();
-        let result = op(&**self.device());
-        let waited = matches!(result, Ok(_) | Err(DeviceError::Queued { .. }));
-        if !waited {
-            // Refused before it waited (a range, a lost context): the
-            // dispatches may still run, and keep their workspace.
+        let device = &**self.device();
+        let result = op(device);
+        if matches!(&result, Err(e) if !matches!(e, DeviceError::Unavailable { .. })) {
+            // Refused before it waited (a range, an unknown buffer): the
+            // dispatches may still run, and stay for the next point. A lost
+            // device is asked, since the failure that lost it may be one
+            // of the space's.
             return result;
         }
-        let dispatches = std::mem::take(&mut q.dispatches);
-        result.map_err(|e| attribute(e, &dispatches, &**self.device()))
+        q.answer(device)?;
+        result
     }
 
-    /// [`CudaSpace::waiting`] for a device synchronization.
+    /// [`CudaSpace::waiting`] for nothing but the synchronization.
     pub(crate) fn synchronize(&self) -> Result<(), DeviceError> {
-        self.waiting(|d| d.synchronize())
+        self.waiting(|_| Ok(()))
     }
 
     /// Waits for the dispatches in flight when the space holds as many as
@@ -136,32 +176,44 @@ impl CudaSpace {
     }
 }
 
-/// The report of `e`, naming the dispatch whose launch failed when
-/// `dispatches` has it.
-fn attribute(e: DeviceError, dispatches: &[Dispatched], device: &dyn Device) -> DeviceError {
+/// The report of the device's `e` to a space with `dispatches` in
+/// flight: naming the dispatch whose launch failed when the space issued
+/// it, else the first of the space's dispatches that did not run behind
+/// it.
+fn attribute(e: &DeviceError, dispatches: &[Dispatched], device: &dyn Device) -> DeviceError {
     let DeviceError::Queued {
         launch,
         skipped,
         error,
     } = e
     else {
-        return e;
+        return e.clone();
     };
-    match dispatches.iter().find(|d| d.launch == launch) {
-        Some(d) => DeviceError::Dispatch {
+    if let Some(d) = dispatches.iter().find(|d| d.launch == *launch) {
+        return DeviceError::Dispatch {
             label: d.label.clone(),
             kernel: d.kernel.clone(),
             device: device.name(),
             views: d.views.clone(),
-            skipped,
-            error,
+            skipped: *skipped,
+            error: error.clone(),
+        };
+    }
+    let end = launch.0.saturating_add(*skipped);
+    let mut not_run = dispatches
+        .iter()
+        .filter(|d| d.launch > *launch && d.launch.0 <= end);
+    match not_run.next() {
+        Some(first) => DeviceError::Skipped {
+            label: first.label.clone(),
+            kernel: first.kernel.clone(),
+            device: device.name(),
+            dispatches: 1 + not_run.count() as u64,
+            error: Box::new(e.clone()),
         },
-        // Another space (or a direct user) of the device issued it.
-        None => DeviceError::Queued {
-            launch,
-            skipped,
-            error,
-        },
+        // A device that reports a failure none of the space's dispatches
+        // met: its report as it is.
+        None => e.clone(),
     }
 }
 

@@ -346,6 +346,53 @@ pub fn chained_axpys<D: Device + ?Sized>(dev: &D, n: usize, count: usize) {
     dev.free(yb).unwrap();
 }
 
+/// Queues a launch that fails, then, before any synchronization, a copy
+/// from the host into one buffer, a device copy of it into another, the
+/// zeroing of a third and a launch into the second. The copies and the
+/// zeroing run behind the failure, as a GPU's copy engine runs them
+/// whether or not the host has seen it yet; the launch does not. The
+/// reads back wait and report nothing; the synchronization after them
+/// reports the failed launch, counting the skipped one. So every device
+/// leaves the same data behind a failure.
+pub fn copies_run_behind_a_failed_launch<D: Device + ?Sized>(dev: &D) -> Result<(), DeviceError> {
+    let module = axpy_module(dev);
+    let n = 64;
+    let (xb, yb) = (upload(dev, &vec![1.0f64; n]), upload(dev, &vec![0.0f64; n]));
+    let (mut ab, mut bb) = (upload(dev, &vec![0.0f64; n]), upload(dev, &vec![0.0f64; n]));
+    let mut cb = upload(dev, &vec![5.0f64; n]);
+    let bad = queue_axpy(dev, &module, (&yb, &xb), n, n + 1);
+    let threes: Vec<u8> = (0..n).flat_map(|_| 3.0f64.to_ne_bytes()).collect();
+    dev.copy_to_device(&mut ab, 0, as_uninit(&threes))?;
+    dev.copy_on_device(&mut bb, 0, &ab, 0, n * 8)?;
+    dev.zero(&mut cb)?;
+    queue_axpy(dev, &module, (&bb, &xb), n, n);
+    assert_eq!(
+        download::<f64, _>(dev, &ab, n),
+        vec![3.0; n],
+        "the copy ran"
+    );
+    assert_eq!(
+        download::<f64, _>(dev, &bb, n),
+        vec![3.0; n],
+        "the device copy ran, the launch after it did not"
+    );
+    assert_eq!(
+        download::<f64, _>(dev, &cb, n),
+        vec![0.0; n],
+        "the zeroing ran"
+    );
+    let e = dev.synchronize().unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Queued { launch, skipped: 1, .. } if *launch == bad),
+        "{e}"
+    );
+    dev.synchronize()?;
+    for b in [xb, yb, ab, bb, cb] {
+        dev.free(b)?;
+    }
+    Ok(())
+}
+
 /// Queues a good launch, one that reads past its View, and a good one
 /// into another buffer, with no wait: all are accepted, and the
 /// synchronization after them reports the bad one by its number,

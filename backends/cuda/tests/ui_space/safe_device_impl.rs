@@ -4,7 +4,8 @@
 // cannot be written without `unsafe impl` and the trait's contract.
 use granule_cuda::codegen::TranslationUnit;
 use granule_cuda::device_api::{
-    Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, LaunchId, Module,
+    Device, DeviceBuffer, DeviceError, DeviceLimits, KernelArgs, LaunchConfig, LaunchId, Launches,
+    Module,
 };
 use granule_cuda::emu::EmuDevice;
 use std::mem::MaybeUninit;
@@ -65,8 +66,8 @@ impl Device for Liar {
         // SAFETY: forwarded from the caller.
         unsafe { self.0.launch(module, entry, config, args) }
     }
-    fn synchronize(&self) -> Result<(), DeviceError> {
-        self.0.synchronize()
+    fn synchronize_for(&self, launches: Launches<'_>) -> Result<(), DeviceError> {
+        self.0.synchronize_for(launches)
     }
 }
 

@@ -29,9 +29,12 @@
 //! its kernel and its Views, with the device's message: `Cuda::fence`
 //! panics with it (`Cuda::try_fence` returns it), a reduction or scan
 //! waiting for its result panics with it, and so does a copy between host
-//! and device (`deep_copy`, the mirrors). Dispatches issued after a failed
-//! one do not run (a GPU's context refuses them; the emulator skips them),
-//! and the report counts them.
+//! and device (`deep_copy`, the mirrors). Dispatches issued on the device
+//! after a failed one, until its next synchronization, do not run (a
+//! GPU's kernels find the failure word set; the emulator skips them), and
+//! the report counts them; a space whose dispatch was skipped behind
+//! another space's failure is told so at its own next synchronization
+//! point ([`DeviceError::Skipped`]), whoever synchronized first.
 //!
 //! # Why the host cannot see a kernel's memory early
 //! When a dispatch returns, the borrows it took of its Views end, though
@@ -455,7 +458,7 @@ impl<'a> Launch<'a> {
         });
         match read {
             Ok(()) => T::load(&bytes),
-            Err(e @ (DeviceError::Dispatch { .. } | DeviceError::Queued { .. })) => {
+            Err(e) if e.is_queued_failure() => {
                 report(&e, &format!("the result of \"{}\"", self.label))
             }
             Err(e) => self.fail_device("reading the result back", &e),
@@ -478,10 +481,10 @@ impl<'a> Launch<'a> {
     /// one: where the emulator, which goes on, would have reported it.
     fn fail_device(&self, what: &str, e: &DeviceError) -> ! {
         if matches!(e, DeviceError::Unavailable { .. }) {
-            if let Err(f @ (DeviceError::Dispatch { .. } | DeviceError::Queued { .. })) =
-                self.cuda.space.synchronize()
-            {
-                report(&f, &format!("dispatch \"{}\"", self.label));
+            if let Err(f) = self.cuda.space.synchronize() {
+                if f.is_queued_failure() {
+                    report(&f, &format!("dispatch \"{}\"", self.label));
+                }
             }
         }
         self.fail(&format!("{what}: {}", self.with_ids(e)))

@@ -8,6 +8,8 @@
 
 use crate::reducer::Reducer;
 
+pub mod lookback;
+
 /// Default block of a range `parallel_for` or `parallel_reduce`, in indices.
 /// It fixes the reduction tree, so it must not depend on the thread count.
 pub const RANGE_BLOCK: usize = 16 * 1024;
