@@ -15,7 +15,7 @@ pub(crate) mod isa;
 pub(crate) mod raw;
 pub(crate) mod stream;
 
-use granule_core::exec::lookback::{self, Block, Stop};
+use granule_core::exec::lookback::{self, Block, Stop, Workers};
 use granule_core::reducer::Reducer;
 use granule_core::{parallel_for, ExecutionSpace, RangePolicy, Serial};
 
@@ -60,7 +60,9 @@ where
     B: Fn(&Block<'_, '_, T, R, L>, &mut S) -> Result<(), Stop> + Sync,
 {
     let fan = |workers: usize, f: &(dyn Fn(usize) + Sync)| exec.run(label, workers, f);
-    lookback::run(&fan, label, exec.concurrency(), n, op, seed, body)
+    // Claiming ahead lets a block fetch its worker's next block early.
+    let workers = Workers::new(&fan, exec.concurrency()).claiming_ahead();
+    lookback::run(workers, label, n, op, seed, body)
 }
 
 impl HostExec for Serial {

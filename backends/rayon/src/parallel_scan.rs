@@ -3,7 +3,7 @@
 //! ([`granule_core::exec::lookback`]). See `README.md` in this folder.
 
 use crate::space::{Rayon, RayonFork};
-use granule_core::exec::lookback::{self, Block, Stop};
+use granule_core::exec::lookback::{self, Block, Stop, Workers};
 use granule_core::exec::{block_bounds, block_count, for_blocks, SCAN_BLOCK};
 use granule_core::functor::ScanFunctor;
 use granule_core::pattern::ParallelScanImpl;
@@ -133,12 +133,13 @@ where
         };
         if self.inline(n) {
             let fan = |k: usize, w: &(dyn Fn(usize) + Sync)| (0..k).for_each(w);
-            lookback::run(&fan, label, 1, n, reducer, None, body);
+            lookback::run(Workers::new(&fan, 1), label, n, reducer, None, body);
         } else {
             let fan = |k: usize, w: &(dyn Fn(usize) + Sync)| {
                 self.install(|| for_blocks(RayonFork, k, &|b| w(b)))
             };
-            lookback::run(&fan, label, self.inner.threads, n, reducer, None, body);
+            let workers = Workers::new(&fan, self.inner.threads);
+            lookback::run(workers, label, n, reducer, None, body);
         }
         total.into_inner().unwrap_or_else(|| reducer.init())
     }

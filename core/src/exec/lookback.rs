@@ -32,20 +32,23 @@
 //! a running block is finished by its worker; a left block by whoever
 //! finishes its predecessor (the two meet through sequentially consistent
 //! stores and loads of their turns, so one of them always sees the other),
-//! or by its own worker again if the predecessor was done first. Workers
-//! that left a block stop claiming; once every worker has returned,
-//! [`run`] starts new ones for the blocks nobody claimed.
+//! or by its own worker again if the predecessor was done first. A worker
+//! that left a block returns, and the others stop claiming when they
+//! finish theirs, so the round ends; [`run`] then starts every worker
+//! again for the blocks nobody claimed (a predecessor that was merely
+//! preempted costs one worker's patience, not the rest of the chain's
+//! parallelism).
 //!
 //! A block whose work panics is abandoned: blocks waiting on it give up,
 //! every worker stops, and the panic resumes in the caller.
 //!
 //! ```
-//! use granule_core::exec::lookback::{run, Block, Stop};
+//! use granule_core::exec::lookback::{run, Block, Stop, Workers};
 //! use granule_core::reducer::Sum;
 //! // Prefix sums of 1..=8 in blocks of two values.
 //! let prefixes: Vec<_> = (0..4).map(|_| std::sync::Mutex::new(0u64)).collect();
 //! let fan = |workers: usize, f: &(dyn Fn(usize) + Sync)| (0..workers).for_each(f);
-//! let total = run(&fan, "sums", 2, 4, &Sum, None, |blk: &Block<'_, '_, u64, Sum>, _: &mut ()| {
+//! let total = run(Workers::new(&fan, 2), "sums", 4, &Sum, None, |blk: &Block<'_, '_, u64, Sum>, _: &mut ()| {
 //!     let b = blk.index() as u64;
 //!     let aggregate = (2 * b + 1) + (2 * b + 2);
 //!     *prefixes[blk.index()].lock().unwrap() = blk.prefix(aggregate)?.unwrap_or(0);
@@ -473,8 +476,14 @@ struct Chain<'r, T, R, L> {
     slots: Slots<T>,
     op: &'r R,
     seed: Option<T>,
-    /// The next block nobody has claimed.
-    claimed: AtomicUsize,
+    /// The next block nobody has claimed (on lines of its own: every
+    /// worker writes it once a block).
+    claimed: CachePadded<AtomicUsize>,
+    /// A worker left a block this round: the others stop claiming, so
+    /// that the round ends and a new one starts every worker again.
+    regroup: AtomicBool,
+    /// Whether workers claim their next block with the current one.
+    ahead: bool,
     /// What left blocks keep for their next run.
     left: Mutex<Vec<(usize, L)>>,
     aborted: AtomicBool,
@@ -501,6 +510,14 @@ impl<T: Copy + Send, R: Reducer<T>, L: Send> Chain<'_, T, R, L> {
 
     fn claim(&self) -> Option<usize> {
         Some(self.claimed.fetch_add(1, Ordering::Relaxed)).filter(|&b| b < self.n())
+    }
+
+    /// [`Chain::claim`], unless a worker left a block this round.
+    fn claim_unless_regrouping(&self) -> Option<usize> {
+        if self.regroup.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.claim()
     }
 
     /// `inclusive(k) ⊕ aggregate(k + 1) ⊕ … ⊕ aggregate(b - 1)`, folded
@@ -613,21 +630,30 @@ impl<T: Copy + Send, R: Reducer<T>, L: Send> Chain<'_, T, R, L> {
         let mut current = self.claim();
         let mut first = true;
         while let Some(b) = current {
-            // Each worker claims its next block before it runs the current
-            // one, except the first time: it claims it once its first
-            // block has its prefix, so the workers' first blocks are
+            // Claiming ahead, a worker claims its next block before it runs
+            // the current one, except the first time: it claims it once its
+            // first block has its prefix, so the workers' first blocks are
             // consecutive (claimed at the start, worker 0 would take
             // blocks 0 and 1, and worker 1, given block 2, would wait for
             // all of block 0 and block 1's aggregate).
-            let ahead = if first { None } else { self.claim() };
-            let (outcome, next) = self.run_block(b, ahead, first, &mut carry, body);
+            let ahead = (self.ahead && !first)
+                .then(|| self.claim_unless_regrouping())
+                .flatten();
+            let (outcome, next) = self.run_block(b, ahead, first && self.ahead, &mut carry, body);
             first = false;
             match outcome {
                 Outcome::Done => {
                     self.finish_from::<S, B>(b, body);
-                    current = next;
+                    current = if self.ahead {
+                        next
+                    } else {
+                        self.claim_unless_regrouping()
+                    };
                 }
                 Outcome::Left => {
+                    // The other workers end the round: one of them alone
+                    // would otherwise finish the chain.
+                    self.regroup.store(true, Ordering::Relaxed);
                     self.leave_block::<S, B>(b, body);
                     // The block it claimed ahead has published nothing; it
                     // is left too, to be run in its turn.
@@ -699,9 +725,40 @@ fn join<T, R: Reducer<T>>(op: &R, mut a: T, b: &T) -> T {
 /// returns when all have returned: how a space runs a chain's workers.
 pub type Fan<'a> = &'a dyn Fn(usize, &(dyn Fn(usize) + Sync));
 
-/// Runs `body` for blocks `0..n` on up to `workers` workers that `fan`
-/// starts, and returns the last block's inclusive prefix (`None` when
-/// `n == 0`). `label` names the dispatch in panics.
+/// The workers that run a chain: up to `count` of them, which `fan`
+/// starts.
+#[derive(Clone, Copy)]
+pub struct Workers<'a> {
+    fan: Fan<'a>,
+    count: usize,
+    ahead: bool,
+}
+
+impl<'a> Workers<'a> {
+    /// Up to `count` workers started by `fan`, each claiming one block at
+    /// a time.
+    pub fn new(fan: Fan<'a>, count: usize) -> Self {
+        Workers {
+            fan,
+            count,
+            ahead: false,
+        }
+    }
+
+    /// Workers that claim their next block with the current one (after
+    /// their first), so that a body can fetch that block's input early
+    /// ([`Block::next`]).
+    pub fn claiming_ahead(self) -> Self {
+        Workers {
+            ahead: true,
+            ..self
+        }
+    }
+}
+
+/// Runs `body` for blocks `0..n` on `workers`, and returns the last
+/// block's inclusive prefix (`None` when `n == 0`). `label` names the
+/// dispatch in panics.
 ///
 /// A body calls [`Block::prefix`] once (or [`Block::finish`] once, after
 /// [`Block::known`] gave its prefix), and returns the [`Stop`] that
@@ -718,9 +775,8 @@ pub type Fan<'a> = &'a dyn Fn(usize, &(dyn Fn(usize) + Sync));
 /// Resumes the panic of a body, once every worker has stopped; panics if
 /// a body returns without its prefix published.
 pub fn run<T, R, S, L, B>(
-    fan: Fan<'_>,
+    workers: Workers<'_>,
     label: &str,
-    workers: usize,
     n: usize,
     op: &R,
     seed: Option<T>,
@@ -740,7 +796,9 @@ where
         slots: Slots::new(label, n),
         op,
         seed,
-        claimed: AtomicUsize::new(0),
+        claimed: CachePadded::new(AtomicUsize::new(0)),
+        regroup: AtomicBool::new(false),
+        ahead: workers.ahead,
         left: Mutex::new(Vec::new()),
         aborted: AtomicBool::new(false),
         panicked: Mutex::new(None),
@@ -749,8 +807,9 @@ where
     // claimed (each round finishes at least the lowest unfinished block,
     // whose predecessors are all done).
     loop {
+        chain.regroup.store(false, Ordering::Relaxed);
         let remaining = n.saturating_sub(chain.claimed.load(Ordering::Relaxed));
-        fan(workers.clamp(1, remaining.max(1)), &|_| {
+        (workers.fan)(workers.count.clamp(1, remaining.max(1)), &|_| {
             chain.work::<S, B>(&body)
         });
         if let Some(payload) = chain.panicked.lock().take() {
@@ -766,7 +825,7 @@ where
                 take(&chain.slots[b].turn),
                 "\"{label}\": look-back block {b} was claimed but neither finished nor left"
             );
-            fan(1, &|_| chain.run_taken::<S, B>(b, &body));
+            (workers.fan)(1, &|_| chain.run_taken::<S, B>(b, &body));
             if let Some(payload) = chain.panicked.lock().take() {
                 resume_unwind(payload);
             }
@@ -814,9 +873,8 @@ mod tests {
     fn sums(fan: Fan<'_>, workers: usize, n: usize, seed: Option<u64>, known: bool) -> u64 {
         let prefixes: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(usize::MAX)).collect();
         let total = run(
-            fan,
+            Workers::new(fan, workers).claiming_ahead(),
             "t",
-            workers,
             n,
             &Sum,
             seed,
@@ -870,9 +928,8 @@ mod tests {
             let kept = Mutex::new(None);
             let fan = |k: usize, f: &(dyn Fn(usize) + Sync)| threads(k, f);
             let total = run(
-                &fan,
+                Workers::new(&fan, 2),
                 "t",
-                2,
                 3,
                 &Sum,
                 None,
@@ -936,9 +993,8 @@ mod tests {
             };
             let nested = AtomicUsize::new(0);
             let total = run(
-                &fan,
+                Workers::new(&fan, 1),
                 "t",
-                1,
                 4,
                 &Sum,
                 None,
@@ -968,9 +1024,8 @@ mod tests {
         let text = within_a_minute(|| {
             let r = catch_unwind(|| {
                 run(
-                    &threads,
+                    Workers::new(&threads, 2),
                     "t",
-                    2,
                     50,
                     &Sum,
                     None,
@@ -995,9 +1050,8 @@ mod tests {
         let text = within_a_minute(|| {
             let r = catch_unwind(|| {
                 run(
-                    &threads,
+                    Workers::new(&threads, 2),
                     "t",
-                    2,
                     8,
                     &Sum,
                     None,
@@ -1018,9 +1072,8 @@ mod tests {
         assert!(text.contains("without its prefix published"), "{text}");
         let twice = catch_unwind(|| {
             run(
-                &serial,
+                Workers::new(&serial, 1),
                 "t",
-                1,
                 1,
                 &Sum,
                 None,
