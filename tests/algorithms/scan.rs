@@ -236,10 +236,17 @@ macro_rules! scan_tests {
         #[test]
         fn float_scan_totals_are_their_last_values() {
             let s = space();
-            for n in [1usize, 4097, 16_385, 123_457] {
-                let data: Vec<f32> = (0..n)
-                    .map(|i| ((i * 2_654_435_761) % 1000) as f32 * 1e-3 + 0.1)
-                    .collect();
+            // Two inputs, each of which made a space's total differ from its
+            // last output in the last bit.
+            let inputs: [fn(usize) -> f32; 2] = [
+                |i| 1.0 / (1.0 + (i % 977) as f32),
+                |i| ((i * 2_654_435_761) % 1000) as f32 * 1e-3 + 0.1,
+            ];
+            for (n, input) in [1usize, 4097, 16_385, 123_457]
+                .into_iter()
+                .flat_map(|n| inputs.map(|f| (n, f)))
+            {
+                let data: Vec<f32> = (0..n).map(input).collect();
                 let x = view_in(&s, "x", data.clone());
                 let mut y = view_in(&s, "y", vec![0f32; n]);
                 for init in [None, Some(0.25f32)] {

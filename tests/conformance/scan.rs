@@ -50,11 +50,18 @@ macro_rules! scan_tests {
         #[test]
         fn a_float_scans_total_is_its_last_value() {
             let s = space();
-            for n in [1usize, 4097, 16_385, 123_457] {
-                let x = View1::<f32, LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, |i| {
-                    ((i * 2_654_435_761) % 1000) as f32 * 1e-3 + 0.1
-                })
-                .unwrap();
+            // Two inputs, each of which made a space's total differ from its
+            // last value in the last bit.
+            let inputs: [fn(usize) -> f32; 2] = [
+                |i| 1.0 / (1.0 + (i % 977) as f32),
+                |i| ((i * 2_654_435_761) % 1000) as f32 * 1e-3 + 0.1,
+            ];
+            for (n, input) in [1usize, 4097, 16_385, 123_457]
+                .into_iter()
+                .flat_map(|n| inputs.map(|f| (n, f)))
+            {
+                let x = View1::<f32, LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, input)
+                    .unwrap();
                 let mut y =
                     View1::<f32, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
                 let total = parallel_scan(
