@@ -9,7 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step prints the seconds since the start, so a slow step shows in the log.
+step() { printf '\n== [%ss] %s\n' "$SECONDS" "$*"; }
 
 step "toolchain"
 cargo --version
