@@ -1,4 +1,4 @@
-//! The device's chunk maps (granule.cuh) give the same owner tables as
+//! The device's chunk maps (chunk.cuh) give the same owner tables as
 //! the Rust maps of granule_views::chunk: every (thread, local index) pair
 //! is mapped on the emulator, and the owner of each element is compared
 //! with `owner_table`, which also proves the device maps injective (an

@@ -327,7 +327,7 @@ impl Float for f64 {
 }
 
 /// Lane l of the Hillis-Steele inclusive sum of up to 32 values, the
-/// missing ones the identity (granule.cuh, warp_inclusive_scan).
+/// missing ones the identity (scan.cuh, warp_inclusive_scan).
 fn hillis_steele<T: Float>(v: &[T]) -> [T; 32] {
     let mut s = [T::ZERO; 32];
     s[..v.len()].copy_from_slice(v);
@@ -341,7 +341,7 @@ fn hillis_steele<T: Float>(v: &[T]) -> [T; 32] {
 }
 
 /// Each thread's exclusive prefix and the total of one value per thread
-/// of a block of whole warps (granule.cuh, block_exclusive_scan).
+/// of a block of whole warps (team.cuh, block_exclusive_scan).
 fn block_exclusive<T: Float>(v: &[T]) -> (Vec<T>, T) {
     let warps: Vec<[T; 32]> = v.chunks(32).map(hillis_steele).collect();
     let mut before_warp = Vec::new();
@@ -363,7 +363,7 @@ fn block_exclusive<T: Float>(v: &[T]) -> (Vec<T>, T) {
     (excl, total)
 }
 
-/// The tile prefixes excl(t) of the fixed order (granule.cuh, drive_scan)
+/// The tile prefixes excl(t) of the fixed order (scan.cuh, drive_scan)
 /// from the tile aggregates, and P_w of every full window.
 fn fixed_tile_prefixes<T: Float>(aggs: &[T]) -> (Vec<T>, Vec<T>) {
     let mut excl = Vec::new();

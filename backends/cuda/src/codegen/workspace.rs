@@ -32,7 +32,7 @@ pub fn scan_items(elem_size: usize) -> u32 {
 }
 
 /// The shared-memory slots a tile of `elems` elements takes at
-/// `granule.cuh`'s `scan_slot` positions (one pad slot per 32, which
+/// `scan.cuh`'s `scan_slot` positions (one pad slot per 32, which
 /// keeps a warp's threads on distinct banks): `scan_slot(elems)`. The
 /// scan drivers and the compaction driver size their dynamic shared
 /// memory with it.

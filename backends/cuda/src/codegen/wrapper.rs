@@ -41,7 +41,7 @@ pub fn entry_name(kernel: &str, pattern: Pattern, types: &[&str]) -> String {
 }
 
 /// The name of `entry`'s parameter table, a `__device__` variable the
-/// unit defines next to the entry: `granule::ParamTable` (granule.cuh),
+/// unit defines next to the entry: `granule::ParamTable` (error.cuh),
 /// the parameter count then `sizeof` of each parameter, as the compiler
 /// sees the entry's own type. Devices read it when they load a module and
 /// refuse a launch whose arguments do not match it. The `granule_params_`
@@ -65,7 +65,7 @@ struct Driver {
 }
 
 /// The leading parameters of a team entry: the league size and the
-/// scratch the policy reserved, as `granule::TeamScratch` (granule.cuh):
+/// scratch the policy reserved, as `granule::TeamScratch` (team.cuh):
 /// bytes per team and per team thread at levels 0 and 1 and the level-1
 /// global memory. The launch also sizes dynamic shared memory as
 /// `reserved_smem(threads) + scratch_block_bytes(scratch, 0, team_size)`

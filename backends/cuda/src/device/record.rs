@@ -20,7 +20,7 @@ pub(crate) const RECORD_COMPLETE: u32 = 1;
 /// message.
 pub(crate) const RECORD_TRUNCATED: u32 = 2;
 
-/// The header's `ErrorRecord` (granule.cuh), field for field.
+/// The header's `ErrorRecord` (error.cuh), field for field.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub(crate) struct ErrorRecord {

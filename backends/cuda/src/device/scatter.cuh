@@ -1,7 +1,7 @@
 // ScatterView on a device (granule-containers' scatter module): the
 // kernel holds an AtomicView of the ScatterView's shared copy, and its
 // access() handle applies the view's operation atomically, the only write
-// it has. Appended to granule.cuh (device/mod.rs), inside namespace
+// it has. Appended to the device header (device/mod.rs), inside namespace
 // granule's scope of definitions.
 
 namespace granule {

@@ -1,5 +1,5 @@
 // unique_token.cuh: the device side of granule-containers' UniqueToken,
-// appended to granule.cuh. A token is an AtomicView of u32 locks, one per
+// appended to the device header. A token is an AtomicView of u32 locks, one per
 // id (0 free, 1 held), the host's protocol (containers/src/unique_token/
 // locks.rs). One word per id rather than 32 ids per word: a thread starts
 // at its own lock (its global index modulo the size), so when the size is

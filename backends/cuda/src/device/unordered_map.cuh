@@ -1,5 +1,5 @@
 // unordered_map.cuh: the device side of granule-containers' UnorderedMap,
-// appended to granule.cuh. The same probe loop as the host's
+// appended to the device header. The same probe loop as the host's
 // (containers/src/unordered_map/host.rs): linear probing from the key's
 // home slot (MurmurHash3's 64-bit finalizer modulo the capacity); an
 // insert claims an empty slot by CAS on its state (EMPTY -> BUSY), writes

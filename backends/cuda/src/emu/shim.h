@@ -74,7 +74,7 @@ template <class T> inline T from_bits(uint64_t b) {
 
 }  // namespace granule_emu
 
-// granule.cuh puts this at the top of every loop body it and the
+// The device header puts this at the top of every loop body it and the
 // translator write (on a GPU it is nothing), so that a loop of arithmetic
 // alone still stops at the time limit.
 #define GRANULE_LOOP_TICK() ::granule_emu::loop_tick()
@@ -184,7 +184,7 @@ template <class... A> inline uint64_t entry_signature(void (*)(A...), uint64_t* 
 }  // namespace granule_emu
 
 #ifndef GRANULE_EMU_RUNTIME
-// The worker's dynamic shared memory, which granule.cuh declares as
+// The worker's dynamic shared memory, which range.cuh declares as
 // `extern __shared__ unsigned long long granule_dyn_smem[]`.
 namespace granule {
 thread_local unsigned long long granule_dyn_smem[GRANULE_EMU_MAX_DYN_SMEM / 8] __attribute__((aligned(16)));

@@ -3,7 +3,7 @@
 //!
 //! A failing thread claims the device's failure word (device memory,
 //! `granule_failed_at` in every module), writes its record (see
-//! [`crate::device::ErrorRecord`]) and exits (`granule.cuh`'s
+//! [`crate::device::ErrorRecord`]) and exits (`error.cuh`'s
 //! `stop_thread`); the threads waiting for it stop at their next wait
 //! tick, and every launch queued after it reads the word and does
 //! nothing. The record lives in mapped pinned host memory, which the
@@ -29,7 +29,7 @@ use cudarc::driver::sys::{self, cudaError_enum};
 use cudarc::driver::{result, DriverError};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// What the mapped allocation holds (`granule.cuh`'s `RecordTail`
+/// What the mapped allocation holds (`error.cuh`'s `RecordTail`
 /// follows the record there).
 #[repr(C)]
 struct Mapped {

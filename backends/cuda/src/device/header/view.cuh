@@ -1,0 +1,104 @@
+// view.cuh: View for ranks 1..=8 and its layouts, and wide loads of View runs.
+// ----------------------------------------------------------------- views
+
+struct LayoutRight {};
+struct LayoutLeft {};
+struct LayoutStride {};
+
+template <class L, int R> struct Offset;
+template <int R> struct Offset<LayoutRight, R> {
+  static __device__ __forceinline__ usize at(const usize* ext, const usize*, const usize* idx) {
+    usize off = idx[0];
+    for (int k = 1; k < R; ++k) off = off * ext[k] + idx[k];
+    return off;
+  }
+};
+template <int R> struct Offset<LayoutLeft, R> {
+  static __device__ __forceinline__ usize at(const usize* ext, const usize*, const usize* idx) {
+    usize off = idx[R - 1];
+    for (int k = R - 2; k >= 0; --k) off = off * ext[k] + idx[k];
+    return off;
+  }
+};
+template <int R> struct Offset<LayoutStride, R> {
+  static __device__ __forceinline__ usize at(const usize*, const usize* str, const usize* idx) {
+    usize off = 0;
+    for (int k = 0; k < R; ++k) off += idx[k] * str[k];
+    return off;
+  }
+};
+
+// A View as passed by value from the host: pointer, extents, strides (in
+// elements) and the id that names it in error records. Layout-independent
+// layout, so the host packs every View the same way.
+template <class T, int R, class L = LayoutRight> struct View {
+  static_assert(R >= 1 && R <= 8, "View rank is 1..=8");
+  T* data;
+  usize ext[R];
+  usize str[R];
+  u32 id;
+
+  __device__ __forceinline__ usize extent(usize r) const { return r < (usize)R ? ext[r] : (usize)1; }
+  template <class... I> __device__ __forceinline__ T& operator()(I... is) const {
+    static_assert(sizeof...(I) == R, "index arity must equal the View rank");
+    const usize idx[R] = {(usize)is...};
+    for (int k = 0; k < R; ++k) {
+      if (idx[k] >= ext[k]) fail(1, id, (u64)k, idx[k], ext[k]);
+    }
+    return data[Offset<L, R>::at(ext, str, idx)];
+  }
+  // The address of element i of a rank-1 View after checking that the
+  // `count` indices from i are in bounds: the first one past the end fails
+  // as operator() would. Drivers that read a run of a unit-stride View in
+  // wide pieces take the address here, so the run is checked once.
+  __device__ __forceinline__ T* span(usize i, usize count) const {
+    static_assert(R == 1, "span is for rank-1 Views");
+    if (count > 0u && (i >= ext[0] || count > ext[0] - i)) fail(1, id, 0ull, i >= ext[0] ? i : ext[0], ext[0]);
+    return data + i * str[0];
+  }
+};
+
+// ------------------------------------------------------------ wide loads
+
+// Whether `count` elements of T fill whole 16-byte pieces.
+template <class T> __host__ __device__ constexpr bool fills_pieces(u32 count) {
+  return ((u64)count * sizeof(T)) % 16ull == 0ull;
+}
+
+// Whether a rank-1 View's runs of N elements that start at multiples of N
+// can load in 16-byte pieces: unit stride, data aligned to 16 bytes, and
+// N elements filling whole pieces. Every thread of a launch gets the same
+// answer, so a driver branches on it without diverging.
+template <u32 N, class T, class L> __device__ __forceinline__ bool loads_in_pieces(const View<const T, 1, L>& x) {
+  return fills_pieces<T>(N) && x.str[0] == 1ull && ((u64)x.data & 15ull) == 0ull;
+}
+
+// The length of the run of at most N elements that starts at element
+// `mine` of a tile of `len`: N, fewer at the end, 0 past it.
+template <u32 N> __device__ __forceinline__ u32 run_length(u64 mine, u64 len) {
+  return mine >= len ? 0u : len - mine < (u64)N ? (u32)(len - mine) : N;
+}
+
+// v[0..count) = x(i), .., x(i + count - 1); v[count..N) is left alone. A
+// whole run (count == N) of a View that loads_in_pieces, starting at a
+// multiple of N, is read in 16-byte loads (N * sizeof(T) / 16 of them,
+// all issued before any value is used); anything else one bounds-checked
+// element at a time. The pieces' bytes are copied byte by byte, which the
+// compiler turns into register moves and which aliases nothing.
+template <u32 N, class T, class L>
+__device__ __forceinline__ void load_run(const View<const T, 1, L>& x, bool pieces, u64 i, u32 count, T (&v)[N]) {
+  struct alignas(16) Piece {
+    u32 w[4];
+  };
+  if (fills_pieces<T>(N) && pieces && count == N) {
+    const Piece* p = (const Piece*)x.span(i, N);
+    Piece w[fills_pieces<T>(N) ? N * sizeof(T) / 16u : 1u];
+    for (u32 j = 0; j < N * sizeof(T) / 16u; ++j) w[j] = p[j];
+    for (u32 b = 0; b < N * sizeof(T); ++b) ((unsigned char*)v)[b] = ((const unsigned char*)w)[b];
+  } else {
+    for (u32 q = 0; q < N; ++q) {
+      if (q < count) v[q] = x(i + q);
+    }
+  }
+}
+
