@@ -2,8 +2,9 @@
 //! `#[device]` items a body refers to.
 
 use super::errors::{error_at, Result};
+use super::infer::Infer;
 use super::team_rules::TeamRules;
-use super::types::{Elem, Infer, Ty};
+use super::types::{Elem, Ty};
 use proc_macro2::Span;
 
 /// A variable in scope.

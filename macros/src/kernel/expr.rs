@@ -2,7 +2,8 @@
 
 use super::cx::Cx;
 use super::errors::{error_at, unsupported, Result};
-use super::types::{segment_names, Elem, Scalar, Ty, VarKind};
+use super::infer::VarKind;
+use super::types::{segment_names, Elem, Scalar, Ty};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, UnOp};
 

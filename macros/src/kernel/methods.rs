@@ -16,7 +16,8 @@
 
 use super::cx::Cx;
 use super::errors::{error_at, unsupported, Result};
-use super::types::{Elem, Scalar, Ty, VarKind};
+use super::infer::VarKind;
+use super::types::{Elem, Scalar, Ty};
 use syn::{Expr, ExprMethodCall};
 
 /// The receivers a method exists for.

@@ -10,6 +10,7 @@ mod emit;
 mod errors;
 mod expr;
 mod host;
+mod infer;
 mod methods;
 mod nested;
 mod reducer;

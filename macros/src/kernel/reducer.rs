@@ -63,7 +63,7 @@ pub fn translate_reducer(imp: &syn::ItemImpl) -> Result<Translated> {
     let (value, name) = header(imp)?;
     let (elem, dep) = value_type(&value)?;
     // `elem` is never an inference variable, so no context is needed.
-    let t = super::types::Infer::default().cpp(&elem);
+    let t = super::infer::Infer::default().cpp(&elem);
     let mut deps = Vec::new();
     let mut struct_deps: Vec<syn::Path> = dep.into_iter().collect();
     let mut members = Vec::new();

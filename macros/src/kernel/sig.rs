@@ -1,9 +1,8 @@
 //! Kernel and `#[device]` signatures: parameter roles and C++ spellings.
 
 use super::errors::{error_at, unsupported, Result};
-use super::types::{
-    elem_of, is_team, team_chunk_of, view_of, ChunkMap, Elem, Infer, Layout, Scalar, Ty,
-};
+use super::infer::Infer;
+use super::types::{elem_of, is_team, team_chunk_of, view_of, ChunkMap, Elem, Layout, Scalar, Ty};
 use syn::spanned::Spanned;
 
 /// A parameter's role, mirrored by `granule_core::kernel::ParamKind` (this
