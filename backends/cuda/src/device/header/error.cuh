@@ -65,14 +65,14 @@ __device__ granule::u32* granule_failed_at = &granule_error.code;
 namespace granule {
 
 // Ends the calling thread after a failure. On a GPU a trap would end the
-// launch, but it is a sticky error: on an H100 (driver 580) it made every
-// CUDA context of the process unusable, new ones included. So the thread
+// launch, but it is a sticky error, which can leave every CUDA context
+// of the process unusable, new ones included. So the thread
 // exits instead (PTX `exit`; a barrier that only exited threads hold up
 // is released, and warp collectives wait for the lanes that have not
 // exited), the threads that wait for it stop at their next
 // GRANULE_WAIT_TICK, later launches of the device do nothing, and the host
 // reports the record at the next synchronization with the device still
-// usable. The emulator ends the whole launch, as before.
+// usable. The emulator ends the whole launch.
 [[noreturn]] __device__ __forceinline__ void stop_thread() {
 #ifdef GRANULE_EMULATOR
   __trap();

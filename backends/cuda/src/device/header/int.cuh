@@ -37,11 +37,11 @@ template <class T> __device__ __forceinline__ T wneg(T a) {
     return from_bits(a, bits_of(a) ^ sign_bit(a));
 #ifndef GRANULE_EMULATOR
   } else if constexpr (Num<T>::is_signed && Num<T>::bits == 16) {
-    // NVVM turns the negation into `neg.s16`, and on an H100 (NVRTC
-    // 12.9, driver 580) a widening of its result lost the sign of
-    // -(-32768): `x.wrapping_neg() as i64` gave +32768. The negation is
-    // done in 32 bits instead, where NVVM cannot narrow it, and bfe
-    // sign-extends its low 16 bits, so the value is already i16's.
+    // NVVM turns the negation into `neg.s16`, and NVRTC 12.9 can widen
+    // its result without the sign of -(-32768) (`x.wrapping_neg() as i64`
+    // giving +32768). The negation is done in 32 bits instead, where NVVM
+    // cannot narrow it, and bfe sign-extends its low 16 bits, so the value
+    // is already i16's.
     i32 w = (i32)0 - (i32)a;
     asm("bfe.s32 %0, %0, 0, 16;" : "+r"(w));
     return (T)w;

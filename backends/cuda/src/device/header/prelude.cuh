@@ -9,13 +9,13 @@
 // - integer widths are exact (usize is 64-bit, checked below);
 // - integer + - * << and unary - wrap (two's complement), like Rust's
 //   release profile, without C++ undefined behaviour: they compute in an
-//   unsigned type no narrower than int (`wadd`, .., "integer ops");
+//   unsigned type no narrower than int (`wadd`, .., int.cuh);
 // - division or remainder by zero, and MIN / -1, trap (Rust panics);
 // - shift counts are masked to the width (Rust's release behaviour);
 // - float -> int `as` saturates, NaN -> 0; int -> int `as` wraps;
 // - 8- and 16-bit integers are promoted to int by C++ arithmetic: the
-//   translator casts results back (and the helpers below return T), so
-//   they wrap at their own width like Rust's;
+//   translator casts results back (and the helpers of int.cuh return
+//   T), so they wrap at their own width like Rust's;
 // - the `core` methods with an exact device form (wrapping_*, checked_*,
 //   count_ones, round, ..) compute what core's definitions compute;
 //   transcendental functions are CUDA's, within documented bounds;
@@ -24,9 +24,9 @@
 //   stop_thread); so are failed assertions.
 
 // GRANULE_LOOP_TICK(): the first statement of the body of every loop whose
-// trip count is not a compile-time constant, in this header and in every
-// translated `#[kernel]`/`#[device]` loop (the translator inserts it). On
-// a GPU it is nothing; the emulator (shim.h) defines it to count the
+// trip count is not a compile-time constant, in the device header and in
+// every translated `#[kernel]`/`#[device]` loop (the translator inserts
+// it). On a GPU it is nothing; the emulator (shim.h) defines it to count the
 // iteration and, every so many, check the launch's time limit, so that a
 // loop of arithmetic or atomics alone cannot run forever there. Loops
 // bounded by a constant (a rank, sizeof(T), the lanes of a warp) need none.
@@ -34,9 +34,9 @@
 #define GRANULE_LOOP_TICK() ((void)0)
 #endif
 
-// GRANULE_WAIT_TICK(): the first statement of every loop of this header
-// that waits for other threads (a look-back, a tile counter, a busy map
-// slot). A failing thread stops (stop_thread) instead of trapping, so on
+// GRANULE_WAIT_TICK(): the first statement of every loop of the device
+// header that waits for other threads (a look-back, a tile counter, a busy
+// map slot). A failing thread stops (stop_thread) instead of trapping, so on
 // a GPU the threads waiting for it must see the failure and stop too, or
 // they would wait forever: the tick reads the device's failure word. The
 // emulator ends the whole launch at the failure, so there it is the loop

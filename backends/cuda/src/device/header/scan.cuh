@@ -62,13 +62,12 @@
 // Items per thread of a scan tile, by the size of T: 16 for values of up
 // to 4 bytes, 8 for 8-byte ones, else 32 bytes of values per thread (at
 // least 1). codegen::workspace::scan_items mirrors it; a test compares
-// the two. The entry carries __launch_bounds__(256, scan_min_blocks(
-// sizeof(T))). Measured on an H100 with the bench's functor at 2^28
-// (benches/results/2026-11-27-gpu-pattern-scan.md): i32 2.87 ms with 8
-// items and no cap, 1.63 with 16 and 3 blocks, 1.43 with 16 and 4 (64
-// registers); i64 / f64 6.49 / 7.06 ms with 4 items and no cap, 5.27 /
-// 5.08 with 8 and no cap, 4.40 / 5.14 with 8 and 3 blocks (80 registers,
-// no spills). Other sizes were not measured and keep 32 bytes a thread
+// the two. More items a thread make fewer tiles, so fewer look-back
+// steps per index, and put more of a thread's loads in flight at once.
+// The entry carries __launch_bounds__(256, scan_min_blocks(sizeof(T))):
+// 4 resident blocks of 256 threads for values of up to 4 bytes (64
+// registers a thread) and 3 for 8-byte ones (80 registers, in which 8
+// items a thread fit without spills). Other sizes keep 32 bytes a thread
 // and no cap. The cap is a trade: a user functor that needs more
 // registers spills to local memory (slower, never wrong). Kokkos caps
 // nothing by default (LaunchBounds<0, 0>) and sizes its blocks by
@@ -288,8 +287,8 @@ __device__ __forceinline__ u64 claim_tile(u32* tiles, u32& tile_s) {
 // counter, in claim order, until none of the `ntiles` is left (blocks
 // claim in launch order, so a tile only waits on tiles whose blocks are
 // running). Every thread of the block runs it.
-// (A driver whose registers grew inside the lambda, as compaction's did,
-// loops on claim_tile itself.)
+// (A driver whose registers would grow inside the lambda, such as
+// compaction's, loops on claim_tile itself.)
 template <class Body> __device__ __forceinline__ void for_claimed_tiles(u32* tiles, u64 ntiles, Body body) {
   __shared__ u32 tile_s;
   for (;;) {
