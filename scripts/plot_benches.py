@@ -80,8 +80,8 @@ def medians(criterion):
 
 def median_table(groups):
     """Lines of each group's medians, with every benchmark's ratios to the
-    group's baselines (criterion prints the mean, which this VM's slow
-    outliers pull up; the issue's figures are medians).
+    group's baselines (criterion prints the mean, which a few slow
+    outliers on a shared machine pull up; the median resists them).
 
     >>> for l in median_table({"sort_u32_2^24": {"granule_sort": 43.5e6,
     ...                        "slice_sort_unstable": 348e6}}):
@@ -144,7 +144,7 @@ def plot(data, out_dir):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--criterion", default="target/criterion")
-    p.add_argument("--out", default="benches/results/plots")
+    p.add_argument("--out", default="benches/plots")
     p.add_argument("--only", help="plot only families starting with this prefix")
     p.add_argument("--medians", action="store_true",
                    help="print each group's medians and ratios instead of plotting")
