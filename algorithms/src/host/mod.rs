@@ -1,6 +1,6 @@
 //! What the host implementations share: how a space runs work items
-//! ([`HostExec`]), raw access to the Views' elements ([`raw`]), per-thread
-//! reusable buffers ([`buffer`]), non-temporal copies ([`stream`]), the
+//! ([`HostExec`]), raw access to the Views' elements ([`raw`]), their
+//! temporaries ([`room`]), per-thread staging buffers ([`buffer`]), non-temporal copies ([`stream`]), the
 //! vector instruction sets the kernels take ([`isa`]), and the decoupled
 //! look-back that chains blocks in one pass ([`chain`], granule-core's
 //! [`lookback`](granule_core::exec::lookback) on the space's workers).
@@ -10,9 +10,9 @@
 //! code would: each family's `host.rs` implements its trait for both.
 
 pub(crate) mod buffer;
-pub(crate) mod huge;
 pub(crate) mod isa;
 pub(crate) mod raw;
+pub(crate) mod room;
 pub(crate) mod stream;
 
 use granule_core::exec::lookback::{self, Block, Stop, Workers};

@@ -204,10 +204,9 @@ impl<T: Element> Dst<T> {
 
 /// A host buffer of `len` elements the sorts work in, not initialized
 /// until written. Large ones lie on transparent huge pages and are kept
-/// for the next call ([`super::huge`]).
+/// by the host pool for the next call ([`super::room`]).
 pub(crate) struct Scratch<T> {
-    /// Always `Some` but in `drop`, which hands the room back.
-    room: Option<super::huge::Room>,
+    room: super::room::Room,
     len: usize,
     _elements: std::marker::PhantomData<T>,
 }
@@ -218,7 +217,7 @@ impl<T: Element> Scratch<T> {
         let bytes = len.checked_mul(std::mem::size_of::<T>());
         let room = bytes
             .ok_or_else(|| format!("{len} elements overflow usize"))
-            .and_then(|b| super::huge::Room::reuse(b, std::mem::align_of::<T>()));
+            .and_then(|b| super::room::Room::new(b, std::mem::align_of::<T>()));
         let room = room.map_err(|reason| {
             crate::AlgorithmError::from(granule_views::ViewError::Allocation {
                 label: format!("{label} (temporary)"),
@@ -228,14 +227,14 @@ impl<T: Element> Scratch<T> {
             })
         })?;
         Ok(Scratch {
-            room: Some(room),
+            room,
             len,
             _elements: std::marker::PhantomData,
         })
     }
 
     fn first(&self) -> *mut u8 {
-        self.room.as_ref().map_or(std::ptr::null_mut(), |r| r.ptr())
+        self.room.ptr()
     }
 
     /// The buffer as a destination (contiguous). Reading it through
@@ -254,14 +253,6 @@ impl<T: Element> Scratch<T> {
             ptr: self.first().cast_const().cast(),
             len: self.len,
             stride: 1,
-        }
-    }
-}
-
-impl<T> Drop for Scratch<T> {
-    fn drop(&mut self) {
-        if let Some(room) = self.room.take() {
-            room.keep();
         }
     }
 }

@@ -1,5 +1,5 @@
 #[cfg(target_os = "linux")]
-use super::huge;
+use super::pool;
 use super::{HostAccessible, MemorySpace, SpaceCopy, ALLOC_ALIGN};
 #[cfg(target_os = "linux")]
 use super::{HUGE_PAGES_VAR, HUGE_PAGE_THRESHOLD};
@@ -18,9 +18,11 @@ const _: () = assert!(std::mem::align_of::<CacheLine>() == ALLOC_ALIGN);
 /// on Linux, from [`HUGE_PAGE_THRESHOLD`] bytes on, mapped straight from
 /// the kernel on transparent huge pages (2 MiB aligned), which streams
 /// through memory faster; a large `zeros` View is then faulted in as it is
-/// first touched, not cleared when it is made. `GRANULE_HUGE_PAGES=0`
+/// first touched, not cleared when it is made. Freed large allocations are
+/// kept by the host pool for the next one of their size (see
+/// [`release_kept`](super::release_kept)). `GRANULE_HUGE_PAGES=0`
 /// ([`HUGE_PAGES_VAR`](super::HUGE_PAGES_VAR)) sends those to the global
-/// allocator too.
+/// allocator too, and so turns the pool off.
 ///
 /// ```
 /// use granule_views::{HostSpace, MemorySpace};
@@ -32,8 +34,8 @@ pub struct HostSpace;
 
 // SAFETY: memory comes from the global allocator with the 64-byte alignment
 // asked for, zeroed through `alloc_zeroed`, or from an anonymous mapping
-// of `huge::map`'s, 2 MiB aligned, zeroed when asked, and no longer in use
-// when kept; host code may dereference either.
+// from the host pool (`pool::take`), 2 MiB aligned, zeroed when asked, and
+// no longer in use when kept; host code may dereference either.
 unsafe impl MemorySpace for HostSpace {
     const NAME: &'static str = "Host";
     const IS_HOST_ACCESSIBLE: bool = true;
@@ -45,7 +47,7 @@ unsafe impl MemorySpace for HostSpace {
         }
         #[cfg(target_os = "linux")]
         if on_huge_pages(bytes)? {
-            return huge::map(bytes, zeroed);
+            return pool::take(bytes, zeroed);
         }
         let layout = Layout::from_size_align(bytes, ALLOC_ALIGN).map_err(|e| e.to_string())?;
         // SAFETY: `layout` has a non-zero size.
@@ -69,7 +71,7 @@ unsafe impl MemorySpace for HostSpace {
             // rule, read once per process), and the caller releases them
             // once. (With an `Err` here, `allocate` failed for this size,
             // so nothing of it is released.)
-            unsafe { huge::unmap(ptr, bytes) };
+            unsafe { pool::give_back(ptr, bytes) };
             return;
         }
         // SAFETY: the caller passes what `allocate` returned for `bytes`,

@@ -10,8 +10,23 @@ pub(crate) mod foreign;
 mod host;
 #[cfg(target_os = "linux")]
 mod huge;
+#[cfg(target_os = "linux")]
+mod pool;
 
 pub use host::HostSpace;
+#[cfg(target_os = "linux")]
+pub use pool::{release_kept, POOL_BUFFERS, POOL_BYTES};
+
+/// Where no huge pages are mapped the host pool keeps nothing: there is
+/// nothing to release.
+///
+/// ```
+/// assert_eq!(granule_views::space::release_kept(), 0);
+/// ```
+#[cfg(not(target_os = "linux"))]
+pub fn release_kept() -> usize {
+    0
+}
 
 use crate::element::Element;
 use crate::error::Result;
@@ -39,9 +54,10 @@ pub const ALLOC_ALIGN: usize = 64;
 pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 
 /// The environment variable that turns the huge pages of [`HostSpace`]
-/// off: `GRANULE_HUGE_PAGES=0` (or `off`, `false`, `no`) sends every host
-/// allocation to the global allocator, so that a custom allocator or a
-/// heap profiler sees the large ones too; `1`, `on`, `true`, `yes` or
+/// off, and with them the host pool that keeps freed large allocations
+/// ([`release_kept`]): `GRANULE_HUGE_PAGES=0` (or `off`, `false`, `no`)
+/// sends every host allocation to the global allocator, so that a custom
+/// allocator or a heap profiler sees the large ones too; `1`, `on`, `true`, `yes` or
 /// leaving it unset keeps them on. It is read once, at the first large
 /// allocation; any other value makes large allocations fail with an error
 /// that names it. Only Linux maps huge pages, so elsewhere it is not read.
