@@ -123,7 +123,7 @@ fn scan_exclusive(c: &mut Criterion) {
         // from the identity, so the bits do not depend on the thread count)
         // and a final pass, here with perfect load balance and no chaining
         // between blocks. Whatever granule's scan achieves, it cannot beat
-        // this; the targets are measured against it.
+        // this, so its figures are read against it.
         g.bench_function("bound_two_pass_blocks_2_threads", |b| {
             b.iter(|| {
                 pool.install(|| {

@@ -8,11 +8,10 @@
 //! on a GPU (2^24 and 2^28 elements); on the emulator
 //! (`GRANULE_CUDA=emulator`, the default here) it runs 2^20 and first
 //! prints the emulator's counts per dispatch: launches and global-memory
-//! words per element, the figures the CUDA issue sets (scan at most 2.1,
-//! reduce at most 1.05, one launch each; the algorithms issue's: copy_if
-//! one launch of at most 1.05 + 2/3 + 0.1, sort at most 5 launches of 9.5
-//! words). Emulator times are not GPU times; only the counts mean
-//! anything there.
+//! words per element, the figures the tests assert (scan at most 2.1,
+//! reduce at most 1.05, one launch each; copy_if one launch of at most
+//! 1.05 + 2/3 + 0.1, sort at most 5 launches of 9.5 words). Emulator
+//! times are not GPU times; only the counts mean anything there.
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]

@@ -1,5 +1,5 @@
 //! A histogram of 10^7 u32 values into 100 bins on the Rayon space with 2
-//! threads (issue 17): a ScatterView (per-thread copies, combined by
+//! threads: a ScatterView (per-thread copies, combined by
 //! `contribute_into`) against an atomic View (one shared counter array)
 //! and against the hand-written rayon idiom, a fold of per-thread
 //! histograms, measured in the same run. Each variant starts from zeroed
@@ -16,7 +16,7 @@
 //! The Cuda emulator's atomics and global-memory words per element of
 //! the histogram (ScatterView on Cuda: atomics) come from a test:
 //! `cargo test --features cuda --test container_counts -- --nocapture words_per_element`
-//! (tests/container_counts.rs; recorded in benches/results/); with
+//! (tests/container_counts.rs; the figures are in benches/RESULTS.md); with
 //! `--features cuda` this bench prints them first.
 
 // criterion_group! generates undocumented items.

@@ -16,7 +16,7 @@
 //! The Cuda emulator's atomics and global-memory words per element of
 //! the inserts come from a test:
 //! `cargo test --features cuda --test container_counts -- --nocapture words_per_element`
-//! (tests/container_counts.rs; recorded in benches/results/); with
+//! (tests/container_counts.rs; the figures are in benches/RESULTS.md); with
 //! `--features cuda` this bench prints them first.
 
 // criterion_group! generates undocumented items.

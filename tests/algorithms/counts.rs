@@ -1,7 +1,8 @@
 //! The Cuda drivers' launches and global-memory words per element, from
 //! the emulator's counters (an emulator of their own, whatever
-//! `GRANULE_CUDA` says: counting is the emulator's), against the issue's
-//! targets at 2^20 elements.
+//! `GRANULE_CUDA` says: counting is the emulator's), against their
+//! bounds at 2^20 elements: one launch for a scan or a compaction, the
+//! fewest words a launch can move plus a margin for its tile states.
 
 use crate::common::{read, view_in, Rng};
 use crate::functions::below;

@@ -232,8 +232,9 @@ macro_rules! sort_tests {
             // an unspecified order) or, on the host, panics saying that
             // the comparator is not a strict weak order; it never races
             // or reads past its runs, and it never hangs.
-            // On Cuda, where each element used to compute its own place,
-            // two elements took one place: the emulator reported a race.
+            // On Cuda, a sort in which each element computed its own
+            // place would put two elements in one place: the emulator
+            // reports that as a race.
             for n in [2usize, 33, 1000, 5003, 100_003] {
                 let sorted = crate::soundness::outcome("sort_by", move || {
                     let s = space();

@@ -16,7 +16,7 @@
 //! are in each concept's `*_host_only_tests!`, with the reason beside each.
 
 // The bad-input tests pass reversed ranges on purpose, and axpy is
-// written as the issue spells it, `y[i] = a*x[i] + y[i]`.
+// written in its usual form, `y[i] = a*x[i] + y[i]`.
 #![allow(clippy::reversed_empty_ranges, clippy::assign_op_pattern)]
 
 /// `&[<k as KernelSource>::KERNEL, ..]`: the device side of each kernel.
@@ -148,7 +148,7 @@ conformance_suite!(rayon3, granule::Rayon, crate::rayon_space(3), host_only);
 /// process, so each kernel is compiled once. A device panic leaves the
 /// space usable (a failing GPU thread stops without a trap); should a
 /// real fault lose a GPU context, the suite takes a fresh space, though
-/// on an H100 such a fault ended every context of the process. The tests
+/// on a GPU such a fault can end every context of the process. The tests
 /// whose kernels panic use a space of their own (`cuda_space_of_its_own`),
 /// so their report reaches only them.
 #[cfg(feature = "cuda")]

@@ -73,8 +73,8 @@
 //! An acquire and a release are two atomic operations on the thread's own
 //! lock. Per element of a 100-bin histogram on 2 threads they cost more
 //! than one atomic add into a shared bin (`benches/unique_token.rs`:
-//! token rows 0.45x the atomic View, medians of one run): acquire once
-//! per chunk of work, not per increment.
+//! token rows run at 0.45x the atomic View, `benches/RESULTS.md`):
+//! acquire once per chunk of work, not per increment.
 //!
 //! # Locks, not a packed bitset
 //! Each id has its own `u32` lock (0 free, 1 held), on the host spaced a

@@ -329,8 +329,9 @@ mod tests {
         }
     }
 
-    /// Issue 9, item 7: `(lo + tile).min(end)` wrapped for huge tiles and
-    /// the tile came out empty. Every index must be visited exactly once.
+    /// `(lo + tile).min(end)` would wrap for huge tiles and leave the
+    /// tile empty, so the bound is `lo + tile.min(end - lo)`. Every index
+    /// must be visited exactly once.
     #[test]
     fn huge_tiles_visit_every_index_once() {
         for tile in [usize::MAX, usize::MAX - 1, 1 << 63] {

@@ -398,10 +398,10 @@ mod tests {
         }
     }
 
-    /// Issue 9, item 5: with scratch_size_max = usize::MAX the sums wrapped
-    /// (or saturated past the limit check), the arena came out at 0 bytes
-    /// and regions of 2^63 bytes were handed out. Every overflowing sum is
-    /// now a typed error naming the level and the sizes.
+    /// With scratch_size_max = usize::MAX, sums that wrapped (or saturated
+    /// past the limit check) would make a 0-byte arena and hand out regions
+    /// of 2^63 bytes. Every overflowing sum is a typed error naming the
+    /// level and the sizes.
     #[test]
     fn scratch_sums_that_overflow_are_typed_errors() {
         let p = TeamPolicy::new(&Unlimited, 4, 8);

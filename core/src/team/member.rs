@@ -328,8 +328,8 @@ mod tests {
     #[repr(C, align(128))]
     struct Wide([u64; 16]);
 
-    /// The public path of issue 9, item 4: team and thread scratch of a
-    /// 128-aligned type, several Views in a row, from a policy's arena.
+    /// The public path of over-aligned scratch: team and thread scratch of
+    /// a 128-aligned type, several Views in a row, from a policy's arena.
     #[test]
     fn scratch_views_of_overaligned_types_are_aligned() {
         let per_view = 128 + 64;

@@ -205,8 +205,8 @@ mod tests {
     #[repr(C, align(512))]
     struct Buf([u8; 4096]);
 
-    /// Issue 9, item 4: scratch aligned to `min(align, 64)`, so a type
-    /// aligned to 128 got a misaligned reference half the time. Regions
+    /// Scratch aligned to `min(align, 64)` would give a type aligned to
+    /// 128 a misaligned reference half the time. Regions
     /// at every 64-byte phase of a 512-byte boundary, several allocations
     /// in a row with small ones in between: every View is aligned, holds
     /// its own bytes, and the same requests fit in each phase.

@@ -554,8 +554,8 @@ macro_rules! semantics_tests {
                 // The panicking points on a space of their own, one after
                 // another: each failure is reported at its own readback,
                 // never at another test's, and the space goes on (a new
-                // space per point cost a GPU context each, over 2 minutes
-                // for a type on an H100).
+                // space per point would cost a GPU context each, minutes
+                // per type on a GPU).
                 let own = own_space();
                 let run = semantics_tests!(@run $m::$k, own.clone());
                 crate::semantics::check_panics(probes, space().name(), run);

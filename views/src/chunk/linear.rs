@@ -146,9 +146,10 @@ mod tests {
         assert_eq!(MapLinear::new(2).map(usize::MAX, &t), None);
     }
 
-    /// Issue 9, item 2: with a width of 2^63 + 1, thread 2's first element
-    /// `2 * w` wrapped to 2, which is thread 0's local 2. Every thread's
-    /// valid accesses must stay distinct, in release builds too.
+    /// With a width of 2^63 + 1, thread 2's first element `2 * w` would
+    /// wrap to 2, which is thread 0's local 2, if the product were not
+    /// checked. Every thread's valid accesses must stay distinct, in
+    /// release builds too.
     #[test]
     fn huge_width_never_shares_an_element() {
         let w = (1usize << 63) + 1;

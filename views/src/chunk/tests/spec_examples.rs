@@ -1,5 +1,6 @@
-//! Every example of the specification (shared/reference/chunk-maps.md),
-//! with owner tables exactly as printed there.
+//! Every example of the chunk maps' specification (SeGuRu's maps, whose
+//! formulas their types' docs give), with the owner tables the
+//! specification prints for them.
 
 use crate::chunk::{
     owner_table, owners, ChunkError, Map2D, MapContinuousLinear, MapLinear, ReshapeMap,
