@@ -4,14 +4,16 @@
 //! of an id wrote happens before what the next holder reads.
 
 use super::TokenError;
+use crossbeam_utils::CachePadded;
 use granule_views::MemorySpace;
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
-/// u32s per cache-line pair (128 bytes, what crossbeam's `CachePadded`
-/// pads to on x86-64, whose prefetcher pulls lines in pairs).
-const PAD: usize = 32;
+/// u32s per padded lock: as far apart as crossbeam's `CachePadded` puts
+/// two values on this target (128 bytes on x86-64, whose prefetcher pulls
+/// lines in pairs).
+const PAD: usize = size_of::<CachePadded<u32>>() / size_of::<u32>();
 /// Up to this many ids, host locks are padded (at most 128 KiB).
 const PADDED_MAX: usize = 1024;
 
