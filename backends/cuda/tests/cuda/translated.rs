@@ -12,30 +12,28 @@
     clippy::nonminimal_bool
 )]
 
-mod common;
-
-use common::{assert_outputs, compile_everywhere};
+use crate::targets::{assert_outputs, compile_everywhere};
 use granule::prelude::*;
 use granule_cuda::codegen::{self, Instance, Pattern, TranslationUnit};
 use granule_cuda::nvrtc::available_or_skip as nvrtc_or_skip;
 
 // The golden inputs, one file each; the translator's text output for them
 // is checked in granule-macros.
-include!("../../../macros/tests/golden/axpy.rs");
-include!("../../../macros/tests/golden/reduce_sum.rs");
-include!("../../../macros/tests/golden/generic.rs");
-include!("../../../macros/tests/golden/f32_control.rs");
-include!("../../../macros/tests/golden/integers.rs");
-include!("../../../macros/tests/golden/histogram.rs");
-include!("../../../macros/tests/golden/team.rs");
-include!("../../../macros/tests/golden/narrow.rs");
-include!("../../../macros/tests/golden/team_chunks.rs");
-include!("../../../macros/tests/golden/loc_reducers.rs");
-include!("../../../macros/tests/golden/asserts.rs");
-include!("../../../macros/tests/golden/custom_reducer.rs");
-include!("../../../macros/tests/golden/team_scratch.rs");
-include!("../../../macros/tests/golden/team_nested.rs");
-include!("../../../macros/tests/golden/core_methods.rs");
+include!("../../../../macros/tests/golden/axpy.rs");
+include!("../../../../macros/tests/golden/reduce_sum.rs");
+include!("../../../../macros/tests/golden/generic.rs");
+include!("../../../../macros/tests/golden/f32_control.rs");
+include!("../../../../macros/tests/golden/integers.rs");
+include!("../../../../macros/tests/golden/histogram.rs");
+include!("../../../../macros/tests/golden/team.rs");
+include!("../../../../macros/tests/golden/narrow.rs");
+include!("../../../../macros/tests/golden/team_chunks.rs");
+include!("../../../../macros/tests/golden/loc_reducers.rs");
+include!("../../../../macros/tests/golden/asserts.rs");
+include!("../../../../macros/tests/golden/custom_reducer.rs");
+include!("../../../../macros/tests/golden/team_scratch.rs");
+include!("../../../../macros/tests/golden/team_nested.rs");
+include!("../../../../macros/tests/golden/core_methods.rs");
 
 #[kernel]
 fn f32_only(i: usize, y: &mut f32, x: &View1<f32>, n: i32) {
@@ -191,7 +189,7 @@ fn assertions_panic_on_the_host_and_are_recorded_on_the_device() {
         assert!(msg.contains(what), "{msg}");
     }
     let src = __GRANULE_KERNEL_checked.source;
-    let line = include_str!("../../../macros/tests/golden/asserts.rs")
+    let line = include_str!("../../../../macros/tests/golden/asserts.rs")
         .lines()
         .position(|l| l.trim_start().starts_with("assert!(i < n, \"index"))
         .expect("the kernel's first assertion")

@@ -1,7 +1,7 @@
-//! Issue 14 on the emulator (checked mode: its race detector is on): the
-//! team write model holds with many threads and lanes per team, and what
-//! the types cannot reject is refused before the launch, with nothing
-//! written. The compile-time half is `cuda_soundness_compile_fail.rs`.
+//! The Cuda write model on the emulator (checked mode: its race detector
+//! is on): the team write model holds with many threads and lanes per
+//! team, and what the types cannot reject is refused before the launch,
+//! with nothing written. The compile-time half is `compile_fail`.
 
 use granule_core::kernel::kernel;
 use granule_core::prelude::*;
@@ -138,9 +138,9 @@ fn generic_atomics_of_device_width_count() {
     assert_eq!(download(&h), vec![250; 4]);
 }
 
-/// Issue 14, the emulator's time limit: a translated loop that touches no
-/// memory (here it never ends: `k` stays even) is stopped at the limit,
-/// and the dispatch fails naming itself, where it used to spin forever.
+/// The emulator's time limit: a translated loop that touches no memory
+/// (here it never ends: `k` stays even) is stopped at the limit, and the
+/// dispatch fails naming itself instead of spinning forever.
 #[kernel(crate = granule_core, reduce)]
 fn never_ends(_i: usize, odd: u64, acc: &mut u64) {
     let mut k = 0u64;

@@ -11,8 +11,8 @@
 //! The dispatch tests run on the space `GRANULE_CUDA` names (the emulator
 //! by default), so a GPU run checks the GPU's bits and messages too.
 
-// The kernels spell `a * x + y` as the issue does, the expression a GPU
-// compiler would contract.
+// The kernels spell out `a * x + y`, the expression a GPU compiler would
+// contract.
 #![allow(clippy::assign_op_pattern)]
 
 use granule_core::kernel::{kernel, KernelSource};

@@ -1,8 +1,7 @@
-//! Asynchronous dispatch (issue 15, item 4): dispatches are queued on the
-//! device's stream and return; the host waits only at synchronization
-//! points (a fence, a reduction or scan result, a copy between host and
-//! device), and a kernel's failure is reported at the next one,
-//! naming its dispatch.
+//! Asynchronous dispatch: dispatches are queued on the device's stream
+//! and return; the host waits only at synchronization points (a fence, a
+//! reduction or scan result, a copy between host and device), and a
+//! kernel's failure is reported at the next one, naming its dispatch.
 //!
 //! The emulator runs each launch when it is issued but counts the waits a
 //! GPU would make (`EmuStats::synchronizations`) and holds a failure until

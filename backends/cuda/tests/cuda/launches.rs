@@ -1,6 +1,6 @@
 //! What the device tests share: kernels, buffer helpers, and launches of
 //! the reduce and scan drivers, generic over the [`Device`] so that the
-//! emulator (`emu.rs`) and a real GPU (`gpu.rs`) run the same code.
+//! emulator (`emu`) and a real GPU (`gpu`) run the same code.
 
 // Each test file uses a different subset.
 #![allow(dead_code)]

@@ -2,9 +2,7 @@
 //! use every driver compile under NVRTC to PTX and CUBIN (sm_80, sm_90),
 //! and a broken kernel gives an NvrtcError with the log and the source.
 
-mod common;
-
-use common::{assert_outputs, compile_everywhere};
+use crate::targets::{assert_outputs, compile_everywhere};
 use granule_cuda::codegen::{Instance, Pattern, Reducer, TranslationUnit};
 use granule_cuda::kernel::{DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind};
 use granule_cuda::nvrtc::available_or_skip as nvrtc_or_skip;

@@ -11,8 +11,7 @@ use granule_cuda::device_api::{Device, KernelArgs};
 use granule_cuda::emu::EmuDevice;
 use granule_cuda::kernel::{DeviceKernel, KernelPattern, Param, ParamKind};
 
-mod launches;
-use launches::*;
+use crate::launches::*;
 
 const fn scalar(name: &'static str) -> Param {
     Param {

@@ -1,11 +1,10 @@
 //! The cudarc device on a real GPU: the same launches as the emulator's
-//! tests (`launches/`), checked against host results. Without an NVIDIA
+//! tests (`launches`), checked against host results. Without an NVIDIA
 //! driver every test prints why it is skipped and passes, unless
 //! `GRANULE_REQUIRE_GPU=1` (set by `scripts/gpu-check.sh` on the GPU
 //! machine), where a missing GPU fails.
 
-mod launches;
-use launches::*;
+use crate::launches::*;
 
 use granule_cuda::codegen::{Instance, Pattern};
 use granule_cuda::device_api::{as_uninit, Device, DeviceError, KernelArgs};
@@ -142,8 +141,8 @@ fn copies_run_behind_a_failed_launch_as_on_the_emulator() {
 }
 
 /// A device panic stops only its own threads: another device of the same
-/// process still runs after it (on an H100 a trap ended every context of
-/// the process, new ones included).
+/// process still runs after it (a trap would be a sticky error, which can
+/// end every context of the process, new ones included).
 #[test]
 fn a_fault_leaves_the_other_devices_working() {
     let (Some(a), Some(b)) = (
