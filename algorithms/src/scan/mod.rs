@@ -12,7 +12,7 @@
 //! The result is bitwise the same for a given length whatever the thread
 //! count: blocks of a fixed size are scanned locally, and element `i` of
 //! block `b` is `prefix(b) ⊕ local(i)`, with the block prefixes folded left
-//! to right (`host.rs` says how the blocks are chained in one pass).
+//! to right (`host/mod.rs` says how the blocks are chained in one pass).
 //! Floating-point results therefore differ in rounding from a sequential
 //! loop, by the same bits on Serial and Rayon. Cuda groups float joins by
 //! its own fixed tree (see `cuda.rs`): the same bits on every run of a
