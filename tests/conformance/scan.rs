@@ -228,11 +228,17 @@ macro_rules! scan_host_only_tests {
                 let s = space();
                 let other = granule::Rayon::new(2).unwrap();
                 let mut y = View1::<u64>::zeros("y", n).unwrap();
+                let non_final: Vec<_> = (0..n)
+                    .map(|_| std::sync::atomic::AtomicU8::new(0))
+                    .collect();
                 let total = parallel_scan(
                     "scan with a nested dispatch",
                     RangePolicy::new(&s, 0..n),
                     &mut y,
                     |i: usize, yi: &mut u64, p: &mut u64, last: bool| {
+                        if !last {
+                            non_final[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
                         if !last && i % 4096 == 0 {
                             parallel_for("inner", RangePolicy::new(&other, 0..64), (), |_, ()| {});
                         }
@@ -242,13 +248,54 @@ macro_rules! scan_host_only_tests {
                         }
                     },
                 );
-                (total, y[n - 1], y[1000])
+                let most = non_final.into_iter().map(|c| c.into_inner()).max();
+                (total, y[n - 1], y[1000], most.unwrap_or(0) <= 1)
             });
             let n64 = n as u64;
+            // A block left while its functor waited and run again makes
+            // no second non-final call for any index.
             assert_eq!(
                 got,
-                (n64 * (n64 - 1) / 2, n64 * (n64 - 1) / 2, 1000 * 1001 / 2)
+                (
+                    n64 * (n64 - 1) / 2,
+                    n64 * (n64 - 1) / 2,
+                    1000 * 1001 / 2,
+                    true
+                )
             );
+        }
+
+        /// A functor slower than the look-back's patience on block 0 makes
+        /// the next blocks' workers leave them and run them again later;
+        /// the second run makes no second non-final call for any index.
+        #[test]
+        fn a_block_left_behind_a_slow_functor_calls_each_index_once_non_final() {
+            let s = space();
+            let n = 8_000usize;
+            let non_final: Vec<_> = (0..n).map(|_| std::sync::atomic::AtomicU8::new(0)).collect();
+            let mut y = View1::<u64>::zeros("y", n).unwrap();
+            let total = parallel_scan(
+                "slow block 0",
+                RangePolicy::new(&s, 0..n).chunk_size(1000),
+                &mut y,
+                |i: usize, yi: &mut u64, p: &mut u64, last: bool| {
+                    if !last {
+                        non_final[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i == 0 {
+                            std::thread::sleep(4 * granule::core::exec::lookback::PATIENCE);
+                        }
+                    }
+                    *p += 1;
+                    if last {
+                        *yi = *p;
+                    }
+                },
+            );
+            assert_eq!((total, y[n - 1], y[0]), (n as u64, n as u64, 1));
+            let twice: Vec<usize> = (0..n)
+                .filter(|&i| non_final[i].load(std::sync::atomic::Ordering::Relaxed) > 1)
+                .collect();
+            assert!(twice.is_empty(), "indices called twice non-final: {twice:?}");
         }
 
         // Host-only: `reducer::custom` builds its init and join from

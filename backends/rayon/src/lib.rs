@@ -2,15 +2,15 @@
 //!
 //! The [`Rayon`] execution space: kernels run on a rayon thread pool that
 //! the space owns. It implements every policy and pattern of
-//! granule-core, one file per pattern:
+//! granule-core, one file per policy, as the Serial and Cuda spaces do:
 //!
 //! - `space.rs`: the space, its pool, and how a dispatch enters it;
-//! - `parallel_for.rs`, `parallel_reduce.rs`: ranges, MDRanges and teams
-//!   through the shared host algorithms of `granule_core::exec::host`,
-//!   with rayon's `join` as the fork;
-//! - `parallel_scan.rs`: a single-pass scan of cache-sized blocks chained
-//!   by decoupled look-back (see `README.md` in this folder);
-//! - `team.rs`: team limits (a team runs on one worker).
+//! - `range.rs`: `parallel_for` and `parallel_reduce` through the shared
+//!   host algorithms of `granule_core::exec::host`, with rayon's `join`
+//!   as the fork, and `parallel_scan`, a single pass of cache-sized blocks
+//!   chained by decoupled look-back (see `README.md` in this folder);
+//! - `mdrange.rs`: `parallel_for` and `parallel_reduce` over tiles;
+//! - `team.rs`: teams (a team runs on one worker) and their limits.
 //!
 //! ```
 //! use granule_core::prelude::*;
@@ -24,9 +24,8 @@
 //! assert_eq!(s, (n * (n - 1)) as f64);
 //! ```
 
-mod parallel_for;
-mod parallel_reduce;
-mod parallel_scan;
+mod mdrange;
+mod range;
 mod space;
 mod team;
 

@@ -1,14 +1,6 @@
-//! The `Serial` execution space: everything runs on the calling thread.
-//!
-//! It runs the same blocked algorithms as the parallel host spaces with a
-//! sequential [`Fork`](crate::exec::Fork), so a reduction gives the same
-//! bits on Serial and on Rayon.
+//! The Serial space itself: its memory space and limits.
 
-mod parallel_for;
-mod parallel_reduce;
-mod parallel_scan;
-
-use super::{ExecutionSpace, HOST_SCRATCH_MAX, HOST_VECTOR_LENGTH_MAX};
+use crate::space::{ExecutionSpace, HOST_SCRATCH_MAX, HOST_VECTOR_LENGTH_MAX};
 use granule_views::HostSpace;
 
 /// Runs every kernel on the calling thread, in index order. A team is one

@@ -1,16 +1,68 @@
-//! `parallel_scan` on Rayon: one pass over memory, cache-sized blocks
-//! chained by granule-core's decoupled look-back
-//! ([`granule_core::exec::lookback`]). See `README.md` in this folder.
+//! Range policies on Rayon: `parallel_for` and `parallel_reduce` over
+//! fixed blocks joined in a fixed tree (the same as Serial's, so results
+//! are bitwise identical for any thread count), with rayon's `join` as
+//! the fork; and `parallel_scan`, one pass over memory in cache-sized
+//! blocks chained by granule-core's decoupled look-back
+//! ([`granule_core::exec::lookback`]; see `README.md` in this folder).
 
 use crate::space::{Rayon, RayonFork};
 use granule_core::exec::lookback::{self, Block, Stop, Workers};
-use granule_core::exec::{block_bounds, block_count, for_blocks, SCAN_BLOCK};
-use granule_core::functor::ScanFunctor;
-use granule_core::pattern::ParallelScanImpl;
+use granule_core::exec::{
+    block_bounds, block_count, for_blocks, host, range_block, Sequential, SCAN_BLOCK,
+};
+use granule_core::functor::{ForFunctor, ReduceFunctor, ScanFunctor};
+use granule_core::pattern::{ParallelForImpl, ParallelReduceImpl, ParallelScanImpl};
 use granule_core::policy::{Policy, RangePolicy};
 use granule_core::reducer::Reducer;
 use granule_core::write::{assert_covers, fetches_writes, for_each_item_fetching, WriteParts};
 use parking_lot::Mutex;
+
+impl<W, F> ParallelForImpl<RangePolicy<'_, Rayon>, W, F> for Rayon
+where
+    W: WriteParts<usize>,
+    F: for<'a> ForFunctor<usize, W::Item<'a>>,
+{
+    unsafe fn parallel_for_impl(
+        &self,
+        label: &str,
+        policy: &RangePolicy<'_, Rayon>,
+        writes: W,
+        f: &F,
+    ) {
+        let writes = &writes;
+        if self.inline(block_count(
+            policy.len(),
+            policy.chunk_or(range_block(policy.len())),
+        )) {
+            // SAFETY: forwarded contract; `writes` is owned by this call.
+            return unsafe { host::range_for(Sequential, 1, label, policy, writes, f) };
+        }
+        let threads = self.inner.threads;
+        // SAFETY: as above.
+        self.install(|| unsafe { host::range_for(RayonFork, threads, label, policy, writes, f) })
+    }
+}
+
+impl<T: Send, R: Reducer<T>, F> ParallelReduceImpl<RangePolicy<'_, Rayon>, T, R, F> for Rayon
+where
+    F: ReduceFunctor<usize, T>,
+{
+    fn parallel_reduce_impl(
+        &self,
+        _label: &str,
+        policy: &RangePolicy<'_, Rayon>,
+        reducer: &R,
+        f: &F,
+    ) -> T {
+        if self.inline(block_count(
+            policy.len(),
+            policy.chunk_or(range_block(policy.len())),
+        )) {
+            return host::range_reduce(Sequential, policy, reducer, f);
+        }
+        self.install(|| host::range_reduce(RayonFork, policy, reducer, f))
+    }
+}
 
 /// The final calls for `lo..hi` (`is_final` is the constant `true`, so
 /// the compiler drops the branch the functor makes on it).
@@ -89,8 +141,15 @@ where
     // prefix is already known, because a block that skipped it could
     // publish nothing until its final pass ended, serializing the blocks
     // after it.
-    let fetch = fetches_writes(writes, end - begin);
-    let aggregate = aggregate_pass(lo, hi, fetch, reducer, writes, f);
+    // A block run again after it was left published its aggregate in its
+    // first run: it makes no second round of non-final calls (each index
+    // gets at most one).
+    let aggregate = if blk.resumed() {
+        reducer.init()
+    } else {
+        let fetch = fetches_writes(writes, end - begin);
+        aggregate_pass(lo, hi, fetch, reducer, writes, f)
+    };
     let mut running = blk.prefix(aggregate)?.unwrap_or_else(|| reducer.init());
     // Pass 2 (the block is still in cache): the final calls.
     final_pass(lo, hi, &mut running, writes, f);
