@@ -8,7 +8,7 @@
 #![allow(missing_docs)]
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use granule::core::exec::SCAN_BLOCK;
+use granule::core::exec::SCAN_BLOCK_ELEMS;
 use granule::prelude::*;
 use rayon::prelude::*;
 
@@ -127,8 +127,8 @@ fn scan_exclusive(c: &mut Criterion) {
         g.bench_function("bound_two_pass_blocks_2_threads", |b| {
             b.iter(|| {
                 pool.install(|| {
-                    dst.par_chunks_mut(SCAN_BLOCK)
-                        .zip(black_box(src).par_chunks(SCAN_BLOCK))
+                    dst.par_chunks_mut(SCAN_BLOCK_ELEMS)
+                        .zip(black_box(src).par_chunks(SCAN_BLOCK_ELEMS))
                         .map(|(d, s)| {
                             let mut acc = black_box(s.iter().sum::<i64>());
                             for (o, &v) in d.iter_mut().zip(s) {

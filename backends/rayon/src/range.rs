@@ -8,7 +8,7 @@
 use crate::space::{Rayon, RayonFork};
 use granule_core::exec::lookback::{self, Block, Stop, Workers};
 use granule_core::exec::{
-    block_bounds, block_count, for_blocks, host, range_block, Sequential, SCAN_BLOCK,
+    block_bounds, block_count, for_blocks, host, range_block, Sequential, SCAN_BLOCK_ELEMS,
 };
 use granule_core::functor::{ForFunctor, ReduceFunctor, ScanFunctor};
 use granule_core::pattern::{ParallelForImpl, ParallelReduceImpl, ParallelScanImpl};
@@ -175,7 +175,7 @@ where
         f: &F,
     ) -> T {
         assert_covers(label, &writes, &policy.write_bound());
-        let block = policy.chunk_or(SCAN_BLOCK);
+        let block = policy.chunk_or(SCAN_BLOCK_ELEMS);
         let n = block_count(policy.len(), block);
         if n == 0 {
             return reducer.init();

@@ -42,7 +42,7 @@ pub fn range_block(len: usize) -> usize {
 
 /// Default block of a range `parallel_scan`, in indices: small enough that
 /// a block's input stays in the L2 cache between the two passes.
-pub const SCAN_BLOCK: usize = 16 * 1024;
+pub const SCAN_BLOCK_ELEMS: usize = 16 * 1024;
 
 /// Runs two closures, possibly in parallel, and returns both results.
 pub trait Fork: Copy + Send + Sync {

@@ -21,7 +21,7 @@ use std::fmt;
 
 pub use workspace::{
     reduce_workspace, scan_items, scan_slots, scan_workspace, scan_workspace_with, ReduceWorkspace,
-    ScanWorkspace, SCAN_BLOCK,
+    ScanWorkspace, CUDA_SCAN_TILE_THREADS,
 };
 pub use wrapper::{entry_name, params_symbol};
 

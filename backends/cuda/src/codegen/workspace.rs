@@ -10,7 +10,7 @@ const MAX_GRID: u64 = (1 << 31) - 1;
 /// Threads per block of the range scan driver. Its entry point's
 /// `__launch_bounds__` name this count, so a launch with more threads
 /// would fail on a GPU.
-pub const SCAN_BLOCK: u32 = 256;
+pub const CUDA_SCAN_TILE_THREADS: u32 = 256;
 
 /// Items each thread scans per tile for elements of `elem_size` bytes:
 /// 16 for elements of up to 4 bytes, 8 for 8-byte ones, else 32 bytes of

@@ -1,6 +1,6 @@
 //! The `extern "C"` entry point of one instance.
 
-use super::workspace::{reduce_tail, scan_tail, SCAN_BLOCK};
+use super::workspace::{reduce_tail, scan_tail, CUDA_SCAN_TILE_THREADS};
 use super::{CodegenError, Instance, Pattern};
 use crate::kernel::{KernelPattern, Param, ParamKind, DEVICE_SCALARS};
 
@@ -118,9 +118,9 @@ fn driver(inst: &Instance, shape: Shape, acc: Option<&str>) -> Result<Driver, St
                  [&](granule::u64 i__, {t}& acc__, bool final__) {{ {{call}}; }});",
                 r.op(t)?
             ),
-            // The launch's block is SCAN_BLOCK (dispatch/range.rs).
+            // The launch's block is CUDA_SCAN_TILE_THREADS (dispatch/range.rs).
             bounds: format!(
-                "__launch_bounds__({SCAN_BLOCK}, granule::scan_min_blocks(sizeof({t}))) "
+                "__launch_bounds__({CUDA_SCAN_TILE_THREADS}, granule::scan_min_blocks(sizeof({t}))) "
             ),
         },
         (p, _, _) => return Err(format!("its parameters do not fit the {p:?} pattern")),
@@ -361,7 +361,7 @@ mod tests {
         );
         let (_, text) = entry_point(&scan).unwrap();
         let bounds = format!(
-            "__global__ void __launch_bounds__({SCAN_BLOCK}, granule::scan_min_blocks(sizeof(granule::i32))) granule_scan"
+            "__global__ void __launch_bounds__({CUDA_SCAN_TILE_THREADS}, granule::scan_min_blocks(sizeof(granule::i32))) granule_scan"
         );
         assert!(text.contains(&bounds), "{text}");
         let each = Instance::new(&K, Pattern::For, &["granule::i32"]);

@@ -3,7 +3,7 @@
 //! partials) and `parallel_scan` (one pass, decoupled look-back).
 
 use super::{config, grid_for, written, Launch, BLOCK};
-use crate::codegen::{reduce_workspace, scan_workspace, Pattern, SCAN_BLOCK};
+use crate::codegen::{reduce_workspace, scan_workspace, Pattern, CUDA_SCAN_TILE_THREADS};
 use crate::kernel::{DeviceFunctor, DeviceReduction, DeviceValue, DeviceWrites, KernelSource};
 use crate::space::{Cuda, CudaSpace};
 use granule_core::pattern::{ParallelForImpl, ParallelReduceImpl, ParallelScanImpl};
@@ -104,9 +104,14 @@ where
         let mut l = Launch::new(self, label, F::KERNEL, Pattern::Scan(R::DEVICE), F::TYPES);
         range_head(&mut l, policy);
         l.params(f.captures(), out);
-        // SCAN_BLOCK: the block the entry's launch bounds name.
-        let ws = scan_workspace(policy.len() as u64, T::SIZE, T::ALIGN, SCAN_BLOCK)
-            .unwrap_or_else(|e| l.fail(&format!("the scan's workspace: {e}")));
+        // CUDA_SCAN_TILE_THREADS: the block the entry's launch bounds name.
+        let ws = scan_workspace(
+            policy.len() as u64,
+            T::SIZE,
+            T::ALIGN,
+            CUDA_SCAN_TILE_THREADS,
+        )
+        .unwrap_or_else(|e| l.fail(&format!("the scan's workspace: {e}")));
         let result = l.workspaces(&ws.buffers);
         // SAFETY: (begin, end, kernel parameters, then the tail buffers of
         // `scan_workspace`, zeroed, the last being the result) and its
