@@ -175,6 +175,42 @@ macro_rules! host_soundness_tests {
             assert_eq!((kept, total, first), (n / 3, n64 * (n64 - 1) / 2, n64 - 3));
         }
 
+        /// A predicate slower than the look-back's patience on element 0
+        /// makes the workers of the next blocks leave them and run them
+        /// again; the runs again call the predicate for no element a
+        /// second time (it is called once per element), staged, streamed
+        /// (an output past the streaming threshold) and in place.
+        #[test]
+        fn a_block_left_behind_a_slow_predicate_calls_it_once_per_element() {
+            use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+            let patience = granule::core::exec::lookback::PATIENCE;
+            for (n, in_place) in [(300_000usize, false), (3 << 21, false), (300_000, true)] {
+                let s = space();
+                let calls: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
+                let keep = |v: i64| {
+                    calls[v as usize].fetch_add(1, Relaxed);
+                    if v == 0 {
+                        std::thread::sleep(4 * patience);
+                    }
+                    v % 3 == 0
+                };
+                let mut x = view_in(&s, "x", (0..n as i64).collect());
+                let (kept, out) = if in_place {
+                    let kept = remove_if(&s, &mut x, |v: i64| !keep(v));
+                    (kept, read(&x))
+                } else {
+                    let mut y = view_in(&s, "y", vec![0i64; n]);
+                    let kept = copy_if(&s, &x, &mut y, keep).unwrap();
+                    (kept, read(&y))
+                };
+                let want: Vec<i64> = (0..n as i64).filter(|v| v % 3 == 0).collect();
+                assert_eq!(kept, want.len(), "n {n}, in place {in_place}");
+                assert!(out[..kept] == want[..], "n {n}, in place {in_place}");
+                let twice = calls.iter().filter(|c| c.load(Relaxed) != 1).count();
+                assert_eq!(twice, 0, "n {n}, in place {in_place}: elements not called once");
+            }
+        }
+
         #[test]
         fn a_comparator_that_panics_leaves_the_view_a_permutation() {
             use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};

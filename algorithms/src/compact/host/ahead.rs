@@ -112,6 +112,10 @@ where
             v.resize(block, fill);
         }
     };
+    if let Some((selected, _)) = blk.take_left() {
+        // SAFETY: forwarded contract; what the block's first run packed.
+        return unsafe { write_left(selected, kept, blk) };
+    }
     let runs = match carry.packed.take() {
         Some((b, runs)) if b == blk.index() => runs,
         _ => {
@@ -124,7 +128,19 @@ where
         }
     };
     let k = runs.iter().map(|r| r.1).sum();
-    let at = blk.prefix(k)?.unwrap_or(0);
+    let at = match blk.prefix(k) {
+        Ok(at) => at.unwrap_or(0),
+        Err(stop) => {
+            // Left: the next run writes what this one packed, without
+            // calling the predicate again (it is called once per element).
+            let mut selected = Vec::with_capacity(k);
+            for &(start, len) in &runs {
+                selected.extend_from_slice(&carry.ready[start..start + len]);
+            }
+            blk.leave((selected, Vec::new()));
+            return Err(stop);
+        }
+    };
     let next = blk.next().map(|b| (b, part_of(b)));
     // The next block's parts, and where each one's run starts.
     let mut bounds = [(0, 0); WAYS];
@@ -174,6 +190,35 @@ where
     stream::fence();
     carry.packed = next.map(|(b, _)| (b, next_runs));
     std::mem::swap(&mut carry.ready, &mut carry.work);
+    Ok(())
+}
+
+/// Looks back again for the place of a block that was left, and writes
+/// the elements its first run packed there; keeps them again if it is
+/// left again.
+///
+/// # Safety
+/// As for [`staged_ahead`].
+#[cfg(target_arch = "x86_64")]
+unsafe fn write_left<T: Element, R>(
+    selected: Vec<T>,
+    kept: &Dst<T>,
+    blk: &Block<'_, '_, usize, R, Selected<T>>,
+) -> Result<(), Stop>
+where
+    R: granule_core::reducer::Reducer<usize>,
+{
+    let at = match blk.prefix(selected.len()) {
+        Ok(at) => at.unwrap_or(0),
+        Err(stop) => {
+            blk.leave((selected, Vec::new()));
+            return Err(stop);
+        }
+    };
+    // SAFETY: this block's kept elements go to at..at + k, disjoint from
+    // every other block's; `write` checks them against the length.
+    unsafe { kept.write(at, &selected, true) };
+    stream::fence();
     Ok(())
 }
 
