@@ -213,7 +213,7 @@ pub unsafe trait DeviceReduction {
 macro_rules! builtin_reduction {
     ($($r:ident),*) => { $(
         // SAFETY: the header's reducer of the same name has the host
-        // reducer's identity and join (granule.cuh, "reducers").
+        // reducer's identity and join (the device header's `reducer.cuh`).
         unsafe impl DeviceReduction for crate::reducer::$r {
             const DEVICE: ReducerOp = ReducerOp::$r;
         }

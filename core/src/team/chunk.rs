@@ -115,7 +115,7 @@ unsafe impl<'w, T: Element, M: ChunkMap, Sp: MemorySpace> Writes<LeagueIndex>
     }
 }
 
-/// A chunk map the device mirrors (`granule.cuh`), with the fields its
+/// A chunk map the device mirrors (`chunk.cuh`), with the fields its
 /// device struct holds.
 ///
 /// ```
@@ -127,7 +127,7 @@ unsafe impl<'w, T: Element, M: ChunkMap, Sp: MemorySpace> Writes<LeagueIndex>
 /// # Safety
 /// The device's map `DEVICE`, built from `device_words`, gives every
 /// (local index, thread) exactly the global index this map gives on the
-/// host (`backends/cuda/tests/chunk_maps.rs` checks the provided maps
+/// host (`backends/cuda/tests/cuda/chunk_maps.rs` checks the provided maps
 /// element by element), so the device's parts are the host's disjoint
 /// parts.
 pub unsafe trait DeviceMap: ChunkMap + 'static {

@@ -313,7 +313,7 @@ template <class F> __device__ __forceinline__ void single_per_thread_do(const Te
   if (threadIdx.x == 0) f();
 }
 
-// Phases of the team write model (macros/src/kernel/team_rules.rs): a
+// Phases of the team write model (macros/src/kernel/team_rules/): a
 // nested pattern or `single` that writes team scratch runs between two
 // team barriers, so its writes meet no other thread's accesses of the
 // phases before and after it; one that writes a thread's memory runs
