@@ -65,9 +65,10 @@
 //! Each family is a module with its entry points and the trait a space
 //! implements to run them ([`scan::ScanImpl`], [`compact::CompactImpl`],
 //! [`reduce::ReduceImpl`], [`sort::SortImpl`]); the host implementations
-//! (Serial and Rayon) sit in each module's `host.rs`, the Cuda ones (with
-//! the `cuda` feature) in its `cuda.rs` (`radix_cuda.rs`,
-//! `merge_cuda.rs`), whose device drivers are the family's `.cuh` files.
+//! (Serial and Rayon) sit in each module's `host.rs` or `host/` folder
+//! (`radix_host/`, `merge_host.rs`), the Cuda ones (with the `cuda`
+//! feature) in its `cuda.rs` (`radix_cuda.rs`, `merge_cuda.rs`), whose
+//! device drivers are the family's `.cuh` files.
 //! A space without an implementation for the types given is a compile
 //! error naming the missing trait, never a run-time failure.
 //!

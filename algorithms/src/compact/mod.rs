@@ -3,8 +3,8 @@
 //!
 //! Order is stable: kept elements keep their relative order. The host
 //! spaces do it in one pass over memory (predicate, look-back scan of the
-//! block counts, and scatter fused, see `host/mod.rs`): the input is read from
-//! memory once, each output element written once, and the predicate
+//! block counts, and scatter fused, see `host/mod.rs`): the input is read
+//! from memory once, each output element written once, and the predicate
 //! called once per element (the `_counted` forms below call it once
 //! more).
 //!

@@ -29,7 +29,7 @@ use granule_views::storage::{Storage, StorageMut};
 use granule_views::{Element, Layout, ViewBase};
 
 /// How an execution space radix-sorts keys `K`, optionally carrying
-/// values `V`. Implemented for Serial and Rayon (`radix_host.rs`) and,
+/// values `V`. Implemented for Serial and Rayon (`radix_host/`) and,
 /// with the `cuda` feature, for Cuda (`radix_cuda.rs`: keys of
 /// `CudaRadixKey` types, values of device scalar types).
 ///

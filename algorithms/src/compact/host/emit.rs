@@ -18,8 +18,7 @@ use granule_views::Element;
 /// packs `T` (`packer`).
 ///
 /// # Safety
-/// As for [`emit`]; `packer` came from
-/// [`compress::isa`](super::compress::isa).
+/// As for [`emit`]; `packer` came from [`compress::isa`].
 pub(super) unsafe fn emit_any<T: Element, K>(
     packer: Option<Packer>,
     part: Part<'_, T>,
@@ -91,7 +90,7 @@ impl<T: Element> Run<'_, T> {
 /// # Safety
 /// Nothing but this block touches the runs' ranges during the call.
 #[inline(always)]
-unsafe fn emit<T: Element, K>(
+pub(super) unsafe fn emit<T: Element, K>(
     part: Part<'_, T>,
     keep: &K,
     mut kept: Run<'_, T>,

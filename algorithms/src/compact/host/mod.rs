@@ -43,8 +43,8 @@
 //! first.
 //!
 //! One mechanism per file:
-//! - [`staged`]: a block whose place is not known yet, gathered into
-//!   buffers, then written where its look-back puts it;
+//! - [`staged`](mod@staged): a block whose place is not known yet,
+//!   gathered into buffers, then written where its look-back puts it;
 //! - [`ahead`]: streamed blocks on Intel, each packing its worker's next
 //!   block while it leaves;
 //! - [`emit`]: a block that knows its place, copied out in L1-sized
@@ -123,8 +123,9 @@ where
     // Copying at once, with no look-back: not with more workers, since
     // such a block publishes nothing until it has copied, and the next
     // block's owner waits all that time; nor for streamed outputs, where
-    // the copy loop would read memory between its streaming stores. Other blocks out of
-    // place are staged, and publish their counts before they copy.
+    // the copy loop would read memory between its streaming stores. Other
+    // blocks out of place are staged, and publish their counts before they
+    // copy.
     let one_pass = exec.concurrency() == 1 && !stream;
     // The vector packing, detected once for the whole call.
     #[cfg(target_arch = "x86_64")]

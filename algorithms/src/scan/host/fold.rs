@@ -20,11 +20,11 @@ use granule_views::Element;
 use std::any::TypeId;
 
 /// Pass 2: scans `transform(x)` from `acc`, inclusive or exclusive. With
-/// `m` the [`part_len`] of `x`, all [`LANES`] parts at once: part `k`
-/// starts from `acc ⊕ aggs[0] ⊕ … ⊕ aggs[k - 1]`, so the operator's
-/// latency is hidden `LANES` times over; with `m == 0`, in one chain from
-/// `acc`. With `DIRECT`, `out` is the block's output (as
-/// long as `x`) and `put` is not called; otherwise `out` is a staging
+/// `m` the [`part_len`](super::part_len) of `x`, all [`LANES`] parts at
+/// once: part `k` starts from `acc ⊕ aggs[0] ⊕ … ⊕ aggs[k - 1]`, so the
+/// operator's latency is hidden `LANES` times over; with `m == 0`, in one
+/// chain from `acc`. With `DIRECT`, `out` is the block's output (as long
+/// as `x`) and `put` is not called; otherwise `out` is a staging
 /// buffer of `LANES * STAGED` and `put(at, values)` receives each part's
 /// outputs (`at` counted from `x`'s start), [`CHUNK`] at a time. Returns
 /// the running value after the last element.

@@ -11,15 +11,15 @@
 //! the digit crowds its keys into a few buckets (floats, whose exponents
 //! share a few values), the pass goes by a [`Plan`](plan::Plan) of the 12
 //! bits ending there instead, which joins their 4096 values into 256
-//! buckets of about even size. The counts by block give every block its place in every
-//! bucket before a pass starts, so the blocks scatter in any order, with
-//! no look-back. Each bucket in cache is then sorted by one worker,
-//! stably (a pass visits a bucket's keys in order), and written back
-//! once.
+//! buckets of about even size. The counts by block give every block its
+//! place in every bucket before a pass starts, so the blocks scatter in
+//! any order, with no look-back. Each bucket in cache is then sorted by
+//! one worker, stably (a pass visits a bucket's keys in order), and
+//! written back once.
 //!
 //! One mechanism per file, in the order a sort meets them:
-//! - [`survey`]: the read that finds the top varying bit and counts its
-//!   digit by block;
+//! - [`survey`](mod@survey): the read that finds the top varying bit and
+//!   counts its digit by block;
 //! - [`plan`]: the 12-bit plan of a pass whose digit would crowd;
 //! - [`pass`]: one global pass, placed by the counts, through
 //!   write-combining lines;

@@ -56,8 +56,8 @@ struct Bucket {
 /// took.
 ///
 /// # Safety
-/// As for [`radix_sort`](super::radix_sort), and the counts of `surveyed` are counts of the
-/// keys as they are now.
+/// As for [`radix_sort`](super::radix_sort), and the counts of
+/// `surveyed` are counts of the keys as they are now.
 pub(super) unsafe fn msd_sort<E: HostExec, K: RadixKey, V: Element>(
     exec: &E,
     label: &str,
