@@ -83,8 +83,8 @@ const PIECE: usize = 256;
 /// were packed by the block before it on this worker (or are packed now),
 /// and while they are copied out, a piece at a time, the worker's next
 /// block is packed, a proportional piece of each of its [`WAYS`] parts
-/// after each, into the other buffer. A core then reads while it writes, as in a copy: a
-/// block's read and its copy-out otherwise take turns.
+/// after each, into the other buffer. A core then reads while it writes,
+/// as in a copy: a block's read and its copy-out otherwise take turns.
 ///
 /// # Safety
 /// Nothing writes `src` during the call, and `kept` is long enough for
