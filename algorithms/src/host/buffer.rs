@@ -1,6 +1,8 @@
 //! Per-thread staging buffers, reused across calls: a block's gathered
 //! input or staged output lives here while it is in cache. Nothing is
-//! allocated per dispatch once a thread has its buffers.
+//! allocated per dispatch once a thread has its buffers. They are
+//! block-sized and typed, and so not the host pool's business (granule-
+//! views' `space` keeps freed large allocations, for their page faults).
 
 use granule_views::Element;
 use std::any::TypeId;
@@ -30,7 +32,7 @@ thread_local! {
 }
 
 /// How many idle buffers a thread keeps.
-const KEEP: usize = 4;
+const IDLE_PER_THREAD: usize = 4;
 
 /// Calls `f` with a buffer of `len` elements of `T`, from this thread's
 /// pool when one is free. Its contents are valid values of `T` (zeros, or
@@ -69,7 +71,7 @@ pub(crate) fn with_buffer<T: Element, R>(len: usize, f: impl FnOnce(&mut [T]) ->
     let r = f(slice);
     POOL.with(|p| {
         let mut p = p.borrow_mut();
-        if p.len() < KEEP {
+        if p.len() < IDLE_PER_THREAD {
             p.push(buf);
         }
     });

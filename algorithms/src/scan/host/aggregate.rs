@@ -316,12 +316,12 @@ impl<'x, U: Copy, T: Copy> Pass1<'x, U, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::host::SCAN_BLOCK;
+    use crate::scan::host::SCAN_BLOCK_ELEMS;
 
     #[test]
     fn a_pass_1_run_in_pieces_gives_the_whole_ones_bits() {
         let (op, f) = (granule_core::reducer::Sum, |v: f64| v);
-        for len in [0, 7, 3000, SCAN_BLOCK - 3, SCAN_BLOCK] {
+        for len in [0, 7, 3000, SCAN_BLOCK_ELEMS - 3, SCAN_BLOCK_ELEMS] {
             let x: Vec<f64> = (0..len).map(|i| 1.0 / (1.0 + i as f64)).collect();
             let whole = aggregate(&x, &op, &f, false);
             for step in [1, 5, 31, 64, 1000] {
@@ -356,7 +356,15 @@ mod tests {
     #[test]
     fn float_sums_take_pass_1_in_the_defined_columns() {
         let op = granule_core::reducer::Sum;
-        for len in [0, 5, 1000, 3000, 5000, SCAN_BLOCK - 3, SCAN_BLOCK] {
+        for len in [
+            0,
+            5,
+            1000,
+            3000,
+            5000,
+            SCAN_BLOCK_ELEMS - 3,
+            SCAN_BLOCK_ELEMS,
+        ] {
             let x: Vec<f64> = (0..len)
                 .map(|i| ((i * 7919) % 1009) as f64 * 1e-3 + 1.0 / (1.0 + i as f64))
                 .collect();

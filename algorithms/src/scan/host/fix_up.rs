@@ -82,7 +82,7 @@ where
 mod tests {
     use super::*;
     use crate::host::raw::Scratch;
-    use crate::scan::host::SCAN_BLOCK;
+    use crate::scan::host::SCAN_BLOCK_ELEMS;
     use crate::scan::ScanKind;
     use granule_core::Serial;
 
@@ -104,7 +104,7 @@ mod tests {
     }
 
     fn fix_up_matches_the_fold_with<E: HostExec, R: Reducer<u64>>(exec: &E, op: &R) {
-        let n = 3 * SCAN_BLOCK + 5;
+        let n = 3 * SCAN_BLOCK_ELEMS + 5;
         let x: Vec<u64> = (0..n as u64)
             .map(|i| if i % 7 == 3 { 0 } else { i * 31 })
             .collect();

@@ -237,7 +237,7 @@ mod tests {
     use crate::host::raw::Scratch;
     use crate::host::stream;
     use crate::scan::host::aggregate::aggregate;
-    use crate::scan::host::{part_len, SCAN_BLOCK};
+    use crate::scan::host::{part_len, SCAN_BLOCK_ELEMS};
     use crate::scan::parts;
 
     #[test]
@@ -344,7 +344,15 @@ mod tests {
         let op = granule_core::reducer::Sum;
         let bits = |v: &[T]| v.iter().map(|e| e.bits()).collect::<Vec<_>>();
         let name = std::any::type_name::<T>();
-        for len in [0, 7, 600, 3000, 5000, SCAN_BLOCK - 3, SCAN_BLOCK] {
+        for len in [
+            0,
+            7,
+            600,
+            3000,
+            5000,
+            SCAN_BLOCK_ELEMS - 3,
+            SCAN_BLOCK_ELEMS,
+        ] {
             let x: Vec<u16> = (0..len).map(|i| ((i * 7919) % 1013) as u16).collect();
             let f = |v: u16| T::from_f64(f64::from(v) * 0.37 + 1.0 / (1.0 + f64::from(v)));
             let (aggs, m) = (aggregate(&x, &op, &f, true), part_len(len));

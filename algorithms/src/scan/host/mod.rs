@@ -2,7 +2,7 @@
 //! decoupled look-back (granule-core's `exec::lookback`), the same shape
 //! as the `parallel_scan` pattern on Rayon.
 //!
-//! Block `b` (of [`SCAN_BLOCK`] elements, [`LARGE_BLOCK`] for outputs
+//! Block `b` (of [`SCAN_BLOCK_ELEMS`] elements, [`LARGE_BLOCK_ELEMS`] for outputs
 //! beyond the cache; see [`block_len`]):
 //! 1. **aggregate** — reads its input (from memory, the only time) and
 //!    reduces `transform(x)` over it: the block is cut into 8 contiguous
@@ -111,9 +111,9 @@ use granule_core::Serial;
 use granule_views::{Element, HostSpace};
 
 /// Elements per scan block: its input (256 KiB of 8-byte elements) stays
-/// in L2 between the two passes. With [`LARGE_BLOCK`], it fixes the
+/// in L2 between the two passes. With [`LARGE_BLOCK_ELEMS`], it fixes the
 /// grouping of float scans ([`block_len`]).
-pub(crate) const SCAN_BLOCK: usize = 32 * 1024;
+pub(crate) const SCAN_BLOCK_ELEMS: usize = 32 * 1024;
 
 /// Elements per block of a scan whose output would be streamed (more
 /// than [`STREAM_BYTES`]): 512 KiB of 8-byte elements, so a worker's
@@ -122,17 +122,17 @@ pub(crate) const SCAN_BLOCK: usize = 32 * 1024;
 /// blocks are small, as they do in a copy that takes every other block;
 /// and a block past L2 (1 MiB of 8-byte elements) would read its input
 /// from memory twice.
-const LARGE_BLOCK: usize = 64 * 1024;
+const LARGE_BLOCK_ELEMS: usize = 64 * 1024;
 
-/// The block length of a scan of `n` elements of `T`: [`LARGE_BLOCK`]
-/// where an output would be streamed, [`SCAN_BLOCK`] otherwise. A
+/// The block length of a scan of `n` elements of `T`: [`LARGE_BLOCK_ELEMS`]
+/// where an output would be streamed, [`SCAN_BLOCK_ELEMS`] otherwise. A
 /// function of the length only (not of the path a call takes: in place,
 /// strided, out of place), so float scans keep one grouping per length.
 fn block_len<T>(n: usize) -> usize {
     if n.saturating_mul(std::mem::size_of::<T>()) > STREAM_BYTES {
-        LARGE_BLOCK
+        LARGE_BLOCK_ELEMS
     } else {
-        SCAN_BLOCK
+        SCAN_BLOCK_ELEMS
     }
 }
 
@@ -144,8 +144,8 @@ const CHUNK: usize = 256;
 // grouping depends on the length only.
 const _: () = assert!(
     CHUNK.is_multiple_of(f64_sums::GROUP)
-        && SCAN_BLOCK.is_multiple_of(f64_sums::GROUP)
-        && LARGE_BLOCK.is_multiple_of(f64_sums::GROUP)
+        && SCAN_BLOCK_ELEMS.is_multiple_of(f64_sums::GROUP)
+        && LARGE_BLOCK_ELEMS.is_multiple_of(f64_sums::GROUP)
 );
 
 /// The stride of the parts in the staging buffer: a chunk and 8 more
@@ -275,7 +275,12 @@ mod tests {
 
     #[test]
     fn parts_are_odd_line_multiples_inside_the_block() {
-        let blocks = [SCAN_BLOCK - 3, SCAN_BLOCK, LARGE_BLOCK - 3, LARGE_BLOCK];
+        let blocks = [
+            SCAN_BLOCK_ELEMS - 3,
+            SCAN_BLOCK_ELEMS,
+            LARGE_BLOCK_ELEMS - 3,
+            LARGE_BLOCK_ELEMS,
+        ];
         for len in (0..5000).chain(blocks) {
             let m = part_len(len);
             assert!(LANES * m <= len, "len {len}: parts of {m} overrun");
@@ -291,11 +296,11 @@ mod tests {
     /// would be streamed, whatever the call.
     #[test]
     fn blocks_are_long_only_past_the_streaming_size() {
-        assert_eq!(block_len::<f64>(STREAM_BYTES / 8), SCAN_BLOCK);
-        assert_eq!(block_len::<f64>(STREAM_BYTES / 8 + 1), LARGE_BLOCK);
-        assert_eq!(block_len::<f32>(STREAM_BYTES / 8 + 1), SCAN_BLOCK);
-        assert_eq!(block_len::<u8>(STREAM_BYTES + 1), LARGE_BLOCK);
-        assert_eq!(block_len::<u64>(usize::MAX), LARGE_BLOCK);
-        assert_eq!(block_len::<u64>(0), SCAN_BLOCK);
+        assert_eq!(block_len::<f64>(STREAM_BYTES / 8), SCAN_BLOCK_ELEMS);
+        assert_eq!(block_len::<f64>(STREAM_BYTES / 8 + 1), LARGE_BLOCK_ELEMS);
+        assert_eq!(block_len::<f32>(STREAM_BYTES / 8 + 1), SCAN_BLOCK_ELEMS);
+        assert_eq!(block_len::<u8>(STREAM_BYTES + 1), LARGE_BLOCK_ELEMS);
+        assert_eq!(block_len::<u64>(usize::MAX), LARGE_BLOCK_ELEMS);
+        assert_eq!(block_len::<u64>(0), SCAN_BLOCK_ELEMS);
     }
 }
