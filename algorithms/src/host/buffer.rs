@@ -1,8 +1,9 @@
 //! Per-thread staging buffers, reused across calls: a block's gathered
 //! input or staged output lives here while it is in cache. Nothing is
 //! allocated per dispatch once a thread has its buffers. They are
-//! block-sized and typed, and so not the host pool's business (granule-
-//! views' `space` keeps freed large allocations, for their page faults).
+//! block-sized and typed, so the host pool (granule-views' `space`, which
+//! keeps freed large allocations for their page faults) does not hold
+//! them.
 
 use granule_views::Element;
 use std::any::TypeId;
