@@ -1,35 +1,36 @@
 #!/usr/bin/env python3
-"""Times variants of the Cuda scan and compaction drivers' tile size and
-register cap, of the radix sort's tile, and of the parallel_scan
-pattern's tile, on the lent GPU, beside PyTorch and CuPy on the same card
-(benches/results/2026-11-27-gpu-h100.md, 2026-11-27-gpu-sort.md and
-2026-11-27-gpu-pattern-scan.md show what it found).
+"""Times variants of the Cuda drivers' tiles on a GPU, beside PyTorch and
+CuPy on the same card: the scan and compaction drivers' items per thread
+and register cap, the radix sort's tile and the way a digit's peers are
+found, and the parallel_scan pattern's tile. benches/RESULTS.md ("Device
+kernels alone") shows what the product's choices measure.
 
-Here, from the project root (NVRTC 12.9 from scripts/install-nvrtc.sh):
+From the root of a checkout (NVRTC 12.9 comes from scripts/install-nvrtc.sh):
 
-    scripts/gpu-tune-tiles.py build
+    python3 scripts/gpu/tune-tiles.py build
 
-compiles the product's device code (granule.cuh, scan.cuh, compact.cuh)
-once per entry of VARIANTS below, with the items per thread of
-drive_scan_runs and each scan's __launch_bounds__ replaced, behind
-raw-pointer entry points, to sm_90 CUBINs in target/gpu-tune/, and
-prints each kernel's registers and spilled bytes. There, through the
-device tool's `run` with carry ["target/gpu-tune"]:
+compiles the product's device code (granule-cuda's device header, as
+`granule_cuda::device::HEADER` joins its files, and the algorithms'
+scan.cuh, compact.cuh and radix.cuh) once per entry of VARIANTS, SORT_SHAPES, PATTERN_SHAPES and
+PATTERN8_SHAPES below, behind raw-pointer entry points, to sm_90 CUBINs
+in target/gpu-tune/, and prints each kernel's registers and spilled
+bytes. Then, on a machine with a GPU (sm_90: an H100 or H200), CuPy and
+PyTorch, with target/gpu-tune copied there:
 
-    PYTHONUNBUFFERED=1 python3 target/gpu-tune/gpu-tune-tiles.py bench
+    PYTHONUNBUFFERED=1 python3 target/gpu-tune/tune-tiles.py bench [sort|pattern]
 
 times every variant's Sum scans (i32, f32, i64, f64) and copy_if (i32,
 i64) at 2^28 and 2^24 with CuPy events (median of 15 launches, each with
 its workspace zeroing), checks their results, and times PyTorch's cumsum,
-nonzero and masked_select; about 30 s. Its output is the report.
-Then it times the radix sorts (`bench sort` times only those): the
-working tree's radix.cuh, the one at SORT_BASE (a git revision, HEAD
-unless set when building) and SORT_SHAPES of the working tree's, each a
-whole sort of 2^28 and 2^24 random u32 keys and u32 pairs (the
-histogram launch and four digit passes), checked against CuPy's sort.
-Last the parallel_scan pattern's driver (`bench pattern` times only
-that): PATTERN_SHAPES (i32) and PATTERN8_SHAPES (i64, f64) of items
-per thread and launch bounds.
+nonzero and masked_select; then the radix sorts: the working tree's
+radix.cuh, the one at SORT_BASE (a git revision, HEAD unless set when
+building) and SORT_SHAPES of the working tree's, each a whole sort of
+2^28 and 2^24 random u32 keys and of u32 pairs (the histogram launch and
+four digit passes), checked against CuPy's sort; last the parallel_scan
+pattern's driver in PATTERN_SHAPES (i32) and PATTERN8_SHAPES (i64, f64)
+of items per thread and launch bounds. `bench sort` and `bench pattern`
+time only those parts; each part takes about 20 s on an H100. Its output
+is the report.
 """
 import ctypes, json, os, re, shutil, subprocess, sys
 
@@ -46,7 +47,7 @@ OUT = "target/gpu-tune"
 # Radix sort tile shapes to time beside the product's: threads, keys per
 # thread (even), the fewest blocks of __launch_bounds__ (0: none), and how
 # a key's peers are found (PEERS: "xor", the product's ballots, or a
-# variant; run 4 of 2026-11-27-gpu-sort.md measured these).
+# variant).
 SORT_SHAPES = [(512, 16, 2, "ballot"), (512, 16, 2, "xor"), (512, 16, 0, "match"), (512, 16, 2, "match")]
 PEERS_LOOP = "    peers &= ones ^ (bit - 1u);"
 PEERS_START = "  granule::u32 peers = live;\n"
@@ -235,10 +236,24 @@ def build_sorts(lib, header):
     return meta
 
 
+def device_header():
+    """granule-cuda's device header: the files `HEADER` in
+    backends/cuda/src/device/mod.rs joins, in its order."""
+    folder = "backends/cuda/src/device"
+    source = open(f"{folder}/mod.rs").read()
+    block = re.search(r"pub const HEADER: &str = concat!\((.*?)\);", source, re.S)
+    assert block, "device/mod.rs has no HEADER: update device_header"
+    files = re.findall(r'include_str!\("([^"]+)"\)', block.group(1))
+    return "".join(open(f"{folder}/{f}").read() for f in files)
+
+
 def build():
+    # The paths below are the checkout's: build from its root.
+    me = os.path.abspath(__file__)
+    os.chdir(os.path.dirname(os.path.dirname(os.path.dirname(me))))
     nv = subprocess.check_output(["scripts/install-nvrtc.sh"], text=True).strip()
     lib = ctypes.CDLL(nv + "/libnvrtc.so.12")
-    header = open("backends/cuda/src/device/granule.cuh").read()
+    header = device_header()
     scan = open("algorithms/src/scan/scan.cuh").read()
     assert ITEMS_SRC in scan, "scan_run_items changed: update ITEMS_SRC"
     compact = open("algorithms/src/compact/compact.cuh").read()
@@ -258,8 +273,8 @@ def build():
     json.dump(meta, open(f"{OUT}/variants.json", "w"))
     json.dump(build_sorts(lib, header), open(f"{OUT}/sorts.json", "w"))
     json.dump(build_patterns(lib, header), open(f"{OUT}/patterns.json", "w"))
-    shutil.copy(__file__, f"{OUT}/gpu-tune-tiles.py")
-    print(f"carry [\"{OUT}\"]; there: PYTHONUNBUFFERED=1 python3 {OUT}/gpu-tune-tiles.py bench")
+    shutil.copy(me, f"{OUT}/tune-tiles.py")
+    print(f"on the GPU machine, with {OUT} copied there: PYTHONUNBUFFERED=1 python3 {OUT}/tune-tiles.py bench")
 
 
 def median_ms(f, reps=15):
