@@ -26,8 +26,8 @@
 // Each element is read once from memory and each kept one written once.
 // A failure in the tile (a predicate that panics) stops its whole block
 // after step 2, so nothing is staged from the ranks it left unfinished.
-// On an H100 the blocked loads made a 2^28 i32 copy_if 2.5 times as fast
-// as the striped ones it had before, which loaded 4 bytes a thread.
+// The blocked loads move 16 bytes a thread per instruction where striped
+// ones of 4-byte elements move 4, so far fewer loads cover the bandwidth.
 //
 // In place (remove_if, unique: x and the output are the same memory) it
 // works unchanged: an element lands at or below its own index; a tile
@@ -59,8 +59,8 @@ __host__ __device__ constexpr granule::u32 compact_items(granule::u64 bytes) {
 // staged element's index in the tile, both at granule::scan_slot's padded
 // slots. A warp's threads stage their kept elements from ranks about
 // 32 * (kept fraction) apart, which without the pad word per 32 put every
-// third lane on one bank when 2/3 are kept (Nsight Compute on the H100:
-// 84% of the shared-memory wavefronts were excess).
+// third lane on one bank when 2/3 are kept, so most shared-memory
+// wavefronts of the stage were replays.
 __host__ __device__ constexpr granule::u64 compact_smem(granule::u64 bytes, bool in_place) {
   return granule::scan_slot((granule::u64)COMPACT_BLOCK * compact_items(bytes)) * (bytes + (in_place ? 4ull : 0ull));
 }
@@ -115,7 +115,7 @@ __device__ void compact(granule::u64 n, granule::u64 smem, bool partition, bool 
     // On a GPU a thread whose predicate panicked has stopped before the
     // scan (granule::stop_thread), and the scan read a count it never
     // gave: ranks could collide or pass the stage (compute-sanitizer's
-    // racecheck saw the collisions on the H100). It claimed the failure
+    // racecheck reports the collisions). It claimed the failure
     // word before stopping, and the scan's barriers wait for it to stop,
     // so every thread of the block sees the word here and stops too,
     // before staging or publishing anything.

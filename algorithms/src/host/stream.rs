@@ -101,15 +101,12 @@ pub(crate) fn prefetch(from: *const u8, bytes: usize) {
 /// The radix sort's reads of keys from memory (its survey, its global
 /// pass, each bucket's first read) and compaction's packing loop spend a
 /// few instructions per element, and their loads reach only a few lines
-/// past the one in use: on a 2-core Xeon VM (AVX-512, 2 MiB L2) the
-/// hardware prefetchers left a core reading at about 2 GB/s in the
-/// sort's survey, against 8–9 GB/s for a plain fold. Asking for each
-/// line 2 KiB early took that survey of 2^24 `u32` keys from 15–22 ms to
-/// 5–6 ms, the global pass from 14–20 to 12–13 ms and the bucket phase
-/// from 36 to 32 ms (driver, 2 threads; 1 KiB gained nearly as much,
-/// 4 KiB no more). Criterion A/B, two rounds: `sort` 72.2 and 80.7 ms
-/// against 59.1 and 60.7, `sort_by_key` 96.5 and 95.8 against 75.5;
-/// `copy_if` of 2^27 `i64` 96.1 and 94.9 against 67.0 and 67.0.
+/// past the one in use: the hardware prefetchers then leave a core
+/// reading at a fraction of the rate of a plain fold, which keeps many
+/// lines in flight. Asking for each line 2 KiB early gives those loops
+/// the lines in flight they lack (1 KiB gains nearly as much, 4 KiB no
+/// more); the sorts and compactions depend on it for the figures in
+/// benches/RESULTS.md.
 pub(crate) const AHEAD: usize = 2048;
 
 /// Asks for the lines of elements `at..at + count` of `xs`, [`AHEAD`]
@@ -150,13 +147,12 @@ pub(crate) fn by_lines<T>(xs: &[T], mut f: impl FnMut(usize, &[T])) {
 /// stores through prefetches of its lines (the scans prefetch their next
 /// block into L2 while they stream a block out).
 ///
-/// On AMD's cores that made the scans at 2^27 1.3–1.6× faster. Intel's
-/// cores hold streaming stores in the line fill buffers that their
-/// prefetches and misses wait for, and there the same prefetches stalled
-/// both: on a 2-core Xeon VM (driver, 2^27, two rounds alternating) the
-/// `i64` scan ran at 86–89 ms with them, 68–75 without, and 64–68 when
-/// each block instead asked for its own lines [`AHEAD`] bytes ahead of its
-/// first pass; `f64` at 88–90, 72–73 and 69–71 ms. So on Intel the
+/// On AMD's cores that makes the scans of large arrays markedly faster.
+/// Intel's cores hold streaming stores in the line fill buffers that
+/// their prefetches and misses wait for, and there the same prefetches
+/// stall both: a scan runs slower with them than without, and fastest
+/// when each block instead asks for its own lines [`AHEAD`] bytes ahead
+/// of its first pass. So on Intel the
 /// scans take the latter, and run the next block's first pass between
 /// their streaming stores with real loads instead (`scan::host::Pass1`).
 pub(crate) fn reads_overlap_streams() -> bool {

@@ -25,14 +25,11 @@ __host__ __device__ constexpr granule::u32 scan_run_items(granule::u64 bytes) {
 // The fewest blocks of 256 threads a scan_view launch over values of T
 // asks each multiprocessor to hold (its `__launch_bounds__`), which caps
 // a thread's registers: 2 (128 registers) for values of up to 4 bytes, 3
-// (80) for larger ones.
-//
-// Measured on an H100, 2^28 elements, Sum (ms; CUB's cumsum of i32 took
-// 1.03 on the same card; benches/results/2026-11-27-gpu-h100.md):
-//   items, cap          i32    f32    i64    f64
-//   16/8, none          1.62   1.62   4.66   4.96
-//   16/8, 4 blocks      1.19   2.26   3.62   3.72   (f32: lookback_fixed spilled)
-//   32/16, 2/3 blocks   1.25   1.23   2.82   2.88   (this choice)
+// (80) for larger ones. Uncapped, a thread's run takes so many registers
+// that one block fits a multiprocessor and the loads in flight are too
+// few to cover memory latency; a tighter cap spills the look-back's
+// state to local memory. These caps are the tightest that spill nothing
+// for the run lengths of scan_run_items.
 template <class T> __host__ __device__ constexpr granule::u32 scan_run_min_blocks() {
   return sizeof(T) <= 4 ? 2u : 3u;
 }

@@ -13,8 +13,8 @@
 // writer whatever the comparator answers, and the search and the steps
 // stay inside both runs; a comparator that is not a strict weak order
 // (which the API requires) gives an unspecified order, never a race.
-// Until 2026-11-28 each element computed its own place from its rank in
-// the other run, and such a comparator put two elements in one place.
+// Placing each element by its own rank in the other run instead would
+// let such a comparator put two elements in one place.
 
 namespace granule_algo {
 

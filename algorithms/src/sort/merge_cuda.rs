@@ -1,7 +1,8 @@
 //! The comparison sort on Cuda (`merge.cuh`): one launch sorts each tile
 //! in shared memory, then one launch per doubling of the sorted runs
-//! merges them pairwise, between the caller's View and a temporary one;
-//! a last copy brings the keys back when they end in the temporary View.
+//! merges them pairwise, between two temporary buffers of its own; the
+//! keys are copied into the first at the start and back into the View at
+//! the end, so the View is written once, after every comparison.
 //! Stable, with the user's `#[kernel(binary)]` comparator.
 
 use super::MergeSortImpl;

@@ -46,12 +46,11 @@ static_assert(RADIX_BLOCK >= 256u && RADIX_BLOCK % 32u == 0u, "a thread per digi
 static_assert(RADIX_ITEMS % 2u == 0u && 32u * RADIX_ITEMS <= 65536u, "places fit 16 bits, two to a word");
 
 // The fewest blocks per multiprocessor a pass's __launch_bounds__ asks
-// for. Measured on an H100 (2^28 random u32, whole sorts,
-// benches/results/2026-11-27-gpu-sort.md): keys alone 16.1 ms with no cap
-// (96 registers, one block) and 13.2 ms with 2 blocks (64 registers,
-// 156 bytes spilled); pairs 17.6 ms with no cap (127 registers) and
-// 21.9 ms with 2 blocks (248 bytes spilled). 8-byte keys hold twice the
-// registers, so they take no cap either.
+// for. Keys alone run faster with two blocks resident, though the cap
+// spills a little, because the second block hides the first's memory
+// waits; key-value pairs spill twice as much under that cap, which costs
+// more than it hides, so they take no cap, and neither do 8-byte keys,
+// which hold twice the registers.
 template <class K, bool Values> __host__ __device__ constexpr granule::u32 radix_min_blocks() {
   return !Values && sizeof(K) <= 4 ? 2u : 1u;
 }
@@ -164,9 +163,9 @@ template <class W> struct DigitStates {
 // The lanes of the warp whose digit equals this lane's, among `live`:
 // one ballot per digit bit, kept where the lane's bit is 1 and inverted
 // where it is 0 (every lane of the warp calls it). __match_any_sync gives
-// the same lanes in one instruction, but an H200 sorted slower
-// with it (benches/results/2026-11-27-gpu-sort.md), as CUB's Onesweep
-// also prefers ballots.
+// the same lanes in one instruction, but it issues as several on
+// current GPUs and the sort ran slower with it; CUB's Onesweep also
+// prefers ballots.
 __device__ __forceinline__ granule::u32 digit_peers(granule::u32 d, granule::u32 live) {
   granule::u32 peers = live;
   for (granule::u32 b = 0; b < 8u; ++b) {

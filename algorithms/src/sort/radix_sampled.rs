@@ -3,8 +3,8 @@
 //!
 //! The exact pass of `radix_host` first reads every key to count its
 //! bucket block by block (the survey), so that every block knows its
-//! place in every bucket: 5.3–6.0 ms of a 48 ms sort of 2^24 random u32
-//! keys on 2 threads. Keys alone need no stable pass: two keys with the
+//! place in every bucket: a full read of the keys, about a tenth of a
+//! sort of random u32 keys. Keys alone need no stable pass: two keys with the
 //! same bits are the same key, so the order in which a bucket holds them
 //! changes nothing once the bucket is sorted. So here a sample of one
 //! piece of [`PIECE_LINES`] lines in each [`RUN_LINES`] sizes each
@@ -18,11 +18,11 @@
 //! top bit varying (so that the top byte may not be the digit to split
 //! by), or one that crowds a bucket, leaves the sort to the exact pass.
 //!
-//! Driver, 2^24 random u32 keys, 2 threads, five rounds alternating: the
-//! sort took 44.5–47.0 ms against 48.0–52.7 with the exact pass (the
-//! sample 0.5–0.9 ms and this pass 14.1–14.7, against 5.3–6.0 for the
-//! survey and 12.7–14.7 for the counted pass). The price is memory: the
-//! regions' room to spare makes the scratch about 1.3 times the keys.
+//! The sample reads a small fraction of the keys where the survey reads
+//! all of them, and this pass costs about what the counted pass does, so
+//! the sort saves most of the survey (benches/RESULTS.md has the sorts'
+//! ratios). The price is memory: the regions' room to spare makes the
+//! scratch about 1.3 times the keys.
 
 use super::radix_host::{crowds, digit, sort_keys_through, LINE};
 use super::RadixKey;
@@ -42,11 +42,9 @@ const RUN_LINES: usize = 256;
 /// Adjacent lines read together by the sample: 512 bytes, so on
 /// 4 KiB pages a piece costs one page walk, and the pages walked are an
 /// eighth of those that lone lines cost. The sample's time goes by the
-/// places it reads more than by the lines: driver, 2^24 u32 keys in a
-/// `Vec` (4 KiB pages), 2 threads, the same number of lines read one by
-/// one in each 32, eight by eight in each 256, or sixteen by sixteen in
-/// each 512: 2.2-2.3, 0.86-0.9 and 0.7 ms; in a View on huge pages
-/// 0.66-0.71, 0.41-0.42 and 0.42.
+/// places it reads more than by the lines, so reading the same number of
+/// lines in pieces of eight costs far less than line by line, and pieces
+/// of sixteen gain nothing more on huge pages.
 const PIECE_LINES: usize = 8;
 
 /// Runs ahead of the sample's reads that it asks for a piece.
@@ -57,9 +55,8 @@ const SAMPLE_LINES: usize = 1 << 14;
 
 /// Bytes of a chunk of a bucket's region that a worker claims at once:
 /// one atomic add per 128 lines written, and at most one part-filled
-/// chunk per part and bucket to mend. With 2 KiB chunks the pass took
-/// 16.8–17.6 ms, with 8 KiB 14.1–14.7 (2^24 u32 keys, driver; 4, 8 and
-/// 16 KiB then ran the same sort within the noise).
+/// chunk per part and bucket to mend. Smaller chunks make the claims a
+/// visible share of the pass; from 4 KiB on the sort runs the same.
 const CHUNK_BYTES: usize = 8192;
 
 /// Parts of the keys scattered by separate workers, each leaving one
@@ -75,9 +72,8 @@ struct Regions {
 
 /// The shift of keys of type `K` to their top byte, the digit of this
 /// pass: a constant, so that the push loop shifts by an immediate (a
-/// shift by a register takes more micro-ops on x86). Driver, 2^24 u32,
-/// four rounds alternating: the pass 11.3-12.3 ms against 12.3-12.8
-/// with the shift in a register.
+/// shift by a register takes more micro-ops on x86, in a loop bound by
+/// its micro-ops).
 fn top_shift<K: RadixKey>() -> u32 {
     8 * K::BYTES as u32 - 8
 }
@@ -173,11 +169,9 @@ unsafe fn sampled_sort_from<E: HostExec, K: RadixKey>(
 /// each in cache through one of `bufs` (whichever the bucket before did
 /// not end in), into its place in `keys`. Each bucket streams out while
 /// the next one is counted ([`Trickle`]), when `stream`; else it is
-/// copied with plain stores once sorted. Driver, 2^24 u32, four rounds
-/// alternating, against each bucket streamed out in a loop of its own:
-/// the bucket phase 27.3-28.2 ms against 27.9-29.0 into a View (huge
-/// pages); into a `Vec` (4 KiB pages) the same within the noise,
-/// 26.8-28.7 against 26.9-28.1.
+/// copied with plain stores once sorted. Streaming a bucket out while the
+/// next is counted overlaps the two, where a loop of its own would leave
+/// the core waiting on the stores alone.
 ///
 /// # Safety
 /// The pass wrote every bucket's chunks; nothing else touches the
@@ -494,9 +488,8 @@ impl<K: RadixKey> Chunks<K> {
             // lines that filled are flushed after the run (a run is at
             // most W keys, so a line holds at most 2W - 1). Which keys
             // filled a line is a bit mask (key i at bit len - 1 - i), not
-            // a list of buckets, which took a third store a key in a loop
-            // bound by its stores. Driver, 2^24 u32: the pass 12.1-12.5
-            // ms against 13.1-13.3 with the list.
+            // a list of buckets, which would take a third store a key in
+            // a loop bound by its stores.
             let mut full = 0u64;
             for &k in run {
                 let d = digit(k, shift);

@@ -154,7 +154,8 @@ impl EmuStats {
     }
 
     /// Memory traffic (the footprint) in words of `word_bytes` per element
-    /// of `elements`: the "global-memory words per element".
+    /// of `elements`: "global-memory words per element", the measure the
+    /// drivers' launch-count tests bound.
     pub fn words_per_element(&self, word_bytes: u64, elements: u64) -> f64 {
         self.footprint_bytes() as f64 / word_bytes as f64 / elements as f64
     }

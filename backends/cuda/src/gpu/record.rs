@@ -18,8 +18,8 @@
 //! is the one that failed.
 //!
 //! A failing thread does not trap because a trap is a sticky error, and
-//! on an H100 (driver 580, 2026-11-26) one trap made every CUDA context
-//! of the process unusable, new ones included. A sticky error can still
+//! on current drivers one trap makes every CUDA context of the process
+//! unusable, new ones included. A sticky error can still
 //! come from a kernel granule did not write, or from a broken invariant
 //! of a driver: then the context is lost with its allocations, and
 //! [`GpuDevice`](super::GpuDevice) refuses every operation with the cause.

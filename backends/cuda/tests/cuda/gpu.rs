@@ -1,8 +1,8 @@
 //! The cudarc device on a real GPU: the same launches as the emulator's
 //! tests (`launches`), checked against host results. Without an NVIDIA
 //! driver every test prints why it is skipped and passes, unless
-//! `GRANULE_REQUIRE_GPU=1` (set by `scripts/gpu-check.sh` on the GPU
-//! machine), where a missing GPU fails.
+//! `GRANULE_REQUIRE_GPU=1` (set by `scripts/gpu/run.sh`), where a missing
+//! GPU fails.
 
 use crate::launches::*;
 

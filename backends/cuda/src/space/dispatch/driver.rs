@@ -265,8 +265,8 @@ impl DriverLaunch<'_> {
             ));
         }
         // Profiling tools and the kernel timer see a driver launch as a
-        // dispatch of its label, as they see the patterns' (the time is the
-        // issue's: the launch is asynchronous).
+        // dispatch of its label, as they see the patterns' (the time is
+        // that of issuing it: the launch is asynchronous).
         let _timed = granule_core::profiling::begin_kernel(
             self.launch.label,
             granule_core::profiling::KernelKind::For,
