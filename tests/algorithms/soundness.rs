@@ -207,7 +207,10 @@ macro_rules! host_soundness_tests {
                 assert_eq!(kept, want.len(), "n {n}, in place {in_place}");
                 assert!(out[..kept] == want[..], "n {n}, in place {in_place}");
                 let twice = calls.iter().filter(|c| c.load(Relaxed) != 1).count();
-                assert_eq!(twice, 0, "n {n}, in place {in_place}: elements not called once");
+                assert_eq!(
+                    twice, 0,
+                    "n {n}, in place {in_place}: elements not called once"
+                );
             }
         }
 

@@ -272,7 +272,9 @@ macro_rules! scan_host_only_tests {
         fn a_block_left_behind_a_slow_functor_calls_each_index_once_non_final() {
             let s = space();
             let n = 8_000usize;
-            let non_final: Vec<_> = (0..n).map(|_| std::sync::atomic::AtomicU8::new(0)).collect();
+            let non_final: Vec<_> = (0..n)
+                .map(|_| std::sync::atomic::AtomicU8::new(0))
+                .collect();
             let mut y = View1::<u64>::zeros("y", n).unwrap();
             let total = parallel_scan(
                 "slow block 0",
@@ -295,7 +297,10 @@ macro_rules! scan_host_only_tests {
             let twice: Vec<usize> = (0..n)
                 .filter(|&i| non_final[i].load(std::sync::atomic::Ordering::Relaxed) > 1)
                 .collect();
-            assert!(twice.is_empty(), "indices called twice non-final: {twice:?}");
+            assert!(
+                twice.is_empty(),
+                "indices called twice non-final: {twice:?}"
+            );
         }
 
         // Host-only: `reducer::custom` builds its init and join from

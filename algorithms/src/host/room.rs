@@ -91,7 +91,14 @@ mod tests {
     #[test]
     fn rooms_are_aligned_writable_and_freed() {
         let big = HUGE_PAGE_THRESHOLD;
-        for (bytes, align) in [(0, 8), (1, 1), (1000, 8), (big, 4), (big + 3, 8), (big, 128)] {
+        for (bytes, align) in [
+            (0, 8),
+            (1, 1),
+            (1000, 8),
+            (big, 4),
+            (big + 3, 8),
+            (big, 128),
+        ] {
             let room = Room::new(bytes, align).expect("room");
             assert_eq!(room.ptr() as usize % align, 0);
             // SAFETY: the room holds `bytes` bytes.
