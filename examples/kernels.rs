@@ -40,6 +40,17 @@ pub fn smooth([i, j]: [usize; 2], a: &View2<f64>, out: &mut f64) {
 }
 
 fn main() -> Result<(), ViewError> {
+    // granule reports through `tracing` and leaves the subscriber to the
+    // program: warnings by default, and with `RUST_LOG=granule=info` what
+    // the CUDA backend compiles and where it caches it.
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::builder()
+                .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
+                .from_env_lossy(),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     // Serial, Rayon or Cuda, by cargo feature: the code below is the same.
     let space = match granule::default_space() {
         Ok(space) => space,

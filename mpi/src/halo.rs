@@ -326,7 +326,8 @@ impl Halo {
                     }
                     work.join().unwrap_or_else(|_| {
                         // MPI cannot abandon the posted requests, so the rank
-                        // cannot unwind past them: it ends the job as `run` would.
+                        // cannot unwind past them: it ends the job as `run`
+                        // would, saying why on stderr as `run` does.
                         eprintln!(
                             "rank {}: the work overlapped with a halo exchange panicked; aborting every rank",
                             self.cart.rank()

@@ -37,6 +37,9 @@ where
         .expect("MPI was initialized already: call granule_mpi::run once, from main");
     let world = universe.world();
     let rank = world.rank();
+    // Why the job ends goes to stderr, not to `tracing`: it is the
+    // program's last word (as a `main` returning `Err` prints its error),
+    // and must be seen whether or not a subscriber is installed.
     match catch_unwind(AssertUnwindSafe(|| body(&world))) {
         Ok(Ok(())) => finish(universe),
         Ok(Err(e)) => {

@@ -106,6 +106,11 @@ fn toolchain() -> Result<&'static Toolchain, DeviceError> {
             let key = hash(&[&cxx, &version, SHIM, RUNTIME, &RUNTIME_FLAGS.join(" ")]);
             let runtime = dir.join(format!("runtime-{key}.o"));
             if !runtime.exists() {
+                tracing::info!(
+                    "emulator runtime: {cxx} {}, cached at {}",
+                    RUNTIME_FLAGS.join(" "),
+                    runtime.display()
+                );
                 let src = dir.join(format!("runtime-{key}"));
                 std::fs::create_dir_all(&src)
                     .and_then(|()| std::fs::write(src.join("shim.h"), SHIM))
@@ -282,8 +287,11 @@ pub(crate) fn compile(unit: &TranslationUnit, label: &str) -> Result<Arc<Library
         &source,
     ]);
     let lib = tc.dir.join(format!("{key}.so"));
-    if !lib.exists() {
+    if lib.exists() {
+        tracing::debug!("{label}: emulator module from the cache, {}", lib.display());
+    } else {
         let command = format!("{} {}", tc.cxx, UNIT_FLAGS.join(" "));
+        tracing::info!("{label}: emulator: {command}, cached at {}", lib.display());
         let compile_err = |log: String| DeviceError::Compile {
             label: label.to_string(),
             command: command.clone(),

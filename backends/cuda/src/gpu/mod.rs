@@ -304,9 +304,10 @@ impl GpuDevice {
             .ok_or(DeviceError::UnknownBuffer { address: addr })
     }
 
-    /// A CUBIN of `source` for this device: from the disk cache, or from
+    /// A CUBIN of `unit` for this device: from the disk cache, or from
     /// NVRTC (and then stored there).
-    fn cubin(&self, source: &str, mode: FloatMode, label: &str) -> Result<Vec<u8>, DeviceError> {
+    fn cubin(&self, unit: &TranslationUnit, label: &str) -> Result<Vec<u8>, DeviceError> {
+        let (source, mode) = (unit.source(), unit.float_mode());
         let (major, minor) =
             nvrtc::version().map_err(|e| unavailable(self.ctx.ordinal(), e.to_string()))?;
         let key = cubin_key(source, self.arch, mode, (major, minor));
@@ -314,8 +315,14 @@ impl GpuDevice {
             .map_err(|e| unavailable(self.ctx.ordinal(), e))?
             .join(format!("{key}.cubin"));
         if let Ok(bytes) = std::fs::read(&path) {
+            tracing::debug!("{label}: CUBIN from the cache, {}", path.display());
             return Ok(bytes);
         }
+        tracing::info!(
+            "{label}: compiling {} kernels with NVRTC for sm_{}",
+            unit.entries().len(),
+            self.arch
+        );
         let program = format!("{label}.cu");
         let out = nvrtc::compile_with(source, &program, Target::Cubin(self.arch), mode, &[])
             .map_err(|e| compile_error(e, label, (major, minor)))?;
@@ -589,7 +596,7 @@ unsafe impl Device for GpuDevice {
         if let Some(m) = self.modules.lock().get(&key) {
             return Ok(m.clone());
         }
-        let cubin = self.cubin(source, mode, label)?;
+        let cubin = self.cubin(unit, label)?;
         let entries: Vec<String> = unit.entries().to_vec();
         self.bind(label)?;
         let loaded = GpuModule::load(
@@ -714,6 +721,8 @@ pub fn device_or_skip(ordinal: usize, test: &str) -> Option<GpuDevice> {
             if std::env::var("GRANULE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("GRANULE_REQUIRE_GPU=1 but {e}");
             }
+            // The test's own output, which the harness shows with the
+            // test's: not a diagnostic of the library.
             eprintln!("skipped {test}: {e}");
             None
         }

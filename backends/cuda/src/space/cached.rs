@@ -192,12 +192,12 @@ fn limit(no_cache: Option<&str>, device: &dyn Device) -> usize {
 }
 
 /// Frees `buffer`, where no error can be returned (a release, a drop): a
-/// failure is printed and the memory stays allocated on the device.
+/// failure is a warning event and the memory stays allocated on the device.
 pub(crate) fn free(device: &dyn Device, buffer: DeviceBuffer) {
     let (addr, bytes) = (buffer.address(), buffer.len());
     if let Err(e) = device.free(buffer) {
-        eprintln!(
-            "granule-cuda: freeing {bytes} bytes at {addr:#x} on the {} device failed: {e}",
+        tracing::warn!(
+            "freeing {bytes} bytes at {addr:#x} on the {} device failed: {e}",
             device.name()
         );
     }

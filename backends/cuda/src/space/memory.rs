@@ -244,9 +244,9 @@ unsafe impl MemorySpace for CudaSpace {
             // Deallocation runs in Drop, which cannot return an error, and
             // a panic there could abort an unwinding program: report and go
             // on.
-            None => eprintln!(
-                "granule-cuda: deallocating {bytes} bytes at {addr:#x}, which this space did \
-                 not allocate, on the {} device",
+            None => tracing::warn!(
+                "deallocating {bytes} bytes at {addr:#x}, which this space did not allocate, \
+                 on the {} device",
                 self.inner.device.name()
             ),
         }

@@ -86,15 +86,15 @@ impl Queue {
 
     /// Waits for everything in flight, for a space being dropped: each
     /// failure that concerns the space's dispatches and that no
-    /// synchronization point reported is printed (a drop cannot return
-    /// it). A failure that concerns other spaces too stays for them.
+    /// synchronization point reported is an error event (a drop cannot
+    /// return it). A failure that concerns other spaces too stays for them.
     pub(crate) fn drain(&mut self, device: &dyn Device) {
         loop {
             let told = self.answer(device);
             if let Err(e) = &told {
-                eprintln!(
-                    "granule-cuda: a failure no synchronization point reported before its \
-                     Cuda space was dropped: {e}"
+                tracing::error!(
+                    "a failure no synchronization point reported before its Cuda space was \
+                     dropped: {e}"
                 );
             }
             if told.is_ok() || self.dispatches.is_empty() {
