@@ -54,7 +54,7 @@ fn main() -> Result<()> {
     // Too many columns for level 0 is a typed error here, not a failed
     // launch.
     let policy = TeamPolicy::new(&space, n, AUTO)
-        .set_scratch_size(0, PerTeam(m * std::mem::size_of::<f64>()))?;
+        .with_scratch_size(0, PerTeam(m * std::mem::size_of::<f64>()))?;
     println!(
         "  league size {n}, team size {}, scratch {} bytes per team",
         policy.team_size(),

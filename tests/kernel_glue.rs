@@ -88,7 +88,7 @@ fn reduce_scan_team_and_mdrange_kernels_match_closures() {
     let mut out = View1::<i64>::zeros("out", 1000).unwrap();
     let total = parallel_scan_with(
         "max",
-        RangePolicy::new(&space, 0..1000).chunk_size(7),
+        RangePolicy::new(&space, 0..1000).with_chunk_size(7),
         Max,
         &mut out,
         running_max(&v),

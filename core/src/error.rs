@@ -145,7 +145,7 @@ impl std::error::Error for PolicyError {}
 /// ```
 /// use granule_core::prelude::*;
 /// let space = Serial;
-/// let policy = TeamPolicy::new(&space, 1, 1).set_scratch_size(0, PerTeam(64)).unwrap();
+/// let policy = TeamPolicy::new(&space, 1, 1).with_scratch_size(0, PerTeam(64)).unwrap();
 /// parallel_for("s", policy, (), |m: &TeamMember, ()| {
 ///     let err = m.team_scratch::<f64, 1>(0, [100]).unwrap_err();
 ///     assert!(matches!(err, ScratchError::TooLarge { requested: 800, available: 64, .. }));
@@ -199,7 +199,7 @@ impl fmt::Display for ScratchError {
             } => write!(
                 f,
                 "{scope} scratch level {level}: a View of {requested} bytes does not fit in the \
-                 {available} bytes left; reserve more with TeamPolicy::set_scratch_size"
+                 {available} bytes left; reserve more with TeamPolicy::with_scratch_size"
             ),
             ScratchError::SizeOverflow {
                 level,

@@ -40,7 +40,7 @@ macro_rules! bad_input_tests {
             );
             let max0 = s.scratch_size_max(0);
             let e = TeamPolicy::new(&s, 10, AUTO)
-                .set_scratch_size(0, PerTeam(max0 + 1))
+                .with_scratch_size(0, PerTeam(max0 + 1))
                 .unwrap_err();
             assert_eq!(
                 e,
@@ -53,7 +53,7 @@ macro_rules! bad_input_tests {
             let p = TeamPolicy::new(&s, 10, AUTO);
             // The most per thread whose team total still fits in usize.
             let per_thread = usize::MAX / p.team_size();
-            let e = p.set_scratch_size(1, PerThread(per_thread)).unwrap_err();
+            let e = p.with_scratch_size(1, PerThread(per_thread)).unwrap_err();
             assert!(matches!(e, PolicyError::ScratchTooLarge { level: 1, .. }));
         }
 

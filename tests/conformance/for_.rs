@@ -35,8 +35,8 @@ macro_rules! for_tests {
             for schedule in [Schedule::Static, Schedule::Dynamic] {
                 for chunk in [0, 1, 333] {
                     let p = RangePolicy::new(&s, 10..n)
-                        .schedule(schedule)
-                        .chunk_size(chunk);
+                        .with_schedule(schedule)
+                        .with_chunk_size(chunk);
                     parallel_for("two", p, (&mut y, &mut z), double_and_next(&x));
                     let yh = create_mirror_view_and_copy(&y).unwrap();
                     let zh = create_mirror_view_and_copy(&z).unwrap();
@@ -56,7 +56,7 @@ macro_rules! for_tests {
             for schedule in [Schedule::Static, Schedule::Dynamic] {
                 parallel_for(
                     "once",
-                    RangePolicy::new(&s, 0..n).schedule(schedule),
+                    RangePolicy::new(&s, 0..n).with_schedule(schedule),
                     (),
                     count_hits(&h),
                 );
@@ -186,8 +186,8 @@ macro_rules! for_host_only_tests {
             parallel_for(
                 "outer",
                 RangePolicy::new(&s, 0..64)
-                    .chunk_size(1)
-                    .schedule(Schedule::Dynamic),
+                    .with_chunk_size(1)
+                    .with_schedule(Schedule::Dynamic),
                 &mut out,
                 |i, o: &mut usize| {
                     *o = parallel_reduce(

@@ -15,8 +15,8 @@ macro_rules! mdrange_tests {
                     View2::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "hits", [n0, n1])
                         .unwrap();
                 let p = MDRangePolicy::new(&s, [0, 0], [n0, n1])
-                    .tiles([3, 3])
-                    .iterate(outer, inner);
+                    .with_tiles([3, 3])
+                    .with_iterate(outer, inner);
                 parallel_for("visit", p, &mut hits, hit2());
                 let hits = create_mirror_view_and_copy(&hits).unwrap();
                 assert!(hits.to_vec().iter().all(|&h| h == 1));
@@ -32,7 +32,7 @@ macro_rules! mdrange_tests {
                 View2::<i64, LayoutLeft, _>::zeros_in(s.memory_space(), "a", [6, 5]).unwrap();
             parallel_for(
                 "ij",
-                MDRangePolicy::new(&s, [1, 2], [6, 5]).tiles([2, 2]),
+                MDRangePolicy::new(&s, [1, 2], [6, 5]).with_tiles([2, 2]),
                 &mut a,
                 ten_i_plus_j(),
             );
@@ -54,7 +54,7 @@ macro_rules! mdrange_tests {
             let s = space();
             let r3: usize = parallel_reduce(
                 "r3",
-                MDRangePolicy::new(&s, [0; 3], [4, 5, 6]).tiles([2, 2, 2]),
+                MDRangePolicy::new(&s, [0; 3], [4, 5, 6]).with_tiles([2, 2, 2]),
                 Sum,
                 sum_ijk(),
             );
@@ -69,7 +69,8 @@ macro_rules! mdrange_tests {
                     .unwrap();
             parallel_for(
                 "r4",
-                MDRangePolicy::new(&s, [0; 4], [2, 3, 2, 3]).iterate(Iterate::Left, Iterate::Left),
+                MDRangePolicy::new(&s, [0; 4], [2, 3, 2, 3])
+                    .with_iterate(Iterate::Left, Iterate::Left),
                 &mut v4,
                 bump_u8(),
             );
@@ -77,7 +78,7 @@ macro_rules! mdrange_tests {
             assert!(v4.to_vec().iter().all(|&x| x == 1));
             let r5: usize = parallel_reduce(
                 "r5",
-                MDRangePolicy::new(&s, [0; 5], [2, 2, 3, 2, 2]).tiles([1, 2, 2, 1, 2]),
+                MDRangePolicy::new(&s, [0; 5], [2, 2, 3, 2, 2]).with_tiles([1, 2, 2, 1, 2]),
                 Sum,
                 count5(),
             );
@@ -109,7 +110,7 @@ macro_rules! mdrange_tests {
             .unwrap();
             let r = parallel_reduce(
                 "peak",
-                MDRangePolicy::new(&s, [0, 0], [40, 30]).tiles([7, 4]),
+                MDRangePolicy::new(&s, [0, 0], [40, 30]).with_tiles([7, 4]),
                 MaxLoc,
                 peak_of(&a),
             );

@@ -48,7 +48,7 @@ macro_rules! reduce_tests {
                 }
             }
             for chunk in [0, 1, 100] {
-                let p = RangePolicy::new(&s, 0..n).chunk_size(chunk);
+                let p = RangePolicy::new(&s, 0..n).with_chunk_size(chunk);
                 let mn = parallel_reduce("minloc", p, MinLoc, min_loc_of(&x));
                 let mx = parallel_reduce("maxloc", p, MaxLoc, max_loc_of(&x));
                 assert_eq!((mn.val, mn.loc), emin);

@@ -26,7 +26,7 @@ macro_rules! scan_tests {
                             .unwrap();
                     let total = parallel_scan(
                         "scan",
-                        RangePolicy::new(&s, 0..n).chunk_size(chunk),
+                        RangePolicy::new(&s, 0..n).with_chunk_size(chunk),
                         (&mut ex, &mut inc),
                         exclusive_and_inclusive(&a),
                     );
@@ -90,7 +90,7 @@ macro_rules! scan_tests {
                             .unwrap();
                     let t32 = parallel_scan(
                         "f32",
-                        RangePolicy::new(&s, 0..n).chunk_size(chunk),
+                        RangePolicy::new(&s, 0..n).with_chunk_size(chunk),
                         &mut ex32,
                         exclusive_index_f32(),
                     );
@@ -99,7 +99,7 @@ macro_rules! scan_tests {
                             .unwrap();
                     let t64 = parallel_scan(
                         "f64",
-                        RangePolicy::new(&s, 0..n).chunk_size(chunk),
+                        RangePolicy::new(&s, 0..n).with_chunk_size(chunk),
                         &mut in64,
                         inclusive_index_f64(),
                     );
@@ -128,7 +128,7 @@ macro_rules! scan_tests {
                     .unwrap();
                 let total = parallel_scan(
                     "in-place",
-                    RangePolicy::new(&s, 0..10).chunk_size(chunk),
+                    RangePolicy::new(&s, 0..10).with_chunk_size(chunk),
                     &mut x,
                     exclusive_in_place(),
                 );
@@ -149,7 +149,7 @@ macro_rules! scan_tests {
                     View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "fact", 10).unwrap();
                 let t = parallel_scan_with(
                     "fact",
-                    RangePolicy::new(&s, 0..10).chunk_size(chunk),
+                    RangePolicy::new(&s, 0..10).with_chunk_size(chunk),
                     Prod,
                     &mut f,
                     factorials(),
@@ -170,7 +170,7 @@ macro_rules! scan_tests {
             let nf = non_final.atomic().unwrap();
             let total: u64 = parallel_scan(
                 "count",
-                RangePolicy::new(&s, 0..n).chunk_size(1000),
+                RangePolicy::new(&s, 0..n).with_chunk_size(1000),
                 &mut finals,
                 count_calls(&nf),
             );
@@ -190,7 +190,7 @@ macro_rules! scan_tests {
             assert_eq!(t, 0);
             let t: i32 = parallel_scan(
                 "offset",
-                RangePolicy::new(&s, 2..6).chunk_size(1),
+                RangePolicy::new(&s, 2..6).with_chunk_size(1),
                 &mut y,
                 exclusive_index_i32(),
             );
@@ -278,7 +278,7 @@ macro_rules! scan_host_only_tests {
             let mut y = View1::<u64>::zeros("y", n).unwrap();
             let total = parallel_scan(
                 "slow block 0",
-                RangePolicy::new(&s, 0..n).chunk_size(1000),
+                RangePolicy::new(&s, 0..n).with_chunk_size(1000),
                 &mut y,
                 |i: usize, yi: &mut u64, p: &mut u64, last: bool| {
                     if !last {
@@ -315,7 +315,7 @@ macro_rules! scan_host_only_tests {
                 let mut g = View1::<i64>::zeros("fact2", 10).unwrap();
                 parallel_scan_with(
                     "fact2",
-                    RangePolicy::new(&s, 0..10).chunk_size(chunk),
+                    RangePolicy::new(&s, 0..10).with_chunk_size(chunk),
                     custom,
                     &mut g,
                     factorials(),

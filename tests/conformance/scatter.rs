@@ -399,7 +399,7 @@ macro_rules! scatter_host_only_tests {
                 assert_eq!(sv.copies(), 2);
                 parallel_for(
                     "sum",
-                    RangePolicy::new(&s, 0..N).chunk_size(1),
+                    RangePolicy::new(&s, 0..N).with_chunk_size(1),
                     (),
                     |i: usize, (): ()| {
                         let (b, v) = scatter_item(i, BINS);
@@ -428,7 +428,7 @@ macro_rules! scatter_host_only_tests {
                             let mut sv = made_for(serial_made, strategy);
                             parallel_for(
                                 "sum",
-                                RangePolicy::new(&s, 0..N).chunk_size(chunk),
+                                RangePolicy::new(&s, 0..N).with_chunk_size(chunk),
                                 &sv,
                                 |i: usize, a: ScatterAccess<'_, u64, 1>| {
                                     let (b, v) = scatter_item(i, BINS);
@@ -459,7 +459,7 @@ macro_rules! scatter_host_only_tests {
                         let svr = &sv;
                         parallel_for(
                             "sum",
-                            RangePolicy::new(&s, 0..N / 100).chunk_size(1),
+                            RangePolicy::new(&s, 0..N / 100).with_chunk_size(1),
                             (),
                             |c: usize, (): ()| {
                                 let a = svr.access().fixed::<BINS>();

@@ -84,7 +84,7 @@ macro_rules! soundness_tests {
                     let s = own_space();
                     let mut y =
                         View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
-                    let p = RangePolicy::new(&s, 0..n).chunk_size(chunk);
+                    let p = RangePolicy::new(&s, 0..n).with_chunk_size(chunk);
                     parallel_for("fails", p, &mut y, fail_for_at(n / 2));
                     // Where an asynchronous space reports the panic.
                     s.fence();
@@ -125,7 +125,7 @@ macro_rules! soundness_tests {
                         let mut y =
                             View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n)
                                 .unwrap();
-                        let p = RangePolicy::new(&s, 0..n).chunk_size(chunk);
+                        let p = RangePolicy::new(&s, 0..n).with_chunk_size(chunk);
                         let _: i64 =
                             parallel_scan("fails", p, &mut y, fail_scan_at(n / 2, final_only));
                     });
@@ -202,7 +202,7 @@ macro_rules! soundness_tests {
             for chunk in [usize::MAX, usize::MAX - 1, usize::MAX / 2 + 1] {
                 let count: usize = parallel_reduce(
                     "count",
-                    RangePolicy::new(&s, 1..5).chunk_size(chunk),
+                    RangePolicy::new(&s, 1..5).with_chunk_size(chunk),
                     Sum,
                     count_index(),
                 );
@@ -211,8 +211,8 @@ macro_rules! soundness_tests {
                     View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "y", 5).unwrap();
                 for schedule in [Schedule::Static, Schedule::Dynamic] {
                     let p = RangePolicy::new(&s, 1..5)
-                        .chunk_size(chunk)
-                        .schedule(schedule);
+                        .with_chunk_size(chunk)
+                        .with_schedule(schedule);
                     parallel_for("ones", p, &mut y, set_one());
                 }
                 assert_eq!(
@@ -226,7 +226,7 @@ macro_rules! soundness_tests {
                     View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "non_final", 5)
                         .unwrap();
                 let nf = non_final.atomic().unwrap();
-                let p = RangePolicy::new(&s, 1..5).chunk_size(chunk);
+                let p = RangePolicy::new(&s, 1..5).with_chunk_size(chunk);
                 let total: u64 = parallel_scan("calls", p, &mut calls, count_calls(&nf));
                 assert_eq!(
                     create_mirror_view_and_copy(&calls).unwrap().to_vec(),
@@ -244,7 +244,7 @@ macro_rules! soundness_tests {
             // the kernel, which stops at index 1000; neither may wrap.
             let payload = crate::soundness::panic_of("huge scan", || {
                 let s = own_space();
-                let p = RangePolicy::new(&s, 0..(1usize << 58) + 1).chunk_size(1);
+                let p = RangePolicy::new(&s, 0..(1usize << 58) + 1).with_chunk_size(1);
                 let _: i64 = parallel_scan("huge", p, (), count_until(1000));
             });
             let text = crate::soundness::message(&*payload);

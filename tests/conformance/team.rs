@@ -29,7 +29,7 @@ macro_rules! team_tests {
             parallel_for(
                 "nested-scan",
                 TeamPolicy::new(&s, m_, AUTO)
-                    .set_scratch_size(0, PerTeam(n * 8))
+                    .with_scratch_size(0, PerTeam(n * 8))
                     .unwrap(),
                 out.chunked(MapContinuousLinear::new(n)),
                 nested_row_scan(n, &a),
@@ -91,9 +91,9 @@ macro_rules! team_tests {
         fn team_scratch_views_per_team_and_thread() {
             let s = space();
             let p = TeamPolicy::new(&s, 37, AUTO)
-                .set_scratch_size(0, (PerTeam(16 * 8), PerThread(4 * 4)))
+                .with_scratch_size(0, (PerTeam(16 * 8), PerThread(4 * 4)))
                 .unwrap()
-                .set_scratch_size(1, PerTeam(1000))
+                .with_scratch_size(1, PerTeam(1000))
                 .unwrap();
             let total: i64 = parallel_reduce("scratch", p, Sum, scratch_views());
             let expect: i64 = (0..37)

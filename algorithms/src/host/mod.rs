@@ -75,7 +75,7 @@ impl HostExec for Serial {
 impl HostExec for granule_rayon::Rayon {
     fn run(&self, label: &str, n: usize, f: &(dyn Fn(usize) + Sync)) {
         // Chunks of one item, handed out by work stealing.
-        let policy = RangePolicy::new(self, 0..n).chunk_size(1);
+        let policy = RangePolicy::new(self, 0..n).with_chunk_size(1);
         parallel_for(label, policy, (), |k, ()| f(k));
     }
 }

@@ -261,7 +261,7 @@ macro_rules! host_fill {
                     Some(all) => {
                         let blocks: Vec<Mutex<&mut [T]>> =
                             all.chunks_mut(BLOCK).map(Mutex::new).collect();
-                        let policy = RangePolicy::new(self, 0..blocks.len()).chunk_size(1);
+                        let policy = RangePolicy::new(self, 0..blocks.len()).with_chunk_size(1);
                         parallel_for(LABEL, policy, (), |b: usize, ()| {
                             let mut block = blocks[b].lock();
                             T::fill_block(&mut block, key, (b * BLOCK) as u64, start, end);

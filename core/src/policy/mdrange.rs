@@ -21,7 +21,9 @@ pub enum Iterate {
 ///
 /// ```
 /// use granule_core::{Iterate, MDRangePolicy, Serial, PolicyError};
-/// let p = MDRangePolicy::new(&Serial, [0, 0], [4, 6]).tiles([2, 3]).iterate(Iterate::Left, Iterate::Left);
+/// let p = MDRangePolicy::new(&Serial, [0, 0], [4, 6])
+///     .with_tiles([2, 3])
+///     .with_iterate(Iterate::Left, Iterate::Left);
 /// assert_eq!(p.tile_counts(), [2, 2]);
 /// assert_eq!(p.size(), 24);
 /// assert_eq!(MDRangePolicy::try_new(&Serial, [0], [4]).unwrap_err(), PolicyError::MDRangeRank { rank: 1 });
@@ -107,17 +109,18 @@ impl<'s, S: ExecutionSpace, const R: usize> MDRangePolicy<'s, S, R> {
         t
     }
 
-    /// Sets the tile extents.
+    /// Sets the tile extents (Kokkos's third constructor argument).
     ///
     /// # Panics
-    /// If a tile extent is 0; use [`MDRangePolicy::try_tiles`] for a typed error.
+    /// If a tile extent is 0; use [`MDRangePolicy::try_with_tiles`] for a
+    /// typed error.
     #[track_caller]
-    pub fn tiles(self, tiles: [usize; R]) -> Self {
-        self.try_tiles(tiles).unwrap_or_else(|e| panic!("{e}"))
+    pub fn with_tiles(self, tiles: [usize; R]) -> Self {
+        self.try_with_tiles(tiles).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Sets the tile extents, or [`PolicyError::ZeroTile`].
-    pub fn try_tiles(mut self, tiles: [usize; R]) -> Result<Self, PolicyError> {
+    pub fn try_with_tiles(mut self, tiles: [usize; R]) -> Result<Self, PolicyError> {
         if let Some(rank) = tiles.iter().position(|&t| t == 0) {
             return Err(PolicyError::ZeroTile { rank });
         }
@@ -126,8 +129,9 @@ impl<'s, S: ExecutionSpace, const R: usize> MDRangePolicy<'s, S, R> {
     }
 
     /// Sets the order of tiles (`outer`) and of indices within a tile
-    /// (`inner`). Default tiles follow the new inner order.
-    pub fn iterate(mut self, outer: Iterate, inner: Iterate) -> Self {
+    /// (`inner`), Kokkos's `Rank<R, outer, inner>`. Default tiles follow
+    /// the new inner order.
+    pub fn with_iterate(mut self, outer: Iterate, inner: Iterate) -> Self {
         let default = self.tiles == self.default_tiles();
         self.outer = outer;
         self.inner = inner;
@@ -298,7 +302,7 @@ mod tests {
         );
         assert_eq!(
             MDRangePolicy::new(&Serial, [0, 0], [2, 2])
-                .try_tiles([1, 0])
+                .try_with_tiles([1, 0])
                 .unwrap_err(),
             PolicyError::ZeroTile { rank: 1 }
         );
@@ -312,8 +316,8 @@ mod tests {
             (Iterate::Left, Iterate::Right),
         ] {
             let p = MDRangePolicy::new(&Serial, [1, 2, 0], [5, 9, 3])
-                .tiles([3, 2, 2])
-                .iterate(outer, inner);
+                .with_tiles([3, 2, 2])
+                .with_iterate(outer, inner);
             let mut seen = vec![0; 5 * 9 * 3];
             for t in 0..p.num_tiles() {
                 p.for_each_in_tile(t, |[i, j, k]| seen[(i * 9 + j) * 3 + k] += 1);
@@ -340,8 +344,8 @@ mod tests {
                 (Iterate::Left, Iterate::Left),
             ] {
                 let p = MDRangePolicy::new(&Serial, [1, 1], [5, 3])
-                    .tiles([tile, tile])
-                    .iterate(outer, inner);
+                    .with_tiles([tile, tile])
+                    .with_iterate(outer, inner);
                 assert_eq!(p.num_tiles(), 1);
                 assert_eq!(p.tile_bounds(0), ([1, 1], [5, 3]));
                 let mut seen = [[0; 3]; 5];
@@ -356,7 +360,7 @@ mod tests {
         }
         // A box reaching usize::MAX with a tile that does not divide it.
         let top = usize::MAX;
-        let p = MDRangePolicy::new(&Serial, [top - 3, 0], [top, 1]).tiles([2, top]);
+        let p = MDRangePolicy::new(&Serial, [top - 3, 0], [top, 1]).with_tiles([2, top]);
         let mut visited = vec![];
         for t in 0..p.num_tiles() {
             p.for_each_in_tile(t, |[i, _]| visited.push(i));
@@ -391,8 +395,8 @@ mod tests {
     fn inner_order_is_respected() {
         let mut order = vec![];
         let p = MDRangePolicy::new(&Serial, [0, 0], [2, 2])
-            .tiles([2, 2])
-            .iterate(Iterate::Left, Iterate::Left);
+            .with_tiles([2, 2])
+            .with_iterate(Iterate::Left, Iterate::Left);
         p.for_each_in_tile(0, |idx| order.push(idx));
         assert_eq!(order, vec![[0, 0], [1, 0], [0, 1], [1, 1]]);
     }

@@ -22,7 +22,9 @@ pub enum Schedule {
 ///
 /// ```
 /// use granule_core::{RangePolicy, Schedule, Serial};
-/// let p = RangePolicy::new(&Serial, 10..20).chunk_size(4).schedule(Schedule::Dynamic);
+/// let p = RangePolicy::new(&Serial, 10..20)
+///     .with_chunk_size(4)
+///     .with_schedule(Schedule::Dynamic);;
 /// assert_eq!((p.begin(), p.end(), p.len(), p.chunk()), (10, 20, 10, 4));
 /// assert!(RangePolicy::try_new(&Serial, 5..2).is_err());
 /// ```
@@ -74,14 +76,17 @@ impl<'s, S: ExecutionSpace> RangePolicy<'s, S> {
         })
     }
 
-    /// Sets the chunk size; 0 restores the automatic choice.
-    pub fn chunk_size(mut self, chunk: usize) -> Self {
+    /// Sets the chunk size; 0 restores the automatic choice (Kokkos's
+    /// `ChunkSize(c)` argument or `set_chunk_size(c)`).
+    #[doc(alias = "set_chunk_size")]
+    #[doc(alias = "ChunkSize")]
+    pub fn with_chunk_size(mut self, chunk: usize) -> Self {
         self.chunk = chunk;
         self
     }
 
-    /// Sets the schedule.
-    pub fn schedule(mut self, schedule: Schedule) -> Self {
+    /// Sets the schedule (Kokkos's `Schedule<..>` template argument).
+    pub fn with_schedule(mut self, schedule: Schedule) -> Self {
         self.schedule = schedule;
         self
     }
@@ -163,7 +168,7 @@ mod tests {
     fn chunk_zero_is_automatic() {
         let p = RangePolicy::new(&Serial, 0..5);
         assert_eq!(p.chunk_or(7), 7);
-        assert_eq!(p.chunk_size(2).chunk_or(7), 2);
+        assert_eq!(p.with_chunk_size(2).chunk_or(7), 2);
         assert!(RangePolicy::new(&Serial, 4..4).is_empty());
     }
 }

@@ -74,8 +74,8 @@ impl ScratchRequest for (PerTeam, PerThread) {
 /// ```
 /// use granule_core::{PerTeam, PerThread, PolicyError, Serial, TeamPolicy, AUTO};
 /// let p = TeamPolicy::new(&Serial, 100, AUTO)
-///     .set_scratch_size(0, (PerTeam(1024), PerThread(64)))?
-///     .set_scratch_size(1, PerTeam(1 << 20))?;
+///     .with_scratch_size(0, (PerTeam(1024), PerThread(64)))?
+///     .with_scratch_size(1, PerTeam(1 << 20))?;
 /// assert_eq!((p.league_size(), p.team_size(), p.vector_length()), (100, 1, 1));
 /// assert_eq!(p.scratch_size(0), 1024 + 64);
 /// assert_eq!(p.team_size_max(), 1);
@@ -190,7 +190,7 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
     /// Fails with [`PolicyError::ScratchLevel`] or
     /// [`PolicyError::ScratchTooLarge`] when the team's total exceeds
     /// [`TeamPolicy::scratch_size_max`].
-    pub fn set_scratch_size(
+    pub fn with_scratch_size(
         mut self,
         level: usize,
         request: impl ScratchRequest,
@@ -228,6 +228,23 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
         Ok(self)
     }
 
+    /// Kokkos's name for [`with_scratch_size`](Self::with_scratch_size),
+    /// which it calls: `policy.set_scratch_size(0, PerTeam(bytes))`.
+    ///
+    /// ```
+    /// use granule_core::{PerTeam, PolicyError, Serial, TeamPolicy};
+    /// let p = TeamPolicy::new(&Serial, 4, 1).set_scratch_size(0, PerTeam(256))?;
+    /// assert_eq!(p.scratch_size(0), 256);
+    /// # Ok::<(), PolicyError>(())
+    /// ```
+    pub fn set_scratch_size(
+        self,
+        level: usize,
+        request: impl ScratchRequest,
+    ) -> Result<Self, PolicyError> {
+        self.with_scratch_size(level, request)
+    }
+
     /// Bytes a team reserves at `level`: `team + thread * team_size`, or
     /// `None` when that does not fit.
     fn level_bytes(&self, level: usize) -> Option<usize> {
@@ -240,7 +257,7 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
     /// and one region per thread, each rounded up to 64 bytes so every
     /// region starts on a cache line. `None` when that does not fit.
     ///
-    /// [`set_scratch_size`](Self::set_scratch_size) keeps this at most
+    /// [`with_scratch_size`](Self::with_scratch_size) keeps this at most
     /// `isize::MAX`, so backends may compute the layout with plain
     /// arithmetic.
     pub fn arena_bytes(&self) -> Option<usize> {
@@ -273,10 +290,10 @@ impl<'s, S: ExecutionSpace> TeamPolicy<'s, S> {
         if level > 1 {
             return 0;
         }
-        // The only way to set sizes is `set_scratch_size`, which refuses
+        // The only way to set sizes is `with_scratch_size`, which refuses
         // sums that overflow; the team size never changes after it.
         self.level_bytes(level)
-            .expect("TeamPolicy: scratch sizes were checked to fit in set_scratch_size")
+            .expect("TeamPolicy: scratch sizes were checked to fit in with_scratch_size")
     }
     /// Team scratch bytes at `level`.
     pub fn team_scratch_size(&self, level: usize) -> usize {
@@ -333,7 +350,7 @@ mod tests {
             "TeamPolicy: team size 3 is above the maximum 1 of the Serial execution space"
         );
         let e = TeamPolicy::new(&Serial, 8, 1)
-            .set_scratch_size(0, PerTeam((1 << 20) + 1))
+            .with_scratch_size(0, PerTeam((1 << 20) + 1))
             .unwrap_err();
         assert_eq!(
             e,
@@ -345,7 +362,7 @@ mod tests {
         );
         assert_eq!(
             TeamPolicy::new(&Serial, 8, 1)
-                .set_scratch_size(2, PerTeam(1))
+                .with_scratch_size(2, PerTeam(1))
                 .unwrap_err(),
             PolicyError::ScratchLevel { level: 2 }
         );
@@ -406,7 +423,7 @@ mod tests {
     fn scratch_sums_that_overflow_are_typed_errors() {
         let p = TeamPolicy::new(&Unlimited, 4, 8);
         let per_thread = 1usize << 62;
-        let e = p.set_scratch_size(0, PerThread(per_thread)).unwrap_err();
+        let e = p.with_scratch_size(0, PerThread(per_thread)).unwrap_err();
         assert_eq!(
             e,
             PolicyError::ScratchOverflow {
@@ -422,23 +439,23 @@ mod tests {
             "{msg}"
         );
         // One level alone fits usize but not its 64-byte rounding.
-        let e = p.set_scratch_size(1, PerTeam(usize::MAX)).unwrap_err();
+        let e = p.with_scratch_size(1, PerTeam(usize::MAX)).unwrap_err();
         assert!(
             matches!(e, PolicyError::ScratchOverflow { level: 1, .. }),
             "{e}"
         );
         // Each level fits; both together do not fit in the address space.
         let half = 1usize << 62;
-        let p1 = p.set_scratch_size(0, PerTeam(half)).unwrap();
+        let p1 = p.with_scratch_size(0, PerTeam(half)).unwrap();
         assert_eq!(p1.arena_bytes(), Some(half));
-        let e = p1.set_scratch_size(1, PerTeam(half)).unwrap_err();
+        let e = p1.with_scratch_size(1, PerTeam(half)).unwrap_err();
         assert!(
             matches!(e, PolicyError::ScratchOverflow { level: 1, .. }),
             "{e}"
         );
         // Team plus per-thread at one level.
         let e = p
-            .set_scratch_size(0, (PerTeam(usize::MAX - 8), PerThread(2)))
+            .with_scratch_size(0, (PerTeam(usize::MAX - 8), PerThread(2)))
             .unwrap_err();
         assert!(
             matches!(e, PolicyError::ScratchOverflow { level: 0, .. }),
@@ -449,9 +466,9 @@ mod tests {
     #[test]
     fn arena_bytes_round_each_region_to_a_line() {
         let p = TeamPolicy::new(&Unlimited, 4, 8)
-            .set_scratch_size(0, (PerTeam(1), PerThread(65)))
+            .with_scratch_size(0, (PerTeam(1), PerThread(65)))
             .unwrap()
-            .set_scratch_size(1, PerThread(1))
+            .with_scratch_size(1, PerThread(1))
             .unwrap();
         assert_eq!(p.arena_bytes(), Some(64 + 8 * 128 + 8 * 64));
         assert_eq!(p.scratch_size(0), 1 + 8 * 65);

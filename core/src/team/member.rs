@@ -53,7 +53,7 @@ fn layout<S: ExecutionSpace>(policy: &TeamPolicy<'_, S>) -> [usize; 4] {
     })
 }
 
-/// `set_scratch_size` keeps the arena below `isize::MAX` bytes, so this is
+/// `with_scratch_size` keeps the arena below `isize::MAX` bytes, so this is
 /// a broken invariant, reported with the sizes rather than wrapped.
 #[cold]
 #[inline(never)]
@@ -80,7 +80,7 @@ impl TeamMember {
     /// Bytes of scratch arena one host team of `policy` needs.
     ///
     /// # Panics
-    /// Never for a policy built with `set_scratch_size`, which refuses
+    /// Never for a policy built with `with_scratch_size`, which refuses
     /// sizes whose arena would not fit; the sum is still checked.
     pub fn host_arena_bytes<S: ExecutionSpace>(policy: &TeamPolicy<'_, S>) -> usize {
         layout(policy)
@@ -241,7 +241,7 @@ impl TeamMember {
 
     /// A zero-filled View of the team's scratch at `level` (shared by the
     /// team's threads). Fails when the policy did not reserve enough with
-    /// `set_scratch_size(level, PerTeam(bytes))`.
+    /// `with_scratch_size(level, PerTeam(bytes))`.
     pub fn team_scratch<T: Element, const R: usize>(
         &self,
         level: usize,
@@ -261,7 +261,7 @@ impl TeamMember {
     ///
     /// ```
     /// use granule_core::prelude::*;
-    /// let p = TeamPolicy::new(&Serial, 2, AUTO).set_scratch_size(1, PerThread(8 * 16)).unwrap();
+    /// let p = TeamPolicy::new(&Serial, 2, AUTO).with_scratch_size(1, PerThread(8 * 16)).unwrap();
     /// parallel_for("tmp", p, (), |m: &TeamMember, ()| {
     ///     let mut tmp = m.thread_scratch::<f64, 1>(1, 16).unwrap();
     ///     tmp[15] = m.league_rank() as f64;
@@ -334,7 +334,7 @@ mod tests {
     fn scratch_views_of_overaligned_types_are_aligned() {
         let per_view = 128 + 64;
         let policy = TeamPolicy::new(&Serial, 3, 1)
-            .set_scratch_size(0, (PerTeam(4 * per_view), PerThread(per_view + 8)))
+            .with_scratch_size(0, (PerTeam(4 * per_view), PerThread(per_view + 8)))
             .unwrap();
         let mut arena = ScratchArena::default();
         arena.reserve(TeamMember::host_arena_bytes(&policy));

@@ -180,7 +180,7 @@ fn team_scratch_is_reused_by_the_next_dispatch_without_waiting() {
     let mut out = zeros::<u32>(&s, "out", league * n);
     let policy = || {
         TeamPolicy::new(&s, league, 32)
-            .set_scratch_size(1, PerTeam(n * 4))
+            .with_scratch_size(1, PerTeam(n * 4))
             .unwrap()
     };
     emu.take_stats();

@@ -251,7 +251,7 @@ fn team_scratch_at_the_device_limit() {
     );
     let n = max / 16 * 16;
     let p = TeamPolicy::new(&s, 2, team)
-        .set_scratch_size(0, PerTeam(n))
+        .with_scratch_size(0, PerTeam(n))
         .unwrap();
     let got: u64 = parallel_reduce("at-limit", p, Sum, fill_scratch(n));
     assert_eq!(got, 2 * n as u64);
@@ -259,8 +259,8 @@ fn team_scratch_at_the_device_limit() {
     // n bytes asked (within the maximum), n + 15 * team once each
     // thread's byte is rounded to its 16-byte region.
     let over = TeamPolicy::new(&s, 2, team)
-        .set_scratch_size(0, PerTeam(n - team))
-        .and_then(|p| p.set_scratch_size(0, PerThread(1)))
+        .with_scratch_size(0, PerTeam(n - team))
+        .and_then(|p| p.with_scratch_size(0, PerThread(1)))
         .unwrap();
     let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let _: u64 = parallel_reduce("over", over, Sum, fill_scratch(n));
@@ -289,8 +289,8 @@ fn static_shared_memory_counts_against_the_maximum_on_a_gpu() {
     let per_team =
         limits.max_shared_mem_bytes as usize - reserved_smem(team as u64) as usize - 16 * team;
     let p = TeamPolicy::new(&s, 1, team)
-        .set_scratch_size(0, PerTeam(per_team))
-        .and_then(|p| p.set_scratch_size(0, PerThread(1)))
+        .with_scratch_size(0, PerTeam(per_team))
+        .and_then(|p| p.with_scratch_size(0, PerThread(1)))
         .unwrap();
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let _: u64 = parallel_reduce("full", p, Sum, fill_scratch(per_team));
@@ -453,8 +453,8 @@ fn mdrange_tiles_become_blocks_in_either_order() {
             View3::<u64, LayoutLeft, CudaSpace>::zeros_in(s.memory_space(), "x", hi).unwrap();
         let h = hits.atomic().unwrap();
         let p = MDRangePolicy::new(&s, lo, hi)
-            .tiles(tiles)
-            .iterate(order, order);
+            .with_tiles(tiles)
+            .with_iterate(order, order);
         parallel_for("visit", p, &mut x, visit3(&h));
         let hits = create_mirror_view_and_copy(&hits).unwrap();
         let x = create_mirror_view_and_copy(&x).unwrap();
@@ -561,12 +561,12 @@ fn mdrange_tiles_up_to_usize_max_cover_the_box_as_serial_does() {
         let mut x =
             View2::<u64, LayoutRight, CudaSpace>::zeros_in(s.memory_space(), "x", hi).unwrap();
         let h = hits.atomic().unwrap();
-        let p = MDRangePolicy::new(&s, lo, hi).tiles(tiles);
+        let p = MDRangePolicy::new(&s, lo, hi).with_tiles(tiles);
         parallel_for("huge-tiles", p, &mut x, mark2(&h));
         let mut serial_hits = View2::<u32>::zeros("hits", hi).unwrap();
         let mut serial_x = View2::<u64>::zeros("x", hi).unwrap();
         let sh = serial_hits.atomic().unwrap();
-        let q = MDRangePolicy::new(&Serial, lo, hi).tiles(tiles);
+        let q = MDRangePolicy::new(&Serial, lo, hi).with_tiles(tiles);
         parallel_for("huge-tiles", q, &mut serial_x, mark2(&sh));
         let hits = create_mirror_view_and_copy(&hits).unwrap();
         let x = create_mirror_view_and_copy(&x).unwrap();
@@ -625,7 +625,7 @@ fn a_broadcast_of_a_wide_value_leaves_team_scratch_alone() {
     let s = cuda();
     for team in [1usize, 3] {
         let p = TeamPolicy::new(&s, 4, team)
-            .set_scratch_size(0, PerTeam(32))
+            .with_scratch_size(0, PerTeam(32))
             .unwrap();
         let got: u64 = parallel_reduce("broadcast", p, Sum, broadcast_wide());
         assert_eq!(got, 4 * team as u64, "teams of {team}");

@@ -102,7 +102,7 @@ fn vector_lanes_write_their_own_elements() {
     let policy = TeamPolicy::new(&s, league, team)
         .with_vector_length(lanes)
         .unwrap()
-        .set_scratch_size(0, PerTeam(32 * 8))
+        .with_scratch_size(0, PerTeam(32 * 8))
         .unwrap();
     parallel_for(
         "lanes",
@@ -367,7 +367,7 @@ fn team_scratch_written_by_every_lane_needs_one_lane() {
         TeamPolicy::new(&s, 2, 2)
             .with_vector_length(lanes)
             .unwrap()
-            .set_scratch_size(0, PerTeam(8))
+            .with_scratch_size(0, PerTeam(8))
             .unwrap()
     };
     let msg = panic_message(|| {
