@@ -319,7 +319,7 @@ pub mod host {
     {
         assert_covers(label, writes, &policy.write_bound());
         let (b, e) = (policy.begin(), policy.end());
-        let parts = match policy.get_schedule() {
+        let parts = match policy.schedule() {
             Schedule::Static if policy.chunk() == 0 => workers.clamp(1, (e - b).max(1)),
             _ => 0,
         };

@@ -26,6 +26,7 @@ pub enum Schedule {
 ///     .with_chunk_size(4)
 ///     .with_schedule(Schedule::Dynamic);;
 /// assert_eq!((p.begin(), p.end(), p.len(), p.chunk()), (10, 20, 10, 4));
+/// assert_eq!(p.schedule(), Schedule::Dynamic);
 /// assert!(RangePolicy::try_new(&Serial, 5..2).is_err());
 /// ```
 #[derive(Debug)]
@@ -119,8 +120,10 @@ impl<'s, S: ExecutionSpace> RangePolicy<'s, S> {
             self.chunk
         }
     }
-    /// The schedule.
-    pub fn get_schedule(&self) -> Schedule {
+    /// The schedule: [`Schedule::Static`] unless
+    /// [`with_schedule`](Self::with_schedule) set another.
+    #[doc(alias = "get_schedule")]
+    pub fn schedule(&self) -> Schedule {
         self.schedule
     }
     /// The execution space.
