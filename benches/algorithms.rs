@@ -129,7 +129,7 @@ fn copy_baselines(
     let mut dst = View1::<u8>::full("dst", half, 0).expect("dst");
     let (src, dst) = (
         src.as_slice().expect("src"),
-        dst.as_slice_mut().expect("dst"),
+        dst.as_mut_slice().expect("dst"),
     );
     g.bench_function("copy_1_thread", |b| {
         b.iter(|| dst.copy_from_slice(black_box(src)))
@@ -196,7 +196,7 @@ fn scans(c: &mut Criterion) {
             })
         });
         let mut d = View1::<i64>::full("d", n, 0).expect("d");
-        let (src, dst) = (a.as_slice().expect("a"), d.as_slice_mut().expect("d"));
+        let (src, dst) = (a.as_slice().expect("a"), d.as_mut_slice().expect("d"));
         g.bench_function("sequential_loop", |b| {
             b.iter(|| seq_exclusive(black_box(src), dst))
         });
@@ -246,7 +246,7 @@ fn float_scan<T>(
         b.iter(|| exclusive_scan(space, &x, &mut y, Sum, None).expect("scan"))
     });
     let mut d = View1::<T>::full("d", n, T::default()).expect("d");
-    let (src, dst) = (x.as_slice().expect("x"), d.as_slice_mut().expect("d"));
+    let (src, dst) = (x.as_slice().expect("x"), d.as_mut_slice().expect("d"));
     g.bench_function("sequential_loop", |b| {
         b.iter(|| seq_exclusive(black_box(src), dst))
     });
@@ -292,7 +292,7 @@ fn compact<T>(
         b.iter(|| copy_if(space, &x, &mut y, move |v: T| v != zero).expect("copy_if"))
     });
     let mut d = View1::<T>::full("d", n, zero).expect("d");
-    let dst = d.as_slice_mut().expect("d");
+    let dst = d.as_mut_slice().expect("d");
     g.bench_function("sequential_loop", |b| {
         b.iter(|| {
             let mut k = 0;

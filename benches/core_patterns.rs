@@ -166,7 +166,7 @@ fn axpy(c: &mut Criterion) {
         })
     });
     let xs = x.as_slice().expect("x").to_vec();
-    let ys = y.as_slice_mut().expect("y");
+    let ys = y.as_mut_slice().expect("y");
     let chunk = n.div_ceil(THREADS);
     g.bench_function("rayon_par_chunks_mut", |b| {
         b.iter(|| {

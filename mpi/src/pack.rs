@@ -305,7 +305,7 @@ impl<T: Element, const R: usize, M: MemorySpace> Packed<T, R, M> {
                 unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr(), size) }
             }
             Buffer::Host(v) => v
-                .as_slice_mut()
+                .as_mut_slice()
                 .expect("a freshly allocated LayoutRight View is contiguous"),
         }
     }

@@ -102,7 +102,7 @@ where
     let mut staged = View::<S::Elem, R>::zeros(view.label(), view.extents())?;
     deep_copy(&mut staged, view)?;
     let slice = staged
-        .as_slice_mut()
+        .as_mut_slice()
         .expect("a freshly allocated LayoutRight View is contiguous");
     all_reduce_slice(comm, reducer, slice);
     deep_copy(view, &staged)?;

@@ -257,7 +257,7 @@ macro_rules! host_fill {
                 let Draw {
                     key, start, end, ..
                 } = draw;
-                match view.as_slice_mut() {
+                match view.as_mut_slice() {
                     Some(all) => {
                         let blocks: Vec<Mutex<&mut [T]>> =
                             all.chunks_mut(BLOCK).map(Mutex::new).collect();

@@ -271,7 +271,14 @@ where
     S::Space: HostAccessible,
 {
     /// The elements as a mutable slice in memory order, if contiguous.
-    pub fn as_slice_mut(&mut self) -> Option<&mut [S::Elem]> {
+    ///
+    /// ```
+    /// use granule_views::View1;
+    /// let mut v = View1::<u32>::zeros("v", 4).unwrap();
+    /// v.as_mut_slice().unwrap().copy_from_slice(&[4, 3, 2, 1]);
+    /// assert_eq!(v.to_vec(), [4, 3, 2, 1]);
+    /// ```
+    pub fn as_mut_slice(&mut self) -> Option<&mut [S::Elem]> {
         let (ptr, size) = (self.storage.ptr().as_ptr(), self.size());
         // SAFETY: as in `as_slice`; `&mut self` makes the access unique.
         self.is_contiguous()
@@ -307,7 +314,7 @@ where
     /// assert_eq!(a.to_vec(), vec![7; 4]);
     /// ```
     pub fn fill(&mut self, value: S::Elem) {
-        match self.as_slice_mut() {
+        match self.as_mut_slice() {
             Some(s) => s.fill(value),
             None => self.for_each_mut(|_, x| *x = value),
         }
