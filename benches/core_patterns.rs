@@ -8,7 +8,7 @@
 #![allow(missing_docs)]
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use granule::core::exec::SCAN_BLOCK_ELEMS;
+use granule::base::exec::SCAN_BLOCK_ELEMS;
 use granule::prelude::*;
 use rayon::prelude::*;
 

@@ -36,8 +36,19 @@ pub use granule_algorithms as algorithms;
 pub use granule_containers as containers;
 
 /// Execution spaces, policies, patterns, reducers, teams, profiling
-/// (granule-core).
-pub use granule_core as core;
+/// (granule-core): what Kokkos calls Kokkos Core, the base the views,
+/// algorithms and containers build on.
+///
+/// It is `base` rather than `core` because a `core` here would shadow
+/// Rust's built-in `core` crate wherever it is in scope: after
+/// `use granule::*;`, a `core::mem::swap` path would look in granule-core.
+///
+/// ```
+/// use granule::base::{RangePolicy, Schedule, Serial};
+/// let p = RangePolicy::new(&Serial, 0..8).with_schedule(Schedule::Dynamic);
+/// assert_eq!(p.schedule(), Schedule::Dynamic);
+/// ```
+pub use granule_core as base;
 pub use granule_core::{profiling, reducer};
 
 /// Portable kernels: the device description a `#[kernel]` carries and the

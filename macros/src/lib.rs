@@ -56,7 +56,7 @@ pub fn reshape_map_with_crate(input: TokenStream) -> TokenStream {
 ///
 /// ```
 /// use granule::prelude::*;
-/// use granule::core::functor::UnaryFunctor;
+/// use granule::base::functor::UnaryFunctor;
 ///
 /// #[kernel]
 /// fn above(x: i64, threshold: i64) -> bool {

@@ -183,7 +183,7 @@ macro_rules! host_soundness_tests {
         #[test]
         fn a_block_left_behind_a_slow_predicate_calls_it_once_per_element() {
             use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
-            let patience = granule::core::exec::lookback::PATIENCE;
+            let patience = granule::base::exec::lookback::PATIENCE;
             for (n, in_place) in [(300_000usize, false), (3 << 21, false), (300_000, true)] {
                 let s = space();
                 let calls: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();

@@ -284,7 +284,7 @@ macro_rules! scan_host_only_tests {
                     if !last {
                         non_final[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         if i == 0 {
-                            std::thread::sleep(4 * granule::core::exec::lookback::PATIENCE);
+                            std::thread::sleep(4 * granule::base::exec::lookback::PATIENCE);
                         }
                     }
                     *p += 1;

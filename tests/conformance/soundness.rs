@@ -172,8 +172,8 @@ macro_rules! soundness_tests {
 
         #[test]
         fn parts_checked_for_fewer_indices_are_refused_by_the_driver() {
-            use granule::core::pattern::ParallelForImpl;
-            use granule::core::write::Writes;
+            use granule::base::pattern::ParallelForImpl;
+            use granule::base::write::Writes;
             let s = space();
             let mut y = View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "y", 8).unwrap();
             let parts = (&mut y).into_parts("small", 8usize);

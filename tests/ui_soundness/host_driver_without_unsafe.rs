@@ -1,6 +1,6 @@
 // The shared host drivers trust their write parts: calling one takes `unsafe`.
-use granule::core::exec::{host, Sequential};
-use granule::core::write::Writes;
+use granule::base::exec::{host, Sequential};
+use granule::base::write::Writes;
 use granule::prelude::*;
 
 fn main() {

@@ -1,6 +1,6 @@
 // A backend entry point trusts its write parts: calling it takes `unsafe`.
-use granule::core::pattern::ParallelForImpl;
-use granule::core::write::Writes;
+use granule::base::pattern::ParallelForImpl;
+use granule::base::write::Writes;
 use granule::prelude::*;
 
 fn main() {

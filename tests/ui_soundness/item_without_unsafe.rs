@@ -1,5 +1,5 @@
 // Turning parts into a `&mut` is the driver's job: `item` takes `unsafe`.
-use granule::core::write::{WriteParts, Writes};
+use granule::base::write::{WriteParts, Writes};
 use granule::prelude::*;
 
 fn main() {

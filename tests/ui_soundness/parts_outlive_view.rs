@@ -1,6 +1,6 @@
 // Write parts borrow their View: keeping them after the View is dropped
 // (and writing through them) must not compile.
-use granule::core::write::Writes;
+use granule::base::write::Writes;
 use granule::prelude::*;
 
 fn main() {

@@ -1,6 +1,6 @@
 // Write parts are not Copy: the same parts cannot be handed to a dispatch
 // twice (two `&mut` to one element in one work item).
-use granule::core::write::Writes;
+use granule::base::write::Writes;
 use granule::prelude::*;
 
 fn main() {

@@ -1,6 +1,6 @@
 // While parts are alive the View stays uniquely borrowed: it cannot be
 // read or written beside them.
-use granule::core::write::Writes;
+use granule::base::write::Writes;
 use granule::prelude::*;
 
 fn main() {

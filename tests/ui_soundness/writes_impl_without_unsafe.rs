@@ -1,6 +1,6 @@
 // Adding a kind of written object is a promise about borrows: implementing
 // `Writes` takes `unsafe impl`.
-use granule::core::write::{ViewParts, Writes};
+use granule::base::write::{ViewParts, Writes};
 
 struct Fake;
 

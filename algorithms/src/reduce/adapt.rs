@@ -10,7 +10,7 @@ use granule_core::reducer::{MinMaxLocScalar, ValLocScalar};
 ///
 /// ```
 /// use granule::algorithms::reduce::adapt::Elem;
-/// use granule::core::functor::BinaryFunctor;
+/// use granule::base::functor::BinaryFunctor;
 /// assert_eq!(Elem.call(3, 2.5), 2.5);
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -28,7 +28,7 @@ impl<T> BinaryFunctor<usize, T> for Elem {
 ///
 /// ```
 /// use granule::algorithms::reduce::adapt::Unindexed;
-/// use granule::core::functor::BinaryFunctor;
+/// use granule::base::functor::BinaryFunctor;
 /// assert_eq!(Unindexed(|x: i32| x * 2).call(9, 4), 8);
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -46,7 +46,7 @@ impl<T, F: UnaryFunctor<T>> BinaryFunctor<usize, T> for Unindexed<F> {
 ///
 /// ```
 /// use granule::algorithms::reduce::adapt::CountIf;
-/// use granule::core::functor::BinaryFunctor;
+/// use granule::base::functor::BinaryFunctor;
 /// assert_eq!(CountIf(|x: i32| x > 0).call(0, 5), 1);
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -74,7 +74,7 @@ impl<T, P: UnaryFunctor<T, Output = bool>> BinaryFunctor<usize, T> for CountIf<P
 ///
 /// ```
 /// use granule::algorithms::reduce::adapt::AllOf;
-/// use granule::core::functor::BinaryFunctor;
+/// use granule::base::functor::BinaryFunctor;
 /// assert!(AllOf(|x: u8| x < 9).call(0, 3));
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -92,7 +92,7 @@ impl<T, P: UnaryFunctor<T, Output = bool>> BinaryFunctor<usize, T> for AllOf<P> 
 ///
 /// ```
 /// use granule::algorithms::reduce::adapt::AnyOf;
-/// use granule::core::functor::BinaryFunctor;
+/// use granule::base::functor::BinaryFunctor;
 /// assert!(!AnyOf(|x: u8| x > 9).call(0, 3));
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -110,7 +110,7 @@ impl<T, P: UnaryFunctor<T, Output = bool>> BinaryFunctor<usize, T> for AnyOf<P> 
 ///
 /// ```
 /// use granule::algorithms::reduce::adapt::Loc;
-/// use granule::core::functor::BinaryFunctor;
+/// use granule::base::functor::BinaryFunctor;
 /// let v = Loc.call(4, 1.5);
 /// assert_eq!((v.val, v.loc), (1.5, 4));
 /// ```
@@ -129,7 +129,7 @@ impl<T> BinaryFunctor<usize, T> for Loc {
 ///
 /// ```
 /// use granule::algorithms::reduce::adapt::MinMaxOf;
-/// use granule::core::functor::BinaryFunctor;
+/// use granule::base::functor::BinaryFunctor;
 /// assert_eq!(MinMaxOf.call(2, 7u8).max_loc, 2);
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -152,7 +152,7 @@ impl<T: Copy> BinaryFunctor<usize, T> for MinMaxOf {
 ///
 /// ```
 /// use granule::algorithms::reduce::adapt::Equal;
-/// use granule::core::functor::BinaryFunctor;
+/// use granule::base::functor::BinaryFunctor;
 /// assert!(!Equal.call(f64::NAN, f64::NAN));
 /// ```
 #[derive(Clone, Copy, Debug, Default)]

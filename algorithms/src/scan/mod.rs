@@ -76,7 +76,7 @@ pub enum ScanKind {
 ///
 /// ```
 /// use granule::algorithms::Identity;
-/// use granule::core::functor::UnaryFunctor;
+/// use granule::base::functor::UnaryFunctor;
 /// assert_eq!(Identity.call(7u8), 7);
 /// ```
 #[derive(Clone, Copy, Debug, Default)]

@@ -183,7 +183,7 @@ where
 ///
 /// ```
 /// use granule::algorithms::sort::PartialLess;
-/// use granule::core::functor::BinaryFunctor;
+/// use granule::base::functor::BinaryFunctor;
 /// assert!(PartialLess.call(1, 2) && !PartialLess.call(f64::NAN, 0.0));
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -201,7 +201,7 @@ impl<T: PartialOrd> BinaryFunctor<T, T> for PartialLess {
 ///
 /// ```
 /// use granule::algorithms::sort::InOrder;
-/// use granule::core::functor::BinaryFunctor;
+/// use granule::base::functor::BinaryFunctor;
 /// let in_order = InOrder(|a: i32, b: i32| a < b);
 /// assert!(in_order.call(1, 1) && !in_order.call(2, 1));
 /// ```

@@ -1,8 +1,8 @@
 // The pattern path a device space takes: its `ParallelForImpl` exists only
 // for `#[kernel]` functors (as the Cuda space's do), so `parallel_for` with
 // a plain closure does not compile, and the message says to use #[kernel].
-use granule::core::pattern::ParallelForImpl;
-use granule::core::write::WriteParts;
+use granule::base::pattern::ParallelForImpl;
+use granule::base::write::WriteParts;
 use granule::kernel::KernelSource;
 use granule::prelude::*;
 

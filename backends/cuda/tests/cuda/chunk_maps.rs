@@ -5,7 +5,7 @@
 //! element reached twice is counted twice).
 
 use granule::chunk::{owner_table, MapContinuousLinear};
-use granule::core::team::MapIdentity;
+use granule::base::team::MapIdentity;
 use granule_cuda::codegen::{Instance, Pattern};
 use granule_cuda::device_api::{Device, KernelArgs};
 use granule_cuda::emu::EmuDevice;
