@@ -67,6 +67,7 @@ fn timer_is_off_without_the_variable() {
 
 /// `GRANULE_KERNEL_TIMER_JSON=path` alone switches the timer on and writes
 /// one record per (label, kind, space) at exit, with no table on stderr.
+#[cfg(feature = "serde")]
 #[test]
 fn timer_json_is_written_at_exit() {
     const JSON_CHILD: &str = "GRANULE_KERNEL_TIMER_JSON_TEST_CHILD";
@@ -88,51 +89,26 @@ fn timer_json_is_written_at_exit() {
         return;
     }
     let path = std::env::temp_dir().join(format!("granule-timer-{}.json", std::process::id()));
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "timer_json_is_written_at_exit",
-            "--test-threads=1",
-        ])
-        .env(JSON_CHILD, "1")
-        .env_remove(granule::profiling::KERNEL_TIMER_ENV)
-        .env(granule::profiling::KERNEL_TIMER_JSON_ENV, &path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "child failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = run_json_child("timer_json_is_written_at_exit", JSON_CHILD, &path);
     assert!(
         !err.contains("granule kernel timer"),
         "a table without GRANULE_KERNEL_TIMER=1: {err}"
     );
     let json = std::fs::read_to_string(&path).expect("the JSON file the child wrote");
     let _ = std::fs::remove_file(&path);
-    let records: Vec<&str> = json
-        .lines()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .collect();
+    let records: Vec<serde_json::Value> = serde_json::from_str(&json).expect("a JSON array");
     assert_eq!(records.len(), 2, "{json}");
     let for_row = records
         .iter()
-        .find(|r| r.contains(r#""label": "json \"for\"""#))
+        .find(|r| r["label"] == "json \"for\"")
         .unwrap_or_else(|| panic!("no record of the for: {json}"));
-    assert!(
-        for_row.contains(r#""kind": "parallel_for", "space": "Serial", "calls": 4,"#),
-        "{for_row}"
-    );
-    let seconds = |key: &str| -> f64 {
-        let at = for_row
-            .find(&format!("\"{key}\": "))
-            .unwrap_or_else(|| panic!("{key} in {for_row}"));
-        let rest = &for_row[at + key.len() + 4..];
-        let end = rest.find([',', '}']).expect("a number ends");
-        rest[..end]
-            .parse()
-            .unwrap_or_else(|e| panic!("{key}: {e} in {for_row}"))
+    assert_eq!(for_row["kind"], "parallel_for", "{for_row}");
+    assert_eq!(for_row["space"], "Serial", "{for_row}");
+    assert_eq!(for_row["calls"], 4, "{for_row}");
+    let seconds = |key: &str| {
+        for_row[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} in {for_row}"))
     };
     let (total, mean, min, max) = (
         seconds("total_s"),
@@ -145,8 +121,38 @@ fn timer_json_is_written_at_exit() {
         (mean * 4.0 - total).abs() <= 1e-9 * total.max(1.0),
         "{for_row}"
     );
+}
+
+/// Without the `serde` feature, `GRANULE_KERNEL_TIMER_JSON` is reported on
+/// stderr and no file is written.
+#[cfg(not(feature = "serde"))]
+#[test]
+fn timer_json_without_serde_says_so() {
+    const JSON_CHILD: &str = "GRANULE_KERNEL_TIMER_NO_SERDE_TEST_CHILD";
+    if std::env::var(JSON_CHILD).is_ok() {
+        parallel_for("no-json", RangePolicy::new(&Serial, 0..10), (), |_, ()| {});
+        return;
+    }
+    let path = std::env::temp_dir().join(format!("granule-timer-none-{}.json", std::process::id()));
+    let err = run_json_child("timer_json_without_serde_says_so", JSON_CHILD, &path);
+    assert!(err.contains("needs granule's `serde` feature"), "{err}");
+    assert!(!path.exists(), "{} was written", path.display());
+}
+
+/// Runs this binary's `test` as a child with `child` set and the timer's
+/// JSON going to `path`; returns the child's stderr.
+fn run_json_child(test: &str, child: &str, path: &std::path::Path) -> String {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(child, "1")
+        .env_remove(granule::profiling::KERNEL_TIMER_ENV)
+        .env(granule::profiling::KERNEL_TIMER_JSON_ENV, path)
+        .output()
+        .unwrap();
     assert!(
-        json.trim_start().starts_with('[') && json.trim_end().ends_with(']'),
-        "{json}"
+        out.status.success(),
+        "child failed: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }

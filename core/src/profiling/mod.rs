@@ -30,7 +30,9 @@
 
 mod timer;
 
-pub use timer::{kernel_timer_report, KernelTimer, KERNEL_TIMER_ENV, KERNEL_TIMER_JSON_ENV};
+pub use timer::{
+    kernel_timer_report, KernelRecord, KernelTimer, KERNEL_TIMER_ENV, KERNEL_TIMER_JSON_ENV,
+};
 
 use parking_lot::{RwLock, RwLockReadGuard};
 use std::fmt;
@@ -38,14 +40,19 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Once};
 use std::time::{Duration, Instant};
 
-/// Which pattern a dispatch runs.
+/// Which pattern a dispatch runs (serialized as its [`Display`](fmt::Display)
+/// name, `"parallel_for"`, ..).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum KernelKind {
     /// `parallel_for`.
+    #[cfg_attr(feature = "serde", serde(rename = "parallel_for"))]
     For,
     /// `parallel_reduce`.
+    #[cfg_attr(feature = "serde", serde(rename = "parallel_reduce"))]
     Reduce,
     /// `parallel_scan`.
+    #[cfg_attr(feature = "serde", serde(rename = "parallel_scan"))]
     Scan,
 }
 

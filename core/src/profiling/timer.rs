@@ -1,6 +1,7 @@
 //! The built-in kernel timer: per label, the number of calls, the total,
 //! mean, shortest and longest time, printed as a table when the process
-//! exits, and written as JSON for tools and plots when asked.
+//! exits, and with the `serde` feature written as JSON for tools and
+//! plots when asked (serde_json escapes the labels, which are any text).
 
 use super::{KernelInfo, KernelKind, ProfilingHooks};
 use parking_lot::Mutex;
@@ -13,8 +14,9 @@ use std::time::Duration;
 pub const KERNEL_TIMER_ENV: &str = "GRANULE_KERNEL_TIMER";
 
 /// Set this environment variable to a file path to time every dispatch
-/// and write [`KernelTimer::json`] there at exit (the table is printed
-/// only if [`KERNEL_TIMER_ENV`] is `1` too).
+/// and write `KernelTimer::json` there at exit (the table is printed
+/// only if [`KERNEL_TIMER_ENV`] is `1` too). Needs the `serde` feature;
+/// without it the variable is reported on stderr and ignored.
 pub const KERNEL_TIMER_JSON_ENV: &str = "GRANULE_KERNEL_TIMER_JSON";
 
 /// A row of the table: label, kind, space.
@@ -62,6 +64,30 @@ impl Stats {
     }
 }
 
+/// One row of the timer: a (label, kind, space) with its calls and times
+/// in seconds. With the `serde` feature it is `Serialize`, with these
+/// field names (the records of `KernelTimer::json`).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct KernelRecord {
+    /// The label given to the pattern.
+    pub label: String,
+    /// The pattern.
+    pub kind: KernelKind,
+    /// The execution space's name.
+    pub space: &'static str,
+    /// How many dispatches were timed.
+    pub calls: u64,
+    /// Their total time.
+    pub total_s: f64,
+    /// `total_s / calls`.
+    pub mean_s: f64,
+    /// The shortest call.
+    pub min_s: f64,
+    /// The longest call.
+    pub max_s: f64,
+}
+
 impl ProfilingHooks for KernelTimer {
     fn end_kernel(&self, info: &KernelInfo<'_>, elapsed: Duration) {
         let mut stats = self.stats.lock();
@@ -77,6 +103,33 @@ impl KernelTimer {
         let mut rows: Vec<_> = stats.iter().map(|(k, v)| (k.clone(), *v)).collect();
         rows.sort_by_key(|r| std::cmp::Reverse(r.1.total));
         rows
+    }
+
+    /// Every row, slowest total first.
+    ///
+    /// ```
+    /// use granule_core::prelude::*;
+    /// use granule_core::profiling::{self, KernelKind, KernelTimer};
+    /// use std::sync::Arc;
+    /// let timer = Arc::new(KernelTimer::default());
+    /// let id = profiling::register(timer.clone());
+    /// parallel_for("records-doc", RangePolicy::new(&Serial, 0..10), (), |_, ()| {});
+    /// profiling::unregister(id);
+    /// let row = timer.records().into_iter().find(|r| r.label == "records-doc").unwrap();
+    /// assert_eq!((row.kind, row.space, row.calls), (KernelKind::For, "Serial", 1));
+    /// ```
+    pub fn records(&self) -> Vec<KernelRecord> {
+        let record = |((label, kind, space), st): (Key, Stats)| KernelRecord {
+            label,
+            kind,
+            space,
+            calls: st.calls,
+            total_s: st.total.as_secs_f64(),
+            mean_s: st.mean(),
+            min_s: st.min.as_secs_f64(),
+            max_s: st.max.as_secs_f64(),
+        };
+        self.rows().into_iter().map(record).collect()
     }
 
     /// The table: label, kind, space, calls, total and mean, slowest total first.
@@ -99,9 +152,9 @@ impl KernelTimer {
         out
     }
 
-    /// The rows as a JSON array, slowest total first: one object per
-    /// (label, kind, space) with `calls` and the `total`, `mean`, `min` and
-    /// `max` times in seconds.
+    /// The [`records`](Self::records) as a JSON array, one object per line,
+    /// slowest total first: `label`, `kind`, `space`, `calls`, and the
+    /// `total_s`, `mean_s`, `min_s` and `max_s` times in seconds.
     ///
     /// ```
     /// use granule_core::prelude::*;
@@ -113,52 +166,24 @@ impl KernelTimer {
     /// profiling::unregister(id);
     /// let json = timer.json();
     /// assert!(json.starts_with('['), "{json}");
-    /// assert!(json.contains(r#""label": "json \"doc\"", "kind": "parallel_for", "space": "Serial", "calls": 1,"#), "{json}");
+    /// assert!(json.contains(r#"{"label":"json \"doc\"","kind":"parallel_for","space":"Serial","calls":1,"#), "{json}");
     /// ```
+    #[cfg(feature = "serde")]
     pub fn json(&self) -> String {
-        let records: Vec<String> = self
-            .rows()
-            .into_iter()
-            .map(|((label, kind, space), st)| {
-                format!(
-                    "  {{\"label\": {}, \"kind\": {}, \"space\": {}, \"calls\": {}, \
-                     \"total_s\": {:e}, \"mean_s\": {:e}, \"min_s\": {:e}, \"max_s\": {:e}}}",
-                    json_string(&label),
-                    json_string(&kind.to_string()),
-                    json_string(space),
-                    st.calls,
-                    st.total.as_secs_f64(),
-                    st.mean(),
-                    st.min.as_secs_f64(),
-                    st.max.as_secs_f64()
-                )
+        let lines: Vec<String> = self
+            .records()
+            .iter()
+            .map(|r| {
+                // Strings, numbers and a unit enum: nothing that can fail.
+                let object = serde_json::to_string(r).expect("a KernelRecord serializes");
+                format!("  {object}")
             })
             .collect();
-        match records.is_empty() {
+        match lines.is_empty() {
             true => "[]\n".to_string(),
-            false => format!("[\n{}\n]\n", records.join(",\n")),
+            false => format!("[\n{}\n]\n", lines.join(",\n")),
         }
     }
-}
-
-/// `s` as a JSON string literal (RFC 8259: quote, backslash and control
-/// characters escaped; everything else is valid UTF-8 as it is).
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 static ENV_TIMER: OnceLock<Arc<KernelTimer>> = OnceLock::new();
@@ -180,6 +205,7 @@ extern "C" fn report_at_exit() {
             timer.report()
         );
     }
+    #[cfg(feature = "serde")]
     if let Some(path) = std::env::var_os(KERNEL_TIMER_JSON_ENV) {
         if let Err(e) = std::fs::write(&path, timer.json()) {
             let _ = writeln!(
@@ -195,9 +221,26 @@ extern "C" {
     fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
 }
 
+/// Whether [`KERNEL_TIMER_JSON_ENV`] asks for a JSON file this build can
+/// write; without the `serde` feature a request is reported (the user set
+/// the variable and would otherwise find no file, with no reason).
+fn json_from_env() -> bool {
+    let asked = std::env::var_os(KERNEL_TIMER_JSON_ENV).is_some_and(|p| !p.is_empty());
+    if asked && cfg!(not(feature = "serde")) {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "granule kernel timer: {KERNEL_TIMER_JSON_ENV} needs granule's `serde` feature; \
+             no JSON is written"
+        );
+        return false;
+    }
+    asked
+}
+
 pub(super) fn install_from_env() {
     let table = std::env::var(KERNEL_TIMER_ENV).is_ok_and(|v| v == "1");
-    let json = std::env::var_os(KERNEL_TIMER_JSON_ENV).is_some_and(|p| !p.is_empty());
+    let json = json_from_env();
     if table || json {
         let timer = ENV_TIMER
             .get_or_init(|| Arc::new(KernelTimer::default()))
@@ -214,11 +257,32 @@ pub(super) fn install_from_env() {
 mod tests {
     use super::*;
 
+    /// A timer with one call of `label`, for `kind`, on Serial.
+    #[cfg(feature = "serde")]
+    fn one_call(label: &str, kind: KernelKind) -> KernelTimer {
+        let timer = KernelTimer::default();
+        let info = KernelInfo {
+            label,
+            kind,
+            space: "Serial",
+            policy: "Range",
+            id: 0,
+        };
+        timer.end_kernel(&info, Duration::from_micros(3));
+        timer
+    }
+
+    #[cfg(feature = "serde")]
     #[test]
     fn json_strings_escape_quotes_backslashes_and_control_characters() {
-        assert_eq!(json_string("plain é"), "\"plain é\"");
-        assert_eq!(json_string("a\"b\\c"), r#""a\"b\\c""#);
-        assert_eq!(json_string("l\n\t\u{1}"), r#""l\n\t\u0001""#);
+        for label in ["plain é", "a\"b\\c", "l\n\t\u{1}"] {
+            let json = one_call(label, KernelKind::Scan).json();
+            let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(parsed[0]["label"], label, "{json}");
+            assert_eq!(parsed[0]["kind"], "parallel_scan", "{json}");
+            assert_eq!(json.lines().count(), 3, "one record per line: {json}");
+        }
+        assert_eq!(KernelTimer::default().json(), "[]\n");
     }
 
     #[test]
