@@ -18,8 +18,9 @@
 //! bytes on the same pages as what it bounds; the sorts all work in
 //! `Vec`s.
 //!
-//! `cargo bench --bench algorithms` measures 2^20 and 2^27 (sorts at
-//! 2^24); `GRANULE_BENCH_SWEEP=1` sweeps 2^10..2^27 and 2^k - 3.
+//! `cargo bench -p granule-bench --bench algorithms` measures 2^20 and
+//! 2^27 (sorts at 2^24); `GRANULE_BENCH_SWEEP=1` sweeps 2^10..2^27 and
+//! 2^k - 3.
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]

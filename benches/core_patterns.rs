@@ -2,7 +2,7 @@
 //! baselines, measured in the same run: sequential loops and rayon idioms.
 //! Throughput is reported in bytes, so criterion prints GB/s.
 //!
-//! `cargo bench --bench core_patterns` (add `-- --quick` for a sanity run).
+//! `cargo bench -p granule-bench --bench core_patterns` (add `-- --quick` for a sanity run).
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]

@@ -4,7 +4,7 @@
 //! beside a device-to-device copy of the same bytes measured in the same
 //! run (the bandwidth a memory-bound pattern can reach on that device).
 //!
-//! `GRANULE_CUDA=gpu cargo bench --features cuda --bench cuda_patterns`
+//! `GRANULE_CUDA=gpu cargo bench -p granule-bench --features cuda --bench cuda_patterns`
 //! on a GPU (2^24 and 2^28 elements); on the emulator
 //! (`GRANULE_CUDA=emulator`, the default here) it runs 2^20 and first
 //! prints the emulator's counts per dispatch: launches and global-memory

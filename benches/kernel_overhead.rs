@@ -4,7 +4,7 @@
 //! loop over slices (the baseline), on the Serial space, so the ratios are
 //! not blurred by thread scheduling.
 //!
-//! `cargo bench --bench kernel_overhead` (add `-- --quick` for a sanity run).
+//! `cargo bench -p granule-bench --bench kernel_overhead` (add `-- --quick` for a sanity run).
 
 // criterion_group! generates undocumented items; axpy is written as
 // Kokkos users write it, `y = a*x + y`.

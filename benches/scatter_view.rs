@@ -11,7 +11,7 @@
 //! (`ScatterAccess::fixed`). And one without a ScatterView: a local histogram per
 //! chunk, added to the atomic View per bin.
 //!
-//! `cargo bench --bench scatter_view` (add `-- --quick` for a sanity run).
+//! `cargo bench -p granule-bench --bench scatter_view` (add `-- --quick` for a sanity run).
 //!
 //! The Cuda emulator's atomics and global-memory words per element of
 //! the histogram (ScatterView on Cuda: atomics) come from a test:

@@ -9,7 +9,7 @@
 //! form (an uncontended atomic add into row `id`). Each variant ends with
 //! the finished histogram, checked against a sequential count.
 //!
-//! `cargo bench --bench unique_token` (add `-- --quick` for a sanity run).
+//! `cargo bench -p granule-bench --bench unique_token` (add `-- --quick` for a sanity run).
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]

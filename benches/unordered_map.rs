@@ -10,7 +10,7 @@
 //! finalizer granule's map hashes with, so that the hash is not the
 //! difference.
 //!
-//! `cargo bench --bench unordered_map` (add `-- --quick` for a sanity run;
+//! `cargo bench -p granule-bench --bench unordered_map` (add `-- --quick` for a sanity run;
 //! `GRANULE_BENCH_KEYS` changes the key count).
 //!
 //! The Cuda emulator's atomics and global-memory words per element of

@@ -4,7 +4,7 @@
 //! same loop as a hand-written rayon reduction over the rows (the bound a
 //! granule dispatch should reach), measured in the same run.
 //!
-//! `cargo bench --bench yax` (add `-- --quick` for a sanity run).
+//! `cargo bench -p granule-bench --bench yax` (add `-- --quick` for a sanity run).
 
 // criterion_group! generates undocumented items.
 #![allow(missing_docs)]

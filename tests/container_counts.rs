@@ -6,7 +6,7 @@
 //! load factor).
 //!
 //! `cargo test --features cuda --test container_counts -- --nocapture words_per_element`,
-//! and `cargo bench --features cuda --bench scatter_view` (or
+//! and `cargo bench -p granule-bench --features cuda --bench scatter_view` (or
 //! `unordered_map`), which include this file and print the same lines
 //! before their timings.
 //!

@@ -30,9 +30,10 @@ TESTS=(granule_cuda cuda nvrtc_toolchain translated gpu fidelity dispatch asynch
 REQUIRED=(conformance algorithms)
 BENCHES=(cuda_patterns)
 EXAMPLES=(stream_compaction)
-# granule-cuda holds the device tests; the root package the suites, the
-# bench and the examples.
+# granule-cuda holds the device tests; the root package the suites and
+# the examples; granule-bench (benches/) the bench.
 PACKAGES=(-p granule -p granule-cuda --features granule/cuda)
+BENCH_PACKAGE=(-p granule-bench --features granule-bench/cuda)
 
 # Reads cargo's JSON messages and prints "target_name package_dir
 # executable" for the wanted targets (package_dir relative to the root).
@@ -54,7 +55,7 @@ rm -rf "$G"
 mkdir -p "$G/bin" "$G/examples"
 cargo test --release "${PACKAGES[@]}" --no-run --message-format=json | pick "${TESTS[*]}" |
   sed 's/^/test /' > "$G/list"
-cargo bench "${PACKAGES[@]}" --no-run --message-format=json | pick "${BENCHES[*]}" |
+cargo bench "${BENCH_PACKAGE[@]}" --no-run --message-format=json | pick "${BENCHES[*]}" |
   sed 's/^/bench /' >> "$G/list"
 while read -r kind name pkg exe; do
   cp "$exe" "$G/bin/$name"
