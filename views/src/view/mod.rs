@@ -8,10 +8,16 @@
 
 mod construct;
 mod index;
+pub mod iter;
+#[cfg(feature = "rayon")]
+pub mod par_iter;
 mod rank;
 mod subview;
 
 pub(crate) use index::out_of_bounds;
+pub use iter::{Iter, IterMut};
+#[cfg(feature = "rayon")]
+pub use par_iter::{ParIter, ParIterMut};
 pub use rank::{IntoIndex, Rank, Succ, ValidRank};
 pub use subview::{All, SubviewArg, SubviewArgs, ALL};
 
