@@ -161,6 +161,38 @@ pub type DefaultExecutionSpace = granule_rayon::Rayon;
 #[cfg(not(any(feature = "rayon", feature = "cuda")))]
 pub type DefaultExecutionSpace = granule_core::Serial;
 
+/// The host execution space a program gets unless it picks one (Kokkos's
+/// `DefaultHostExecutionSpace`, the host backend enabled): Rayon with the
+/// `rayon` feature (the default), Serial without it.
+///
+/// Only the `rayon` feature moves it; the `cuda` feature does not, so it
+/// names a host space in every build: the space for work that stays on
+/// the host (preparing input, checking results) beside a
+/// [`DefaultExecutionSpace`] that may be a GPU. Its Views live in
+/// `HostSpace`.
+///
+/// ```
+/// use granule::prelude::*;
+///
+/// #[kernel]
+/// fn twice(i: usize, y: &mut u64) {
+///     *y = 2 * i as u64;
+/// }
+///
+/// let host = DefaultHostExecutionSpace::default();
+/// let mut y = View1::<u64>::zeros("y", 100)?;
+/// parallel_for("twice", RangePolicy::new(&host, 0..100), &mut y, twice());
+/// assert_eq!(y[99], 198);
+/// # Ok::<(), ViewError>(())
+/// ```
+#[cfg(feature = "rayon")]
+pub type DefaultHostExecutionSpace = granule_rayon::Rayon;
+/// The host execution space a program gets unless it picks one (Kokkos's
+/// `DefaultHostExecutionSpace`): Serial, since the `rayon` feature is
+/// off; only that feature moves it.
+#[cfg(not(feature = "rayon"))]
+pub type DefaultHostExecutionSpace = granule_core::Serial;
+
 /// Why [`default_space`] could not make the default execution space: with
 /// the `cuda` feature, the device's error (no GPU or driver, and
 /// `GRANULE_CUDA` not set to `emulator`); the host spaces cannot fail.
@@ -224,7 +256,7 @@ pub mod prelude {
     pub use crate::Rayon;
     #[cfg(feature = "cuda")]
     pub use crate::{Cuda, CudaSpace};
-    pub use crate::{DefaultExecutionSpace, DefaultMemorySpace};
+    pub use crate::{DefaultExecutionSpace, DefaultHostExecutionSpace, DefaultMemorySpace};
     pub use granule_macros::{device, kernel};
 
     pub use granule_algorithms::{
