@@ -111,6 +111,29 @@ macro_rules! for_tests {
             }
         }
 
+        // A #[device] fn and const imported from another module by a
+        // plain `use` run on every space (their device definitions come
+        // with the names).
+        #[test]
+        fn for_calls_device_items_imported_by_name() {
+            let s = space();
+            let n = 100;
+            let x =
+                View1::<f64, LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, |i| i as f64)
+                    .unwrap();
+            let mut y = View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
+            parallel_for(
+                "imported",
+                RangePolicy::new(&s, 0..n),
+                &mut y,
+                scaled_plus_offset(3.0, &x),
+            );
+            let y = create_mirror_view_and_copy(&y).unwrap().to_vec();
+            for (i, y) in y.iter().enumerate() {
+                assert_eq!(*y, 3.0 * i as f64 + 0.5, "y[{i}]");
+            }
+        }
+
         #[test]
         fn for_writes_strided_views() {
             let s = space();

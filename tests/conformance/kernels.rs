@@ -72,6 +72,31 @@ pub fn not_of_device_results(i: usize, next: &mut u64, skipped: &mut u8, flipped
     }
 }
 
+/// `#[device]` items of a module of their own, which `scaled_plus_offset`
+/// imports by a plain `use`, as a user imports any function.
+pub mod device_helpers {
+    use granule::prelude::*;
+
+    /// Added by [`scaled_plus`].
+    #[device]
+    pub const OFFSET: f64 = 0.5;
+
+    /// `a * x + OFFSET`: a helper that itself uses another helper.
+    #[device]
+    pub fn scaled_plus(x: f64, a: f64) -> f64 {
+        a * x + OFFSET
+    }
+}
+
+use device_helpers::{scaled_plus, OFFSET};
+
+/// Calls a `#[device]` fn and reads a `#[device]` const imported from
+/// another module by name only.
+#[kernel]
+pub fn scaled_plus_offset(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
+    *y = scaled_plus(x[i], a) - OFFSET + scaled_plus(1.0, 0.0);
+}
+
 // ----------------------------------------------------------- reduce.rs
 
 #[kernel(reduce)]
@@ -651,6 +676,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     set_u8,
     index_plus_one,
     not_of_device_results,
+    scaled_plus_offset,
     sum_index,
     times_two,
     min_shifted,

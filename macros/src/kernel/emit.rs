@@ -107,7 +107,8 @@ fn hidden(prefix: &str, ident: &syn::Ident) -> syn::Ident {
 
 /// References to the definitions of the `#[device]` items used, each
 /// spanned at its use so that a missing `#[device]` is reported there:
-/// helpers by their hidden statics, structs through `DeviceStruct` (whose
+/// helpers through their companions (`path::name::DEVICE`, reached by the
+/// path the body calls them by), structs through `DeviceStruct` (whose
 /// diagnostic says to add `#[device]`). Each item once, structs first, as
 /// C++ needs a type before its uses.
 fn deps(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
@@ -130,11 +131,13 @@ fn deps(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
     });
     let structs: Vec<TokenStream> = structs.collect();
     let items = t.deps.iter().filter(first).map(|p| {
-        let mut p = p.clone();
-        let last = p.segments.last_mut().expect("a path has a segment");
-        let span = last.ident.span();
-        last.ident = hidden("DEVICE", &last.ident);
-        quote_spanned!(span=> &#p)
+        let span = p
+            .segments
+            .last()
+            .expect("a path has a segment")
+            .ident
+            .span();
+        quote_spanned!(span=> #p::DEVICE)
     });
     structs.into_iter().chain(items).collect()
 }
@@ -266,6 +269,10 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     // Each kind gives its translation, the name and visibility of its
     // hidden static, the item for the host, and the trait impls that
     // point at the static.
+    // Functions and constants live in the value namespace, so they get a
+    // companion in the type namespace (see `companion`); a struct or a
+    // reducer is found through its trait impl instead.
+    let is_value = matches!(parsed, syn::Item::Fn(_) | syn::Item::Const(_));
     let (t, ident, vis, item, impls) =
         match parsed {
             syn::Item::Fn(mut f) => {
@@ -321,9 +328,11 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     let (name, source) = (&t.name, &t.source);
     let deps = deps(&t, &krate);
     let stat = hidden("DEVICE", &ident);
+    let companion = is_value.then(|| companion(&ident, &vis, &krate, &stat));
     Ok(quote! {
         #item
         #impls
+        #companion
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         // SAFETY: `#[device]` translated `source` from the item above;
@@ -332,6 +341,29 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
             #krate::kernel::DeviceFn::new(#name, #source, &[#(#deps),*])
         };
     })
+}
+
+/// The companion of a `#[device]` fn or `const` named `ident`: a struct
+/// of the same name, which lives in the type namespace while the item
+/// lives in the value namespace, so one `use path::ident;` imports both.
+/// Its associated `DEVICE` points at the hidden static, and that is how
+/// a kernel names a helper it calls (`path::ident::DEVICE`, see `deps`):
+/// whatever path reaches the helper reaches its device definition.
+fn companion(
+    ident: &syn::Ident,
+    vis: &syn::Visibility,
+    krate: &syn::Path,
+    stat: &syn::Ident,
+) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code, clippy::upper_case_acronyms)]
+        #vis struct #ident {}
+        impl #ident {
+            #[doc(hidden)]
+            pub const DEVICE: &'static #krate::kernel::DeviceFn = &#stat;
+        }
+    }
 }
 
 /// The type checks (see `canon.rs`) of a kernel or `#[device]` function:
