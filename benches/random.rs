@@ -6,7 +6,7 @@
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use granule::containers::random::{fill_random, XorShift64Pool};
+use granule::containers::random::{fill_random_on, XorShift64Pool};
 use granule::prelude::*;
 use std::time::Duration;
 
@@ -29,9 +29,9 @@ fn fill(c: &mut Criterion) {
             )
         })
     });
-    let pool = XorShift64Pool::new("bench", 1, space.concurrency()).unwrap();
+    let pool = XorShift64Pool::new(&space, 1);
     g.bench_function("fill_random_rayon2", |b| {
-        b.iter(|| fill_random(&space, &mut x, &pool, 0.0, 1.0).unwrap())
+        b.iter(|| fill_random_on(&space, &mut x, &pool, 0.0..1.0).unwrap())
     });
     g.finish();
     assert!((0.0..1.0).contains(&x[N - 1]));

@@ -21,6 +21,7 @@ pub fn random_streams(i: usize, bits: &mut u64, sum: &mut f64, key: u64, states:
     for _draw in 0..m {
         s = xorshift64_next(s);
         folded = folded.rotate_left(7) ^ xorshift64_urand64(s) ^ xorshift64_urand(s) as u64;
+        folded ^= ((xorshift64_rand(s) as u64) << 1) ^ xorshift64_rand64(s) as u64;
         total += xorshift64_drand(s) + xorshift64_frand(s) as f64;
     }
     *bits = folded;
@@ -51,14 +52,14 @@ pub fn random_range_draws(
     // A span just above 2^63 rejects almost half the draws.
     let top = (1u64 << 63) + 5;
     for _draw in 0..m {
-        folded = folded.rotate_left(7) ^ xorshift64_urand64_range(s, 3, top);
-        s = xorshift64_after_urand64_range(s, 3, top);
-        folded = folded.rotate_left(7) ^ xorshift64_urand_range(s, 10, 17) as u64;
-        s = xorshift64_after_urand_range(s, 10, 17);
-        total += xorshift64_drand_range(s, lo, hi);
-        s = xorshift64_after_drand_range(s, lo, hi);
-        total += xorshift64_frand_range(s, 0.25, 0.5) as f64;
-        s = xorshift64_after_frand_range(s, 0.25, 0.5);
+        folded = folded.rotate_left(7) ^ xorshift64_urand64_in(s, 3, top);
+        s = xorshift64_after_urand64_in(s, 3, top);
+        folded = folded.rotate_left(7) ^ xorshift64_urand_in(s, 10, 17) as u64;
+        s = xorshift64_after_urand_in(s, 10, 17);
+        total += xorshift64_drand_in(s, lo, hi);
+        s = xorshift64_after_drand_in(s, lo, hi);
+        total += xorshift64_frand_in(s, 0.25, 0.5) as f64;
+        s = xorshift64_after_frand_in(s, 0.25, 0.5);
         gauss += xorshift64_normal(s);
         s = xorshift64_after_normal(s);
     }
@@ -90,15 +91,16 @@ pub fn random_streams_1024(
     for _draw in 0..m {
         g = xorshift1024_next(g);
         folded = folded.rotate_left(7) ^ xorshift1024_urand64(g) ^ xorshift1024_urand(g) as u64;
+        folded ^= ((xorshift1024_rand(g) as u64) << 1) ^ xorshift1024_rand64(g) as u64;
         total += xorshift1024_drand(g) + xorshift1024_frand(g) as f64;
-        folded = folded.rotate_left(7) ^ xorshift1024_urand64_range(g, 3, top);
-        g = xorshift1024_after_urand64_range(g, 3, top);
-        folded = folded.rotate_left(7) ^ xorshift1024_urand_range(g, 10, 17) as u64;
-        g = xorshift1024_after_urand_range(g, 10, 17);
-        total += xorshift1024_drand_range(g, -2.0, 3.0);
-        g = xorshift1024_after_drand_range(g, -2.0, 3.0);
-        total += xorshift1024_frand_range(g, 0.25, 0.5) as f64;
-        g = xorshift1024_after_frand_range(g, 0.25, 0.5);
+        folded = folded.rotate_left(7) ^ xorshift1024_urand64_in(g, 3, top);
+        g = xorshift1024_after_urand64_in(g, 3, top);
+        folded = folded.rotate_left(7) ^ xorshift1024_urand_in(g, 10, 17) as u64;
+        g = xorshift1024_after_urand_in(g, 10, 17);
+        total += xorshift1024_drand_in(g, -2.0, 3.0);
+        g = xorshift1024_after_drand_in(g, -2.0, 3.0);
+        total += xorshift1024_frand_in(g, 0.25, 0.5) as f64;
+        g = xorshift1024_after_frand_in(g, 0.25, 0.5);
         gauss += xorshift1024_normal(g);
         g = xorshift1024_after_normal(g);
     }
@@ -118,7 +120,7 @@ macro_rules! random_tests {
         mod random {
             use super::space;
             use granule::containers::random::{
-                fill_random, RandomError, RandomGenerator, RandomPool, XorShift1024Pool,
+                fill_random_on, RandomError, RandomGenerator, RandomPool, XorShift1024Pool,
                 XorShift64Pool,
             };
             use granule::prelude::*;
@@ -132,7 +134,7 @@ macro_rules! random_tests {
                     let s = space();
                     let mut v =
                         View1::<$t, LayoutRight, _>::zeros_in(s.memory_space(), "r", N).unwrap();
-                    fill_random(&s, &mut v, $pool, $lo, $hi).unwrap();
+                    fill_random_on(&s, &mut v, $pool, $lo..$hi).unwrap();
                     create_mirror_view_and_copy(&v).unwrap().to_vec()
                 }};
             }
@@ -140,7 +142,7 @@ macro_rules! random_tests {
             #[test]
             fn random_fill_floats_are_the_counter_based_elements_bitwise() {
                 use granule::containers::random::device::{fill_element_f32, fill_element_f64};
-                let pool = XorShift64Pool::new("fill", 20261124, 1).unwrap();
+                let pool = XorShift64Pool::with_states("fill", 20261124, 1).unwrap();
                 let d = filled!(f64, &pool, -3.5, 1e3);
                 let f = filled!(f32, &pool, 0.25f32, 0.5f32);
                 for i in 0..N {
@@ -166,19 +168,19 @@ macro_rules! random_tests {
             #[test]
             fn random_fill_of_strided_and_long_views_is_the_element_function() {
                 use granule::containers::random::device::fill_element_f64;
-                let pool = XorShift64Pool::new("fill", 11, 1).unwrap();
+                let pool = XorShift64Pool::with_states("fill", 11, 1).unwrap();
                 let s = space();
                 let narrow = f64::from_bits(1.0f64.to_bits() + 1);
                 for (lo, hi) in [(-1.0, 1.0), (1.0, narrow)] {
                     let mut m =
                         View2::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "m", [N, 3])
                             .unwrap();
-                    fill_random(&s, &mut m.subview_mut((ALL, 1)).unwrap(), &pool, lo, hi).unwrap();
+                    fill_random_on(&s, &mut m.subview_mut((ALL, 1)).unwrap(), &pool, lo..hi).unwrap();
                     let m = create_mirror_view_and_copy(&m).unwrap().to_vec();
                     let mut long =
                         View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "long", 40_000)
                             .unwrap();
-                    fill_random(&s, &mut long, &pool, lo, hi).unwrap();
+                    fill_random_on(&s, &mut long, &pool, lo..hi).unwrap();
                     let long = create_mirror_view_and_copy(&long).unwrap().to_vec();
                     for i in 0..N {
                         let want = fill_element_f64(pool.key(), i as u64, lo, hi).to_bits();
@@ -195,7 +197,7 @@ macro_rules! random_tests {
             #[test]
             fn random_fill_elements_are_the_pools_state_words() {
                 use granule::containers::random::device::{fill_element_below, xorshift64_state};
-                let pool = XorShift64Pool::new("fill", 7, N).unwrap();
+                let pool = XorShift64Pool::with_states("fill", 7, N).unwrap();
                 // Over 0..u64::MAX only the word 0 is rejected (it never
                 // occurs: state words are not zero) and u64::MAX wraps to
                 // 0, so element i is state i's word.
@@ -229,8 +231,8 @@ macro_rules! random_tests {
             #[test]
             fn random_fill_depends_on_the_seed_only() {
                 // Same seed, other pool kind and size: the same values.
-                let a = XorShift64Pool::new("a", 99, 1).unwrap();
-                let b = XorShift1024Pool::new("b", 99, 1000).unwrap();
+                let a = XorShift64Pool::with_states("a", 99, 1).unwrap();
+                let b = XorShift1024Pool::with_states("b", 99, 1000).unwrap();
                 assert_eq!(filled!(u64, &a, 0, 1000), filled!(u64, &b, 0, 1000));
                 assert_ne!(
                     filled!(u64, &a, 0, 1000),
@@ -241,26 +243,26 @@ macro_rules! random_tests {
             #[test]
             fn random_bad_input_is_a_typed_error() {
                 assert!(matches!(
-                    XorShift64Pool::new("p", 1, 0),
+                    XorShift64Pool::with_states("p", 1, 0),
                     Err(RandomError::EmptyPool { .. })
                 ));
                 // State i of a XorShift1024 pool is words 16 i..16 i + 16 of
                 // its 64-bit counter: past 2^60 states, two would share one.
-                let e = XorShift1024Pool::new("p", 7, usize::MAX).unwrap_err();
+                let e = XorShift1024Pool::with_states("p", 7, usize::MAX).unwrap_err();
                 assert!(
                     matches!(e, RandomError::TooManyStates { max, .. } if max == 1 << 60),
                     "{e}"
                 );
                 assert!(e.to_string().contains("random pool \"p\""), "{e}");
-                let most = XorShift1024Pool::new("most", 7, 1 << 60).unwrap();
+                let most = XorShift1024Pool::with_states("most", 7, 1 << 60).unwrap();
                 let draws = |i: usize| {
-                    let mut g = most.get_state(i);
+                    let mut g = most.state_at(i);
                     (0..64).map(|_| g.urand64()).collect::<Vec<_>>()
                 };
                 assert_ne!(draws(3), draws(3 + (1 << 59)));
                 assert_ne!(draws(0), draws((1 << 60) - 1));
-                assert!(XorShift64Pool::new("p", 7, usize::MAX).is_ok());
-                let pool = XorShift64Pool::new("p", 1, 4).unwrap();
+                assert!(XorShift64Pool::with_states("p", 7, usize::MAX).is_ok());
+                let pool = XorShift64Pool::with_states("p", 1, 4).unwrap();
                 let s = space();
                 let mut f =
                     View1::<f32, LayoutRight, _>::zeros_in(s.memory_space(), "f", 8).unwrap();
@@ -270,13 +272,13 @@ macro_rules! random_tests {
                     (f32::NAN, 1.0),
                     (-f32::MAX, f32::MAX),
                 ] {
-                    let e = fill_random(&s, &mut f, &pool, lo, hi).unwrap_err();
+                    let e = fill_random_on(&s, &mut f, &pool, lo..hi).unwrap_err();
                     assert!(matches!(e, RandomError::InvalidRange { .. }), "{e}");
                     assert!(e.to_string().contains("random pool \"p\""), "{e}");
                 }
                 let mut u =
                     View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "u", 8).unwrap();
-                assert!(fill_random(&s, &mut u, &pool, 5, 5).is_err());
+                assert!(fill_random_on(&s, &mut u, &pool, 5..5).is_err());
                 // Nothing was written.
                 let f = create_mirror_view_and_copy(&f).unwrap().to_vec();
                 assert!(f.iter().all(|&x| x == 0.0));
@@ -286,7 +288,7 @@ macro_rules! random_tests {
             fn random_device_generator_matches_the_host_generator_bitwise() {
                 let s = space();
                 let (n, m) = (N, 20);
-                let pool = XorShift64Pool::new("streams", 42, n).unwrap();
+                let pool = XorShift64Pool::with_states("streams", 42, n).unwrap();
                 let mut bits =
                     View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "bits", n).unwrap();
                 let mut sum =
@@ -301,12 +303,14 @@ macro_rules! random_tests {
                 let bits = create_mirror_view_and_copy(&bits).unwrap();
                 let sum = create_mirror_view_and_copy(&sum).unwrap();
                 for i in 0..n {
-                    let mut g = pool.get_state(i);
+                    let mut g = pool.state_at(i);
                     let (mut folded, mut total) = (0u64, 0.0);
                     for _ in 0..m {
                         // Each draw reads one state: clones give its four forms.
                         let u = g.clone().urand64() ^ u64::from(g.clone().urand());
                         folded = folded.rotate_left(7) ^ u;
+                        let r = ((g.clone().rand() as u64) << 1) ^ g.clone().rand64() as u64;
+                        folded ^= r;
                         total += g.clone().drand() + f64::from(g.clone().frand());
                         g.urand64();
                     }
@@ -323,7 +327,7 @@ macro_rules! random_tests {
             fn random_device_xorshift1024_matches_the_host_generator() {
                 let s = space();
                 let (n, m) = (64, 9);
-                let pool = XorShift1024Pool::new("streams", 77, n).unwrap();
+                let pool = XorShift1024Pool::with_states("streams", 77, n).unwrap();
                 let mut ints =
                     View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "ints", n).unwrap();
                 let mut floats =
@@ -342,17 +346,19 @@ macro_rules! random_tests {
                 let normals = create_mirror_view_and_copy(&normals).unwrap();
                 let top = (1u64 << 63) + 5;
                 for i in 0..n {
-                    let mut g = pool.get_state(i);
+                    let mut g = pool.state_at(i);
                     let (mut folded, mut total, mut gauss) = (0u64, 0.0, 0.0);
                     for _ in 0..m {
                         let u = g.clone().urand64() ^ u64::from(g.clone().urand());
                         folded = folded.rotate_left(7) ^ u;
+                        let r = ((g.clone().rand() as u64) << 1) ^ g.clone().rand64() as u64;
+                        folded ^= r;
                         total += g.clone().drand() + f64::from(g.clone().frand());
                         g.urand64();
-                        folded = folded.rotate_left(7) ^ g.urand64_range(3, top);
-                        folded = folded.rotate_left(7) ^ u64::from(g.urand_range(10, 17));
-                        total += g.drand_range(-2.0, 3.0);
-                        total += f64::from(g.frand_range(0.25, 0.5));
+                        folded = folded.rotate_left(7) ^ g.urand64_in(3, top);
+                        folded = folded.rotate_left(7) ^ u64::from(g.urand_in(10, 17));
+                        total += g.drand_in(-2.0, 3.0);
+                        total += f64::from(g.frand_in(0.25, 0.5));
                         gauss += g.normal();
                     }
                     assert_eq!(ints[i], folded, "work item {i}");
@@ -406,17 +412,17 @@ macro_rules! random_tests {
             fn random_device_range_draws_and_normals_match_the_host_methods() {
                 let s = space();
                 let (n, m) = (256, 8);
-                let pool = XorShift64Pool::new("ranges", 31, n).unwrap();
+                let pool = XorShift64Pool::with_states("ranges", 31, n).unwrap();
                 let (ints, floats, normals) = range_draws!(&s, &pool, n, m, -3.5, 1e3);
                 let top = (1u64 << 63) + 5;
                 for i in 0..n {
-                    let mut g = pool.get_state(i);
+                    let mut g = pool.state_at(i);
                     let (mut folded, mut total, mut gauss) = (0u64, 0.0, 0.0);
                     for _ in 0..m {
-                        folded = folded.rotate_left(7) ^ g.urand64_range(3, top);
-                        folded = folded.rotate_left(7) ^ u64::from(g.urand_range(10, 17));
-                        total += g.drand_range(-3.5, 1e3);
-                        total += f64::from(g.frand_range(0.25, 0.5));
+                        folded = folded.rotate_left(7) ^ g.urand64_in(3, top);
+                        folded = folded.rotate_left(7) ^ u64::from(g.urand_in(10, 17));
+                        total += g.drand_in(-3.5, 1e3);
+                        total += f64::from(g.frand_in(0.25, 0.5));
                         gauss += g.normal();
                     }
                     folded = folded.rotate_left(7) ^ g.urand64();
@@ -431,7 +437,7 @@ macro_rules! random_tests {
 
             #[test]
             fn random_bad_range_fails_the_kernel() {
-                let pool = XorShift64Pool::new("ranges", 1, 4).unwrap();
+                let pool = XorShift64Pool::with_states("ranges", 1, 4).unwrap();
                 for (lo, hi) in [(1.0, 0.0), (f64::NAN, 1.0), (-f64::MAX, f64::MAX)] {
                     // The kernel fails on a device: a space of its own keeps
                     // the report for this test.
@@ -458,7 +464,7 @@ macro_rules! random_tests {
                 // The kernel fails on a device: a space of its own keeps
                 // the report for this test.
                 let s = super::own_space();
-                let pool = XorShift64Pool::new("small", 1, 10).unwrap();
+                let pool = XorShift64Pool::with_states("small", 1, 10).unwrap();
                 let mut bits =
                     View1::<u64, LayoutRight, _>::zeros_in(s.memory_space(), "bits", 11).unwrap();
                 let mut sum =
@@ -487,11 +493,11 @@ macro_rules! random_tests {
 
             #[test]
             fn random_fill_of_an_empty_view_is_a_no_op() {
-                let pool = XorShift64Pool::new("p", 1, 1).unwrap();
+                let pool = XorShift64Pool::with_states("p", 1, 1).unwrap();
                 let s = space();
                 let mut v =
                     View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "e", 0).unwrap();
-                fill_random(&s, &mut v, &pool, 0.0, 1.0).unwrap();
+                fill_random_on(&s, &mut v, &pool, 0.0..1.0).unwrap();
             }
         }
     };
@@ -506,20 +512,20 @@ macro_rules! random_host_only_tests {
             use granule::containers::random::{RandomGenerator, RandomPool, XorShift1024Pool};
             let s = space();
             let n = 2000;
-            let pool = XorShift1024Pool::new("mc", 5, n).unwrap();
+            let pool = XorShift1024Pool::with_states("mc", 5, n).unwrap();
             let mut v = View1::<f64>::zeros("v", n).unwrap();
             parallel_for(
                 "draw",
                 RangePolicy::new(&s, 0..n),
                 &mut v,
                 |i, v: &mut f64| {
-                    let mut g = pool.get_state(i);
+                    let mut g = pool.state_at(i);
                     *v = (0..10).map(|_| g.normal()).sum::<f64>();
                     pool.free_state(g);
                 },
             );
             for i in [0, 1, 999, n - 1] {
-                let mut g = pool.get_state(i);
+                let mut g = pool.state_at(i);
                 let want: f64 = (0..10).map(|_| g.normal()).sum();
                 assert_eq!(v[i].to_bits(), want.to_bits(), "work item {i}");
             }

@@ -29,10 +29,10 @@
 //! }
 //!
 //! let n = 64;
-//! let pool = XorShift1024Pool::new("darts", 3, n)?;
+//! let pool = XorShift1024Pool::with_states("darts", 3, n)?;
 //! let policy = RangePolicy::new(&Serial, 0..n);
 //! let hits: u64 = parallel_reduce("pi", policy, Sum, inside(pool.key(), n, 100));
-//! let mut host = pool.get_state(0);
+//! let mut host = pool.state_at(0);
 //! let g = xorshift1024_next(xorshift1024_state(pool.key(), n, 0));
 //! assert_eq!(xorshift1024_drand(g), host.drand());
 //! assert!((4.0 * hits as f64 / (100 * n) as f64 - 3.14).abs() < 0.1);
@@ -40,14 +40,10 @@
 //! ```
 //!
 //! The range draws and `normal` come in pairs as for XorShift64*:
-//! `xorshift1024_drand_range(g, a, b)` is the value `gen.drand_range(a,
+//! `xorshift1024_drand_in(g, a, b)` is the value `gen.drand_in(a,
 //! b)` gives for a generator in state `g` (the draw advances it), and
-//! `xorshift1024_after_drand_range(g, a, b)` the state after it.
+//! `xorshift1024_after_drand_in(g, a, b)` the state after it.
 
-use super::bits::{
-    __GRANULE_DEVICE_reject_below, __GRANULE_DEVICE_state_word, __GRANULE_DEVICE_unit_f32,
-    __GRANULE_DEVICE_unit_f64, __GRANULE_DEVICE_XORSHIFT1024_STAR,
-};
 use super::bits::{reject_below, state_word, unit_f32, unit_f64, XORSHIFT1024_STAR};
 use granule_core::kernel::device;
 
@@ -76,7 +72,7 @@ pub struct XorShift1024State {
 }
 
 /// State `index` of the XorShift1024* pool of key `key` and `num_states`
-/// states: `pool.get_state(index)`'s state.
+/// states: `pool.state_at(index)`'s state.
 ///
 /// # Panics
 /// If `index >= num_states` (a failed assertion on the device).
@@ -156,6 +152,18 @@ pub fn xorshift1024_urand(g: XorShift1024State) -> u32 {
     (xorshift1024_urand64(g) >> 32) as u32
 }
 
+/// The i32 in `0..2^31` of state `g` (`rand`): the top 31 of its bits.
+#[device(crate = granule_core)]
+pub fn xorshift1024_rand(g: XorShift1024State) -> i32 {
+    (xorshift1024_urand(g) >> 1) as i32
+}
+
+/// The i64 in `0..2^63` of state `g` (`rand64`): the top 63 of its bits.
+#[device(crate = granule_core)]
+pub fn xorshift1024_rand64(g: XorShift1024State) -> i64 {
+    (xorshift1024_urand64(g) >> 1) as i64
+}
+
 /// The double in [0, 1) of state `g` (`drand`).
 #[device(crate = granule_core)]
 pub fn xorshift1024_drand(g: XorShift1024State) -> f64 {
@@ -174,14 +182,14 @@ super::draws::device_draws! {
     bits: xorshift1024_urand64,
     drand: xorshift1024_drand,
     frand: xorshift1024_frand,
-    after_urand64_range: xorshift1024_after_urand64_range,
-    urand64_range: xorshift1024_urand64_range,
-    after_urand_range: xorshift1024_after_urand_range,
-    urand_range: xorshift1024_urand_range,
-    after_drand_range: xorshift1024_after_drand_range,
-    drand_range: xorshift1024_drand_range,
-    after_frand_range: xorshift1024_after_frand_range,
-    frand_range: xorshift1024_frand_range,
+    after_urand64_in: xorshift1024_after_urand64_in,
+    urand64_in: xorshift1024_urand64_in,
+    after_urand_in: xorshift1024_after_urand_in,
+    urand_in: xorshift1024_urand_in,
+    after_drand_in: xorshift1024_after_drand_in,
+    drand_in: xorshift1024_drand_in,
+    after_frand_in: xorshift1024_after_frand_in,
+    frand_in: xorshift1024_frand_in,
     polar_radius2: polar_radius2_1024,
     polar_rejects: polar_rejects_1024,
     after_normal: xorshift1024_after_normal,
@@ -197,9 +205,9 @@ mod tests {
     /// for every draw kind.
     #[test]
     fn the_device_form_is_the_host_generator() {
-        let pool = XorShift1024Pool::new("dev", 42, 5).unwrap();
+        let pool = XorShift1024Pool::with_states("dev", 42, 5).unwrap();
         for i in 0..5 {
-            let mut host = pool.get_state(i);
+            let mut host = pool.state_at(i);
             let mut g = xorshift1024_state(pool.key(), 5, i);
             for step in 0..100 {
                 g = xorshift1024_next(g);
@@ -210,32 +218,30 @@ mod tests {
                 );
             }
             assert_eq!(
-                xorshift1024_drand_range(g, -2.0, 3.0),
-                host.drand_range(-2.0, 3.0)
+                xorshift1024_drand_in(g, -2.0, 3.0),
+                host.drand_in(-2.0, 3.0)
             );
-            g = xorshift1024_after_drand_range(g, -2.0, 3.0);
+            g = xorshift1024_after_drand_in(g, -2.0, 3.0);
             assert_eq!(
-                xorshift1024_frand_range(g, 0.5, 0.75),
-                host.frand_range(0.5, 0.75)
+                xorshift1024_frand_in(g, 0.5, 0.75),
+                host.frand_in(0.5, 0.75)
             );
-            g = xorshift1024_after_frand_range(g, 0.5, 0.75);
+            g = xorshift1024_after_frand_in(g, 0.5, 0.75);
             let top = (1u64 << 63) + 5;
-            assert_eq!(
-                xorshift1024_urand64_range(g, 3, top),
-                host.urand64_range(3, top)
-            );
-            g = xorshift1024_after_urand64_range(g, 3, top);
-            assert_eq!(
-                xorshift1024_urand_range(g, 10, 17),
-                host.urand_range(10, 17)
-            );
-            g = xorshift1024_after_urand_range(g, 10, 17);
+            assert_eq!(xorshift1024_urand64_in(g, 3, top), host.urand64_in(3, top));
+            g = xorshift1024_after_urand64_in(g, 3, top);
+            assert_eq!(xorshift1024_urand_in(g, 10, 17), host.urand_in(10, 17));
+            g = xorshift1024_after_urand_in(g, 10, 17);
             assert_eq!(xorshift1024_normal(g).to_bits(), host.normal().to_bits());
             g = xorshift1024_after_normal(g);
             g = xorshift1024_next(g);
             assert_eq!(xorshift1024_urand(g), host.urand());
             g = xorshift1024_next(g);
             assert_eq!(xorshift1024_frand(g), host.frand());
+            g = xorshift1024_next(g);
+            assert_eq!(xorshift1024_rand(g), host.rand());
+            g = xorshift1024_next(g);
+            assert_eq!(xorshift1024_rand64(g), host.rand64());
         }
     }
 }

@@ -2,10 +2,10 @@
 //! functional form, written once for both generators: a family needs its
 //! state type, its step, and the 64 bits, double and float of a state.
 //!
-//! Each draw comes as a pair: `<gen>_drand_range(s, a, b)` is the value
-//! `g.drand_range(a, b)` gives for a generator in state `s` (not advanced
+//! Each draw comes as a pair: `<gen>_drand_in(s, a, b)` is the value
+//! `g.drand_in(a, b)` gives for a generator in state `s` (not advanced
 //! beforehand: the draw advances it, by rejection a varying number of
-//! times), and `<gen>_after_drand_range(s, a, b)` the state after it.
+//! times), and `<gen>_after_drand_in(s, a, b)` the state after it.
 
 /// Defines a family's range draws and normal deviates (see the module).
 macro_rules! device_draws {
@@ -15,20 +15,20 @@ macro_rules! device_draws {
         bits: $bits:ident,
         drand: $drand:ident,
         frand: $frand:ident,
-        after_urand64_range: $after_u64:ident,
-        urand64_range: $u64_range:ident,
-        after_urand_range: $after_u32:ident,
-        urand_range: $u32_range:ident,
-        after_drand_range: $after_d:ident,
-        drand_range: $d_range:ident,
-        after_frand_range: $after_f:ident,
-        frand_range: $f_range:ident,
+        after_urand64_in: $after_u64:ident,
+        urand64_in: $u64_range:ident,
+        after_urand_in: $after_u32:ident,
+        urand_in: $u32_range:ident,
+        after_drand_in: $after_d:ident,
+        drand_in: $d_range:ident,
+        after_frand_in: $after_f:ident,
+        frand_in: $f_range:ident,
         polar_radius2: $radius2:ident,
         polar_rejects: $rejects:ident,
         after_normal: $after_n:ident,
         normal: $normal:ident $(,)?
     ) => {
-        /// The state after `g.urand64_range(start, end)` of a generator in
+        /// The state after `g.urand64_in(start, end)` of a generator in
         /// state `s`: the next draw at or above the rejection threshold.
         ///
         /// # Panics
@@ -49,7 +49,7 @@ macro_rules! device_draws {
             t
         }
 
-        /// `g.urand64_range(start, end)` of a generator in state `s`:
+        /// `g.urand64_in(start, end)` of a generator in state `s`:
         /// uniform in `start..end`, without modulo bias.
         ///
         /// # Panics
@@ -60,7 +60,7 @@ macro_rules! device_draws {
             start + $bits(t) % (end - start)
         }
 
-        /// The state after `g.urand_range(start, end)` of a generator in
+        /// The state after `g.urand_in(start, end)` of a generator in
         /// state `s`.
         ///
         /// # Panics
@@ -70,7 +70,7 @@ macro_rules! device_draws {
             $after_u64(s, start as u64, end as u64)
         }
 
-        /// `g.urand_range(start, end)` of a generator in state `s`.
+        /// `g.urand_in(start, end)` of a generator in state `s`.
         ///
         /// # Panics
         /// If `start >= end`.
@@ -80,7 +80,7 @@ macro_rules! device_draws {
             start + ($bits(t) % ((end - start) as u64)) as u32
         }
 
-        /// The state after `g.drand_range(start, end)` of a generator in
+        /// The state after `g.drand_in(start, end)` of a generator in
         /// state `s`: the next draw whose `start + (end - start) * u` stays
         /// below `end`.
         ///
@@ -102,7 +102,7 @@ macro_rules! device_draws {
             t
         }
 
-        /// `g.drand_range(start, end)` of a generator in state `s`.
+        /// `g.drand_in(start, end)` of a generator in state `s`.
         ///
         /// # Panics
         /// As for the state after it.
@@ -112,7 +112,7 @@ macro_rules! device_draws {
             start + (end - start) * $drand(t)
         }
 
-        /// The state after `g.frand_range(start, end)` of a generator in
+        /// The state after `g.frand_in(start, end)` of a generator in
         /// state `s`.
         ///
         /// # Panics
@@ -132,7 +132,7 @@ macro_rules! device_draws {
             t
         }
 
-        /// `g.frand_range(start, end)` of a generator in state `s`.
+        /// `g.frand_in(start, end)` of a generator in state `s`.
         ///
         /// # Panics
         /// As for the double's range.

@@ -7,7 +7,7 @@ use std::fmt;
 ///
 /// ```
 /// use granule::containers::random::{RandomError, XorShift64Pool};
-/// let err = XorShift64Pool::new("rng", 1, 0).unwrap_err();
+/// let err = XorShift64Pool::with_states("rng", 1, 0).unwrap_err();
 /// assert!(matches!(err, RandomError::EmptyPool { .. }));
 /// assert!(err.to_string().contains("\"rng\""));
 /// ```

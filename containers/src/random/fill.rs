@@ -1,9 +1,5 @@
 //! `fill_random`: a View of uniform values, on every space.
 
-use super::bits::{
-    __GRANULE_DEVICE_fill_element_below, __GRANULE_DEVICE_fill_element_f32,
-    __GRANULE_DEVICE_fill_element_f64,
-};
 use super::bits::{fill_element_below, fill_element_f32, fill_element_f64};
 use super::block::{fill_block_f32, fill_block_f64};
 use super::range::{check_float, check_int};
@@ -12,7 +8,7 @@ use granule_core::kernel::kernel;
 use granule_core::pattern::parallel_for;
 use granule_core::{ExecutionSpace, RangePolicy, Serial};
 use granule_views::storage::StorageMut;
-use granule_views::{Element, HostSpace, Layout, ViewBase};
+use granule_views::{Element, HostSpace, Layout, MemorySpace, ViewBase};
 use parking_lot::Mutex;
 
 /// The pattern label of every `fill_random` dispatch.
@@ -25,6 +21,10 @@ const BLOCK: usize = 16 * 1024;
 /// The element types [`fill_random`] fills, each with its range check and
 /// its kernel. Sealed: the kernels are granule's.
 pub trait RandomValue: Element + sealed::Sealed {
+    /// The start of a range given by its end alone (`fill_random`'s
+    /// `range` form, `0..end`).
+    #[doc(hidden)]
+    const ZERO: Self;
     /// The `#[kernel]` that fills a View of this type.
     type Kernel: Sync;
     /// The kernel drawing from `start..end` with the pool key `key`, or
@@ -94,6 +94,7 @@ macro_rules! float_value {
     ($t:ty, $k:ident, $element:ident, $block:ident) => {
         impl sealed::Sealed for $t {}
         impl RandomValue for $t {
+            const ZERO: $t = 0.0;
             type Kernel = $k<'static>;
             fn kernel(
                 label: &str,
@@ -118,6 +119,7 @@ macro_rules! int_value {
     ($t:ty, $k:ident) => {
         impl sealed::Sealed for $t {}
         impl RandomValue for $t {
+            const ZERO: $t = 0;
             type Kernel = $k<'static>;
             fn kernel(
                 label: &str,
@@ -148,8 +150,31 @@ int_value!(i64, fill_i64);
 int_value!(u32, fill_u32);
 int_value!(i32, fill_i32);
 
-/// Fills `view` with values drawn uniformly from `start..end` (Kokkos's
-/// `fill_random(exec, view, pool, begin, end)`), on `space`.
+/// The ranges [`fill_random`] draws from, as Kokkos's two forms: an end
+/// alone (`fill_random(view, pool, range)`, values in `0..range`) or a
+/// `start..end` (`fill_random(view, pool, begin, end)`).
+pub trait FillRange<T: RandomValue> {
+    /// The range's start and (exclusive) end.
+    fn bounds(self) -> (T, T);
+}
+
+impl<T: RandomValue> FillRange<T> for T {
+    fn bounds(self) -> (T, T) {
+        (T::ZERO, self)
+    }
+}
+
+impl<T: RandomValue> FillRange<T> for std::ops::Range<T> {
+    fn bounds(self) -> (T, T) {
+        (self.start, self.end)
+    }
+}
+
+/// Fills `view` with values drawn uniformly from `range` (Kokkos's
+/// `fill_random(view, pool, range)` and `fill_random(view, pool, begin,
+/// end)`: `range` is an end, for `0..end`, or a `start..end`), on the
+/// default execution space of the View's memory (Rayon, or Serial without
+/// the `rayon` feature, for host Views; Cuda for device Views).
 ///
 /// Element `i` is a function of the pool's seed and `i` alone, whatever
 /// the pool's kind and size: a counter-based draw, state word `i` of the
@@ -167,32 +192,65 @@ int_value!(i32, fill_i32);
 /// `start + (end - start) * u`, u a multiple of 2^-53 (2^-24 for f32) in
 /// [0, 1), drawn again when rounding reaches `end`.
 ///
-/// Any rank-1 View or subview of the space's memory is filled. The host
-/// spaces fill a contiguous one in blocks of 16 Ki elements, one work
-/// item each, with the floats' draws vectorized by AVX-512 or AVX2 where
-/// the CPU has them (detected at run time; the values do not change), and
-/// a strided one element by element; Cuda runs one kernel.
+/// Any rank-1 View or subview is filled. The host spaces fill a
+/// contiguous one in blocks of 16 Ki elements, one work item each, with
+/// the floats' draws vectorized by AVX-512 or AVX2 where the CPU has them
+/// (detected at run time; the values do not change), and a strided one
+/// element by element; Cuda runs one kernel.
 ///
 /// ```
 /// use granule::prelude::*;
 /// use granule::containers::random::{fill_random, XorShift64Pool};
-/// let space = Serial;
-/// let pool = XorShift64Pool::new("rng", 2024, space.concurrency())?;
+/// let pool = XorShift64Pool::new(&Serial, 2024);
 /// let mut x = View1::<f64>::zeros("x", 1000)?;
-/// fill_random(&space, &mut x, &pool, -1.0, 1.0)?;
+/// fill_random(&mut x, &pool, -1.0..1.0)?;
 /// assert!(x.to_vec().iter().all(|v| (-1.0..1.0).contains(v)));
+/// let mut die = View1::<u32>::zeros("die", 100)?;
+/// fill_random(&mut die, &pool, 6)?; // 0..6
+/// assert!(die.to_vec().iter().all(|v| *v < 6));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
-/// [`RandomError::InvalidRange`] if `start..end` is empty or reversed, or
+/// [`RandomError::InvalidRange`] if the range is empty or reversed, or
 /// for floats not finite or wider than the type's largest value.
-pub fn fill_random<S, T, St, L, P>(
+pub fn fill_random<T, St, L, P>(
+    view: &mut ViewBase<St, 1, L>,
+    pool: &P,
+    range: impl FillRange<T>,
+) -> Result<(), RandomError>
+where
+    T: RandomValue,
+    St: StorageMut<Elem = T>,
+    St::Space: FillMemorySpace,
+    <St::Space as FillMemorySpace>::Space: FillRandomSpace<T, MemorySpace = St::Space>,
+    L: Layout,
+    P: RandomPool,
+{
+    fill_random_on(&<St::Space as FillMemorySpace>::space(), view, pool, range)
+}
+
+/// [`fill_random`] on `space` (Kokkos's `fill_random(exec, view, pool,
+/// ..)`), for a View of its memory.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::containers::random::{fill_random_on, XorShift64Pool};
+/// let space = Serial;
+/// let pool = XorShift64Pool::new(&space, 2024);
+/// let mut x = View1::<i64>::zeros("x", 1000)?;
+/// fill_random_on(&space, &mut x, &pool, -5..5)?;
+/// assert!(x.to_vec().iter().all(|v| (-5..5).contains(v)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`fill_random`].
+pub fn fill_random_on<S, T, St, L, P>(
     space: &S,
     view: &mut ViewBase<St, 1, L>,
     pool: &P,
-    start: T,
-    end: T,
+    range: impl FillRange<T>,
 ) -> Result<(), RandomError>
 where
     S: FillRandomSpace<T>,
@@ -201,6 +259,7 @@ where
     L: Layout,
     P: RandomPool,
 {
+    let (start, end) = range.bounds();
     let kernel = T::kernel(pool.label(), pool.key(), start, end)?;
     space.fill(
         view,
@@ -212,6 +271,38 @@ where
         },
     );
     Ok(())
+}
+
+/// The memory spaces whose Views [`fill_random`] fills without being
+/// given a space: each on its default execution space (Kokkos's
+/// `View::execution_space`).
+pub trait FillMemorySpace: MemorySpace {
+    /// The execution space that fills this memory.
+    type Space: ExecutionSpace<MemorySpace = Self>;
+    /// That space's default instance.
+    fn space() -> Self::Space;
+}
+
+impl FillMemorySpace for HostSpace {
+    #[cfg(feature = "rayon")]
+    type Space = granule_rayon::Rayon;
+    #[cfg(not(feature = "rayon"))]
+    type Space = Serial;
+    fn space() -> Self::Space {
+        Self::Space::default()
+    }
+}
+
+#[cfg(feature = "cuda")]
+impl FillMemorySpace for granule_cuda::CudaSpace {
+    type Space = granule_cuda::Cuda;
+    /// The default Cuda space.
+    ///
+    /// # Panics
+    /// As `Cuda::default()`, when no device (or emulator) can be opened.
+    fn space() -> granule_cuda::Cuda {
+        granule_cuda::Cuda::default()
+    }
 }
 
 /// What a fill draws: the pool's key and the range, checked, and the
