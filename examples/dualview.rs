@@ -58,9 +58,16 @@ impl ProfilingHooks for Copies {
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 type Field<M> = DualView<f64, 1, LayoutRight, M>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[
+    common::Flag::new(&["-n"], "10000", "elements"),
+    common::Flag::new(&["-steps"], "4", "steps"),
+];
+
 fn main() -> Result<()> {
-    let n: usize = common::arg_or(&["-n"], 10_000);
-    let steps: usize = common::arg_or(&["-steps"], 4);
+    let flags = common::Flags::parse(&[FLAGS]);
+    let n: usize = flags.value("-n");
+    let steps: usize = flags.value("-steps");
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
     let copies = Arc::new(Copies::default());

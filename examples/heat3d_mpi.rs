@@ -55,26 +55,40 @@ struct Times {
     unpack: f64,
 }
 
+/// The flags of the distributed run, beside the single-rank example's.
+const FLAGS: &[common::Flag] = &[
+    common::Flag::new(
+        &["-PX"],
+        "1",
+        "ranks along x; with -PY and -PZ, only when -PX is given (else MPI chooses)",
+    ),
+    common::Flag::new(&["-PY"], "1", "ranks along y"),
+    common::Flag::new(&["-PZ"], "1", "ranks along z"),
+];
+
 fn main() {
-    granule::mpi::run(|world| simulate(world).map_err(|e| e.to_string()));
+    // Before MPI starts, so that `--help` and a wrong flag end the
+    // process without a job to abort.
+    let flags = common::Flags::parse(&[heat::FLAGS, FLAGS]);
+    granule::mpi::run(|world| simulate(world, &flags).map_err(|e| e.to_string()));
 }
 
-fn simulate(world: &SimpleCommunicator) -> Result<()> {
+fn simulate(world: &SimpleCommunicator, flags: &common::Flags) -> Result<()> {
     let global = [
-        common::arg_or(&["-X"], 16usize),
-        common::arg_or(&["-Y"], 16usize),
-        common::arg_or(&["-Z"], 16usize),
+        flags.value::<usize>("-X"),
+        flags.value::<usize>("-Y"),
+        flags.value::<usize>("-Z"),
     ];
-    let steps: usize = common::arg_or(&["-N"], 40);
-    let interval: usize = common::arg_or(&["-I"], 10).max(1);
+    let steps: usize = flags.value("-N");
+    let interval = flags.value::<usize>("-I").max(1);
     if global.iter().any(|&n| n < 3) {
         return Err("-X, -Y and -Z must be at least 3".into());
     }
-    let dims = common::arg(&["-PX"]).map(|_| {
+    let dims = flags.text("-PX").map(|_| {
         [
-            common::arg_or(&["-PX"], 1usize),
-            common::arg_or(&["-PY"], 1usize),
-            common::arg_or(&["-PZ"], 1usize),
+            flags.value::<usize>("-PX"),
+            flags.value::<usize>("-PY"),
+            flags.value::<usize>("-PZ"),
         ]
     });
     let halo = Halo::new(world, global, dims)?;
@@ -170,7 +184,7 @@ fn simulate(world: &SimpleCommunicator) -> Result<()> {
         );
     }
 
-    let force: usize = common::arg_or(&["-check"], 0);
+    let force: usize = flags.value("-check");
     if updates > 1.0e8 && force == 0 {
         if root {
             println!("  not checked: above 10^8 cell updates (pass -check 1 to check on the host)");

@@ -33,9 +33,16 @@ pub fn random_inside(i: usize, hits: &mut u64, x: &View1<f64>, y: &View1<f64>) {
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[
+    common::Flag::new(&["-N"], "20", "numbers = 2^N"),
+    common::Flag::new(&["-seed"], "5374857", "the pool's seed"),
+];
+
 fn main() -> Result<()> {
-    let n = common::pow2_arg(&["-N"]).unwrap_or(1 << 20);
-    let seed: u64 = common::arg_or(&["-seed"], 5_374_857);
+    let flags = common::Flags::parse(&[FLAGS]);
+    let n = flags.pow2("-N").expect("-N has a default");
+    let seed: u64 = flags.value("-seed");
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
     let pool = XorShift64Pool::new(&space, seed);

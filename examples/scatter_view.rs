@@ -47,7 +47,8 @@ pub fn scatter_example_scatter(
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> Result<()> {
-    let (n, bins, nrepeat) = common::histogram_flags();
+    let flags = common::Flags::parse(&[common::HISTOGRAM_FLAGS]);
+    let (n, bins, nrepeat) = common::histogram_flags(&flags);
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
     let mut v = View1::zeros_on(&space, "values", n)?;

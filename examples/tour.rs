@@ -82,6 +82,13 @@ fn three_digits(v: f64) -> String {
 }
 type Dev<T> = View1<T, LayoutRight, DefaultMemorySpace>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[common::Flag::new(
+    &["--size"],
+    "",
+    "streams of 2^size elements (default 14 on the emulator, 23 elsewhere)",
+)];
+
 /// The run's settings: the space, the streaming length and repetitions.
 struct Tour {
     space: DefaultExecutionSpace,
@@ -146,9 +153,10 @@ fn emulated(space: &DefaultExecutionSpace) -> bool {
 
 impl Tour {
     fn new() -> Result<Self> {
+        let flags = common::Flags::parse(&[FLAGS]);
         let space = default_space()?;
         let slow = emulated(&space);
-        let exp: u32 = common::arg_or(&["--size"], if slow { 14 } else { 23 });
+        let exp: u32 = flags.given("--size").unwrap_or(if slow { 14 } else { 23 });
         let n = 1usize
             .checked_shl(exp)
             .ok_or_else(|| format!("--size {exp}: 2^{exp} elements do not fit"))?;

@@ -50,10 +50,17 @@ pub fn yax_row_left(
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[
+    common::Flag::new(&["-nrepeat"], "10", "repetitions"),
+    common::Flag::new(&["-layout"], "both", "left, right or both"),
+];
+
 fn main() -> Result<()> {
-    let (n, m) = common::yax_sizes(1 << 16);
-    let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
-    let layouts = common::arg(&["-layout"]).unwrap_or_else(|| "both".into());
+    let flags = common::Flags::parse(&[common::YAX_FLAGS, FLAGS]);
+    let (n, m) = common::yax_sizes(&flags);
+    let nrepeat: usize = flags.value("-nrepeat");
+    let layouts: String = flags.value("-layout");
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
 

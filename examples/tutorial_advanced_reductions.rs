@@ -76,9 +76,16 @@ pub fn sum_min_max(i: usize, x: &View1<f64>, acc: &mut (f64, f64, f64)) {
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[
+    common::Flag::new(&["-N"], "14", "elements = 2^N"),
+    common::Flag::new(&["-nrepeat"], "10", "repetitions"),
+];
+
 fn main() -> Result<()> {
-    let n = common::pow2_arg(&["-N"]).unwrap_or(1 << 14);
-    let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
+    let flags = common::Flags::parse(&[FLAGS]);
+    let n = flags.pow2("-N").expect("-N has a default");
+    let nrepeat: usize = flags.value("-nrepeat");
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
     let mut x = View1::zeros_on(&space, "x", n)?;

@@ -124,12 +124,27 @@ pub fn heat_total([i, j, k]: [usize; 3], t: &View3<f64>, acc: &mut f64) {
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// The example's flags (`--help` lists them).
+pub(crate) const FLAGS: &[common::Flag] = &[
+    common::Flag::new(&["-X"], "16", "cells along x"),
+    common::Flag::new(&["-Y"], "16", "cells along y"),
+    common::Flag::new(&["-Z"], "16", "cells along z"),
+    common::Flag::new(&["-N"], "40", "time steps"),
+    common::Flag::new(&["-I"], "10", "steps between reports"),
+    common::Flag::new(
+        &["-check"],
+        "0",
+        "1: check on the host above 10^8 cell updates too",
+    ),
+];
+
 fn main() -> Result<()> {
-    let nx: usize = common::arg_or(&["-X"], 16);
-    let ny: usize = common::arg_or(&["-Y"], 16);
-    let nz: usize = common::arg_or(&["-Z"], 16);
-    let steps: usize = common::arg_or(&["-N"], 40);
-    let interval: usize = common::arg_or(&["-I"], 10).max(1);
+    let flags = common::Flags::parse(&[FLAGS]);
+    let nx: usize = flags.value("-X");
+    let ny: usize = flags.value("-Y");
+    let nz: usize = flags.value("-Z");
+    let steps: usize = flags.value("-N");
+    let interval = flags.value::<usize>("-I").max(1);
     if nx.min(ny).min(nz) < 3 {
         return Err("-X, -Y and -Z must be at least 3".into());
     }
@@ -197,7 +212,7 @@ fn main() -> Result<()> {
         common::g(1.0e-9 * updates / time)
     );
 
-    let force: usize = common::arg_or(&["-check"], 0);
+    let force: usize = flags.value("-check");
     if updates > 1.0e8 && force == 0 {
         println!("  not checked: above 10^8 cell updates (pass -check 1 to check on the host)");
         return Ok(());

@@ -51,9 +51,16 @@ pub fn stream_triad(i: usize, a: &mut f64, b: &View1<f64>, c: &View1<f64>, s: f6
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[
+    common::Flag::new(&["-n"], "262144", "elements"),
+    common::Flag::new(&["-iters"], "10", "iterations"),
+];
+
 fn main() -> Result<()> {
-    let n: usize = common::arg_or(&["-n"], 1 << 18);
-    let iters: usize = common::arg_or(&["-iters"], 10);
+    let flags = common::Flags::parse(&[FLAGS]);
+    let n: usize = flags.value("-n");
+    let iters: usize = flags.value("-iters");
     assert!(iters > 0, "-iters must be positive");
     let scalar = 3.0;
     let space = DefaultExecutionSpace::default();

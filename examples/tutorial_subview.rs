@@ -41,10 +41,17 @@ pub fn subview_block_yax(
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[
+    common::Flag::new(&["-nrepeat"], "10", "repetitions"),
+    common::Flag::new(&["-blocks"], "4", "blocks of rows"),
+];
+
 fn main() -> Result<()> {
-    let (n, m) = common::yax_sizes(1 << 16);
-    let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
-    let blocks: usize = common::arg_or(&["-blocks"], 4);
+    let flags = common::Flags::parse(&[common::YAX_FLAGS, FLAGS]);
+    let (n, m) = common::yax_sizes(&flags);
+    let nrepeat: usize = flags.value("-nrepeat");
+    let blocks: usize = flags.value("-blocks");
     assert!(blocks > 0, "-blocks must be positive");
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));

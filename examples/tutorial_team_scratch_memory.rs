@@ -40,9 +40,13 @@ pub fn team_scratch_yax(
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[common::Flag::new(&["-nrepeat"], "10", "repetitions")];
+
 fn main() -> Result<()> {
-    let (n, m) = common::yax_sizes(1 << 16);
-    let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
+    let flags = common::Flags::parse(&[common::YAX_FLAGS, FLAGS]);
+    let (n, m) = common::yax_sizes(&flags);
+    let nrepeat: usize = flags.value("-nrepeat");
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
 

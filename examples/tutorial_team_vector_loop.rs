@@ -49,13 +49,33 @@ fn a_at(e: usize, j: usize, i: usize) -> f64 {
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[
+    common::Flag::new(&["-S", "-Size"], "12", "elements per matrix = 2^S"),
+    common::Flag::new(
+        &["-M", "-Columns"],
+        "",
+        "columns = 2^M (default min(2^S, 1024))",
+    ),
+    common::Flag::new(&["-N", "-Rows"], "", "rows = 2^N (default 2^S / columns)"),
+    common::Flag::new(&["-E"], "4", "matrices = 2^E"),
+    common::Flag::new(&["-nrepeat"], "10", "repetitions"),
+    common::Flag::new(
+        &["-vector"],
+        "",
+        "vector lanes (default the space's maximum, at most 32)",
+    ),
+    common::Flag::new(&["-team"], "0", "threads per team (0: AUTO)"),
+];
+
 fn main() -> Result<()> {
-    let s = common::pow2_arg(&["-S", "-Size"]).unwrap_or(1 << 12);
-    let m = common::pow2_arg(&["-M", "-Columns"]).unwrap_or(s.min(1024));
-    let n = common::pow2_arg(&["-N", "-Rows"]).unwrap_or(s / m);
-    let e = common::pow2_arg(&["-E"]).unwrap_or(1 << 4);
+    let flags = common::Flags::parse(&[FLAGS]);
+    let s = flags.pow2("-S").expect("-S has a default");
+    let m = flags.pow2("-M").unwrap_or(s.min(1024));
+    let n = flags.pow2("-N").unwrap_or(s / m);
+    let e = flags.pow2("-E").expect("-E has a default");
     println!("  Total size S = {} N = {n} M = {m} E = {e}", n * m);
-    let nrepeat: usize = common::arg_or(&["-nrepeat"], 10);
+    let nrepeat: usize = flags.value("-nrepeat");
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
 
@@ -72,10 +92,12 @@ fn main() -> Result<()> {
         .sum();
 
     // Lanes split a row: as many as the space allows, up to 32.
-    let vector = common::arg_or(&["-vector"], 32usize.min(space.vector_length_max()));
+    let vector = flags
+        .given("-vector")
+        .unwrap_or(32usize.min(space.vector_length_max()));
     // AUTO divides the recommended team size by the lanes (on Cuda: 8
     // threads of 32 lanes, a block of 256).
-    let team = common::arg_or(&["-team"], 0usize);
+    let team: usize = flags.value("-team");
     let policy = if team == 0 {
         TeamPolicy::new(&space, e, AUTO)
     } else {

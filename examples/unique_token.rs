@@ -53,9 +53,16 @@ pub fn token_example_combine(b: usize, count: &mut u64, partial: &View2<u64>) {
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[
+    common::Flag::new(&["-N"], "16", "elements = 2^N"),
+    common::Flag::new(&["-bins"], "32", "bins"),
+];
+
 fn main() -> Result<()> {
-    let n = common::pow2_arg(&["-N"]).unwrap_or(1 << 16);
-    let bins: usize = common::arg_or(&["-bins"], 32);
+    let flags = common::Flags::parse(&[FLAGS]);
+    let n = flags.pow2("-N").expect("-N has a default");
+    let bins: usize = flags.value("-bins");
     assert!(bins > 0, "-bins must be positive");
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));

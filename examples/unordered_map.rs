@@ -54,9 +54,16 @@ pub fn count_foreign(i: usize, ids: &UnorderedMap<u64, u32>, n: usize, acc: &mut
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// The example's flags (`--help` lists them).
+const FLAGS: &[common::Flag] = &[
+    common::Flag::new(&["-n"], "20000", "keys"),
+    common::Flag::new(&["-load"], "2", "capacity per key"),
+];
+
 fn main() -> Result<()> {
-    let n: usize = common::arg_or(&["-n"], 20_000);
-    let load: usize = common::arg_or(&["-load"], 2);
+    let flags = common::Flags::parse(&[FLAGS]);
+    let n: usize = flags.value("-n");
+    let load: usize = flags.value("-load");
     assert!(n > 0 && n <= 1 << 31, "-n must be in 1..=2^31");
     let space = DefaultExecutionSpace::default();
     println!("  on {}", common::describe(&space));
