@@ -175,6 +175,9 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
             ));
         }
     }
+    if let Some(why) = random_pool(target) {
+        return Err(syn::Error::new_spanned(ty, format!("#[kernel]: {why}")));
+    }
     if is_team(target) {
         return if first {
             Ok((Kind::Team, Ty::Team))
@@ -231,6 +234,29 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
         };
     }
     Ok((Kind::Scalar, Ty::Elem(e)))
+}
+
+/// What to pass instead of a random pool (`XorShift64Pool`,
+/// `XorShift1024Pool`), which is host data no kernel can take: the key
+/// and size it derives its states from, and the device functions that
+/// compute state `i` from them and draw, as the pool's generators do.
+fn random_pool(ty: &syn::Type) -> Option<String> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let (module, gen) = match super::types::last_segment(&p.path).as_str() {
+        "XorShift64Pool" => ("device", "xorshift64"),
+        "XorShift1024Pool" => ("device1024", "xorshift1024"),
+        _ => return None,
+    };
+    Some(format!(
+        "a random pool is host data that a kernel cannot take: pass `pool.key()` (a `u64`) \
+         and `pool.num_states()` (a `usize`) as scalars, and draw with \
+         `granule::containers::random::{module}`: \
+         `let mut s = {gen}_state(key, num_states, i); s = {gen}_next(s); \
+         let x = {gen}_drand(s);` (also `{gen}_urand`, `{gen}_urand64`, `{gen}_frand`, \
+         `{gen}_drand_in`, `{gen}_normal`, ..)"
+    ))
 }
 
 /// The MDRange work index: `[i, j, ..]: [usize; R]` (names or `_`), or
