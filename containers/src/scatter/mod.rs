@@ -115,6 +115,43 @@ pub enum ScatterStrategy {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
+/// # Its type in kernels and in host code
+/// A `#[kernel]` parameter names a ScatterView with the defaults,
+/// `&ScatterView<T, R>` (or `&ScatterView<T, R, Op>`): the macro makes
+/// the kernel generic over the memory space, so the same kernel takes a
+/// ScatterView of host or device memory. Host code has no such help:
+/// there `ScatterView<T, R>` is a ScatterView of `HostSpace`, so a
+/// portable function or struct field spells all four parameters, the
+/// memory space last (`ScatterView<u32, 1, Sum, DefaultMemorySpace>`, or
+/// a generic `M`), as it would for a View.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::containers::scatter::ScatterView;
+///
+/// #[kernel]
+/// fn bin(i: usize, bins: usize, sv: &ScatterView<u32, 1>) {
+///     sv.access().add(i * 7 % bins, 1);
+/// }
+///
+/// /// Portable host code: the element, rank, operation and memory space.
+/// fn histogram(
+///     space: &DefaultExecutionSpace,
+///     sv: &ScatterView<u32, 1, Sum, DefaultMemorySpace>,
+///     n: usize,
+/// ) {
+///     parallel_for("hist", RangePolicy::new(space, 0..n), (), bin(10, sv));
+/// }
+///
+/// let space = DefaultExecutionSpace::default();
+/// let mut counts = View1::<u32, LayoutRight, _>::zeros_in(space.memory_space(), "counts", 10)?;
+/// let mut sv = ScatterView::<u32, 1, Sum, DefaultMemorySpace>::for_view(&space, &counts)?;
+/// histogram(&space, &sv, 10_000);
+/// sv.contribute_into(&mut counts)?;
+/// assert_eq!(create_mirror_view_and_copy(&counts)?.to_vec(), vec![1000; 10]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// # Copies
 /// The contributions live in `copies()` arrays of the ScatterView's
 /// extents, each padded to whole cache lines so that the threads' copies
