@@ -1,5 +1,6 @@
 //! Compiling a translation unit with the host C++ compiler, caching the
-//! result under the cargo target directory, and loading it.
+//! result on disk (`crate::cache`: the cargo target directory, else the
+//! user's cache directory), and loading it.
 //!
 //! A module is two objects linked into one shared library:
 //! - the translation unit, written after `shim.h` and followed by one
@@ -9,12 +10,12 @@
 //! - runtime.cpp, compiled once per compiler and flags, uninstrumented.
 //!
 //! Files are keyed by a hash of everything that goes into them and are
-//! written under a temporary name and renamed, so parallel tests that
-//! compile the same unit share one result and never see a partial file.
+//! written as temporary files and renamed, so parallel tests that compile
+//! the same unit share one result and never see a partial file.
 
 use super::ffi;
 use super::launch::{LaunchFn, Params, ThunkFn};
-use crate::cache::{key as hash, publish, temp_name};
+use crate::cache::{key as hash, publish, temp_path};
 use crate::codegen::{params_symbol, TranslationUnit};
 use crate::device::ErrorRecord;
 use crate::device_api::DeviceError;
@@ -116,7 +117,8 @@ fn toolchain() -> Result<&'static Toolchain, DeviceError> {
                     .and_then(|()| std::fs::write(src.join("shim.h"), SHIM))
                     .and_then(|()| std::fs::write(src.join("runtime.cpp"), RUNTIME))
                     .map_err(|e| unavailable(format!("cannot write the runtime's source: {e}")))?;
-                let tmp = temp_name(&runtime);
+                let tmp = temp_path(&runtime)
+                    .map_err(|e| unavailable(format!("cannot store the runtime: {e}")))?;
                 let mut cmd = Command::new(&cxx);
                 cmd.args(RUNTIME_FLAGS)
                     .arg("-c")
@@ -128,7 +130,7 @@ fn toolchain() -> Result<&'static Toolchain, DeviceError> {
                         "`{cxx}` ({version}) cannot compile the emulator's runtime:\n{log}"
                     ))
                 })?;
-                publish(&tmp, &runtime)
+                publish(tmp, &runtime)
                     .map_err(|e| unavailable(format!("cannot store the runtime: {e}")))?;
             }
             Ok(Toolchain {
@@ -302,25 +304,26 @@ pub(crate) fn compile(unit: &TranslationUnit, label: &str) -> Result<Arc<Library
             log: truncate_log(log),
         };
         let cpp = tc.dir.join(format!("{key}.cpp"));
-        let tmp_cpp = temp_name(&cpp);
-        std::fs::write(&tmp_cpp, &source)
-            .and_then(|()| publish(&tmp_cpp, &cpp))
+        temp_path(&cpp)
+            .and_then(|tmp| std::fs::write(&tmp, &source).map(|()| tmp))
+            .and_then(|tmp| publish(tmp, &cpp))
             .map_err(|e| compile_err(format!("cannot write {}: {e}", cpp.display())))?;
-        let obj = temp_name(&tc.dir.join(format!("{key}.o")));
+        let store_err = |e: std::io::Error| compile_err(format!("cannot store the module: {e}"));
+        // The object is only the link's input: its temporary file is
+        // removed when it goes out of scope.
+        let obj = temp_path(&tc.dir.join(format!("{key}.o"))).map_err(store_err)?;
         let mut cc = Command::new(&tc.cxx);
         cc.args(UNIT_FLAGS).arg("-c").arg(&cpp).arg("-o").arg(&obj);
         run(&mut cc).map_err(compile_err)?;
-        let tmp = temp_name(&lib);
+        let tmp = temp_path(&lib).map_err(store_err)?;
         let mut link = Command::new(&tc.cxx);
         link.args(LINK_FLAGS)
             .arg(&obj)
             .arg(&tc.runtime)
             .arg("-o")
             .arg(&tmp);
-        let linked = run(&mut link);
-        let _ = std::fs::remove_file(&obj);
-        linked.map_err(compile_err)?;
-        publish(&tmp, &lib).map_err(|e| compile_err(format!("cannot store the module: {e}")))?;
+        run(&mut link).map_err(compile_err)?;
+        publish(tmp, &lib).map_err(store_err)?;
     }
     load(&lib, label, unit.entries())
 }

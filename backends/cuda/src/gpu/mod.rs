@@ -10,8 +10,9 @@
 //! architecture (`sm_XY` from its compute capability), in the unit's
 //! [`FloatMode`]. Modules are cached for the
 //! process by source, architecture and options, and CUBINs on disk by the
-//! same and the NVRTC version (under the target folder), so a second run
-//! of the same program compiles nothing.
+//! same and the NVRTC version (`crate::cache`: the target folder, else
+//! the user's cache directory), so a second run of the same program
+//! compiles nothing.
 //!
 //! Work is asynchronous, in the order of one non-blocking stream the device
 //! owns (`stream.rs`): launches, device copies and the zeroing of new
