@@ -240,6 +240,29 @@ pub use granule_views::reshape_map;
 /// The names most programs need: granule-core's prelude (Views, spaces,
 /// policies, patterns, reducers, teams) plus copies, mirrors, chunk maps,
 /// the default space, the kernel macros, and the common algorithms.
+///
+/// ```
+/// use granule::prelude::*;
+///
+/// #[kernel]
+/// fn odd(v: i64) -> bool {
+///     v % 2 != 0
+/// }
+///
+/// let space = Serial;
+/// let x = View1::<i64>::from_fn("x", 10, |i| (i as i64 * 7) % 10)?;
+/// assert_eq!(min_element(&space, &x), Some((0, 0)));
+/// assert_eq!(max_element(&space, &x), Some((7, 9)));
+/// let MinMaxElement { min, max } = minmax_element(&space, &x).unwrap();
+/// assert_eq!((min, max), ((0, 0), (7, 9)));
+/// assert_eq!(count_if(&space, &x, odd()), 5);
+/// assert!(any_of(&space, &x, odd()) && !all_of(&space, &x, odd()));
+/// assert!(none_of(&space, &x, |v: i64| v > 9));
+/// let y = View1::<i64>::from_fn("y", 10, |i| (i as i64 * 7) % 10)?;
+/// assert!(equal(&space, &x, &y));
+/// assert!(!is_sorted_by(&space, &x, |a: i64, b: i64| a < b));
+/// # Ok::<(), ViewError>(())
+/// ```
 pub mod prelude {
     pub use granule_core::prelude::*;
     pub use granule_views::chunk::{
@@ -260,10 +283,11 @@ pub mod prelude {
     pub use granule_macros::{device, kernel};
 
     pub use granule_algorithms::{
-        compact_by_flags, copy_if, exclusive_scan, exclusive_scan_in_place, inclusive_scan,
-        inclusive_scan_in_place, is_sorted, partition_copy, reduce, remove_if, sort, sort_by,
-        sort_by_key, transform_exclusive_scan, transform_inclusive_scan, transform_reduce, unique,
-        AlgorithmError,
+        all_of, any_of, compact_by_flags, copy_if, count_if, equal, exclusive_scan,
+        exclusive_scan_in_place, inclusive_scan, inclusive_scan_in_place, is_sorted, is_sorted_by,
+        max_element, min_element, minmax_element, none_of, partition_copy, reduce, remove_if, sort,
+        sort_by, sort_by_key, transform_exclusive_scan, transform_inclusive_scan, transform_reduce,
+        unique, AlgorithmError, MinMaxElement,
     };
 }
 
