@@ -2,23 +2,20 @@
 //! which CI runs without a GPU for the suite, the examples and the
 //! algorithms' drivers.
 
-use super::{compile, Target};
+use super::program::compile_ptx_and_cubin;
+use super::Target;
 
-/// The targets of [`check_everywhere`]: PTX and CUBIN (which also runs
-/// ptxas, so register and shared-memory limits are checked) for sm_80
-/// (A100) and sm_90 (H100).
-pub const EVERY_TARGET: [Target; 4] = [
-    Target::Ptx(80),
-    Target::Ptx(90),
-    Target::Cubin(80),
-    Target::Cubin(90),
-];
+/// The real architectures of [`check_everywhere`]: sm_80 (A100) and
+/// sm_90 (H100).
+pub const EVERY_ARCH: [u32; 2] = [80, 90];
 
-/// Compiles `source` (named `program` in logs) for every target of
-/// [`EVERY_TARGET`], side by side since the compilations are independent,
-/// and checks the output: each PTX defines every name of `entries` as an
-/// `.entry`, each CUBIN is an ELF file. The error names the program and
-/// the target, with NVRTC's log.
+/// Compiles `source` (named `program` in logs) once for each architecture
+/// of [`EVERY_ARCH`], side by side since the compilations are
+/// independent, and checks both outputs of each: the PTX defines every
+/// name of `entries` as an `.entry`, and the CUBIN (so ptxas ran, and
+/// register and shared-memory limits hold) is an ELF file. One
+/// compilation gives both: NVRTC keeps the PTX it hands to ptxas. The
+/// error names the program and the target, with NVRTC's log.
 ///
 /// ```
 /// use granule_cuda::nvrtc::{available, check_everywhere};
@@ -31,14 +28,19 @@ pub const EVERY_TARGET: [Target; 4] = [
 /// ```
 pub fn check_everywhere(source: &str, program: &str, entries: &[String]) -> Result<(), String> {
     std::thread::scope(|s| {
-        let jobs: Vec<_> = EVERY_TARGET
+        let jobs: Vec<_> = EVERY_ARCH
             .iter()
-            .map(|&t| s.spawn(move || (t, compile(source, program, t, &[]))))
+            .map(|&a| s.spawn(move || (a, compile_ptx_and_cubin(source, program, a))))
             .collect();
         jobs.into_iter().try_for_each(|job| {
-            let (t, out) = job.join().expect("a compile thread does not panic");
-            let out = out.map_err(|e| format!("{program} {t:?}: {e}"))?;
-            check_output(t, &out.bytes, entries).map_err(|e| format!("{program} {t:?}: {e}"))
+            let (a, out) = job.join().expect("a compile thread does not panic");
+            let (ptx, cubin) = out.map_err(|e| format!("{program} sm_{a}: {e}"))?;
+            [(Target::Ptx(a), ptx), (Target::Cubin(a), cubin)]
+                .into_iter()
+                .try_for_each(|(t, out)| {
+                    check_output(t, &out.bytes, entries)
+                        .map_err(|e| format!("{program} {t:?}: {e}"))
+                })
         })
     })
 }

@@ -137,23 +137,54 @@ pub fn compile_with(
     mode: FloatMode,
     extra: &[&str],
 ) -> Result<Output, NvrtcError> {
+    let (prog, log) = compiled(source, program, target, mode, extra)?;
+    let bytes = match target {
+        Target::Ptx(_) => prog.ptx()?,
+        Target::Cubin(_) => prog.cubin()?,
+    };
+    Ok(Output { bytes, log })
+}
+
+/// Compiles `source` for the real architecture `arch` (`-arch=sm_XY`)
+/// once, and returns both outputs of that one compilation: its PTX
+/// (which NVRTC keeps beside the CUBIN) and its CUBIN, with the log.
+pub(crate) fn compile_ptx_and_cubin(
+    source: &str,
+    program: &str,
+    arch: u32,
+) -> Result<(Output, Output), NvrtcError> {
+    let (prog, log) = compiled(source, program, Target::Cubin(arch), FloatMode::Exact, &[])?;
+    let ptx = Output {
+        bytes: prog.ptx()?,
+        log: log.clone(),
+    };
+    let cubin = Output {
+        bytes: prog.cubin()?,
+        log,
+    };
+    Ok((ptx, cubin))
+}
+
+/// A program compiled for `target` with `mode`'s and `extra` options, and
+/// its log; a compilation error carries the log and the source line.
+fn compiled(
+    source: &str,
+    program: &str,
+    target: Target,
+    mode: FloatMode,
+    extra: &[&str],
+) -> Result<(Program, String), NvrtcError> {
     require()?;
     let mut options = vec!["-std=c++17".to_string(), target.arch_option()];
     options.extend(mode.options().iter().map(|s| s.to_string()));
     options.extend(extra.iter().map(|s| s.to_string()));
     let prog = Program::new(source, program)?;
-    let compiled = prog.compile(&options)?;
+    let ok = prog.compile(&options)?;
     let log = prog.log()?;
-    if !compiled {
+    if !ok {
         return Err(NvrtcError::compile(program, &options, log, source));
     }
-    let bytes = match target {
-        Target::Ptx(_) => prog.fetch("nvrtcGetPTX", sys::nvrtcGetPTXSize, sys::nvrtcGetPTX)?,
-        Target::Cubin(_) => {
-            prog.fetch("nvrtcGetCUBIN", sys::nvrtcGetCUBINSize, sys::nvrtcGetCUBIN)?
-        }
-    };
-    Ok(Output { bytes, log })
+    Ok((prog, log))
 }
 
 fn check(call: &'static str, r: nvrtcResult) -> Result<(), NvrtcError> {
@@ -219,6 +250,14 @@ impl Program {
             nvrtcResult::NVRTC_ERROR_COMPILATION => Ok(false),
             r => check("nvrtcCompileProgram", r).map(|()| true),
         }
+    }
+
+    fn ptx(&self) -> Result<Vec<u8>, NvrtcError> {
+        self.fetch("nvrtcGetPTX", sys::nvrtcGetPTXSize, sys::nvrtcGetPTX)
+    }
+
+    fn cubin(&self) -> Result<Vec<u8>, NvrtcError> {
+        self.fetch("nvrtcGetCUBIN", sys::nvrtcGetCUBINSize, sys::nvrtcGetCUBIN)
     }
 
     fn log(&self) -> Result<String, NvrtcError> {
