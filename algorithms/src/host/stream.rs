@@ -154,7 +154,7 @@ pub(crate) fn by_lines<T>(xs: &[T], mut f: impl FnMut(usize, &[T])) {
 /// when each block instead asks for its own lines [`AHEAD`] bytes ahead
 /// of its first pass. So on Intel the
 /// scans take the latter, and run the next block's first pass between
-/// their streaming stores with real loads instead (`scan::host::Pass1`).
+/// their streaming stores with real loads instead (`scan::host::aggregate::Pass1`).
 pub(crate) fn reads_overlap_streams() -> bool {
     static OVERLAP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *OVERLAP.get_or_init(|| !intel())

@@ -11,7 +11,7 @@
 // the carry, whose type the block chain names on every target.
 #[cfg(target_arch = "x86_64")]
 use {
-    super::{before_block, compress, staged::Selected, Packer},
+    super::{before_block, compress, staged, staged::Selected, Packer},
     crate::host::raw::{Dst, Src},
     crate::host::stream,
     granule_core::exec::block_bounds,
@@ -113,8 +113,12 @@ where
         }
     };
     if let Some((selected, _)) = blk.take_left() {
+        let to = staged::Targets {
+            kept,
+            rejected: None,
+        };
         // SAFETY: forwarded contract; what the block's first run packed.
-        return unsafe { write_left(selected, kept, blk) };
+        return unsafe { staged::write_selected(&selected, &[], 0, to, true, blk) };
     }
     let runs = match carry.packed.take() {
         Some((b, runs)) if b == blk.index() => runs,
@@ -190,35 +194,6 @@ where
     stream::fence();
     carry.packed = next.map(|(b, _)| (b, next_runs));
     std::mem::swap(&mut carry.ready, &mut carry.work);
-    Ok(())
-}
-
-/// Looks back again for the place of a block that was left, and writes
-/// the elements its first run packed there; keeps them again if it is
-/// left again.
-///
-/// # Safety
-/// As for [`staged_ahead`].
-#[cfg(target_arch = "x86_64")]
-unsafe fn write_left<T: Element, R>(
-    selected: Vec<T>,
-    kept: &Dst<T>,
-    blk: &Block<'_, '_, usize, R, Selected<T>>,
-) -> Result<(), Stop>
-where
-    R: granule_core::reducer::Reducer<usize>,
-{
-    let at = match blk.prefix(selected.len()) {
-        Ok(at) => at.unwrap_or(0),
-        Err(stop) => {
-            blk.leave((selected, Vec::new()));
-            return Err(stop);
-        }
-    };
-    // SAFETY: this block's kept elements go to at..at + k, disjoint from
-    // every other block's; `write` checks them against the length.
-    unsafe { kept.write(at, &selected, true) };
-    stream::fence();
     Ok(())
 }
 

@@ -13,6 +13,7 @@ use super::compress;
 use super::gather::gather;
 use super::{Outs, Packer, Part};
 use crate::host::buffer::with_buffer;
+use crate::host::raw::Dst;
 use crate::host::stream;
 use granule_core::exec::lookback::{Block, Stop};
 use granule_views::Element;
@@ -45,7 +46,7 @@ where
     let (len, lo) = (part.0.len(), part.1);
     if let Some((kept, rejected)) = blk.take_left() {
         // SAFETY: forwarded contract; what the block's first run selected.
-        return unsafe { write_selected(&kept, &rejected, lo, outs, stream, blk) };
+        return unsafe { write_selected(&kept, &rejected, lo, outs.into(), stream, blk) };
     }
     let split = if outs.rejected.is_some() { len } else { 0 };
     with_buffer::<T, _>(len, |ks| {
@@ -68,7 +69,7 @@ where
                 }
             };
             // SAFETY: forwarded contract.
-            unsafe { write_selected(&ks[..k], &rs[..r], lo, outs, stream, blk) }
+            unsafe { write_selected(&ks[..k], &rs[..r], lo, outs.into(), stream, blk) }
         })
     })
 }
@@ -78,17 +79,33 @@ where
 /// its input once its count is published, so it cannot gather again.
 pub(super) type Selected<T> = (Vec<T>, Vec<T>);
 
+/// Where [`write_selected`] puts a block's elements: the kept ones, and
+/// the rejected ones for a partition.
+pub(super) struct Targets<'o, T> {
+    pub(super) kept: &'o Dst<T>,
+    pub(super) rejected: Option<&'o Dst<T>>,
+}
+
+impl<'o, T> From<&'o Outs<T>> for Targets<'o, T> {
+    fn from(outs: &'o Outs<T>) -> Self {
+        Targets {
+            kept: &outs.kept,
+            rejected: outs.rejected.as_ref(),
+        }
+    }
+}
+
 /// Publishes the count of a staged block's `kept` elements, looks back
 /// for its place and writes them (and its `rejected` ones) there; keeps
 /// them for the block's next run if it is left.
 ///
 /// # Safety
 /// As for [`staged`].
-unsafe fn write_selected<T: Element, R>(
+pub(super) unsafe fn write_selected<T: Element, R>(
     kept: &[T],
     rejected: &[T],
     lo: usize,
-    outs: &Outs<T>,
+    outs: Targets<'_, T>,
     stream: bool,
     blk: &Block<'_, '_, usize, R, Selected<T>>,
 ) -> Result<(), Stop>
@@ -108,7 +125,7 @@ where
     // against the outputs' lengths.
     unsafe {
         outs.kept.write(at, kept, stream);
-        if let Some(out) = &outs.rejected {
+        if let Some(out) = outs.rejected {
             out.write(lo - at, rejected, stream);
         }
     }
