@@ -23,6 +23,12 @@ pub fn all_sizes() -> Vec<usize> {
     v
 }
 
+/// The length of a test sized past a host cache or streaming threshold:
+/// `n` on every space but the emulator (`cuda` shadows it).
+pub fn past_the_caches(n: usize) -> usize {
+    n
+}
+
 /// A small, seeded xorshift generator: the same values on every run.
 pub struct Rng(u64);
 

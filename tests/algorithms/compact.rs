@@ -52,7 +52,7 @@ macro_rules! compact_tests {
             // Above 16 MiB the host compactions stream their output, in
             // flushes cut at cache lines wherever a block's run starts.
             let s = space();
-            let n = (1usize << 21) + 37;
+            let n = past_the_caches((1usize << 21) + 37);
             // Values record their index, so order and place are checked.
             let data = Rng::new(13).vec(n, |r| (r << 24) | (r % 5));
             let data: Vec<u64> = data.iter().zip(0..).map(|(&v, i)| v ^ i).collect();
@@ -87,7 +87,7 @@ macro_rules! compact_tests {
             assert!(read(&z)[..k] == want[..], "compact_by_flags");
             // 4-byte elements take blocks of their own length, and a run
             // that starts mid-line in an output that does too.
-            let n = (1usize << 22) + 37;
+            let n = past_the_caches((1usize << 22) + 37);
             let data = Rng::new(17).vec(n, |r| (r % 1000) as i32);
             let x = view_in(&s, "x32", data.clone());
             let want: Vec<i32> = data.iter().copied().filter(|&v| v < 300).collect();

@@ -35,7 +35,7 @@ macro_rules! scan_tests {
             // from a staging buffer: another path, with the vector sums
             // of 4- and 8-byte integers in release builds.
             let s = space();
-            let n = (1usize << 21) + 37;
+            let n = past_the_caches((1usize << 21) + 37);
             let data = Rng::new(9).vec(n, |r| (r % 2_000_001) as i64 - 1_000_000);
             let x = view_in(&s, "x", data.clone());
             let mut y = view_in(&s, "y", vec![0i64; n]);
@@ -283,7 +283,10 @@ macro_rules! scan_tests {
             // is past the streaming size (16 MiB of output).
             let s = space();
             let mut rng = Rng::new(11);
-            for n in all_sizes().into_iter().chain([(1 << 22) + 37]) {
+            for n in all_sizes()
+                .into_iter()
+                .chain([past_the_caches((1 << 22) + 37)])
+            {
                 let data = rng.vec(n, |r| (r % 4) as f32);
                 let x = view_in(&s, "x", data.clone());
                 let mut y = view_in(&s, "y", vec![0f32; n]);

@@ -34,7 +34,7 @@ macro_rules! sort_tests {
             // 32 MiB of keys alone: the host sorts place their buckets by a
             // sample of the keys, not by a count of them.
             let s = space();
-            let n = (1usize << 23) + 37;
+            let n = past_the_caches((1usize << 23) + 37);
             let mut data: Vec<u32> = Rng::new(35).vec(n, |r| (r >> 16) as u32);
             let mut x = view_in(&s, "k", data.clone());
             sort(&s, &mut x).unwrap();
@@ -131,7 +131,7 @@ macro_rules! sort_tests {
                 let part = |i: u32| ((r >> (16 * i)) & 0xffff) as f32;
                 (part(0) + part(1) + part(2) - 98_304.0) / 16_384.0
             };
-            for n in [(1 << 18) - 3, 1 << 20] {
+            for n in [(1 << 18) - 3, past_the_caches(1 << 20)] {
                 let mut crowds = [rng.vec(n, unit), rng.vec(n, bell)];
                 crowds[0][n / 2] = 0.0;
                 for keys in crowds {

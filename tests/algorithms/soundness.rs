@@ -87,14 +87,14 @@ macro_rules! soundness_tests {
             // Past the streaming size, on some CPUs a block runs its
             // worker's next block's first pass: the panic comes from there.
             case("streamed transform scan", |s, _, _| {
-                let n = (1usize << 21) + 37;
+                let n = past_the_caches((1usize << 21) + 37);
                 let x = view_in(s, "x", (0..n as i64).collect());
                 let mut y = view_in(s, "y", vec![0i64; n]);
                 let _ =
                     transform_exclusive_scan(s, &x, &mut y, Sum, None, same_unless(n as i64 / 2));
             });
             case("streamed copy_if", |s, _, _| {
-                let n = (1usize << 21) + 37;
+                let n = past_the_caches((1usize << 21) + 37);
                 let x = view_in(s, "x", (0..n as i64).collect());
                 let mut y = view_in(s, "y", vec![0i64; n]);
                 let _ = copy_if(s, &x, &mut y, even_unless(n as i64 / 2));
