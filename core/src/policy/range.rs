@@ -108,7 +108,8 @@ impl<'s, S: ExecutionSpace> RangePolicy<'s, S> {
     pub fn is_empty(&self) -> bool {
         self.begin == self.end
     }
-    /// The chunk size asked for (0: automatic).
+    /// The chunk size asked for (0: automatic); Kokkos's `chunk_size()`.
+    #[doc(alias = "chunk_size")]
     pub fn chunk(&self) -> usize {
         self.chunk
     }
