@@ -107,7 +107,7 @@ fn hidden(prefix: &str, ident: &syn::Ident) -> syn::Ident {
 
 /// References to the definitions of the `#[device]` items used, each
 /// spanned at its use so that a missing `#[device]` is reported there:
-/// helpers through their companions (`path::name::DEVICE`, reached by the
+/// helpers through their companions (`path::name::device()`, reached by the
 /// path the body calls them by), structs through `DeviceStruct` (whose
 /// diagnostic says to add `#[device]`). Each item once, structs first, as
 /// C++ needs a type before its uses.
@@ -137,7 +137,7 @@ fn deps(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
             .expect("a path has a segment")
             .ident
             .span();
-        quote_spanned!(span=> #p::DEVICE)
+        quote_spanned!(span=> #p::device())
     });
     structs.into_iter().chain(items).collect()
 }
@@ -346,8 +346,8 @@ fn device_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
 /// The companion of a `#[device]` fn or `const` named `ident`: a struct
 /// of the same name, which lives in the type namespace while the item
 /// lives in the value namespace, so one `use path::ident;` imports both.
-/// Its associated `DEVICE` points at the hidden static, and that is how
-/// a kernel names a helper it calls (`path::ident::DEVICE`, see `deps`):
+/// Its associated `device()` points at the hidden static, and that is how
+/// a kernel names a helper it calls (`path::ident::device()`, see `deps`):
 /// whatever path reaches the helper reaches its device definition.
 fn companion(
     ident: &syn::Ident,
@@ -360,8 +360,14 @@ fn companion(
         #[allow(non_camel_case_types, dead_code, clippy::upper_case_acronyms)]
         #vis struct #ident {}
         impl #ident {
+            /// A `const fn`, not an associated `const`: helpers that call
+            /// each other name each other's statics, and a `const` would
+            /// be validated through them, a cycle; the recursion check
+            /// refuses such helpers later, with a message that says so.
             #[doc(hidden)]
-            pub const DEVICE: &'static #krate::kernel::DeviceFn = &#stat;
+            pub const fn device() -> &'static #krate::kernel::DeviceFn {
+                &#stat
+            }
         }
     }
 }

@@ -4,8 +4,8 @@
 //! with `owner_table`, which also proves the device maps injective (an
 //! element reached twice is counted twice).
 
-use granule::chunk::{owner_table, MapContinuousLinear};
 use granule::base::team::MapIdentity;
+use granule::chunk::{owner_table, MapContinuousLinear};
 use granule_cuda::codegen::{Instance, Pattern};
 use granule_cuda::device_api::{Device, KernelArgs};
 use granule_cuda::emu::EmuDevice;
