@@ -121,25 +121,24 @@ fn deps(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
         }
     };
     let structs = t.struct_deps.iter().filter(&mut first).map(|p| {
-        let span = p
-            .segments
-            .last()
-            .expect("a path has a segment")
-            .ident
-            .span();
+        let span = last_span(p);
         quote_spanned!(span=> <#p as #krate::kernel::DeviceStruct>::DEVICE)
     });
     let structs: Vec<TokenStream> = structs.collect();
     let items = t.deps.iter().filter(first).map(|p| {
-        let span = p
-            .segments
-            .last()
-            .expect("a path has a segment")
-            .ident
-            .span();
+        let span = last_span(p);
         quote_spanned!(span=> #p::device())
     });
     structs.into_iter().chain(items).collect()
+}
+
+/// The span of a path's last segment: the item's name at its use.
+fn last_span(p: &syn::Path) -> Span {
+    p.segments
+        .last()
+        .expect("a path has a segment")
+        .ident
+        .span()
 }
 
 fn param_tokens(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
