@@ -271,8 +271,8 @@ pub mod prelude {
     };
     pub use granule_views::reshape_map;
     pub use granule_views::{
-        create_mirror, create_mirror_view, create_mirror_view_and_copy, deep_copy, Element, Layout,
-        MemorySpace, ALL,
+        create_mirror, create_mirror_view, create_mirror_view_and_copy, deep_copy, fill, Element,
+        Layout, MemorySpace, ALL,
     };
 
     #[cfg(feature = "rayon")]

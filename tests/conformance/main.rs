@@ -56,6 +56,8 @@ mod random;
 mod scatter;
 #[macro_use]
 mod unique_token;
+#[macro_use]
+mod view_ops;
 
 /// Instantiates every concept's tests for one execution space:
 /// `conformance_suite!(module_name, SpaceType, expression making the space)`,
@@ -99,6 +101,7 @@ macro_rules! conformance_suite {
             random_tests!();
             scatter_tests!();
             unique_token_tests!();
+            view_ops_tests!();
             $($host_only)*
         }
     };

@@ -114,6 +114,14 @@ pub enum ViewError {
         /// What went wrong.
         reason: String,
     },
+    /// Setting a View's elements to one value failed (for example a
+    /// device launch).
+    Fill {
+        /// Label of the View.
+        label: String,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 fn dims(v: &[usize]) -> String {
@@ -171,6 +179,9 @@ impl fmt::Display for ViewError {
             ),
             ViewError::Copy { dst_label, reason } => {
                 write!(f, "copy into \"{dst_label}\" failed: {reason}")
+            }
+            ViewError::Fill { label, reason } => {
+                write!(f, "fill of \"{label}\" failed: {reason}")
             }
         }
     }

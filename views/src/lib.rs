@@ -59,6 +59,7 @@ pub mod chunk;
 mod copy;
 pub mod element;
 pub mod error;
+mod fill;
 pub mod layout;
 mod mirror;
 #[cfg(feature = "ndarray")]
@@ -70,11 +71,12 @@ pub mod view;
 pub use atomic::{Atomic, AtomicView};
 pub use bytemuck;
 pub use copy::deep_copy;
+pub use fill::fill;
 pub use element::{AnyBitPattern, Element, NoUninit, Zeroable};
 pub use error::{Result, ViewError};
 pub use layout::{Layout, LayoutLeft, LayoutRight, LayoutStride, Mapping};
 pub use mirror::{create_mirror, create_mirror_view, create_mirror_view_and_copy, MirrorView};
-pub use space::{HostAccessible, HostSpace, MemorySpace, SpaceCopy};
+pub use space::{HostAccessible, HostSpace, MemorySpace, SpaceCopy, SpaceFill};
 pub use view::{
     All, View, View1, View2, View3, View4, View5, View6, View7, View8, ViewBase, ViewMut, ViewRef,
     ALL,

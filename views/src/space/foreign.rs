@@ -3,7 +3,7 @@
 //! backed by host memory, so a test may still look behind the curtain
 //! through `SpaceCopy`, never through indexing.
 
-use super::{HostSpace, MemorySpace, SpaceCopy};
+use super::{HostSpace, MemorySpace, SpaceCopy, SpaceFill};
 use crate::element::Element;
 use crate::layout::Mapping;
 use std::ptr::NonNull;
@@ -58,3 +58,18 @@ macro_rules! forward_copy {
     )* };
 }
 forward_copy!(HostSpace => Foreign, Foreign => HostSpace, Foreign => Foreign);
+
+// SAFETY: the memory is host memory; HostSpace's fill writes exactly the
+// mapping's elements.
+unsafe impl<T: Element> SpaceFill<T> for Foreign {
+    unsafe fn fill_mapped<const R: usize>(
+        &self,
+        label: &str,
+        dst: *mut T,
+        map: &Mapping<R>,
+        value: T,
+    ) -> Result<(), String> {
+        // SAFETY: forwarded contract.
+        unsafe { HostSpace.fill_mapped(label, dst, map, value) }
+    }
+}

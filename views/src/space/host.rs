@@ -1,6 +1,6 @@
 #[cfg(target_os = "linux")]
 use super::pool;
-use super::{HostAccessible, MemorySpace, SpaceCopy, ALLOC_ALIGN};
+use super::{HostAccessible, MemorySpace, SpaceCopy, SpaceFill, ALLOC_ALIGN};
 #[cfg(target_os = "linux")]
 use super::{HUGE_PAGES_VAR, HUGE_PAGE_THRESHOLD};
 use crate::element::Element;
@@ -150,6 +150,30 @@ unsafe impl SpaceCopy<HostSpace> for HostSpace {
             // inside their mappings, which the caller guarantees are valid.
             unsafe { *dst.add(dst_map.offset(idx)) = *src.add(src_map.offset(idx)) };
         });
+        Ok(())
+    }
+}
+
+// SAFETY: host memory; the loops write exactly the mapping's elements.
+unsafe impl<T: Element> SpaceFill<T> for HostSpace {
+    unsafe fn fill_mapped<const R: usize>(
+        &self,
+        _label: &str,
+        dst: *mut T,
+        map: &Mapping<R>,
+        value: T,
+    ) -> Result<(), String> {
+        if map.is_contiguous() {
+            // SAFETY: a contiguous mapping's elements are its `size`
+            // offsets from `dst`, which the caller lends uniquely.
+            unsafe { std::slice::from_raw_parts_mut(dst, map.size()) }.fill(value);
+        } else {
+            map.for_each_index(|idx| {
+                // SAFETY: `idx` is inside the mapping, whose offsets the
+                // caller lends uniquely.
+                unsafe { dst.add(map.offset(idx)).write(value) };
+            });
+        }
         Ok(())
     }
 }

@@ -134,3 +134,31 @@ pub unsafe trait SpaceCopy<Src: MemorySpace>: MemorySpace {
         src_map: &crate::layout::Mapping<R>,
     ) -> Result<(), String>;
 }
+
+/// Sets elements of a memory space to one value: what
+/// [`fill`](crate::fill) (Kokkos's `deep_copy(view, value)`) runs.
+///
+/// A space implements it for the element types it can write: every
+/// [`Element`] on the host, the types device code can hold on a device.
+///
+/// # Safety
+/// `fill_mapped` must write `value` to exactly the elements at the
+/// offsets of `map` from `dst` and touch nothing else, and must not keep
+/// the pointer past the call except as work queued in the space's own
+/// order (a device's stream), which every later access of the memory
+/// through the space waits for.
+pub unsafe trait SpaceFill<T: Element>: MemorySpace {
+    /// Writes `value` at every offset of `map` from `dst`, the elements of
+    /// the View labelled `label` (which reports of a failure name).
+    ///
+    /// # Safety
+    /// `dst` must be valid for writing at every offset of `map` in this
+    /// space, and nothing else may access those elements during the call.
+    unsafe fn fill_mapped<const R: usize>(
+        &self,
+        label: &str,
+        dst: *mut T,
+        map: &crate::layout::Mapping<R>,
+        value: T,
+    ) -> Result<(), String>;
+}

@@ -12,6 +12,7 @@ pub mod iter;
 #[cfg(feature = "rayon")]
 pub mod par_iter;
 mod rank;
+mod resize;
 mod subview;
 
 pub(crate) use index::out_of_bounds;

@@ -233,6 +233,16 @@ impl TranslationUnit {
         })
     }
 
+    /// A unit of hand-written device code with these entry points (each
+    /// defining its parameter table), compiled exactly.
+    pub(crate) fn from_source(source: String, entries: Vec<String>) -> Self {
+        TranslationUnit {
+            source,
+            entries,
+            float_mode: FloatMode::Exact,
+        }
+    }
+
     /// The same unit, compiled for a GPU in `mode` (the emulator computes
     /// exactly in every mode). Devices key their compiled-module caches on
     /// it.

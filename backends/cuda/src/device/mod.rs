@@ -64,6 +64,14 @@ pub const HEADER: &str = concat!(
     include_str!("unique_token.cuh")
 );
 
+/// CudaSpace's fill kernels, a translation unit of their own after
+/// [`HEADER`] (`space/fill.rs` launches them).
+///
+/// ```
+/// assert!(granule_cuda::device::FILL.contains("granule_fill_u64"));
+/// ```
+pub const FILL: &str = include_str!("fill.cuh");
+
 /// Bytes of shared memory a Cuda space keeps, beyond [`reserved_smem`],
 /// for the drivers' static `__shared__` variables when it reports the
 /// largest team scratch (`scratch_size_max(0)`): each team reduction or

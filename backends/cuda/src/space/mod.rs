@@ -12,6 +12,7 @@
 mod cached;
 mod copy;
 mod dispatch;
+mod fill;
 mod memory;
 mod queue;
 
