@@ -22,6 +22,23 @@ macro_rules! for_tests {
         }
 
         #[test]
+        fn for_an_untyped_accumulator_before_a_loop_of_device_calls() {
+            let s = space();
+            let n = 1000;
+            let x = View1::<f64, LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, |j| {
+                j as f64 + 0.5
+            })
+            .unwrap();
+            let mut y = View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
+            parallel_for("weighted", RangePolicy::new(&s, 0..n), &mut y, weighted_prefix(&x));
+            let y = create_mirror_view_and_copy(&y).unwrap();
+            for i in [0, 1, 4, 7, n - 1] {
+                let want = (0..i % 5).fold(0.0, |acc, j| acc + (j as f64 + 0.5) * (j + 1) as f64);
+                assert_eq!(y[i], want, "y[{i}]");
+            }
+        }
+
+        #[test]
         fn for_writes_several_views_and_offsets() {
             let s = space();
             let n = 50_000;

@@ -666,10 +666,31 @@ pub fn store_index(i: usize, y: &mut i64) {
     *y = i as i64;
 }
 
+/// `v * (j + 1)`: a `#[device]` result, whose type the translator spells
+/// from the types of the call's arguments.
+#[device]
+pub fn weighted(v: f64, j: usize) -> f64 {
+    v * (j + 1) as f64
+}
+
+/// An untyped accumulator declared before a loop whose body adds a
+/// `#[device]` call on the loop's variables to it: the C++ declares `acc`
+/// before `d` and `j` exist, so its type must not name them.
+#[kernel]
+pub fn weighted_prefix(i: usize, y: &mut f64, x: &View1<f64>) {
+    let mut acc = 0.0;
+    for j in 0..i % 5 {
+        let d = x[j];
+        acc += weighted(d, j);
+    }
+    *y = acc;
+}
+
 /// Every `#[kernel]` of the suite; `nvrtc.rs` checks that none is missing
 /// by counting the attributes in the sources.
 pub const KERNELS: &[&DeviceKernel] = kernel_list![
     axpy,
+    weighted_prefix,
     double_and_next,
     count_hits,
     histogram10,

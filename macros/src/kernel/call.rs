@@ -559,14 +559,30 @@ impl Cx {
                 let args = c
                     .args
                     .iter()
-                    .map(|a| self.value(a).map(|v| v.0))
+                    .map(|a| self.value(a))
                     .collect::<Result<Vec<_>>>()?;
                 self.deps.push(p.path.clone());
-                let text = format!("{last}({})", args.join(", "));
-                let ty = super::types::deduced(&text);
+                let texts: Vec<&str> = args.iter().map(|(t, _)| t.as_str()).collect();
+                let text = format!("{last}({})", texts.join(", "));
+                let ty = super::types::deduced(&format!("{last}({})", self.typed_args(&args)));
                 Ok((text, Ty::Elem(ty)))
             }
         }
+    }
+
+    /// A call's arguments as their types (`granule::val<T>()`): the
+    /// call's result type then names no variable, and holds wherever the
+    /// callee is visible. An argument whose type only C++ knows (`auto`,
+    /// a lambda's) keeps its text.
+    fn typed_args(&self, args: &[(String, Elem)]) -> String {
+        let typed: Vec<String> = args
+            .iter()
+            .map(|(text, e)| match self.infer.resolve(e) {
+                Elem::Auto => text.clone(),
+                _ => format!("granule::val<{}>()", self.infer.cpp(e)),
+            })
+            .collect();
+        typed.join(", ")
     }
 }
 

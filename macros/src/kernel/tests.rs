@@ -288,20 +288,18 @@ fn i32_min_is_a_valid_int_literal() {
 
 #[test]
 fn literals_inside_device_calls_leave_no_inference_markers() {
-    // The `1` among `helper`'s arguments is inside the decltype that the
-    // `3` next to the call takes as its type.
+    // The `1` among `helper`'s arguments gives its type to the decltype
+    // that the `3` next to the call takes as its type.
     let s = kernel_source(
         "fn k(i: usize, y: &mut i64, n: i64) { *y = helper(1) * 3 - helper(n - 1) * 2; }",
     );
     assert!(!s.contains('\u{1}'), "{s:?}");
     assert!(
-        s.contains("((granule::Plain<decltype(helper(1))>)3ull)"),
+        s.contains("((granule::Plain<decltype(helper(granule::val<granule::i32>()))>)3ull)"),
         "{s}"
     );
     assert!(
-        s.contains(
-            "((granule::Plain<decltype(helper(granule::wsub(n, ((granule::i64)1ull))))>)2ull)"
-        ),
+        s.contains("((granule::Plain<decltype(helper(granule::val<granule::i64>()))>)2ull)"),
         "{s}"
     );
 }
@@ -379,17 +377,32 @@ fn scalar_methods_take_the_argument_types_rust_gives_them() {
 }
 
 #[test]
-fn arithmetic_on_values_cpp_cannot_name_still_wraps() {
+fn a_block_among_a_calls_arguments_still_gives_the_call_a_type() {
     // A block among a `#[device]` call's arguments is a lambda, which
-    // C++17 keeps out of `decltype`: the result is `auto`, and its
-    // arithmetic goes through the helpers in the left operand's type.
+    // C++17 keeps out of `decltype`; the result type is spelled from the
+    // block's type instead, so the arithmetic on it wraps in that type.
     let s = kernel_source(
         "fn k(i: usize, y: &mut i64, n: i64) { let v = helper({ let t = n; t * 2 }); *y = -(v * 3 + v); }",
     );
-    assert!(s.contains("const auto v = helper("), "{s}");
     assert!(
-        s.contains("granule::wadd_as(granule::wmul_as(v, 3), v)"),
+        s.contains("const granule::Plain<decltype(helper(granule::val<granule::i64>()))> v = helper([&]()"),
         "{s}"
     );
+    assert!(s.contains("granule::wadd(granule::wmul(v, "), "{s}");
     assert!(s.contains("granule::wneg("), "{s}");
+}
+
+#[test]
+fn an_untyped_let_before_a_loop_names_no_variable_of_the_loop() {
+    // The C++ declares `acc` ahead of the loop, with the type of the call
+    // that later meets it; that type must not name `d` or `j`.
+    let s = kernel_source(
+        "fn k(i: usize, y: &mut f64, x: &View1<f64>, n: usize) { let mut acc = 0.0; for j in 0..n { let d = x[j]; acc += helper(d, j); } *y = acc; }",
+    );
+    let decl = s.lines().find(|l| l.contains(" acc = ")).expect("acc declared");
+    assert!(
+        decl.contains("decltype(helper(granule::val<granule::f64>(), granule::val<granule::usize>()))"),
+        "{s}"
+    );
+    assert!(s.contains("helper(d, j)"), "the call itself passes the values: {s}");
 }

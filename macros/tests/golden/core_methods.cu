@@ -21,10 +21,10 @@ __device__ __forceinline__ granule::i64 twice(granule::i64 v) {
 
 // device_literals
 __device__ void device_literals(granule::usize _i, granule::i64& y, granule::i64 n) {
-  y = granule::wadd(granule::wmul(twice(1), ((granule::Plain<decltype(twice(1))>)3ull)), twice(granule::wsub(n, ((granule::i64)1ull))));
-  y = granule::wadd(y, granule::wmul_as(twice([&]() {
+  y = granule::wadd(granule::wmul(twice(1), ((granule::Plain<decltype(twice(granule::val<granule::i32>()))>)3ull)), twice(granule::wsub(n, ((granule::i64)1ull))));
+  y = granule::wadd(y, granule::wmul(twice([&]() {
   const granule::i64 t = granule::wadd(n, ((granule::i64)1ull));
   return granule::wmul(t, t);
-}()), 2));
+}()), ((granule::Plain<decltype(twice(granule::val<granule::i64>()))>)2ull)));
 }
 

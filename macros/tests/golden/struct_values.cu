@@ -27,7 +27,7 @@ __device__ __forceinline__ Pair steps(Pair p, granule::usize n) {
 
 // mix
 __device__ void mix(granule::usize i, granule::u64& y, granule::usize n) {
-  const granule::Plain<decltype(steps(start(((granule::u64)(i))), n))> p = steps(start(((granule::u64)(i))), n);
+  const granule::Plain<decltype(steps(granule::val<granule::Plain<decltype(start(granule::val<granule::u64>()))>>(), granule::val<granule::usize>()))> p = steps(start(((granule::u64)(i))), n);
   y = (p.lo ^ p.hi);
 }
 

@@ -139,6 +139,13 @@ template <class T> struct PlainOf<const T> { typedef T type; };
 template <class T> struct PlainOf<T&> { typedef typename PlainOf<T>::type type; };
 template <class T> using Plain = typename PlainOf<T>::type;
 
+// A value of type T for unevaluated contexts only (never defined): the
+// translator spells a `#[device]` call's result type from its arguments'
+// types, `Plain<decltype(f(val<A>(), ..))>`, so that the type can be
+// named before the arguments' variables are declared (`let mut acc =
+// 0.0;` ahead of a loop whose body adds `f(x, j)` to it).
+template <class T> __device__ T& val();
+
 // The bits of a float and back (`to_bits`, `f32::from_bits`), and its sign
 // bit: negation, `abs` and `copysign` change only that bit, as Rust
 // guarantees (NaN payloads included), where PTX's neg.f32 and abs.f32
