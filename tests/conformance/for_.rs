@@ -30,7 +30,12 @@ macro_rules! for_tests {
             })
             .unwrap();
             let mut y = View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
-            parallel_for("weighted", RangePolicy::new(&s, 0..n), &mut y, weighted_prefix(&x));
+            parallel_for(
+                "weighted",
+                RangePolicy::new(&s, 0..n),
+                &mut y,
+                weighted_prefix(&x),
+            );
             let y = create_mirror_view_and_copy(&y).unwrap();
             for i in [0, 1, 4, 7, n - 1] {
                 let want = (0..i % 5).fold(0.0, |acc, j| acc + (j as f64 + 0.5) * (j + 1) as f64);

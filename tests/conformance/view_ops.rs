@@ -11,15 +11,26 @@ macro_rules! view_ops_tests {
             fn fill_sets_every_element_in_every_layout_and_width() {
                 let s = space();
                 let m = s.memory_space();
-                let mut a = View2::<f64, LayoutRight, _>::zeros_in(m.clone(), "a", [37, 3]).unwrap();
+                let mut a =
+                    View2::<f64, LayoutRight, _>::zeros_in(m.clone(), "a", [37, 3]).unwrap();
                 fill(&mut a, -2.5).unwrap();
-                assert_eq!(create_mirror_view_and_copy(&a).unwrap().to_vec(), vec![-2.5; 111]);
-                let mut b = View3::<u8, LayoutLeft, _>::zeros_in(m.clone(), "b", [5, 4, 3]).unwrap();
+                assert_eq!(
+                    create_mirror_view_and_copy(&a).unwrap().to_vec(),
+                    vec![-2.5; 111]
+                );
+                let mut b =
+                    View3::<u8, LayoutLeft, _>::zeros_in(m.clone(), "b", [5, 4, 3]).unwrap();
                 fill(&mut b, 0xa5).unwrap();
-                assert_eq!(create_mirror_view_and_copy(&b).unwrap().to_vec(), vec![0xa5; 60]);
+                assert_eq!(
+                    create_mirror_view_and_copy(&b).unwrap().to_vec(),
+                    vec![0xa5; 60]
+                );
                 let mut c = View1::<i16, LayoutRight, _>::zeros_in(m.clone(), "c", 1001).unwrap();
                 fill(&mut c, -3).unwrap();
-                assert_eq!(create_mirror_view_and_copy(&c).unwrap().to_vec(), vec![-3; 1001]);
+                assert_eq!(
+                    create_mirror_view_and_copy(&c).unwrap().to_vec(),
+                    vec![-3; 1001]
+                );
                 let mut d = View1::<u32, LayoutRight, _>::zeros_in(m, "d", 0).unwrap();
                 fill(&mut d, 1).unwrap();
             }
@@ -42,7 +53,13 @@ macro_rules! view_ops_tests {
                     create_mirror_view_and_copy(&l).unwrap(),
                 );
                 a.as_view().for_each(|[i, k], &v| {
-                    let want = if i >= 4 { 7 } else if k == 1 { -1 } else { f([i, k]) };
+                    let want = if i >= 4 {
+                        7
+                    } else if k == 1 {
+                        -1
+                    } else {
+                        f([i, k])
+                    };
                     assert_eq!(v, want, "a at {:?}", [i, k]);
                 });
                 l.as_view().for_each(|[i, k], &v| {
@@ -58,7 +75,8 @@ macro_rules! view_ops_tests {
                     i as f64
                 })
                 .unwrap();
-                let mut y = View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
+                let mut y =
+                    View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
                 for step in 0..3 {
                     fill(&mut y, step as f64).unwrap();
                     parallel_for("axpy", RangePolicy::new(&s, 0..n), &mut y, axpy(2.0, &x));

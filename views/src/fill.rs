@@ -62,7 +62,11 @@ mod tests {
         .unwrap();
         fill(&mut a.subview_mut((1..3, ALL, 1)).unwrap(), -7).unwrap();
         a.for_each(|[i, j, k], &v| {
-            let want = if (1..3).contains(&i) && k == 1 { -7 } else { (100 * i + 10 * j + k) as i32 };
+            let want = if (1..3).contains(&i) && k == 1 {
+                -7
+            } else {
+                (100 * i + 10 * j + k) as i32
+            };
             assert_eq!(v, want, "at {:?}", [i, j, k]);
         });
         fill(&mut a, 5).unwrap();

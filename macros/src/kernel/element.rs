@@ -17,6 +17,26 @@ use syn::spanned::Spanned;
 
 /// Translates an element function of `arity` elements.
 pub fn translate_element(f: &syn::ItemFn, arity: usize) -> Result<Translated> {
+    let (mut cx, generics, params, ret) = element_signature(f, arity)?;
+    let body = cx.block_stmts(&f.block, 1)?;
+    let decls: Vec<&str> = params.iter().map(|p| p.decl.as_str()).collect();
+    let name = f.sig.ident.to_string();
+    let ret_cpp = cx.infer.cpp(&ret);
+    let text = format!(
+        "{}__device__ __forceinline__ {ret_cpp} {name}({}) {{\n{body}}}\n",
+        template_line(&generics),
+        decls.join(", ")
+    );
+    Ok(finish(cx, name, generics, params, &text))
+}
+
+/// An element function's signature, checked: its body's context, its
+/// generics, its parameters (elements marked) and its result type. The
+/// host glue needs only this (see `kernel_signature`).
+pub fn element_signature(
+    f: &syn::ItemFn,
+    arity: usize,
+) -> Result<(Cx, Vec<String>, Vec<Param>, types::Elem)> {
     check_plain(f)?;
     let generics = super::sig::generics(&f.sig.generics)?;
     let mut cx = Cx::new(generics.clone());
@@ -33,16 +53,7 @@ pub fn translate_element(f: &syn::ItemFn, arity: usize) -> Result<Translated> {
     cx.ret = Some(ret.clone());
     let mut params = bind_params(&mut cx, f, false)?;
     mark_elements(f, &mut params, arity)?;
-    let body = cx.block_stmts(&f.block, 1)?;
-    let decls: Vec<&str> = params.iter().map(|p| p.decl.as_str()).collect();
-    let name = f.sig.ident.to_string();
-    let ret_cpp = cx.infer.cpp(&ret);
-    let text = format!(
-        "{}__device__ __forceinline__ {ret_cpp} {name}({}) {{\n{body}}}\n",
-        template_line(&generics),
-        decls.join(", ")
-    );
-    Ok(finish(cx, name, generics, params, &text))
+    Ok((cx, generics, params, ret))
 }
 
 /// The first `arity` parameters are the elements, by value; the rest are

@@ -3,7 +3,7 @@
 //! the device (see README.md).
 
 use super::canon::Checks;
-use super::element::{element_glue, translate_element};
+use super::element::{element_glue, element_signature, translate_element};
 use super::reducer::translate_reducer;
 use super::sig::Kind;
 use super::structs::{add_repr_c, translate_struct};
@@ -195,7 +195,10 @@ fn kernel_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
         return element_tokens(&f, arity, &args.krate);
     }
     let KernelArgs { krate, pattern, .. } = args;
-    let t = translate_kernel(&f, pattern)?;
+    let t = match translate_kernel(&f, pattern) {
+        Ok(t) => t,
+        Err(e) => return rejected_body(&f, pattern, &krate, e),
+    };
     let (name, source, generics) = (&t.name, &t.source, &t.generics);
     let params = param_tokens(&t, &krate);
     let deps = deps(&t, &krate);
@@ -225,10 +228,89 @@ fn kernel_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     })
 }
 
+/// A kernel whose signature is good and whose body the translator
+/// rejects: its error, with the host glue (so that call sites type-check
+/// and report nothing more) and a hidden static without device code that
+/// the error keeps from ever being built.
+fn rejected_body(
+    f: &syn::ItemFn,
+    pattern: Pattern,
+    krate: &syn::Path,
+    e: syn::Error,
+) -> syn::Result<TokenStream> {
+    let sig = super::kernel_signature(f, pattern).map_err(|_| e.clone())?;
+    let stat = hidden("KERNEL", &f.sig.ident);
+    let glue = host::glue(f, &sig.params, pattern, krate, &stat);
+    let pat = format_ident!("{}", pattern.rust_variant());
+    Ok(without_device_code(
+        f,
+        krate,
+        &stat,
+        glue,
+        quote!(#pat),
+        &sig.generics,
+        e,
+    ))
+}
+
+/// [`rejected_body`] for an element function.
+fn rejected_element(
+    f: &syn::ItemFn,
+    arity: usize,
+    krate: &syn::Path,
+    e: syn::Error,
+) -> syn::Result<TokenStream> {
+    let (_, generics, params, _) = element_signature(f, arity).map_err(|_| e.clone())?;
+    let stat = hidden("KERNEL", &f.sig.ident);
+    let glue = element_glue(f, &params, arity, krate, &stat);
+    Ok(without_device_code(
+        f,
+        krate,
+        &stat,
+        glue,
+        quote!(Element),
+        &generics,
+        e,
+    ))
+}
+
+/// The error `e`, the glue, and the hidden static with no device code.
+fn without_device_code(
+    f: &syn::ItemFn,
+    krate: &syn::Path,
+    stat: &syn::Ident,
+    glue: TokenStream,
+    pattern: TokenStream,
+    generics: &[String],
+    e: syn::Error,
+) -> TokenStream {
+    let (name, vis, err) = (f.sig.ident.to_string(), &f.vis, e.to_compile_error());
+    quote! {
+        #err
+        #glue
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        // SAFETY: never built: the compile error above stops the crate.
+        #vis static #stat: #krate::kernel::DeviceKernel = unsafe {
+            #krate::kernel::DeviceKernel::new(
+                #name,
+                #krate::kernel::KernelPattern::#pattern,
+                &[#(#generics),*],
+                &[],
+                "",
+                &[],
+            )
+        };
+    }
+}
+
 /// `#[kernel]` on an element function: the glue and the hidden static,
 /// of pattern `Element`.
 fn element_tokens(f: &syn::ItemFn, arity: usize, krate: &syn::Path) -> syn::Result<TokenStream> {
-    let t = translate_element(f, arity)?;
+    let t = match translate_element(f, arity) {
+        Ok(t) => t,
+        Err(e) => return rejected_element(f, arity, krate, e),
+    };
     let (name, source, generics) = (&t.name, &t.source, &t.generics);
     let params = param_tokens(&t, krate);
     let deps = deps(&t, krate);

@@ -90,24 +90,11 @@ pub(super) fn check_plain(f: &syn::ItemFn) -> Result<()> {
 
 /// Translates a `#[kernel]` function written for `pattern`.
 pub fn translate_kernel(f: &syn::ItemFn, pattern: Pattern) -> Result<Translated> {
-    check_plain(f)?;
-    if let syn::ReturnType::Type(_, t) = &f.sig.output {
-        return Err(unsupported(
-            t,
-            "a kernel return value (write through outputs instead)",
-        ));
-    }
-    let generics = sig::generics(&f.sig.generics)?;
-    let mut cx = Cx::new(generics.clone());
-    cx.fn_name = f.sig.ident.to_string();
-    let mut params = bind_params(&mut cx, f, true)?;
-    if params.is_empty() {
-        return Err(errors::error_at(
-            proc_macro2::Span::call_site(),
-            "a kernel takes the work index or team member first",
-        ));
-    }
-    check_shape(&mut params, pattern).map_err(|m| errors::error_at(f.sig.ident.span(), m))?;
+    let Signature {
+        mut cx,
+        generics,
+        params,
+    } = kernel_signature(f, pattern)?;
     // The write model's errors come after the translator's own, which
     // say what is outside the subset (the model reads only the subset).
     let rules = (params[0].kind == Kind::Team).then(|| team_rules::check(f));
@@ -129,6 +116,43 @@ pub fn translate_kernel(f: &syn::ItemFn, pattern: Pattern) -> Result<Translated>
         decls.join(", ")
     );
     Ok(finish(cx, name, generics, params, &text))
+}
+
+/// A kernel's signature, checked, with the context its body translates in.
+pub struct Signature {
+    cx: Cx,
+    pub generics: Vec<String>,
+    pub params: Vec<Param>,
+}
+
+/// Checks a kernel's signature against `pattern` and binds its
+/// parameters, before (and apart from) its body: the host glue needs only
+/// this, so a kernel whose body is rejected still gets its glue, and the
+/// translator's message is the only one at its call sites.
+pub fn kernel_signature(f: &syn::ItemFn, pattern: Pattern) -> Result<Signature> {
+    check_plain(f)?;
+    if let syn::ReturnType::Type(_, t) = &f.sig.output {
+        return Err(unsupported(
+            t,
+            "a kernel return value (write through outputs instead)",
+        ));
+    }
+    let generics = sig::generics(&f.sig.generics)?;
+    let mut cx = Cx::new(generics.clone());
+    cx.fn_name = f.sig.ident.to_string();
+    let mut params = bind_params(&mut cx, f, true)?;
+    if params.is_empty() {
+        return Err(errors::error_at(
+            proc_macro2::Span::call_site(),
+            "a kernel takes the work index or team member first",
+        ));
+    }
+    check_shape(&mut params, pattern).map_err(|m| errors::error_at(f.sig.ident.span(), m))?;
+    Ok(Signature {
+        cx,
+        generics,
+        params,
+    })
 }
 
 /// Translates a `#[device]` helper function.

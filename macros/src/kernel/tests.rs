@@ -385,7 +385,9 @@ fn a_block_among_a_calls_arguments_still_gives_the_call_a_type() {
         "fn k(i: usize, y: &mut i64, n: i64) { let v = helper({ let t = n; t * 2 }); *y = -(v * 3 + v); }",
     );
     assert!(
-        s.contains("const granule::Plain<decltype(helper(granule::val<granule::i64>()))> v = helper([&]()"),
+        s.contains(
+            "const granule::Plain<decltype(helper(granule::val<granule::i64>()))> v = helper([&]()"
+        ),
         "{s}"
     );
     assert!(s.contains("granule::wadd(granule::wmul(v, "), "{s}");
@@ -399,10 +401,18 @@ fn an_untyped_let_before_a_loop_names_no_variable_of_the_loop() {
     let s = kernel_source(
         "fn k(i: usize, y: &mut f64, x: &View1<f64>, n: usize) { let mut acc = 0.0; for j in 0..n { let d = x[j]; acc += helper(d, j); } *y = acc; }",
     );
-    let decl = s.lines().find(|l| l.contains(" acc = ")).expect("acc declared");
+    let decl = s
+        .lines()
+        .find(|l| l.contains(" acc = "))
+        .expect("acc declared");
     assert!(
-        decl.contains("decltype(helper(granule::val<granule::f64>(), granule::val<granule::usize>()))"),
+        decl.contains(
+            "decltype(helper(granule::val<granule::f64>(), granule::val<granule::usize>()))"
+        ),
         "{s}"
     );
-    assert!(s.contains("helper(d, j)"), "the call itself passes the values: {s}");
+    assert!(
+        s.contains("helper(d, j)"),
+        "the call itself passes the values: {s}"
+    );
 }

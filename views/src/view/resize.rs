@@ -116,7 +116,8 @@ mod tests {
 
     #[test]
     fn a_foreign_space_resizes_through_its_copies() {
-        let host = View2::<f32, LayoutLeft>::from_fn("h", [2, 3], |[i, j]| (i * 3 + j) as f32).unwrap();
+        let host =
+            View2::<f32, LayoutLeft>::from_fn("h", [2, 3], |[i, j]| (i * 3 + j) as f32).unwrap();
         let mut dev = View::<f32, 2, LayoutLeft, Foreign>::zeros_in(Foreign, "d", [2, 3]).unwrap();
         deep_copy(&mut dev, &host).unwrap();
         dev.resize([3, 2]).unwrap();

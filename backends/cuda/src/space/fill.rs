@@ -176,7 +176,8 @@ unsafe fn fill_through_host<T: Element, const R: usize>(
     map: &Mapping<R>,
     value: T,
 ) -> Result<(), String> {
-    let from = Mapping::compact::<LayoutRight>("fill", *map.extents()).map_err(|e| e.to_string())?;
+    let from =
+        Mapping::compact::<LayoutRight>("fill", *map.extents()).map_err(|e| e.to_string())?;
     let values = vec![value; from.size()];
     // SAFETY: `values` holds every offset of `from`, whose extents are
     // `map`'s; `dst` is valid for `map` (the caller's contract), and host
@@ -198,12 +199,18 @@ mod tests {
         let strided = Mapping::with_strides("s", [3, 4], [8, 2]).unwrap();
         let b = shape_bytes(&strided);
         let word = |k: usize| u64::from_ne_bytes(b[8 * k..8 * k + 8].try_into().unwrap());
-        assert_eq!((word(0), word(1), word(2), word(3), word(9), word(10)), (2, 3, 4, 1, 8, 2));
+        assert_eq!(
+            (word(0), word(1), word(2), word(3), word(9), word(10)),
+            (2, 3, 4, 1, 8, 2)
+        );
     }
 
     #[test]
     fn words_follow_the_alignment() {
-        assert_eq!((word_bytes::<u8>(), word_bytes::<u16>(), word_bytes::<f32>()), (1, 2, 4));
+        assert_eq!(
+            (word_bytes::<u8>(), word_bytes::<u16>(), word_bytes::<f32>()),
+            (1, 2, 4)
+        );
         assert_eq!((word_bytes::<f64>(), word_bytes::<u128>()), (8, 8));
     }
 
