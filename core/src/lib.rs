@@ -48,6 +48,7 @@ pub mod prelude {
         self, BAnd, BOr, LAnd, LOr, Max, MaxLoc, Min, MinLoc, MinMax, MinMaxFirstLastLoc,
         MinMaxLoc, MinMaxLocScalar, MinMaxScalar, Prod, Reducer, Sum, ValLocScalar,
     };
+    pub use crate::write::Row;
     pub use crate::{
         parallel_for, parallel_reduce, parallel_reduce_into, parallel_scan, parallel_scan_with,
         single, ExecutionSpace, Iterate, MDRangePolicy, MapIdentity, PerTeam, PerThread,

@@ -88,6 +88,28 @@ macro_rules! bad_input_tests {
         }
 
         #[test]
+        fn bad_index_past_a_row() {
+            // The kernel fails on a device: a space no other test shares
+            // keeps the report for this one.
+            let s = own_space();
+            let mut f =
+                View2::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "forces", [4, 2]).unwrap();
+            let x = View2::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "x", [4, 3]).unwrap();
+            let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                // pair_forces writes three components: a row of two is short.
+                parallel_for("short-rows", RangePolicy::new(&s, 0..4), &mut f, pair_forces(&x));
+                s.fence();
+            }))
+            .unwrap_err();
+            let msg = p
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or(p.downcast_ref::<&str>().copied())
+                .unwrap();
+            assert!(msg.contains("\"forces\"") && msg.contains('2'), "{msg}");
+        }
+
+        #[test]
         fn bad_write_outside_the_team_chunk() {
             // The kernel fails on a device: a space no other test shares
             // keeps the report for this one.

@@ -44,6 +44,79 @@ macro_rules! for_tests {
         }
 
         #[test]
+        fn for_rows_of_a_force_view_in_both_layouts() {
+            let s = space();
+            let n = 301;
+            let at = |[i, k]: [usize; 2]| ((i * 7 + k * 3) % 11) as f64 * 0.25;
+            let x = View2::<f64, LayoutRight, _>::from_fn_in(s.memory_space(), "x", [n, 3], at)
+                .unwrap();
+            let mut f =
+                View2::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "f", [n, 3]).unwrap();
+            let mut g =
+                View2::<f64, LayoutLeft, _>::zeros_in(s.memory_space(), "g", [n, 4]).unwrap();
+            parallel_for(
+                "forces",
+                RangePolicy::new(&s, 0..n),
+                &mut f,
+                pair_forces(&x),
+            );
+            parallel_for(
+                "forces",
+                RangePolicy::new(&s, 0..n),
+                &mut g,
+                pair_forces(&x),
+            );
+            let (f, g) = (
+                create_mirror_view_and_copy(&f).unwrap(),
+                create_mirror_view_and_copy(&g).unwrap(),
+            );
+            for i in [0, 1, 150, n - 1] {
+                let mut want = [0.0; 3];
+                for j in (0..n).filter(|&j| j != i) {
+                    let d = [0, 1, 2].map(|k| at([i, k]) - at([j, k]));
+                    let s = 1.0 / (1.0 + d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                    for k in 0..3 {
+                        want[k] += d[k] * s;
+                    }
+                }
+                for k in 0..3 {
+                    assert_eq!(f[[i, k]], want[k], "f[{i}, {k}]");
+                    assert_eq!(g[[i, k]], want[k], "g[{i}, {k}]");
+                }
+                assert_eq!(g[[i, 3]], 0.0);
+            }
+        }
+
+        #[test]
+        fn for_rows_of_a_rank_3_view_beside_a_rank_1_view() {
+            let s = space();
+            let n = 1000;
+            let mut b =
+                View3::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "b", [n, 2, 3]).unwrap();
+            let mut t = View1::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "t", n).unwrap();
+            parallel_for(
+                "block",
+                RangePolicy::new(&s, 10..n),
+                (&mut b, &mut t),
+                row_block(),
+            );
+            let (b, t) = (
+                create_mirror_view_and_copy(&b).unwrap(),
+                create_mirror_view_and_copy(&t).unwrap(),
+            );
+            b.as_view().for_each(|[i, j, k], &v| {
+                let want = if i < 10 {
+                    0
+                } else {
+                    (100 * i + 10 * j + k) as i64
+                };
+                assert_eq!(v, want, "b[{i}, {j}, {k}]");
+            });
+            let sum = |i: i64| 600 * i + 36;
+            assert_eq!((t[9], t[10], t[n - 1]), (0, sum(10), sum(n as i64 - 1)));
+        }
+
+        #[test]
         fn for_writes_several_views_and_offsets() {
             let s = space();
             let n = 50_000;

@@ -686,10 +686,52 @@ pub fn weighted_prefix(i: usize, y: &mut f64, x: &View1<f64>) {
     *y = acc;
 }
 
+/// Row `i` of an `[n, 3]` force View from the pair sums of a toy
+/// potential over every `j != i`: the MD force loop's shape, one work
+/// item per atom writing its own three components.
+#[kernel]
+pub fn pair_forces(i: usize, mut f: Row<f64, 2>, x: &View2<f64>) {
+    let (mut fx, mut fy, mut fz) = (0.0, 0.0, 0.0);
+    for j in 0..x.extent(0) {
+        if j != i {
+            let dx = x[[i, 0]] - x[[j, 0]];
+            let dy = x[[i, 1]] - x[[j, 1]];
+            let dz = x[[i, 2]] - x[[j, 2]];
+            let s = 1.0 / (1.0 + dx * dx + dy * dy + dz * dz);
+            fx += dx * s;
+            fy += dy * s;
+            fz += dz * s;
+        }
+    }
+    f[0] = fx;
+    f[1] = fy;
+    f[2] = fz;
+    for k in 3..f.len() {
+        f[k] = 0.0;
+    }
+}
+
+/// Row `i` of a rank-3 View and element `i` of a rank-1 one, written by
+/// one work item.
+#[kernel]
+pub fn row_block(i: usize, mut b: Row<i64, 3>, total: &mut i64) {
+    let mut sum = 0;
+    for j in 0..b.extent(0) {
+        for k in 0..b.extent(1) {
+            let v = (100 * i + 10 * j + k) as i64;
+            b[[j, k]] = v;
+            sum += v;
+        }
+    }
+    *total = sum;
+}
+
 /// Every `#[kernel]` of the suite; `nvrtc.rs` checks that none is missing
 /// by counting the attributes in the sources.
 pub const KERNELS: &[&DeviceKernel] = kernel_list![
     axpy,
+    pair_forces,
+    row_block,
     weighted_prefix,
     double_and_next,
     count_hits,

@@ -51,6 +51,13 @@ pub enum ParamKind {
     /// View for `parallel_for`, the accumulator for `parallel_reduce`, the
     /// running partial for `parallel_scan`.
     Out,
+    /// Row `i` of a written View of rank `rank` (2..=8) under a range
+    /// policy ([`Row<T, rank>`](crate::write::Row)): the driver binds the
+    /// work index's row.
+    Row {
+        /// The written View's rank.
+        rank: u8,
+    },
     /// The `is_final` flag of a scan kernel (`bool`).
     Final,
     /// An element an algorithm hands to an element function

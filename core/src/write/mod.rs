@@ -2,7 +2,8 @@
 //! work item receives exactly the elements it owns.
 //!
 //! - [`RangePolicy`](crate::RangePolicy): element `i` of each written
-//!   rank-1 View;
+//!   rank-1 View, and row `i` ([`Row`]) of each written View of rank 2
+//!   or more;
 //! - [`MDRangePolicy`](crate::MDRangePolicy): element `(i, j, ..)` of each
 //!   written View of the policy's rank;
 //! - [`TeamPolicy`](crate::TeamPolicy): the team's chunk under a chunk
@@ -28,6 +29,10 @@
 //!     |i, (yi, zi): (&mut f64, &mut f64)| { *yi = 2.0 * x[i]; *zi = x[i] + 1.0 });
 //! assert_eq!((y[3], z[3]), (6.0, 4.0));
 //! ```
+
+mod row;
+
+pub use row::Row;
 
 use granule_views::storage::StorageMut;
 use granule_views::{Element, HostAccessible, HostSpace, Layout, MemorySpace, ViewBase};

@@ -29,6 +29,11 @@ impl Cx {
                 let r = self.value_as(r, &Elem::Scalar(Scalar::Usize))?;
                 Ok((format!("{recv}.extent({r})"), Ty::scalar(Scalar::Usize)))
             }
+            // A Row's element count (rustc allows `len` on nothing else
+            // that is a View here).
+            Ty::View { .. } if name == "len" && m.args.is_empty() => {
+                Ok((format!("{recv}.len()"), Ty::scalar(Scalar::Usize)))
+            }
             Ty::Atomic { elem, rank } => self.atomic(m, &recv, &elem, rank),
             Ty::Map { key, value, insert } => {
                 self.map_method(m, &recv, &key, value.as_ref(), insert)

@@ -33,8 +33,9 @@ impl VisitMut for NameElided {
         syn::visit_mut::visit_type_reference_mut(self, r);
     }
     fn visit_path_segment_mut(&mut self, seg: &mut syn::PathSegment) {
-        // `TeamChunk<T>` hides its lifetime parameter: name it.
-        if seg.ident == "TeamChunk" {
+        // `TeamChunk<T>` and `Row<T, R>` hide their lifetime parameter:
+        // name it.
+        if seg.ident == "TeamChunk" || seg.ident == "Row" {
             if let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments {
                 if !a
                     .args
@@ -566,7 +567,7 @@ pub fn glue(
     // What a work item is handed: `&mut` elements, or team chunks.
     let outs: Vec<&Arg> = args
         .iter()
-        .filter(|a| matches!(a.kind, Kind::Out | Kind::Chunk { .. }))
+        .filter(|a| matches!(a.kind, Kind::Out | Kind::Chunk { .. } | Kind::Row { .. }))
         .collect();
     let (s_impl, _, s_where) = sh.sg.split_for_impl();
     let (d_impl, _, _) = sh.dg.split_for_impl();

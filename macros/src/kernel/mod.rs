@@ -184,6 +184,7 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
                 | Kind::Token
                 | Kind::Team
                 | Kind::Chunk { .. }
+                | Kind::Row { .. }
                 | Kind::Map { .. }
         )
     }) {
@@ -268,6 +269,13 @@ fn check_shape(params: &mut [Param], pattern: Pattern) -> std::result::Result<()
         .iter()
         .filter(|p| matches!(p.kind, Kind::Chunk { .. }))
         .count();
+    let rows = params.iter().any(|p| matches!(p.kind, Kind::Row { .. }));
+    if rows && (pattern != Pattern::For || first != Kind::Index) {
+        return Err(
+            "a `Row` output belongs to a range `#[kernel]` (parallel_for over a RangePolicy)"
+                .to_string(),
+        );
+    }
     if chunks != 0 && (pattern != Pattern::For || first != Kind::Team) {
         return Err(
             "a `TeamChunk` output belongs to a team `#[kernel]` (parallel_for over a TeamPolicy)"

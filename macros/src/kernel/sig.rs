@@ -32,6 +32,11 @@ pub enum Kind {
     Scatter {
         rank: u8,
     },
+    /// Row `i` of a written View of rank `rank` (`mut f: Row<T, R>`) of a
+    /// range for-kernel.
+    Row {
+        rank: u8,
+    },
     /// A team chunk output (`mut row: TeamChunk<T, M>`) of a team
     /// for-kernel.
     Chunk {
@@ -103,7 +108,10 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
     }
     let ty = &*pt.ty;
     let (kind, t) = classify(ty, generics, first)?;
-    let name = name_of(&pt.pat, matches!(kind, Kind::Chunk { .. }))?;
+    let name = name_of(
+        &pt.pat,
+        matches!(kind, Kind::Chunk { .. } | Kind::Row { .. }),
+    )?;
     let elem = match &t {
         Ty::Elem(e)
         | Ty::Out(e)
@@ -131,6 +139,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
             format!("granule::AtomicView<{elem}, {rank}> {name}")
         }
         Kind::Chunk { map } => format!("granule::TeamChunk<{elem}, {}> {name}", map.cpp()),
+        Kind::Row { rank } => format!("granule::Row<{elem}, {rank}> {name}"),
         Kind::Map { insert, set } => super::unordered_map::decl(*insert, *set, &elem, &name),
         Kind::Token => super::unique_token::decl(&name),
     };
@@ -165,6 +174,16 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
         t => t,
     };
     if !matches!(ty, syn::Type::Reference(_)) {
+        if let Some((elem, rank)) = super::types::row_of(ty, generics)? {
+            // The body indexes it as a writable View of the trailing ranks.
+            let body = Ty::View {
+                elem,
+                rank: rank - 1,
+                layout: Layout::Stride,
+                writable: true,
+            };
+            return Ok((Kind::Row { rank }, body));
+        }
         if let Some((elem, map)) = team_chunk_of(ty, generics)? {
             return Ok((
                 Kind::Chunk { map },

@@ -2,7 +2,7 @@
 //! read from the Rust types of a kernel's signature. Literals whose type
 //! is not known yet are inference variables (`infer.rs`).
 
-use super::errors::{unsupported, Result};
+use super::errors::{error_at, unsupported, Result};
 
 /// A scalar type of the subset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -592,6 +592,43 @@ impl ChunkMap {
 
 /// `TeamChunk<T>` / `TeamChunk<'_, T, M>`: the element type and outer map
 /// of a team chunk parameter, if the type is one.
+/// `Row<T, R>` (a range kernel's row of a written rank-R View): its
+/// element type and R, a literal in 2..=8.
+pub fn row_of(ty: &syn::Type, generics: &[String]) -> Result<Option<(Elem, u8)>> {
+    let syn::Type::Path(p) = ty else {
+        return Ok(None);
+    };
+    let Some(seg) = p.path.segments.last() else {
+        return Ok(None);
+    };
+    if seg.ident != "Row" {
+        return Ok(None);
+    }
+    let args = type_args(seg);
+    let (Some(syn::GenericArgument::Type(t)), Some(r), None) =
+        (args.first(), args.get(1), args.get(2))
+    else {
+        return Err(unsupported(
+            seg,
+            "a Row without its element type and rank (`Row<f64, 2>`)",
+        ));
+    };
+    let rank = match r {
+        syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        })) => n.base10_parse::<u8>().ok().filter(|r| (2..=8).contains(r)),
+        _ => None,
+    };
+    let Some(rank) = rank else {
+        return Err(error_at(
+            syn::spanned::Spanned::span(r),
+            "a Row's rank is the written View's, a literal in 2..=8",
+        ));
+    };
+    Ok(Some((elem_of(t, generics)?, rank)))
+}
+
 pub fn team_chunk_of(ty: &syn::Type, generics: &[String]) -> Result<Option<(Elem, ChunkMap)>> {
     let syn::Type::Path(p) = ty else {
         return Ok(None);

@@ -293,6 +293,13 @@ fn bind_params(
                 decl.push(format!("granule::Chunked<{t}, {}> {}", map.cpp(), p.name));
                 args.push(format!("granule::team_part({}, team__)", p.name));
             }
+            ParamKind::Row { rank } => {
+                decl.push(format!(
+                    "granule::View<{t}, {rank}, granule::LayoutStride> {}",
+                    p.name
+                ));
+                args.push(format!("granule::row_of({}, {elem_at})", p.name));
+            }
             ParamKind::Out if Some(p.name) == driver_out => args.push("acc__".to_string()),
             ParamKind::Out => {
                 decl.push(format!(

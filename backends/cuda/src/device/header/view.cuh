@@ -58,6 +58,25 @@ template <class T, int R, class L = LayoutRight> struct View {
   }
 };
 
+// Row i of a written rank-R View (R >= 2), as a range kernel's `Row<T, R>`
+// parameter: indexed by the R - 1 trailing indices, each checked by the
+// View itself (so a failure names the View and the full index).
+template <class T, int R> struct Row {
+  View<T, R, LayoutStride> v;
+  usize i;
+  template <class... K> __device__ __forceinline__ T& operator()(K... ks) const { return v(i, ks...); }
+  __device__ __forceinline__ usize extent(usize r) const { return v.extent(r + 1); }
+  __device__ __forceinline__ usize len() const {
+    usize n = 1;
+    for (int r = 1; r < R; ++r) n *= v.ext[r];
+    return n;
+  }
+  __device__ __forceinline__ usize index() const { return i; }
+};
+template <class T, int R> __device__ __forceinline__ Row<T, R> row_of(View<T, R, LayoutStride> v, usize i) {
+  return Row<T, R>{v, i};
+}
+
 // ------------------------------------------------------------ wide loads
 
 // Whether `count` elements of T fill whole 16-byte pieces.

@@ -282,7 +282,7 @@ impl<'a> Launch<'a> {
                     }
                     writes.next()
                 }
-                ParamKind::Chunk { .. } => writes.next(),
+                ParamKind::Chunk { .. } | ParamKind::Row { .. } => writes.next(),
             };
             let Some(arg) = arg else {
                 self.fail(&format!(
