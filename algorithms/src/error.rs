@@ -45,6 +45,27 @@ pub enum AlgorithmError {
         /// Why that many (e.g. "the input \"x\" has 8 elements").
         reason: String,
     },
+    /// A binning's bins cannot be made: no bins, too many, or a range
+    /// that is empty, reversed or not finite.
+    InvalidBins {
+        /// The algorithm that was called.
+        algorithm: &'static str,
+        /// What is wrong, with the values given.
+        reason: String,
+    },
+    /// A key lies outside the bins' range (or is NaN): it has no bin.
+    KeyOutsideBins {
+        /// The algorithm that was called.
+        algorithm: &'static str,
+        /// Label of the keys View.
+        keys: String,
+        /// The index of the first such key.
+        index: usize,
+        /// The key (its components for several dimensions).
+        key: String,
+        /// The range of the bins.
+        range: String,
+    },
     /// A temporary buffer could not be made.
     View(ViewError),
 }
@@ -102,6 +123,19 @@ impl fmt::Display for AlgorithmError {
             } => write!(
                 f,
                 "{algorithm}: output View \"{output}\" [{output_len}] must hold at least {needed} elements ({reason}); nothing was written"
+            ),
+            AlgorithmError::InvalidBins { algorithm, reason } => {
+                write!(f, "{algorithm}: {reason}")
+            }
+            AlgorithmError::KeyOutsideBins {
+                algorithm,
+                keys,
+                index,
+                key,
+                range,
+            } => write!(
+                f,
+                "{algorithm}: key {index} of \"{keys}\" is {key}, outside the bins' range {range}; nothing was sorted"
             ),
             AlgorithmError::View(e) => write!(f, "{e}"),
         }

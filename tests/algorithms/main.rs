@@ -25,6 +25,8 @@ mod reduce;
 #[macro_use]
 mod sort;
 #[macro_use]
+mod bin_sort;
+#[macro_use]
 mod bad_input;
 #[macro_use]
 mod soundness;
@@ -42,6 +44,7 @@ macro_rules! portable_tests {
         compact_tests!();
         reduce_tests!();
         sort_tests!();
+        bin_sort_tests!();
         bad_input_tests!();
         soundness_tests!();
         prop_tests!();

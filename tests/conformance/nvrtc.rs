@@ -307,6 +307,29 @@ fn compile_unit(name: &str, kernels: &'static [&'static DeviceKernel]) {
     nvrtc::check_everywhere(unit.source(), name, unit.entries()).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// BinSort's kernels compile for every target, its gathers instantiated
+/// for every device scalar (a GPU permutes Views of any of them).
+#[test]
+fn the_bin_sort_kernels_compile_for_every_target() {
+    if !nvrtc_or_skip("the_bin_sort_kernels_compile_for_every_target") {
+        return;
+    }
+    let kernels = granule::algorithms::sort::BIN_SORT_KERNELS;
+    let (plain, generic) = kernels.split_at(kernels.len() - 2);
+    let mut instances: Vec<Instance> = plain
+        .iter()
+        .map(|k| Instance::new(k, Pattern::For, &[]))
+        .collect();
+    for k in generic {
+        for t in granule::kernel::DEVICE_SCALARS.chunks(1) {
+            instances.push(Instance::new(k, Pattern::For, t));
+        }
+    }
+    let unit = TranslationUnit::new(&instances).unwrap_or_else(|e| panic!("bin_sort.cu: {e}"));
+    nvrtc::check_everywhere(unit.source(), "bin_sort.cu", unit.entries())
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
 /// granule-mpi's packing kernels (generic over the element), instantiated
 /// for every device scalar, compile for every target: on a GPU they pack
 /// and unpack the strided Views that travel between ranks.

@@ -6,6 +6,7 @@
 //! order (see [`RadixKey`]): `-NaN`, `-inf`, negatives, `-0.0`, `+0.0`,
 //! positives, `+inf`, `+NaN`.
 
+mod bin_sort;
 mod key;
 #[cfg(feature = "cuda")]
 mod merge_cuda;
@@ -15,6 +16,13 @@ mod radix_cuda;
 mod radix_host;
 mod radix_sampled;
 
+#[doc(hidden)]
+pub use bin_sort::{
+    bin_1d_f32, bin_1d_f64, bin_1d_i32, bin_1d_i64, bin_1d_u32, bin_1d_u64, bin_3d_f32, bin_3d_f64,
+    bin_3d_i32, bin_3d_i64, bin_3d_u32, bin_3d_u64, bin_of, count_bins, gather, gather_rows,
+    iota_u32, AxisParts, KERNELS as BIN_SORT_KERNELS,
+};
+pub use bin_sort::{BinKey, BinKeys, BinOp, BinOp1D, BinOp3D, BinSort, BinSortSpace, Permute};
 pub use key::RadixKey;
 #[cfg(feature = "cuda")]
 pub use radix_cuda::CudaRadixKey;

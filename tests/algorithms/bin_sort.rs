@@ -1,0 +1,115 @@
+//! BinSort against a sequential reference: the permutation orders the
+//! items by bin and by index within a bin, the counts and offsets match,
+//! `sort` moves elements and rows, and a key outside the bins is refused.
+
+macro_rules! bin_sort_tests {
+    () => {
+        mod bin_sort {
+            use super::*;
+            use granule::algorithms::sort::{BinOp1D, BinOp3D, BinSort};
+
+            /// The stable order by bin, with the counts, of `bins`.
+            fn reference(bins: &[usize], total: usize) -> (Vec<u32>, Vec<u32>) {
+                let mut perm: Vec<u32> = (0..bins.len() as u32).collect();
+                perm.sort_by_key(|&i| bins[i as usize]);
+                let mut counts = vec![0u32; total];
+                for &b in bins {
+                    counts[b] += 1;
+                }
+                (perm, counts)
+            }
+
+            #[test]
+            fn bin_sort_1d_orders_by_bin_then_index() {
+                let s = space();
+                let mut rng = Rng::new(5);
+                for n in [1, 7, 1000, (1 << 17) + 3] {
+                    let keys: Vec<f64> = rng.vec(n, |r| (r % 10_000) as f64 / 10_000.0 * 3.0);
+                    let x = view_in(&s, "x", keys.clone());
+                    let op = BinOp1D::new(64, 0.0, 3.0).unwrap();
+                    let sorter = BinSort::new(&s, &x, &op).unwrap();
+                    let bins: Vec<usize> = keys
+                        .iter()
+                        .map(|k| ((k / 3.0 * 64.0) as usize).min(63))
+                        .collect();
+                    let (perm, counts) = reference(&bins, 64);
+                    assert_eq!(read(sorter.permute_vector()), perm, "n {n}");
+                    assert_eq!(read(sorter.bin_count()), counts, "n {n}");
+                    let offsets: Vec<u32> = counts
+                        .iter()
+                        .scan(0, |a, &c| {
+                            let o = *a;
+                            *a += c;
+                            Some(o)
+                        })
+                        .collect();
+                    assert_eq!(read(sorter.bin_offsets()), offsets, "n {n}");
+                    let mut ids = view_in(&s, "ids", (0..n as u64).map(|i| 7 * i).collect());
+                    sorter.sort(&mut ids).unwrap();
+                    let want: Vec<u64> = perm.iter().map(|&p| 7 * p as u64).collect();
+                    assert_eq!(read(&ids), want, "n {n}");
+                }
+            }
+
+            #[test]
+            fn bin_sort_3d_moves_rows_of_positions() {
+                let s = space();
+                let n = 5000;
+                let mut rng = Rng::new(9);
+                let pos: Vec<f64> = rng.vec(3 * n, |r| (r % 1000) as f64 / 1000.0 * 8.0);
+                let mut x = View2::<f64, LayoutRight, _>::from_fn_in(
+                    s.memory_space(),
+                    "x",
+                    [n, 3],
+                    |[i, d]| pos[3 * i + d],
+                )
+                .unwrap();
+                let op = BinOp3D::new([4, 4, 2], [0.0; 3], [8.0, 8.0, 8.0]).unwrap();
+                let sorter = BinSort::new(&s, &x, &op).unwrap();
+                let cell = |v: f64, m: usize| ((v / 8.0 * m as f64) as usize).min(m - 1);
+                let bins: Vec<usize> = (0..n)
+                    .map(|i| {
+                        (cell(pos[3 * i], 4) * 4 + cell(pos[3 * i + 1], 4)) * 2
+                            + cell(pos[3 * i + 2], 2)
+                    })
+                    .collect();
+                let (perm, counts) = reference(&bins, 32);
+                assert_eq!(read(sorter.permute_vector()), perm);
+                assert_eq!(read(sorter.bin_count()), counts);
+                sorter.sort(&mut x).unwrap();
+                let x = create_mirror_view_and_copy(&x).unwrap();
+                for (j, &p) in perm.iter().enumerate() {
+                    for d in 0..3 {
+                        assert_eq!(x[[j, d]], pos[3 * p as usize + d], "row {j}");
+                    }
+                }
+            }
+
+            #[test]
+            fn bin_sort_refuses_a_key_outside_its_bins() {
+                let s = space();
+                let x = view_in(&s, "x", vec![0.5f32, 1.5, 2.5, 0.0]);
+                let e = BinSort::new(&s, &x, &BinOp1D::new(4, 0.0, 2.0).unwrap())
+                    .err()
+                    .unwrap();
+                assert!(
+                    matches!(e, AlgorithmError::KeyOutsideBins { index: 2, .. }),
+                    "{e}"
+                );
+                assert!(e.to_string().contains("key 2 of \"x\" is 2.5"), "{e}");
+                let ids = view_in(&s, "ids", vec![1u32, 2, 3]);
+                let ok = BinSort::new(
+                    &s,
+                    &view_in(&s, "k", vec![0i64, 3, 1, 2]),
+                    &BinOp1D::new(4, 0.0, 3.0).unwrap(),
+                )
+                .unwrap();
+                let mut ids = ids;
+                assert!(matches!(
+                    ok.sort(&mut ids),
+                    Err(AlgorithmError::LengthMismatch { .. })
+                ));
+            }
+        }
+    };
+}
