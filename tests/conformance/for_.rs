@@ -117,6 +117,41 @@ macro_rules! for_tests {
         }
 
         #[test]
+        fn for_device_helpers_take_read_and_atomic_views() {
+            let s = space();
+            let n = 500;
+            let x = View1::<f64, LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, |i| {
+                (i % 97) as f64
+            })
+            .unwrap();
+            let mut y = View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
+            let mut bins =
+                View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "bins", 10).unwrap();
+            {
+                let atomic = bins.atomic().unwrap();
+                parallel_for(
+                    "smooth",
+                    RangePolicy::new(&s, 0..n),
+                    &mut y,
+                    smooth_and_tally(&x, &atomic),
+                );
+            }
+            let (y, bins) = (
+                create_mirror_view_and_copy(&y).unwrap(),
+                create_mirror_view_and_copy(&bins).unwrap(),
+            );
+            let host: Vec<f64> = (0..n).map(|i| (i % 97) as f64).collect();
+            let mut want_bins = vec![0u32; 10];
+            for i in 0..n {
+                let (lo, hi) = (i.saturating_sub(1), (i + 1).min(n - 1));
+                let m = host[lo..=hi].iter().fold(0.0, |a, v| a + v) / (hi + 1 - lo) as f64;
+                assert_eq!(y[i], m, "y[{i}]");
+                want_bins[(m / 10.0) as usize] += 1;
+            }
+            assert_eq!(bins.to_vec(), want_bins);
+        }
+
+        #[test]
         fn for_writes_several_views_and_offsets() {
             let s = space();
             let n = 50_000;

@@ -726,10 +726,41 @@ pub fn row_block(i: usize, mut b: Row<i64, 3>, total: &mut i64) {
     *total = sum;
 }
 
+/// The mean of `x[i - 1]`, `x[i]`, `x[i + 1]` (those inside the View):
+/// a `#[device]` helper that takes a read View.
+#[device]
+pub fn neighbour_mean(x: &View1<f64>, i: usize) -> f64 {
+    let n = x.extent(0);
+    let lo = if i == 0 { 0 } else { i - 1 };
+    let hi = if i + 1 < n { i + 1 } else { i };
+    let mut sum = 0.0;
+    for j in lo..hi + 1 {
+        sum += x[j];
+    }
+    sum / (hi + 1 - lo) as f64
+}
+
+/// Counts `v` in the bin of its tenth: a `#[device]` helper that takes an
+/// atomic View.
+#[device]
+pub fn tally(bins: &AtomicView<'_, u32, 1>, v: f64) {
+    bins.add((v / 10.0) as usize, 1);
+}
+
+/// Smooths `x` into `y` and tallies the smoothed values, through helpers
+/// that take the Views.
+#[kernel]
+pub fn smooth_and_tally(i: usize, y: &mut f64, x: &View1<f64>, bins: &AtomicView<'_, u32, 1>) {
+    let m = neighbour_mean(x, i);
+    tally(bins, m);
+    *y = m;
+}
+
 /// Every `#[kernel]` of the suite; `nvrtc.rs` checks that none is missing
 /// by counting the attributes in the sources.
 pub const KERNELS: &[&DeviceKernel] = kernel_list![
     axpy,
+    smooth_and_tally,
     pair_forces,
     row_block,
     weighted_prefix,

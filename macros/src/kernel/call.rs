@@ -564,30 +564,59 @@ impl Cx {
                 let args = c
                     .args
                     .iter()
-                    .map(|a| self.value(a))
+                    .map(|a| self.call_arg(a))
                     .collect::<Result<Vec<_>>>()?;
                 self.deps.push(p.path.clone());
                 let texts: Vec<&str> = args.iter().map(|(t, _)| t.as_str()).collect();
                 let text = format!("{last}({})", texts.join(", "));
-                let ty = super::types::deduced(&format!("{last}({})", self.typed_args(&args)));
+                let typed: Vec<String> = args
+                    .iter()
+                    .map(|(t, cpp)| {
+                        cpp.as_ref()
+                            .map_or(t.clone(), |c| format!("granule::val<{c}>()"))
+                    })
+                    .collect();
+                let ty = super::types::deduced(&format!("{last}({})", typed.join(", ")));
                 Ok((text, Ty::Elem(ty)))
             }
         }
     }
 
-    /// A call's arguments as their types (`granule::val<T>()`): the
-    /// call's result type then names no variable, and holds wherever the
-    /// callee is visible. An argument whose type only C++ knows (`auto`,
-    /// a lambda's) keeps its text.
-    fn typed_args(&self, args: &[(String, Elem)]) -> String {
-        let typed: Vec<String> = args
-            .iter()
-            .map(|(text, e)| match self.infer.resolve(e) {
-                Elem::Auto => text.clone(),
-                _ => format!("granule::val<{}>()", self.infer.cpp(e)),
-            })
-            .collect();
-        typed.join(", ")
+    /// A `#[device]` call's argument: its text, and its C++ type where
+    /// the translator knows it, so that the call's result type can be
+    /// spelled from the arguments' types (`granule::val<T>()`) and name no
+    /// variable: the type then holds wherever the callee is visible. A
+    /// read or atomic View passes as it is (the helper takes it by value,
+    /// a description sharing the elements).
+    fn call_arg(&mut self, a: &Expr) -> Result<(String, Option<String>)> {
+        let (text, ty) = self.expr(a)?;
+        let view = match &ty {
+            Ty::View {
+                elem,
+                rank,
+                layout,
+                writable: false,
+            } => Some(format!(
+                "granule::View<const {}, {rank}, {}>",
+                self.infer.cpp(elem),
+                layout.cpp()
+            )),
+            Ty::Atomic { elem, rank } => Some(format!(
+                "granule::AtomicView<{}, {rank}>",
+                self.infer.cpp(elem)
+            )),
+            _ => None,
+        };
+        if view.is_some() {
+            return Ok((text, view));
+        }
+        let elem = self.elem(&ty, a.span())?;
+        let cpp = match self.infer.resolve(&elem) {
+            // A lambda's type (a block among the arguments) only C++ knows.
+            Elem::Auto => None,
+            _ => Some(self.infer.cpp(&elem)),
+        };
+        Ok((text, cpp))
     }
 }
 

@@ -179,7 +179,6 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
         matches!(
             p.kind,
             Kind::Out
-                | Kind::Atomic { .. }
                 | Kind::Scatter { .. }
                 | Kind::Token
                 | Kind::Team
@@ -191,7 +190,7 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
         return Err(errors::error_at(
             proc_macro2::Span::call_site(),
             format!(
-                "`#[device]` parameter `{}`: helpers take scalars and read Views",
+                "`#[device]` parameter `{}`: helpers take scalars, read Views and atomic Views",
                 p.name
             ),
         ));
