@@ -68,7 +68,7 @@ pub const HEADER: &str = concat!(
 /// [`HEADER`] (`space/fill.rs` launches them).
 ///
 /// ```
-/// assert!(granule_cuda::device::FILL.contains("granule_fill_u64"));
+/// assert!(granule_cuda::device::FILL.contains("struct FillShape"));
 /// ```
 pub const FILL: &str = include_str!("fill.cuh");
 
