@@ -1,4 +1,4 @@
-//! Typed errors of policies and scratch requests.
+//! Typed errors of policies, scratch requests and segment offsets.
 
 use std::fmt;
 
@@ -221,3 +221,91 @@ impl fmt::Display for ScratchError {
 }
 
 impl std::error::Error for ScratchError {}
+
+/// Offsets that cannot divide a View into segments
+/// ([`Offsets`](crate::write::Offsets)). Each variant names the offsets
+/// View and the entries at fault.
+///
+/// ```
+/// use granule_core::prelude::*;
+/// let starts = View1::<usize>::from_vec("row_starts", 3, vec![0, 27, 54]).unwrap();
+/// let mut cols = View1::<i64>::zeros("cols", 50).unwrap();
+/// let err = Offsets::new(&starts).unwrap().segments(&mut cols).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "offsets \"row_starts\" end at 54, past the extent 50 of View \"cols\""
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SegmentError {
+    /// An offsets View with no entries (`n` segments take `n + 1`).
+    NoEntries {
+        /// The offsets View's label.
+        offsets: String,
+    },
+    /// An entry greater than the next one: segments would overlap.
+    Decreasing {
+        /// The offsets View's label.
+        offsets: String,
+        /// The entry's index.
+        index: usize,
+        /// Its value.
+        value: usize,
+        /// The value of entry `index + 1`.
+        next: usize,
+    },
+    /// A last offset past the written View's extent.
+    PastView {
+        /// The offsets View's label.
+        offsets: String,
+        /// The written View's label.
+        view: String,
+        /// The last offset.
+        end: usize,
+        /// The written View's extent.
+        extent: usize,
+    },
+    /// Copying offsets the host cannot read to the host failed.
+    Copy(granule_views::ViewError),
+}
+
+impl fmt::Display for SegmentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SegmentError::NoEntries { offsets } => write!(
+                f,
+                "offsets \"{offsets}\" have no entries: n segments take n + 1 offsets"
+            ),
+            SegmentError::Decreasing {
+                offsets,
+                index,
+                value,
+                next,
+            } => write!(
+                f,
+                "offsets \"{offsets}\" decrease at entry {index}: {value} then {next}, so segments \
+                 {index} and {} would overlap",
+                index + 1
+            ),
+            SegmentError::PastView {
+                offsets,
+                view,
+                end,
+                extent,
+            } => write!(
+                f,
+                "offsets \"{offsets}\" end at {end}, past the extent {extent} of View \"{view}\""
+            ),
+            SegmentError::Copy(e) => write!(f, "reading offsets to the host for their check: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SegmentError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SegmentError::Copy(e) => Some(e),
+            _ => None,
+        }
+    }
+}

@@ -29,7 +29,7 @@ pub mod space;
 pub mod team;
 pub mod write;
 
-pub use error::{PolicyError, ScratchError};
+pub use error::{PolicyError, ScratchError, SegmentError};
 pub use pattern::{
     parallel_for, parallel_reduce, parallel_reduce_into, parallel_scan, parallel_scan_with,
 };
@@ -48,12 +48,12 @@ pub mod prelude {
         self, BAnd, BOr, LAnd, LOr, Max, MaxLoc, Min, MinLoc, MinMax, MinMaxFirstLastLoc,
         MinMaxLoc, MinMaxLocScalar, MinMaxScalar, Prod, Reducer, Sum, ValLocScalar,
     };
-    pub use crate::write::Row;
+    pub use crate::write::{Offsets, Row, Segment, Segments};
     pub use crate::{
         parallel_for, parallel_reduce, parallel_reduce_into, parallel_scan, parallel_scan_with,
         single, ExecutionSpace, Iterate, MDRangePolicy, MapIdentity, PerTeam, PerThread,
-        PolicyError, RangePolicy, Schedule, ScratchError, Serial, TeamChunk, TeamMember,
-        TeamPolicy, TeamThreadRange, TeamVectorRange, ThreadVectorRange, ViewOn, AUTO,
+        PolicyError, RangePolicy, Schedule, ScratchError, SegmentError, Serial, TeamChunk,
+        TeamMember, TeamPolicy, TeamThreadRange, TeamVectorRange, ThreadVectorRange, ViewOn, AUTO,
     };
     pub use granule_views::chunk::{MapContinuousLinear, MapLinear};
     pub use granule_views::{

@@ -110,6 +110,75 @@ macro_rules! bad_input_tests {
         }
 
         #[test]
+        fn bad_index_past_a_segment() {
+            // The kernel fails on a device: a space no other test shares
+            // keeps the report for this one.
+            let s = own_space();
+            let starts =
+                View1::<usize, LayoutRight, _>::from_fn_in(s.memory_space(), "starts", 4, |i| {
+                    2 * i
+                })
+                .unwrap();
+            // Six elements and room for one more: the write past segment 2
+            // lands inside the View, and only the segment's bound stops it.
+            let mut v =
+                View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "marks", 7).unwrap();
+            let offsets = Offsets::new(&starts).unwrap();
+            let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                parallel_for(
+                    "past-segments",
+                    RangePolicy::new(&s, 2..3),
+                    offsets.segments(&mut v).unwrap(),
+                    one_past_the_segment(),
+                );
+                s.fence();
+            }))
+            .unwrap_err();
+            let msg = p
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or(p.downcast_ref::<&str>().copied())
+                .unwrap();
+            assert!(
+                msg.contains("\"marks\"") && msg.contains("segment 2") && msg.contains("index 2"),
+                "{msg}"
+            );
+        }
+
+        #[test]
+        fn bad_offsets_are_typed_errors_in_every_memory_space() {
+            let s = space();
+            let make = |label: &str, v: Vec<usize>| {
+                View1::<usize, LayoutRight, _>::from_fn_in(s.memory_space(), label, v.len(), |i| {
+                    v[i]
+                })
+                .unwrap()
+            };
+            let down = make("down", vec![0, 3, 5, 4, 6]);
+            assert_eq!(
+                Offsets::new(&down).unwrap_err(),
+                SegmentError::Decreasing {
+                    offsets: "down".into(),
+                    index: 2,
+                    value: 5,
+                    next: 4
+                }
+            );
+            let empty = make("empty", vec![]);
+            assert!(matches!(
+                Offsets::new(&empty),
+                Err(SegmentError::NoEntries { .. })
+            ));
+            let long = make("long", vec![1, 2, 9]);
+            let mut v = View1::<u8, LayoutRight, _>::zeros_in(s.memory_space(), "v", 8).unwrap();
+            let err = Offsets::new(&long).unwrap().segments(&mut v).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "offsets \"long\" end at 9, past the extent 8 of View \"v\""
+            );
+        }
+
+        #[test]
         fn bad_write_outside_the_team_chunk() {
             // The kernel fails on a device: a space no other test shares
             // keeps the report for this one.

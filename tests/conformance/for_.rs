@@ -88,6 +88,93 @@ macro_rules! for_tests {
         }
 
         #[test]
+        fn for_segments_fill_a_banded_crs_matrix() {
+            let s = space();
+            let (n, w) = (1000, 2);
+            let width = |i: usize| (i + w + 1).min(n) - i.saturating_sub(w);
+            let mut starts = vec![0];
+            for i in 0..n {
+                starts.push(starts[i] + width(i));
+            }
+            let nnz = starts[n];
+            let starts = View1::<usize, LayoutRight, _>::from_fn_in(
+                s.memory_space(),
+                "row_starts",
+                n + 1,
+                |i| starts[i],
+            )
+            .unwrap();
+            let offsets = Offsets::new(&starts).unwrap();
+            assert_eq!((offsets.count(), offsets.end()), (n, nnz));
+            let mut cols =
+                View1::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "cols", nnz).unwrap();
+            let mut vals =
+                View1::<f64, LayoutRight, _>::zeros_in(s.memory_space(), "vals", nnz).unwrap();
+            // Rows below 10 are left alone: their segments stay zero.
+            parallel_for(
+                "assemble",
+                RangePolicy::new(&s, 10..n),
+                (
+                    offsets.segments(&mut cols).unwrap(),
+                    offsets.segments(&mut vals).unwrap(),
+                ),
+                banded_row(w),
+            );
+            let host = create_mirror_view_and_copy(&starts).unwrap();
+            let (cols, vals) = (
+                create_mirror_view_and_copy(&cols).unwrap(),
+                create_mirror_view_and_copy(&vals).unwrap(),
+            );
+            for i in 0..n {
+                for e in host[i]..host[i + 1] {
+                    let c = i.saturating_sub(w) + e - host[i];
+                    let (want_c, want_v) = match (i < 10, c == i) {
+                        (true, _) => (0, 0.0),
+                        (false, true) => (c as u32, 2.0 * w as f64),
+                        (false, false) => (c as u32, -1.0),
+                    };
+                    assert_eq!((cols[e], vals[e]), (want_c, want_v), "row {i}, entry {e}");
+                }
+            }
+        }
+
+        #[test]
+        fn for_segments_may_be_empty_and_strided() {
+            let s = space();
+            // Every third work item gets no elements.
+            let n = 600;
+            let starts = View1::<usize, LayoutRight, _>::from_fn_in(
+                s.memory_space(),
+                "starts",
+                n + 1,
+                |i| i - i / 3,
+            )
+            .unwrap();
+            let offsets = Offsets::new(&starts).unwrap();
+            let len = offsets.end();
+            // Column 1 of a [len, 2] View: stride 2.
+            let mut pairs =
+                View2::<i64, LayoutRight, _>::zeros_in(s.memory_space(), "pairs", [len, 2])
+                    .unwrap();
+            let mut v = pairs.subview_mut((ALL, 1)).unwrap();
+            parallel_for(
+                "mark",
+                RangePolicy::new(&s, 0..n),
+                offsets.segments(&mut v).unwrap(),
+                mark_segment(),
+            );
+            let pairs = create_mirror_view_and_copy(&pairs).unwrap();
+            for e in 0..len {
+                // Entry e belongs to the work item i with i - i / 3 <= e.
+                let i = (0..n)
+                    .rfind(|&i| i - i / 3 <= e && (i + 1) - (i + 1) / 3 > e)
+                    .unwrap();
+                let want = 1000 * i as i64 + (e - (i - i / 3)) as i64;
+                assert_eq!((pairs[[e, 0]], pairs[[e, 1]]), (0, want), "entry {e}");
+            }
+        }
+
+        #[test]
         fn for_rows_of_a_rank_3_view_beside_a_rank_1_view() {
             let s = space();
             let n = 1000;

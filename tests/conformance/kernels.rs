@@ -591,6 +591,13 @@ pub fn nested_reducers_and_scans(m: &TeamMember, v: &View2<i32>) {
 
 // -------------------------------------------------------- bad_input.rs
 
+/// Writes one element past its segment.
+#[kernel]
+pub fn one_past_the_segment(_i: usize, mut s: Segment<f64>) {
+    let n = s.len();
+    s[n] = 1.0;
+}
+
 /// Thread 0 takes the team's part (4 elements, `MapContinuousLinear` of
 /// width 4 within the team) and writes one past it.
 #[kernel]
@@ -726,6 +733,30 @@ pub fn row_block(i: usize, mut b: Row<i64, 3>, total: &mut i64) {
     *total = sum;
 }
 
+/// Row `i` of a banded CRS matrix, one segment of each of its column and
+/// value Views: the columns `i - w ..= i + w` inside the matrix, 2w on the
+/// diagonal and -1 off it.
+#[kernel]
+pub fn banded_row(i: usize, mut cols: Segment<u32>, mut vals: Segment<f64>, w: usize) {
+    let first = i.saturating_sub(w);
+    for k in 0..cols.len() {
+        let c = first + k;
+        cols[k] = c as u32;
+        vals[k] = if c == i { 2.0 * w as f64 } else { -1.0 };
+    }
+    if cols.index() != i || vals.start() != cols.start() {
+        vals[0] = -1000.0;
+    }
+}
+
+/// Each element of segment `i` set to `1000 i + k`.
+#[kernel]
+pub fn mark_segment(i: usize, mut s: Segment<i64>) {
+    for k in 0..s.len() {
+        s[k] = (1000 * i + k) as i64;
+    }
+}
+
 /// The mean of `x[i - 1]`, `x[i]`, `x[i + 1]` (those inside the View):
 /// a `#[device]` helper that takes a read View.
 #[device]
@@ -763,6 +794,9 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     smooth_and_tally,
     pair_forces,
     row_block,
+    banded_row,
+    mark_segment,
+    one_past_the_segment,
     weighted_prefix,
     double_and_next,
     count_hits,

@@ -58,6 +58,11 @@ pub enum ParamKind {
         /// The written View's rank.
         rank: u8,
     },
+    /// Segment `i` of a written rank-1 View under a range policy
+    /// ([`Segment<T>`](crate::write::Segment)): two entry parameters, the
+    /// View and its offsets, from which the driver binds the work index's
+    /// segment.
+    Segment,
     /// The `is_final` flag of a scan kernel (`bool`).
     Final,
     /// An element an algorithm hands to an element function

@@ -3,7 +3,8 @@
 //!
 //! - [`RangePolicy`](crate::RangePolicy): element `i` of each written
 //!   rank-1 View, and row `i` ([`Row`]) of each written View of rank 2
-//!   or more;
+//!   or more; or, given checked [`Offsets`], segment `i` ([`Segment`],
+//!   the elements `offsets[i]..offsets[i + 1]`) of a written rank-1 View;
 //! - [`MDRangePolicy`](crate::MDRangePolicy): element `(i, j, ..)` of each
 //!   written View of the policy's rank;
 //! - [`TeamPolicy`](crate::TeamPolicy): the team's chunk under a chunk
@@ -31,8 +32,10 @@
 //! ```
 
 mod row;
+mod segment;
 
 pub use row::Row;
+pub use segment::{Offsets, Segment, Segments};
 
 use granule_views::storage::StorageMut;
 use granule_views::{Element, HostAccessible, HostSpace, Layout, MemorySpace, ViewBase};

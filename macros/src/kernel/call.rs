@@ -31,8 +31,13 @@ impl Cx {
             }
             // A Row's element count (rustc allows `len` on nothing else
             // that is a View here).
-            Ty::View { .. } if name == "len" && m.args.is_empty() => {
-                Ok((format!("{recv}.len()"), Ty::scalar(Scalar::Usize)))
+            // A Row's or Segment's element count, its work index and a
+            // Segment's first View index (rustc allows these on nothing
+            // else that is a View here).
+            Ty::View { .. }
+                if matches!(name.as_str(), "len" | "index" | "start") && m.args.is_empty() =>
+            {
+                Ok((format!("{recv}.{name}()"), Ty::scalar(Scalar::Usize)))
             }
             Ty::Atomic { elem, rank } => self.atomic(m, &recv, &elem, rank),
             Ty::Map { key, value, insert } => {

@@ -156,6 +156,7 @@ fn param_tokens(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
                 Kind::Scalar => quote!(Scalar),
                 Kind::Out => quote!(Out),
                 Kind::Row { rank } => quote!(Row { rank: #rank }),
+                Kind::Segment => quote!(Segment),
                 // A ScatterView is an atomic View of its shared copy there.
                 Kind::Atomic { rank } | Kind::Scatter { rank } => quote!(Atomic { rank: #rank }),
                 Kind::Map { insert, set } => quote!(Map { insert: #insert, set: #set }),

@@ -33,9 +33,9 @@ impl VisitMut for NameElided {
         syn::visit_mut::visit_type_reference_mut(self, r);
     }
     fn visit_path_segment_mut(&mut self, seg: &mut syn::PathSegment) {
-        // `TeamChunk<T>` and `Row<T, R>` hide their lifetime parameter:
-        // name it.
-        if seg.ident == "TeamChunk" || seg.ident == "Row" {
+        // `TeamChunk<T>`, `Row<T, R>` and `Segment<T>` hide their lifetime
+        // parameter: name it.
+        if seg.ident == "TeamChunk" || seg.ident == "Row" || seg.ident == "Segment" {
             if let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments {
                 if !a
                     .args
@@ -567,7 +567,12 @@ pub fn glue(
     // What a work item is handed: `&mut` elements, or team chunks.
     let outs: Vec<&Arg> = args
         .iter()
-        .filter(|a| matches!(a.kind, Kind::Out | Kind::Chunk { .. } | Kind::Row { .. }))
+        .filter(|a| {
+            matches!(
+                a.kind,
+                Kind::Out | Kind::Chunk { .. } | Kind::Row { .. } | Kind::Segment
+            )
+        })
         .collect();
     let (s_impl, _, s_where) = sh.sg.split_for_impl();
     let (d_impl, _, _) = sh.dg.split_for_impl();

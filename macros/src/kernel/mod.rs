@@ -184,6 +184,7 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
                 | Kind::Team
                 | Kind::Chunk { .. }
                 | Kind::Row { .. }
+                | Kind::Segment
                 | Kind::Map { .. }
         )
     }) {
@@ -268,12 +269,15 @@ fn check_shape(params: &mut [Param], pattern: Pattern) -> std::result::Result<()
         .iter()
         .filter(|p| matches!(p.kind, Kind::Chunk { .. }))
         .count();
-    let rows = params.iter().any(|p| matches!(p.kind, Kind::Row { .. }));
-    if rows && (pattern != Pattern::For || first != Kind::Index) {
-        return Err(
-            "a `Row` output belongs to a range `#[kernel]` (parallel_for over a RangePolicy)"
-                .to_string(),
-        );
+    let ranged = params.iter().find_map(|p| match p.kind {
+        Kind::Row { .. } => Some("Row"),
+        Kind::Segment => Some("Segment"),
+        _ => None,
+    });
+    if let Some(what) = ranged.filter(|_| pattern != Pattern::For || first != Kind::Index) {
+        return Err(format!(
+            "a `{what}` output belongs to a range `#[kernel]` (parallel_for over a RangePolicy)"
+        ));
     }
     if chunks != 0 && (pattern != Pattern::For || first != Kind::Team) {
         return Err(

@@ -37,6 +37,9 @@ pub enum Kind {
     Row {
         rank: u8,
     },
+    /// Segment `i` of a written rank-1 View (`mut s: Segment<T>`) of a
+    /// range for-kernel.
+    Segment,
     /// A team chunk output (`mut row: TeamChunk<T, M>`) of a team
     /// for-kernel.
     Chunk {
@@ -110,7 +113,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
     let (kind, t) = classify(ty, generics, first)?;
     let name = name_of(
         &pt.pat,
-        matches!(kind, Kind::Chunk { .. } | Kind::Row { .. }),
+        matches!(kind, Kind::Chunk { .. } | Kind::Row { .. } | Kind::Segment),
     )?;
     let elem = match &t {
         Ty::Elem(e)
@@ -140,6 +143,7 @@ pub fn param(arg: &syn::FnArg, generics: &[String], first: bool, infer: &Infer) 
         }
         Kind::Chunk { map } => format!("granule::TeamChunk<{elem}, {}> {name}", map.cpp()),
         Kind::Row { rank } => format!("granule::Row<{elem}, {rank}> {name}"),
+        Kind::Segment => format!("granule::Segment<{elem}> {name}"),
         Kind::Map { insert, set } => super::unordered_map::decl(*insert, *set, &elem, &name),
         Kind::Token => super::unique_token::decl(&name),
     };
@@ -183,6 +187,16 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
                 writable: true,
             };
             return Ok((Kind::Row { rank }, body));
+        }
+        if let Some(elem) = super::types::segment_of(ty, generics)? {
+            // The body indexes it as a writable rank-1 View.
+            let body = Ty::View {
+                elem,
+                rank: 1,
+                layout: Layout::Stride,
+                writable: true,
+            };
+            return Ok((Kind::Segment, body));
         }
         if let Some((elem, map)) = team_chunk_of(ty, generics)? {
             return Ok((

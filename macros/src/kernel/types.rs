@@ -629,6 +629,28 @@ pub fn row_of(ty: &syn::Type, generics: &[String]) -> Result<Option<(Elem, u8)>>
     Ok(Some((elem_of(t, generics)?, rank)))
 }
 
+/// `Segment<T>` (a range kernel's segment of a written rank-1 View): its
+/// element type, if the type is one.
+pub fn segment_of(ty: &syn::Type, generics: &[String]) -> Result<Option<Elem>> {
+    let syn::Type::Path(p) = ty else {
+        return Ok(None);
+    };
+    let Some(seg) = p.path.segments.last() else {
+        return Ok(None);
+    };
+    if seg.ident != "Segment" {
+        return Ok(None);
+    }
+    let args = type_args(seg);
+    let (Some(syn::GenericArgument::Type(t)), None) = (args.first(), args.get(1)) else {
+        return Err(unsupported(
+            seg,
+            "a Segment without its element type alone (`Segment<u32>`)",
+        ));
+    };
+    Ok(Some(elem_of(t, generics)?))
+}
+
 pub fn team_chunk_of(ty: &syn::Type, generics: &[String]) -> Result<Option<(Elem, ChunkMap)>> {
     let syn::Type::Path(p) = ty else {
         return Ok(None);

@@ -300,6 +300,20 @@ fn bind_params(
                 ));
                 args.push(format!("granule::row_of({}, {elem_at})", p.name));
             }
+            ParamKind::Segment => {
+                decl.push(format!(
+                    "granule::View<{t}, 1, granule::LayoutStride> {}",
+                    p.name
+                ));
+                decl.push(format!(
+                    "granule::View<const granule::usize, 1, granule::LayoutStride> {}__offsets",
+                    p.name
+                ));
+                args.push(format!(
+                    "granule::segment_of({0}, {0}__offsets, {elem_at})",
+                    p.name
+                ));
+            }
             ParamKind::Out if Some(p.name) == driver_out => args.push("acc__".to_string()),
             ParamKind::Out => {
                 decl.push(format!(

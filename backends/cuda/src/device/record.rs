@@ -99,6 +99,12 @@ impl ErrorRecord {
                 index: self.index,
                 capacity: self.extent,
             },
+            8 => Fault::SegmentBounds {
+                view: self.view,
+                segment: self.rank,
+                index: self.index,
+                len: self.extent,
+            },
             c => Fault::Unknown(c),
         }
     }

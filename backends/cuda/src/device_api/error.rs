@@ -150,6 +150,17 @@ pub enum Fault {
         /// The map's capacity.
         capacity: u64,
     },
+    /// An index past the length of a range kernel's `Segment`.
+    SegmentBounds {
+        /// The written View's id.
+        view: u32,
+        /// The segment (its work item).
+        segment: u64,
+        /// The index.
+        index: u64,
+        /// The segment's length.
+        len: u64,
+    },
     /// A trap with no record.
     Trap,
     /// A record with a code this version does not know.
@@ -192,6 +203,15 @@ impl fmt::Display for Fault {
             } => write!(
                 f,
                 "slot {index} of the UnorderedMap of View #{view} holds no entry (capacity {capacity})"
+            ),
+            Fault::SegmentBounds {
+                view,
+                segment,
+                index,
+                len,
+            } => write!(
+                f,
+                "index {index} is past the {len} elements of segment {segment} of View #{view}"
             ),
             Fault::Trap => write!(f, "the kernel trapped"),
             Fault::Unknown(code) => write!(f, "device error code {code}"),

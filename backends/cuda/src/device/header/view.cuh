@@ -77,6 +77,32 @@ template <class T, int R> __device__ __forceinline__ Row<T, R> row_of(View<T, R,
   return Row<T, R>{v, i};
 }
 
+// Segment i of a written rank-1 View, as a range kernel's `Segment<T>`
+// parameter: elements offsets(i)..offsets(i + 1), indexed from 0. The host
+// checked that the offsets never decrease and end within the View, and
+// keeps them borrowed; an index past the segment fails naming it (code 8).
+// Below the segment's length the element is within the View, so it is
+// read without the View's own check (which, inlined behind this one,
+// also overflows NVRTC 12.9's stack on an index that always fails).
+template <class T> struct Segment {
+  View<T, 1, LayoutStride> v;
+  usize lo, n, i;
+  __device__ __forceinline__ T& operator()(usize k) const {
+    if (k >= n) fail(8, v.id, i, k, n);
+    return v.data[(lo + k) * v.str[0]];
+  }
+  __device__ __forceinline__ usize extent(usize r) const { return r == 0 ? n : (usize)1; }
+  __device__ __forceinline__ usize len() const { return n; }
+  __device__ __forceinline__ usize index() const { return i; }
+  __device__ __forceinline__ usize start() const { return lo; }
+};
+template <class T>
+__device__ __forceinline__ Segment<T> segment_of(View<T, 1, LayoutStride> v, View<const usize, 1, LayoutStride> offsets,
+                                                 usize i) {
+  const usize lo = offsets(i);
+  return Segment<T>{v, lo, offsets(i + 1) - lo, i};
+}
+
 // ------------------------------------------------------------ wide loads
 
 // Whether `count` elements of T fill whole 16-byte pieces.

@@ -283,6 +283,14 @@ impl<'a> Launch<'a> {
                     writes.next()
                 }
                 ParamKind::Chunk { .. } | ParamKind::Row { .. } => writes.next(),
+                // The View, then its offsets.
+                ParamKind::Segment => match writes.next() {
+                    Some(view) => {
+                        self.push(view);
+                        writes.next()
+                    }
+                    None => None,
+                },
             };
             let Some(arg) = arg else {
                 self.fail(&format!(
