@@ -445,6 +445,35 @@ pub fn global_thread_ids(m: &TeamMember, acc: &mut usize) {
     }
 }
 
+/// Team `l` takes the sum and the largest element of row `l` of `a` in
+/// one team-thread reduction of a tuple, and its threads' rank sum and
+/// count in one tuple `team_reduce`: the shape of an MD force kernel's
+/// energy and virial.
+#[kernel(reduce)]
+pub fn row_sum_and_peak(m: &TeamMember, a: &View2<f64>, acc: &mut (f64, f64, u64)) {
+    let l = m.league_rank();
+    let (sum, peak) = TeamThreadRange::new(m, 0..a.extent(1)).parallel_reduce(
+        (Sum, Max),
+        |j, part: &mut (f64, f64)| {
+            part.0 += a[[l, j]];
+            if a[[l, j]] > part.1 {
+                part.1 = a[[l, j]];
+            }
+        },
+    );
+    let (ranks, threads) = m.team_reduce((Sum, Sum), (m.team_rank() as u64, 1u64));
+    let t = m.team_size() as u64;
+    assert_eq!(threads, t);
+    assert_eq!(ranks, t * (t - 1) / 2);
+    if m.team_rank() == 0 {
+        acc.0 += sum;
+        if peak > acc.1 {
+            acc.1 = peak;
+        }
+        acc.2 += threads;
+    }
+}
+
 /// Team `l` scans row `l` of `a` with a team-thread scan into team
 /// scratch (each index's final call writes its own slot), then thread 0,
 /// which owns the team's whole row (`MapContinuousLinear` of the row's
@@ -794,6 +823,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     smooth_and_tally,
     pair_forces,
     row_block,
+    row_sum_and_peak,
     banded_row,
     mark_segment,
     one_past_the_segment,

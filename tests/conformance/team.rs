@@ -14,6 +14,24 @@ macro_rules! team_tests {
         }
 
         #[test]
+        fn team_reductions_of_tuples() {
+            let s = space();
+            let (league, n) = (300usize, 77usize);
+            let at = |[l, j]: [usize; 2]| ((l * 13 + j * 7) % 101) as f64;
+            let a =
+                View2::<f64, LayoutRight, _>::from_fn_in(s.memory_space(), "a", [league, n], at)
+                    .unwrap();
+            let p = TeamPolicy::new(&s, league, AUTO);
+            let threads = (league * p.team_size()) as u64;
+            let (sum, peak, count): (f64, f64, u64) =
+                parallel_reduce("row-stats", p, (Sum, Max, Sum), row_sum_and_peak(&a));
+            let want: f64 = (0..league)
+                .flat_map(|l| (0..n).map(move |j| at([l, j])))
+                .sum();
+            assert_eq!((sum, peak, count), (want, 100.0, threads));
+        }
+
+        #[test]
         fn team_nested_team_thread_range_scan() {
             let s = space();
             let (m_, n) = (163usize, 128usize);

@@ -8,6 +8,36 @@ use syn::spanned::Spanned;
 use syn::{Expr, ExprMethodCall};
 
 impl Cx {
+    /// A tuple of scalars given to a team reduction (`(pe, 1u64)`): a
+    /// `granule::Tuple` built field by field.
+    fn tuple_value(&mut self, t: &syn::ExprTuple) -> Result<(String, Elem)> {
+        if !(2..=6).contains(&t.elems.len()) {
+            return Err(unsupported(t, "a tuple of this length (2 to 6 fields)"));
+        }
+        let mut fields = Vec::new();
+        let mut texts = Vec::new();
+        for e in &t.elems {
+            let (text, elem) = self.value(e)?;
+            let Elem::Scalar(s) = self.infer.resolve(&elem) else {
+                return Err(error_at(
+                    e.span(),
+                    "a tuple field of a team reduction is a scalar of a known type (write `1u64`, `0.0f64`)",
+                ));
+            };
+            fields.push(s);
+            texts.push(text);
+        }
+        // `Tuple<T, Ts..>` is a head and the tuple of the rest.
+        let init = texts
+            .iter()
+            .rev()
+            .fold("{}".to_string(), |rest, f| format!("{{{f}, {rest}}}"));
+        Ok((
+            format!("{}{init}", super::types::tuple_cpp(&fields)),
+            Elem::Tuple(fields),
+        ))
+    }
+
     pub fn method(&mut self, m: &ExprMethodCall) -> Result<(String, Ty)> {
         let name = m.method.to_string();
         if name == "is_ok" || name == "is_err" {
@@ -290,10 +320,13 @@ impl Cx {
             }
             "team_reduce" => {
                 let [r, v] = args::<2>(m)?;
-                let r = super::nested::reducer_name(r)?;
-                let (v, elem) = self.value(v)?;
+                let (v, elem) = match v {
+                    Expr::Tuple(fields) => self.tuple_value(fields)?,
+                    v => self.value(v)?,
+                };
                 let t = self.infer.cpp(&elem);
-                Ok((format!("{recv}.team_reduce<granule::{r}<{t}>, {t}>({v})"), Ty::Elem(elem)))
+                let op = super::nested::team_reducer(Some(r), &elem, &t, r.span())?;
+                Ok((format!("{recv}.team_reduce<{op}, {t}>({v})"), Ty::Elem(elem)))
             }
             "thread_ids" => {
                 args::<0>(m)?;

@@ -3,7 +3,8 @@
 //! `Range::new(team, a..b).parallel_for(|j| ..)`,
 //! `.parallel_reduce(Sum, |j, acc: &mut f64| ..)` (any built-in reducer;
 //! `MinLoc`/`MaxLoc` over `&mut ValLocScalar<T, L>`, `MinMaxLoc`,
-//! `MinMax` over theirs), `.parallel_scan(|j, partial: &mut i64, last: bool| ..)`
+//! `MinMax` over theirs; a tuple of built-in reducers over `&mut (f64, u64)`
+//! and other tuples of scalars), `.parallel_scan(|j, partial: &mut i64, last: bool| ..)`
 //! and `.parallel_scan_with(Prod, |j, partial: &mut i64, last: bool| ..)`.
 
 use super::cx::{Cx, Frame};
@@ -50,10 +51,44 @@ pub fn reducer_name(e: &Expr) -> Result<&'static str> {
         })
 }
 
-/// The reducer of a nested reduction or scan over `elem` (`None`: the
-/// plain `parallel_scan`, a sum): a built-in scalar reducer for a scalar
-/// accumulator; for a location or min-max accumulator, the reducers of its
-/// type (the header's `MinLoc<A>` etc. take the accumulator type).
+/// The C++ reducer type of a team-level reduction or scan over `elem`,
+/// whose C++ type is `t` (`None`: the plain `parallel_scan`, a sum): a
+/// built-in scalar reducer for a scalar accumulator; for a location or
+/// min-max accumulator, the reducers of its type (the header's `MinLoc<A>`
+/// etc. take the accumulator type); for a tuple, a tuple of built-in
+/// reducers, one per field (`granule::Reducers<..>`).
+pub fn team_reducer(e: Option<&Expr>, elem: &Elem, t: &str, at: Span) -> Result<String> {
+    if let Elem::Tuple(fields) = elem {
+        let Some(Expr::Tuple(rs)) = e else {
+            return Err(error_at(
+                e.map_or(at, |e| e.span()),
+                format!(
+                    "a tuple accumulator is reduced by a tuple of {} reducers (`(Sum, Max)`)",
+                    fields.len()
+                ),
+            ));
+        };
+        if rs.elems.len() != fields.len() {
+            return Err(error_at(
+                rs.span(),
+                format!(
+                    "{} reducers for a tuple of {} fields",
+                    rs.elems.len(),
+                    fields.len()
+                ),
+            ));
+        }
+        let ops = rs
+            .elems
+            .iter()
+            .zip(fields)
+            .map(|(r, f)| Ok(format!("granule::{}<{}>", reducer_name(r)?, f.cpp())))
+            .collect::<Result<Vec<_>>>()?;
+        return Ok(format!("granule::Reducers<{}>", ops.join(", ")));
+    }
+    Ok(format!("granule::{}<{t}>", nested_reducer(e, elem, at)?))
+}
+
 fn nested_reducer(e: Option<&Expr>, elem: &Elem, at: Span) -> Result<&'static str> {
     let Elem::Acc(acc) = elem else {
         return e.map_or(Ok("Sum"), reducer_name);
@@ -157,13 +192,19 @@ impl Cx {
             Fold::Scan => "|i, partial: &mut i64, last: bool| ..",
         };
         let elem = self.annotated_elem(f, example)?;
-        let op = nested_reducer(reducer, &elem, at)?;
+        if fold == Fold::Scan && matches!(elem, Elem::Tuple(_)) {
+            return Err(error_at(
+                at,
+                "a team-level scan of a tuple (scan each field, or reduce the tuple)",
+            ));
+        }
+        let t = self.infer.cpp(&elem);
+        let op = team_reducer(reducer, &elem, &t, at)?;
         let mut kinds = vec![None, Some(Ty::Out(elem.clone()))];
         if fold == Fold::Scan {
             kinds.push(Some(Ty::scalar(Scalar::Bool)));
         }
         let lambda = self.closure(f, &kinds)?;
-        let t = self.infer.cpp(&elem);
         let NestedRange {
             stem,
             team,
@@ -175,7 +216,7 @@ impl Cx {
             Fold::Scan => "scan",
         };
         Ok((
-            format!("granule::{stem}_{which}<granule::{op}<{t}>, {t}>({team}, {begin}, {end}, {lambda})"),
+            format!("granule::{stem}_{which}<{op}, {t}>({team}, {begin}, {end}, {lambda})"),
             Ty::Elem(elem),
         ))
     }
@@ -236,8 +277,12 @@ impl Cx {
         ))
     }
 
-    /// A scalar or generic type, or a location or min-max accumulator.
+    /// A scalar or generic type, a location or min-max accumulator, or a
+    /// tuple of scalars.
     fn acc_or_elem(&self, ty: &syn::Type) -> Result<Elem> {
+        if let Some(fields) = super::types::tuple_of(ty)? {
+            return Ok(Elem::Tuple(fields));
+        }
         match acc_of(ty)? {
             Some(acc) => Ok(Elem::Acc(acc)),
             None => super::types::elem_of(ty, &self.generics),

@@ -416,3 +416,31 @@ fn an_untyped_let_before_a_loop_names_no_variable_of_the_loop() {
         "the call itself passes the values: {s}"
     );
 }
+
+#[test]
+fn team_reductions_of_tuples_take_a_reducer_per_field() {
+    let s = kernel_source(
+        "fn k(m: &TeamMember, h: &AtomicView<'_, f64, 1>) { let (a, b) = m.team_reduce((Sum, Max), (1.0f64, 2u32)); h.add(0, a + b as f64); }",
+    );
+    assert!(
+        s.contains("team_reduce<granule::Reducers<granule::Sum<granule::f64>, granule::Max<granule::u32>>, granule::Tuple<granule::f64, granule::u32>>(granule::Tuple<granule::f64, granule::u32>{1.0, {2u, {}}})"),
+        "{s}"
+    );
+    for (src, message) in [
+        (
+            "fn k(m: &TeamMember, h: &AtomicView<'_, f64, 1>) { let (a, b) = m.team_reduce((Sum, Max, Sum), (1.0f64, 2.0f64)); }",
+            "3 reducers for a tuple of 2 fields",
+        ),
+        (
+            "fn k(m: &TeamMember, h: &AtomicView<'_, f64, 1>) { let (a, b) = m.team_reduce(Sum, (1.0f64, 2.0f64)); }",
+            "a tuple accumulator is reduced by a tuple of 2 reducers",
+        ),
+        (
+            "fn k(m: &TeamMember, h: &AtomicView<'_, f64, 1>) { let t = TeamThreadRange::new(m, 0..4).parallel_scan(|j, p: &mut (f64, f64), last: bool| {}); }",
+            "a team-level scan of a tuple",
+        ),
+    ] {
+        let e = kernel_error(src);
+        assert!(e.contains(message), "{src}: {e}");
+    }
+}
