@@ -474,6 +474,33 @@ pub fn row_sum_and_peak(m: &TeamMember, a: &View2<f64>, acc: &mut (f64, f64, u64
     }
 }
 
+/// Team `l` takes the mean of row `l` of `a` in a team-thread reduction
+/// by the custom reducer [`MeanOf`] (whose `finalize` divides), and its
+/// threads' count and rank sum in a `team_reduce` of [`Triple`]s by
+/// [`TripleSum`]: `#[device] struct` accumulators inside a team.
+#[kernel(reduce)]
+pub fn row_means(m: &TeamMember, a: &View2<f64>, acc: &mut f64) {
+    let l = m.league_rank();
+    let mean =
+        TeamThreadRange::new(m, 0..a.extent(1)).parallel_reduce(MeanOf, |j, part: &mut Mean| {
+            part.sum += a[[l, j]];
+            part.count += 1;
+        });
+    let mine = Triple {
+        count: 1,
+        up: m.team_rank() as i64,
+        down: 0,
+    };
+    let team = m.team_reduce(TripleSum, mine);
+    let t = m.team_size() as i64;
+    assert_eq!(team.count, t);
+    assert_eq!(team.up, t * (t - 1) / 2);
+    assert_eq!(mean.count, a.extent(1));
+    if m.team_rank() == 0 {
+        *acc += mean.sum;
+    }
+}
+
 /// Team `l` scans row `l` of `a` with a team-thread scan into team
 /// scratch (each index's final call writes its own slot), then thread 0,
 /// which owns the team's whole row (`MapContinuousLinear` of the row's
@@ -824,6 +851,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     pair_forces,
     row_block,
     row_sum_and_peak,
+    row_means,
     banded_row,
     mark_segment,
     one_past_the_segment,

@@ -32,6 +32,24 @@ macro_rules! team_tests {
         }
 
         #[test]
+        fn team_reductions_of_device_structs() {
+            let s = space();
+            let (league, n) = (200usize, 77usize);
+            let a = View2::<f64, LayoutRight, _>::from_fn_in(
+                s.memory_space(),
+                "a",
+                [league, n],
+                |[l, j]| (l + j) as f64,
+            )
+            .unwrap();
+            let p = TeamPolicy::new(&s, league, AUTO);
+            // Row l's mean is l + 38: integers all the way, so exact.
+            let sum: f64 = parallel_reduce("row-means", p, Sum, row_means(&a));
+            let want: f64 = (0..league).map(|l| (l + 38) as f64).sum();
+            assert_eq!(sum, want);
+        }
+
+        #[test]
         fn team_nested_team_thread_range_scan() {
             let s = space();
             let (m_, n) = (163usize, 128usize);

@@ -325,7 +325,7 @@ impl Cx {
                     v => self.value(v)?,
                 };
                 let t = self.infer.cpp(&elem);
-                let op = super::nested::team_reducer(Some(r), &elem, &t, r.span())?;
+                let op = super::nested::team_reducer(self, Some(r), &elem, &t, r.span())?;
                 Ok((format!("{recv}.team_reduce<{op}, {t}>({v})"), Ty::Elem(elem)))
             }
             "thread_ids" => {

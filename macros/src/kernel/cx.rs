@@ -32,6 +32,9 @@ pub struct Cx {
     pub deps: Vec<syn::Path>,
     /// `#[device] struct`s used (reached through `DeviceStruct`).
     pub struct_deps: Vec<syn::Path>,
+    /// `#[device]` custom reducers used by team-level reductions (reached
+    /// through `DeviceReducer`).
+    pub reducer_deps: Vec<syn::Path>,
     /// The return type of a `#[device]` function (None for kernels).
     pub ret: Option<Elem>,
     pub frame: Frame,
@@ -50,6 +53,7 @@ impl Cx {
             generics,
             deps: Vec::new(),
             struct_deps: Vec::new(),
+            reducer_deps: Vec::new(),
             ret: None,
             frame: Frame::default(),
             fn_name: String::new(),

@@ -109,8 +109,9 @@ fn hidden(prefix: &str, ident: &syn::Ident) -> syn::Ident {
 /// spanned at its use so that a missing `#[device]` is reported there:
 /// helpers through their companions (`path::name::device()`, reached by the
 /// path the body calls them by), structs through `DeviceStruct` (whose
-/// diagnostic says to add `#[device]`). Each item once, structs first, as
-/// C++ needs a type before its uses.
+/// diagnostic says to add `#[device]`), custom reducers through
+/// `DeviceReducer`. Each item once, structs first, then reducers, as C++
+/// needs a type before its uses.
 fn deps(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
     let mut seen: Vec<String> = Vec::new();
     let mut first = |p: &&syn::Path| {
@@ -125,11 +126,16 @@ fn deps(t: &Translated, krate: &syn::Path) -> Vec<TokenStream> {
         quote_spanned!(span=> <#p as #krate::kernel::DeviceStruct>::DEVICE)
     });
     let structs: Vec<TokenStream> = structs.collect();
+    let reducers = t.reducer_deps.iter().filter(&mut first).map(|p| {
+        let span = last_span(p);
+        quote_spanned!(span=> <#p as #krate::kernel::DeviceReducer>::DEVICE)
+    });
+    let reducers: Vec<TokenStream> = reducers.collect();
     let items = t.deps.iter().filter(first).map(|p| {
         let span = last_span(p);
         quote_spanned!(span=> #p::device())
     });
-    structs.into_iter().chain(items).collect()
+    structs.into_iter().chain(reducers).chain(items).collect()
 }
 
 /// The span of a path's last segment: the item's name at its use.

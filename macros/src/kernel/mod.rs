@@ -61,6 +61,8 @@ pub struct Translated {
     pub deps: Vec<syn::Path>,
     /// `#[device] struct`s used, as written at the use.
     pub struct_deps: Vec<syn::Path>,
+    /// `#[device]` custom reducers used, as written at the use.
+    pub reducer_deps: Vec<syn::Path>,
     /// For a team kernel: why its writes need one vector lane per thread.
     pub one_lane: Option<String>,
 }
@@ -330,6 +332,7 @@ pub(super) fn finish(
         source,
         deps: cx.deps,
         struct_deps: cx.struct_deps,
+        reducer_deps: cx.reducer_deps,
         one_lane,
     }
 }

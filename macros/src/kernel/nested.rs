@@ -4,7 +4,8 @@
 //! `.parallel_reduce(Sum, |j, acc: &mut f64| ..)` (any built-in reducer;
 //! `MinLoc`/`MaxLoc` over `&mut ValLocScalar<T, L>`, `MinMaxLoc`,
 //! `MinMax` over theirs; a tuple of built-in reducers over `&mut (f64, u64)`
-//! and other tuples of scalars), `.parallel_scan(|j, partial: &mut i64, last: bool| ..)`
+//! and other tuples of scalars; a `#[device]` custom reducer over its
+//! `#[device] struct`), `.parallel_scan(|j, partial: &mut i64, last: bool| ..)`
 //! and `.parallel_scan_with(Prod, |j, partial: &mut i64, last: bool| ..)`.
 
 use super::cx::{Cx, Frame};
@@ -57,7 +58,32 @@ pub fn reducer_name(e: &Expr) -> Result<&'static str> {
 /// min-max accumulator, the reducers of its type (the header's `MinLoc<A>`
 /// etc. take the accumulator type); for a tuple, a tuple of built-in
 /// reducers, one per field (`granule::Reducers<..>`).
-pub fn team_reducer(e: Option<&Expr>, elem: &Elem, t: &str, at: Span) -> Result<String> {
+pub fn team_reducer(
+    cx: &mut Cx,
+    e: Option<&Expr>,
+    elem: &Elem,
+    t: &str,
+    at: Span,
+) -> Result<String> {
+    if let Elem::Struct(name) = elem {
+        // A `#[device] struct` accumulator: its custom reducer, named by
+        // path (a unit struct), whose C++ struct has the reducer's name.
+        let Some(Expr::Path(p)) = e else {
+            return Err(error_at(
+                e.map_or(at, |e| e.span()),
+                format!("a `{name}` accumulator is reduced by its `#[device]` custom reducer, named by its type (`TripleSum`)"),
+            ));
+        };
+        let reducer = last_segment(&p.path);
+        if REDUCERS.contains(&reducer.as_str()) {
+            return Err(error_at(
+                p.span(),
+                format!("`{reducer}` reduces scalars; a `{name}` accumulator takes its `#[device]` custom reducer"),
+            ));
+        }
+        cx.reducer_deps.push(p.path.clone());
+        return Ok(reducer);
+    }
     if let Elem::Tuple(fields) = elem {
         let Some(Expr::Tuple(rs)) = e else {
             return Err(error_at(
@@ -192,14 +218,14 @@ impl Cx {
             Fold::Scan => "|i, partial: &mut i64, last: bool| ..",
         };
         let elem = self.annotated_elem(f, example)?;
-        if fold == Fold::Scan && matches!(elem, Elem::Tuple(_)) {
+        if fold == Fold::Scan && matches!(elem, Elem::Tuple(_) | Elem::Struct(_)) {
             return Err(error_at(
                 at,
-                "a team-level scan of a tuple (scan each field, or reduce the tuple)",
+                "a team-level scan of a tuple or a struct (scan each field, or reduce it)",
             ));
         }
         let t = self.infer.cpp(&elem);
-        let op = team_reducer(reducer, &elem, &t, at)?;
+        let op = team_reducer(self, reducer, &elem, &t, at)?;
         let mut kinds = vec![None, Some(Ty::Out(elem.clone()))];
         if fold == Fold::Scan {
             kinds.push(Some(Ty::scalar(Scalar::Bool)));
@@ -265,7 +291,7 @@ impl Cx {
 
     /// The element type from the annotation of a closure's second
     /// parameter, `acc: &mut T`.
-    fn annotated_elem(&self, f: &syn::ExprClosure, example: &str) -> Result<Elem> {
+    fn annotated_elem(&mut self, f: &syn::ExprClosure, example: &str) -> Result<Elem> {
         if let Some(syn::Pat::Type(pt)) = f.inputs.iter().nth(1) {
             if let syn::Type::Reference(r) = &*pt.ty {
                 return self.acc_or_elem(&r.elem);
@@ -277,11 +303,16 @@ impl Cx {
         ))
     }
 
-    /// A scalar or generic type, a location or min-max accumulator, or a
-    /// tuple of scalars.
-    fn acc_or_elem(&self, ty: &syn::Type) -> Result<Elem> {
+    /// A scalar or generic type, a location or min-max accumulator, a
+    /// tuple of scalars, or a `#[device] struct`.
+    fn acc_or_elem(&mut self, ty: &syn::Type) -> Result<Elem> {
         if let Some(fields) = super::types::tuple_of(ty)? {
             return Ok(Elem::Tuple(fields));
+        }
+        if let Some(path) = super::types::struct_of(ty, &self.generics) {
+            let name = last_segment(&path);
+            self.struct_deps.push(path);
+            return Ok(Elem::Struct(name));
         }
         match acc_of(ty)? {
             Some(acc) => Ok(Elem::Acc(acc)),

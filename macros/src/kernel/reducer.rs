@@ -103,6 +103,7 @@ pub fn translate_reducer(imp: &syn::ItemImpl) -> Result<Translated> {
         source,
         deps,
         struct_deps,
+        reducer_deps: Vec::new(),
         one_lane: None,
     })
 }

@@ -46,6 +46,7 @@ pub fn translate_struct(s: &syn::ItemStruct) -> Result<Translated> {
         params: Vec::new(),
         deps: Vec::new(),
         struct_deps: Vec::new(),
+        reducer_deps: Vec::new(),
         one_lane: None,
     })
 }

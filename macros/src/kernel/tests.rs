@@ -418,7 +418,14 @@ fn an_untyped_let_before_a_loop_names_no_variable_of_the_loop() {
 }
 
 #[test]
-fn team_reductions_of_tuples_take_a_reducer_per_field() {
+fn team_reductions_of_tuples_and_structs_name_their_reducers() {
+    let m = kernel_source(
+        "fn k(m: &TeamMember, h: &AtomicView<'_, f64, 1>) { let v = TeamThreadRange::new(m, 0..4).parallel_reduce(MeanOf, |j, p: &mut Mean| { p.count += 1; }); h.add(0, v.sum); }",
+    );
+    assert!(
+        m.contains("granule::team_thread_reduce<MeanOf, Mean>("),
+        "{m}"
+    );
     let s = kernel_source(
         "fn k(m: &TeamMember, h: &AtomicView<'_, f64, 1>) { let (a, b) = m.team_reduce((Sum, Max), (1.0f64, 2u32)); h.add(0, a + b as f64); }",
     );
@@ -437,7 +444,11 @@ fn team_reductions_of_tuples_take_a_reducer_per_field() {
         ),
         (
             "fn k(m: &TeamMember, h: &AtomicView<'_, f64, 1>) { let t = TeamThreadRange::new(m, 0..4).parallel_scan(|j, p: &mut (f64, f64), last: bool| {}); }",
-            "a team-level scan of a tuple",
+            "a team-level scan of a tuple or a struct",
+        ),
+        (
+            "fn k(m: &TeamMember, h: &AtomicView<'_, f64, 1>) { let v = TeamThreadRange::new(m, 0..4).parallel_reduce(Sum, |j, p: &mut Mean| {}); }",
+            "`Sum` reduces scalars; a `Mean` accumulator takes its `#[device]` custom reducer",
         ),
     ] {
         let e = kernel_error(src);

@@ -172,6 +172,17 @@ template <class T> struct MinMax<MinMaxScalar<T>> {
   }
 };
 
+// `v` after Op's `final_` (a custom reducer's `finalize`), or `v` itself
+// for a reducer without one.
+template <class Op, class T> __device__ __forceinline__ auto finalize_with(T& v, int) -> decltype(Op::final_(v)) {
+  Op::final_(v);
+}
+template <class Op, class T> __device__ __forceinline__ void finalize_with(T&, long) {}
+template <class Op, class T> __device__ __forceinline__ T finalized(T v) {
+  finalize_with<Op>(v, 0);
+  return v;
+}
+
 // Tuple accumulators (a Rust tuple reduced by a tuple of reducers): a
 // head and the tuple of the rest; `get<N>(t)` is field N, by reference.
 template <class... Ts> struct Tuple;

@@ -420,18 +420,19 @@ template <class F> __device__ __forceinline__ void team_vector_for(const TeamMem
 }
 
 // Nested reductions, with any reducer of the header (scalar, location,
-// min-max): every thread gets the result. Team-thread: vector lanes
-// replicate the body (Kokkos semantics), so lane 0 of each team thread
-// contributes.
+// min-max, tuples of them) or a custom one: every thread gets the result,
+// finalized as the host's nested reductions finalize theirs. Team-thread:
+// vector lanes replicate the body (Kokkos semantics), so lane 0 of each
+// team thread contributes.
 template <class Op, class T, class F> __device__ T team_thread_reduce(const TeamMember& m, u64 b, u64 e, F f) {
   T acc = Op::identity();
   team_thread_for(m, b, e, [&](u64 i) { f(i, acc); });
-  return team_join<Op>(threadIdx.x == 0 ? acc : Op::identity());
+  return finalized<Op>(team_join<Op>(threadIdx.x == 0 ? acc : Op::identity()));
 }
 template <class Op, class T, class F> __device__ T team_vector_reduce(const TeamMember& m, u64 b, u64 e, F f) {
   T acc = Op::identity();
   team_vector_for(m, b, e, [&](u64 i) { f(i, acc); });
-  return team_join<Op>(acc);
+  return finalized<Op>(team_join<Op>(acc));
 }
 // Within the lanes of one team thread (see vector_group), a shuffle tree.
 template <class Op, class T, class F> __device__ T thread_vector_reduce(const TeamMember& m, u64 b, u64 e, F f) {
@@ -443,7 +444,7 @@ template <class Op, class T, class F> __device__ T thread_vector_reduce(const Te
     GRANULE_LOOP_TICK();
     Op::join(acc, shuffle_words(acc, [&](u32 word) { return __shfl_xor_sync(group, word, off, width); }));
   }
-  return acc;
+  return finalized<Op>(acc);
 }
 
 // Nested scans with the Kokkos contract f(i, partial, final), combined by
