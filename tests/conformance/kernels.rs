@@ -501,6 +501,17 @@ pub fn row_means(m: &TeamMember, a: &View2<f64>, acc: &mut f64) {
     }
 }
 
+/// Kokkos's own-slot idiom: each thread writes the team scratch slot of
+/// its rank, then, after a barrier, reads its neighbour's; the threads'
+/// reads cover every slot once, so the reduction is the slots' sum.
+#[kernel(reduce)]
+pub fn neighbour_slots(m: &TeamMember, acc: &mut u64) {
+    let mut s = m.team_scratch::<u64, 1>(0, m.team_size()).unwrap();
+    s[m.team_rank()] = (1000 * m.league_rank() + m.team_rank()) as u64;
+    m.team_barrier();
+    *acc += s[(m.team_rank() + 1) % m.team_size()];
+}
+
 /// Team `l` scans row `l` of `a` with a team-thread scan into team
 /// scratch (each index's final call writes its own slot), then thread 0,
 /// which owns the team's whole row (`MapContinuousLinear` of the row's
@@ -852,6 +863,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     row_block,
     row_sum_and_peak,
     row_means,
+    neighbour_slots,
     banded_row,
     mark_segment,
     one_past_the_segment,

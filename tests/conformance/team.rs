@@ -50,6 +50,20 @@ macro_rules! team_tests {
         }
 
         #[test]
+        fn team_threads_write_their_own_scratch_slots() {
+            let s = space();
+            let league = 123usize;
+            let p = TeamPolicy::new(&s, league, AUTO);
+            let ts = p.team_size();
+            let p = p.with_scratch_size(0, PerTeam(8 * ts)).unwrap();
+            let sum: u64 = parallel_reduce("slots", p, Sum, neighbour_slots());
+            let want: u64 = (0..league)
+                .flat_map(|l| (0..ts).map(move |r| (1000 * l + r) as u64))
+                .sum();
+            assert_eq!(sum, want);
+        }
+
+        #[test]
         fn team_nested_team_thread_range_scan() {
             let s = space();
             let (m_, n) = (163usize, 128usize);

@@ -330,6 +330,15 @@ impl Cx {
                 }
             }
         };
+        // A team thread's write of its own team scratch slot is a phase
+        // (see `team_rules::team_scratch`).
+        let text = match (&self.team_rules, left) {
+            (Some(rules), Expr::Index(_)) => {
+                let member = rules.member.clone();
+                self.phase(syn::spanned::Spanned::span(left), &member, text)
+            }
+            _ => text,
+        };
         Ok((text, Ty::Unit))
     }
 

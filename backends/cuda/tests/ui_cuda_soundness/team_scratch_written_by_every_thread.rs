@@ -1,6 +1,7 @@
 // Hole 6: two team threads both held team scratch writable and wrote
 // element 0. Team scratch is written by one executor per element: in
-// `single(PerTeam(..))`, or in a nested range at its index.
+// `single(PerTeam(..))`, in a nested range at its index, or at each
+// thread's own slot (`s[m.team_rank()]`), whose line reads no other slot.
 use granule_core::kernel::kernel;
 use granule_core::prelude::*;
 
@@ -14,6 +15,12 @@ fn everyone(m: &TeamMember) {
 fn shifted(m: &TeamMember, n: usize) {
     let mut s = m.team_scratch::<i32, 1>(0, n).unwrap();
     TeamVectorRange::new(m, 0..n - 1).parallel_for(|i| s[i + 1] = 1);
+}
+
+#[kernel(crate = granule_core)]
+fn own_slot_reads_another(m: &TeamMember) {
+    let mut s = m.team_scratch::<usize, 1>(0, m.team_size()).unwrap();
+    s[m.team_rank()] = s[0] + 1;
 }
 
 fn main() {}

@@ -54,7 +54,7 @@ pub(super) fn block_tail(b: &syn::Block) -> Option<&Expr> {
 }
 
 /// `e` as it is usually written (`quote` puts a space between tokens).
-fn source_text(e: &Expr) -> String {
+pub(super) fn source_text(e: &Expr) -> String {
     let mut text = quote::quote!(#e).to_string();
     for (spaced, tight) in [
         (" . ", "."),

@@ -99,6 +99,8 @@ pub struct TeamRules {
     pub lane_phases: HashSet<Key>,
     /// Why the kernel needs one vector lane per team thread, if it does.
     pub one_lane: Option<String>,
+    /// The team member parameter's name.
+    pub member: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -247,7 +249,8 @@ impl Analysis {
         }
     }
 
-    fn finish(self) -> syn::Result<TeamRules> {
+    fn finish(mut self) -> syn::Result<TeamRules> {
+        self.rules.member = self.team.clone();
         let mut errors = self.errors.into_iter();
         match errors.next() {
             None => Ok(self.rules),

@@ -11,23 +11,30 @@
 //! unless a vector range's index or `single(PerThread)` divides it again;
 //! such a kernel needs one lane per thread (see [`lanes`](super::lanes)).
 //!
+//! Outside every nested construct, Kokkos's own-slot idiom is accepted:
+//! `s[team.team_rank()] = v` (or `s[[team.team_rank(), k]]`), where each
+//! thread writes the slot of its rank. The statement is a phase of its
+//! own, so it must stand where every thread of the team passes; its right
+//! side reads `s` only at the slot it writes; and, as the lanes of a
+//! thread all repeat it, it needs one lane per thread.
+//!
 //! A construct that writes team scratch is a phase of its own
 //! ([`TeamRules::team_phases`](super::TeamRules::team_phases)): the
 //! translation puts team barriers before and after it, so no executor
 //! outside it sees an element half-written, and inside it the View is read
 //! only at the executor's own index ([`memory`](super::memory)).
 
-use super::{Analysis, Key, Kind};
+use super::memory::{describe, source_text};
+use super::{Analysis, Class, Key, Kind, Level};
 use proc_macro2::Span;
+use syn::spanned::Spanned;
 use syn::Expr;
 
 impl Analysis {
     /// A write to team scratch: one executor per element, in a phase.
     pub(super) fn team_write(&mut self, name: &str, id: Key, idx: &Expr, at: Span) {
         let Some(top) = self.stack.first().cloned() else {
-            return self.error(at, format!(
-                "team scratch `{name}` is shared by the team's threads, which run this line at once on a device: write it inside `single(PerTeam(team), || ..)`, or in a `TeamVectorRange` (or `TeamThreadRange`) pattern at its index, e.g. `{name}[i] = ..`"
-            ));
+            return self.own_slot_write(name, idx, at);
         };
         let single = self.stack.iter().any(|c| c.kind == Kind::SingleTeam);
         let by_index = self.divides(id, idx, top.key);
@@ -43,6 +50,73 @@ impl Analysis {
         }
         self.writes.insert((top.key, id));
         self.rules.team_phases.insert(top.key);
+    }
+
+    /// `s[team.team_rank()] = ..` outside every nested construct: each
+    /// thread writes its own slot, in a phase of its own.
+    fn own_slot_write(&mut self, name: &str, idx: &Expr, at: Span) {
+        if self.rank_component(idx).is_none() {
+            return self.error(at, format!(
+                "team scratch `{name}` is shared by the team's threads, which run this line at once on a device: write each thread's own slot (`{name}[team.team_rank()] = ..`), or write it inside `single(PerTeam(team), || ..)`, or in a `TeamVectorRange` (or `TeamThreadRange`) pattern at its index, e.g. `{name}[i] = ..`"
+            ));
+        }
+        if self.here() > Level::Team {
+            return self.error(at, format!(
+                "team scratch `{name}` is written at the thread's slot under a condition that differs between threads: the write is a phase with team barriers around it, so every thread of the team must reach it"
+            ));
+        }
+        self.need_one_lane(
+            at.start().line,
+            format!(
+            "writes its slot of team scratch `{name}`, and a thread's vector lanes repeat the write"
+        ),
+        );
+        self.rules.team_phases.insert(super::key(at));
+    }
+
+    /// In `s[team.team_rank()] = right` outside every nested construct,
+    /// `right` reads `s` only at the slot written: the other threads are
+    /// writing the other slots at the same time.
+    pub(super) fn own_slot_reads(&mut self, left: &syn::ExprIndex, right: &Expr) {
+        if !self.stack.is_empty() || self.rank_component(&left.index).is_none() {
+            return;
+        }
+        let Class::TeamScratch(id) = self.expr(&left.expr).class else {
+            return;
+        };
+        let slot = source_text(&left.index);
+        let mut reads = Vec::new();
+        collect_indexing(right, &mut reads);
+        for r in reads {
+            let same = self.expr(&r.expr).class == Class::TeamScratch(id);
+            if same && source_text(&r.index) != slot {
+                let name = describe(&left.expr);
+                self.error(r.span(), format!(
+                    "team scratch `{name}` is written at each thread's slot on this line, so it is read here only at that slot (`{name}[{slot}]`); read the others after the write, which ends with a team barrier"
+                ));
+            }
+        }
+    }
+
+    /// The position of `team.team_rank()` in index `idx` (the whole index,
+    /// or a component of `[a, b]`), with `team` the team member.
+    pub(super) fn rank_component(&self, idx: &Expr) -> Option<usize> {
+        let is_rank = |e: &Expr| match e {
+            Expr::MethodCall(m) => {
+                m.method == "team_rank"
+                    && m.args.is_empty()
+                    && super::memory::path_name(&m.receiver)
+                        .and_then(|n| self.lookup(&n))
+                        .is_some_and(|v| v.class == super::Class::Member)
+            }
+            _ => false,
+        };
+        match idx {
+            Expr::Paren(p) => self.rank_component(&p.expr),
+            Expr::Group(g) => self.rank_component(&g.expr),
+            Expr::Array(a) => a.elems.iter().position(is_rank),
+            e => is_rank(e).then_some(0),
+        }
     }
 
     /// Whether `idx` contains the index of the construct that writes
@@ -73,6 +147,18 @@ impl Analysis {
     }
 }
 
+/// The indexing expressions in `e`, outermost first.
+fn collect_indexing(e: &Expr, out: &mut Vec<syn::ExprIndex>) {
+    struct Find<'a>(&'a mut Vec<syn::ExprIndex>);
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_expr_index(&mut self, i: &'ast syn::ExprIndex) {
+            self.0.push(i.clone());
+            syn::visit::visit_expr_index(self, i);
+        }
+    }
+    syn::visit::Visit::visit_expr(&mut Find(out), e);
+}
+
 #[cfg(test)]
 mod tests {
     use crate::kernel::team_rules::{err, run};
@@ -99,5 +185,42 @@ mod tests {
         }")
         .unwrap();
         assert!(ttr.one_lane.unwrap().contains("team scratch `s`"));
+    }
+
+    #[test]
+    fn each_thread_may_write_its_own_slot() {
+        let r = run("fn k(m: &TeamMember, x: f64) {
+            let mut s = m.team_scratch::<f64, 2>(0, [m.team_size(), 2]).unwrap();
+            s[[m.team_rank(), 1]] = x;
+            let mut t = m.team_scratch::<f64, 1>(0, m.team_size()).unwrap();
+            t[m.team_rank()] = x;
+            t[m.team_rank()] += t[m.team_rank()] * 2.0;
+            m.team_barrier();
+            let next = t[(m.team_rank() + 1) % m.team_size()];
+        }")
+        .unwrap();
+        assert_eq!(r.team_phases.len(), 3);
+        assert!(r.one_lane.unwrap().contains("its slot of team scratch `s`"));
+        for (src, message) in [
+            (
+                "fn k(m: &TeamMember) { let mut s = m.team_scratch::<i32, 1>(0, 4).unwrap(); s[m.league_rank()] = 1; }",
+                "write each thread's own slot",
+            ),
+            (
+                "fn k(m: &TeamMember) { let mut s = m.team_scratch::<usize, 1>(0, 4).unwrap(); if m.team_rank() > 1 { s[m.team_rank()] = 1; } }",
+                "every thread of the team must reach it",
+            ),
+            (
+                "fn k(m: &TeamMember) { let mut s = m.team_scratch::<usize, 1>(0, 4).unwrap(); s[m.team_rank()] = s[0] + 1; }",
+                "read here only at that slot",
+            ),
+            (
+                "fn k(m: &TeamMember) { let mut s = m.team_scratch::<usize, 1>(0, 4).unwrap(); let r = m.team_rank(); s[r] = 1; }",
+                "write each thread's own slot",
+            ),
+        ] {
+            let e = err(src);
+            assert!(e.contains(message), "{src}: {e}");
+        }
     }
 }

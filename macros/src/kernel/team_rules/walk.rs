@@ -275,7 +275,10 @@ impl Analysis {
         let r = self.expr(right).level;
         match left {
             Expr::Paren(p) => self.assign(&p.expr, right),
-            Expr::Index(i) => self.write(i),
+            Expr::Index(i) => {
+                self.own_slot_reads(i, right);
+                self.write(i)
+            }
             Expr::Path(_) => {
                 let Some(v) = path_name(left).and_then(|n| self.lookup(&n)) else {
                     return;
