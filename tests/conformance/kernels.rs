@@ -507,9 +507,10 @@ pub fn row_means(m: &TeamMember, a: &View2<f64>, acc: &mut f64) {
 #[kernel(reduce)]
 pub fn neighbour_slots(m: &TeamMember, acc: &mut u64) {
     let mut s = m.team_scratch::<u64, 1>(0, m.team_size()).unwrap();
-    s[m.team_rank()] = (1000 * m.league_rank() + m.team_rank()) as u64;
+    let r = m.team_rank();
+    s[r] = (1000 * m.league_rank() + r) as u64;
     m.team_barrier();
-    *acc += s[(m.team_rank() + 1) % m.team_size()];
+    *acc += s[(r + 1) % m.team_size()];
 }
 
 /// Team `l` scans row `l` of `a` with a team-thread scan into team

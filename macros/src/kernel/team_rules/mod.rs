@@ -215,6 +215,8 @@ struct Analysis {
     dividing: HashSet<String>,
     /// Bindings made so far in this pass.
     bindings: usize,
+    /// The immutable bindings of `team.team_rank()`.
+    ranks: HashSet<usize>,
     /// The first `chunk_mut` map of each divided chunk, as written.
     maps: HashMap<String, String>,
     errors: Vec<syn::Error>,
@@ -243,6 +245,7 @@ impl Analysis {
             divided,
             dividing: HashSet::new(),
             bindings: 0,
+            ranks: HashSet::new(),
             maps: HashMap::new(),
             errors: Vec::new(),
             rules: TeamRules::default(),

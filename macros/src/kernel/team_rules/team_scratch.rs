@@ -12,7 +12,8 @@
 //! such a kernel needs one lane per thread (see [`lanes`](super::lanes)).
 //!
 //! Outside every nested construct, Kokkos's own-slot idiom is accepted:
-//! `s[team.team_rank()] = v` (or `s[[team.team_rank(), k]]`), where each
+//! `s[team.team_rank()] = v` (or `s[[team.team_rank(), k]]`, or through
+//! an immutable `let r = team.team_rank();`), where each
 //! thread writes the slot of its rank. The statement is a phase of its
 //! own, so it must stand where every thread of the team passes; its right
 //! side reads `s` only at the slot it writes; and, as the lanes of a
@@ -101,21 +102,31 @@ impl Analysis {
     /// The position of `team.team_rank()` in index `idx` (the whole index,
     /// or a component of `[a, b]`), with `team` the team member.
     pub(super) fn rank_component(&self, idx: &Expr) -> Option<usize> {
-        let is_rank = |e: &Expr| match e {
-            Expr::MethodCall(m) => {
-                m.method == "team_rank"
-                    && m.args.is_empty()
-                    && super::memory::path_name(&m.receiver)
-                        .and_then(|n| self.lookup(&n))
-                        .is_some_and(|v| v.class == super::Class::Member)
-            }
-            _ => false,
-        };
+        let is_rank = |e: &Expr| self.is_rank(e);
         match idx {
             Expr::Paren(p) => self.rank_component(&p.expr),
             Expr::Group(g) => self.rank_component(&g.expr),
             Expr::Array(a) => a.elems.iter().position(is_rank),
             e => is_rank(e).then_some(0),
+        }
+    }
+
+    /// Whether `e` is `team.team_rank()`, or an immutable binding of it
+    /// (`let r = team.team_rank();`).
+    pub(super) fn is_rank(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.is_rank(&p.expr),
+            Expr::Group(g) => self.is_rank(&g.expr),
+            Expr::MethodCall(m) => {
+                m.method == "team_rank"
+                    && m.args.is_empty()
+                    && super::memory::path_name(&m.receiver)
+                        .and_then(|n| self.lookup(&n))
+                        .is_some_and(|v| v.class == Class::Member)
+            }
+            e => super::memory::path_name(e)
+                .and_then(|n| self.lookup(&n))
+                .is_some_and(|v| self.ranks.contains(&v.id)),
         }
     }
 
@@ -195,11 +206,13 @@ mod tests {
             let mut t = m.team_scratch::<f64, 1>(0, m.team_size()).unwrap();
             t[m.team_rank()] = x;
             t[m.team_rank()] += t[m.team_rank()] * 2.0;
+            let r = m.team_rank();
+            t[r] = t[r] + 1.0;
             m.team_barrier();
             let next = t[(m.team_rank() + 1) % m.team_size()];
         }")
         .unwrap();
-        assert_eq!(r.team_phases.len(), 3);
+        assert_eq!(r.team_phases.len(), 4);
         assert!(r.one_lane.unwrap().contains("its slot of team scratch `s`"));
         for (src, message) in [
             (
@@ -215,7 +228,11 @@ mod tests {
                 "read here only at that slot",
             ),
             (
-                "fn k(m: &TeamMember) { let mut s = m.team_scratch::<usize, 1>(0, 4).unwrap(); let r = m.team_rank(); s[r] = 1; }",
+                "fn k(m: &TeamMember) { let mut s = m.team_scratch::<usize, 1>(0, 4).unwrap(); let mut r = m.team_rank(); r += 1; s[r] = 1; }",
+                "write each thread's own slot",
+            ),
+            (
+                "fn k(m: &TeamMember) { let mut s = m.team_scratch::<usize, 1>(0, 4).unwrap(); let r = m.team_rank() / 2; s[r] = 1; }",
                 "write each thread's own slot",
             ),
         ] {

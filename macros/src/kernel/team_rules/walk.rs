@@ -83,6 +83,7 @@ impl Analysis {
             _ => return,
         };
         let init = l.init.as_ref().map(|i| self.expr(&i.expr));
+        let rank = !mutable && l.init.as_ref().is_some_and(|i| self.is_rank(&i.expr));
         let name = ident.to_string();
         // `let x: T;` is assigned later, like a mutable variable.
         let mutable = mutable || init.is_none();
@@ -93,7 +94,10 @@ impl Analysis {
             self.raise(k, at);
             k
         });
-        self.bind(name, info.level, info.class, mutable);
+        let id = self.bind(name, info.level, info.class, mutable);
+        if rank {
+            self.ranks.insert(id);
+        }
     }
 
     /// `let (a, b) = v;`: each name varies as `v` does, and a `mut` one
