@@ -101,11 +101,7 @@ macro_rules! bad_input_tests {
                 s.fence();
             }))
             .unwrap_err();
-            let msg = p
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or(p.downcast_ref::<&str>().copied())
-                .unwrap();
+            let msg = crate::soundness::message(&*p);
             assert!(msg.contains("\"forces\"") && msg.contains('2'), "{msg}");
         }
 
@@ -134,11 +130,7 @@ macro_rules! bad_input_tests {
                 s.fence();
             }))
             .unwrap_err();
-            let msg = p
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or(p.downcast_ref::<&str>().copied())
-                .unwrap();
+            let msg = crate::soundness::message(&*p);
             assert!(
                 msg.contains("\"marks\"") && msg.contains("segment 2") && msg.contains("index 2"),
                 "{msg}"
@@ -196,11 +188,7 @@ macro_rules! bad_input_tests {
                 s.fence();
             }))
             .unwrap_err();
-            let msg = p
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or(p.downcast_ref::<&str>().copied())
-                .unwrap();
+            let msg = crate::soundness::message(&*p);
             assert!(msg.contains("rows") && msg.contains('4'), "{msg}");
             // the unowned writes (elements 4 and 8, the next teams' first) never happened
             let y = create_mirror_view_and_copy(&y).unwrap();

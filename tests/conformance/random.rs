@@ -446,11 +446,7 @@ macro_rules! random_tests {
                         range_draws!(&s, &pool, 4, 1, lo, hi);
                     }))
                     .unwrap_err();
-                    let msg = p
-                        .downcast_ref::<String>()
-                        .map(String::as_str)
-                        .or(p.downcast_ref::<&str>().copied())
-                        .unwrap();
+                    let msg = crate::soundness::message(&*p);
                     assert!(
                         msg.contains("random pool: cannot draw from")
                             && msg.contains("the range must be finite with start below end"),
@@ -480,11 +476,7 @@ macro_rules! random_tests {
                     s.fence();
                 }))
                 .unwrap_err();
-                let msg = p
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or(p.downcast_ref::<&str>().copied())
-                    .unwrap();
+                let msg = crate::soundness::message(&*p);
                 assert!(
                     msg.contains("state 10 asked for, but the pool has 10 states"),
                     "{msg}"

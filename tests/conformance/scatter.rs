@@ -325,11 +325,7 @@ macro_rules! scatter_tests {
                     s.fence();
                 }))
                 .unwrap_err();
-                let msg = p
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or(p.downcast_ref::<&str>().copied())
-                    .unwrap();
+                let msg = crate::soundness::message(&*p);
                 assert!(msg.contains("bins") && msg.contains('8'), "{msg}");
             }
         }

@@ -87,6 +87,18 @@ unsafe impl<M: MemorySpace> Send for Offsets<'_, M> {}
 // SAFETY: as above; nothing writes through them.
 unsafe impl<M: MemorySpace> Sync for Offsets<'_, M> {}
 
+impl<M> Offsets<'_, M> {
+    /// The number of segments: one less than the offsets' entries.
+    pub fn count(&self) -> usize {
+        self.entries - 1
+    }
+
+    /// The last offset: the end of the last segment.
+    pub fn end(&self) -> usize {
+        self.last
+    }
+}
+
 impl<'o, M: MemorySpace> Offsets<'o, M> {
     /// Checks `offsets`: at least one entry, none less than the one before.
     /// A View of a memory space the host cannot read is copied to the host
@@ -134,16 +146,6 @@ impl<'o, M: MemorySpace> Offsets<'o, M> {
         })
     }
 
-    /// The number of segments: one less than the offsets' entries.
-    pub fn count(&self) -> usize {
-        self.entries - 1
-    }
-
-    /// The last offset: the end of the last segment.
-    pub fn end(&self) -> usize {
-        self.last
-    }
-
     /// The segments of `view` these offsets give, for a pattern to hand
     /// out, segment `i` to work item `i`.
     ///
@@ -167,6 +169,8 @@ impl<'o, M: MemorySpace> Offsets<'o, M> {
             });
         }
         Ok(Segments {
+            // The extent was checked above, with a typed error; the parts'
+            // own check (a panic) has nothing left to check.
             view: view_parts(view, "segments", [0]),
             offsets: *self,
         })
@@ -219,7 +223,7 @@ unsafe impl<'v, 'o, T, M> Writes<usize> for Segments<'v, 'o, T, M> {
     type Parts = Segments<'v, 'o, T, M>;
     #[track_caller]
     fn into_parts(self, label: &str, bound: usize) -> Self::Parts {
-        let count = self.offsets.entries - 1;
+        let count = self.offsets.count();
         if bound > count {
             too_few(label, self.offsets.label, self.view.label, count, bound);
         }
@@ -237,7 +241,7 @@ unsafe impl<T: Element, M: HostAccessible> WriteParts<usize> for Segments<'_, '_
     type Item<'a> = Segment<'a, T>;
     #[inline(always)]
     fn covers(&self, reach: &usize) -> bool {
-        *reach < self.offsets.entries
+        *reach <= self.offsets.count()
     }
     #[inline(always)]
     unsafe fn item<'a>(&self, i: usize) -> Segment<'a, T> {
@@ -270,7 +274,7 @@ where
 {
     type Outputs = Segment<'static, T>;
     fn covers(&self, reach: &usize) -> bool {
-        *reach < self.offsets.entries
+        *reach <= self.offsets.count()
     }
     fn device_args<'s>(&'s self, out: &mut Vec<DeviceArg<'s>>) {
         out.push(DeviceArg::Written(self.view.view_arg()));

@@ -295,17 +295,11 @@ impl Analysis {
     /// which position. Names resolve where `idx` stands, so a name that
     /// shadows the index does not count.
     fn component_of(&self, idx: &Expr, id: usize) -> Option<usize> {
-        let is = |e: &Expr| {
+        component_where(idx, &|e: &Expr| {
             path_name(e)
                 .and_then(|n| self.lookup(&n))
                 .is_some_and(|v| v.id == id)
-        };
-        match idx {
-            Expr::Paren(p) => self.component_of(&p.expr, id),
-            Expr::Group(g) => self.component_of(&g.expr, id),
-            Expr::Array(a) => a.elems.iter().position(is),
-            e => is(e).then_some(0),
-        }
+        })
     }
 
     fn lookup(&self, name: &str) -> Option<Var> {
@@ -333,6 +327,17 @@ impl Analysis {
             *old = level;
             self.raised = true;
         }
+    }
+}
+
+/// The position in index expression `idx` of the component for which
+/// `is` holds: the whole index (0), or a component of `[a, b]`.
+fn component_where(idx: &Expr, is: &dyn Fn(&Expr) -> bool) -> Option<usize> {
+    match idx {
+        Expr::Paren(p) => component_where(&p.expr, is),
+        Expr::Group(g) => component_where(&g.expr, is),
+        Expr::Array(a) => a.elems.iter().position(is),
+        e => is(e).then_some(0),
     }
 }
 

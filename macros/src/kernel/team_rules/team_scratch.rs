@@ -102,13 +102,7 @@ impl Analysis {
     /// The position of `team.team_rank()` in index `idx` (the whole index,
     /// or a component of `[a, b]`), with `team` the team member.
     pub(super) fn rank_component(&self, idx: &Expr) -> Option<usize> {
-        let is_rank = |e: &Expr| self.is_rank(e);
-        match idx {
-            Expr::Paren(p) => self.rank_component(&p.expr),
-            Expr::Group(g) => self.rank_component(&g.expr),
-            Expr::Array(a) => a.elems.iter().position(is_rank),
-            e => is_rank(e).then_some(0),
-        }
+        super::component_where(idx, &|e: &Expr| self.is_rank(e))
     }
 
     /// Whether `e` is `team.team_rank()`, or an immutable binding of it
