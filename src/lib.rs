@@ -51,6 +51,28 @@ pub use granule_containers as containers;
 pub use granule_core as base;
 pub use granule_core::{profiling, reducer};
 
+/// Programs generic over the execution space, `fn run<S: PortableSpace>(space: &S)`:
+/// the patterns for `#[kernel]`s on any space (see
+/// [`granule_core::portable`]).
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::portable::parallel_reduce;
+///
+/// #[kernel(reduce)]
+/// fn sum_of(i: usize, acc: &mut f64, x: &View1<f64>) {
+///     *acc += x[i];
+/// }
+///
+/// fn total<S: PortableSpace>(space: &S) -> f64 {
+///     let x = View1::from_fn_on(space, "x", 10, |i| i as f64).unwrap();
+///     parallel_reduce("total", RangePolicy::new(space, 0..10), Sum, sum_of(&x))
+/// }
+/// assert_eq!(total(&Serial), 45.0);
+/// assert_eq!(total(&DefaultHostExecutionSpace::default()), 45.0);
+/// ```
+pub use granule_core::portable;
+
 /// Portable kernels: the device description a `#[kernel]` carries and the
 /// traits tying its functor type to it (see [`granule_core::kernel`]).
 pub use granule_core::kernel;

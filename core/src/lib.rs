@@ -23,6 +23,7 @@ pub mod functor;
 pub mod kernel;
 pub mod pattern;
 pub mod policy;
+pub mod portable;
 pub mod profiling;
 pub mod reducer;
 pub mod space;
@@ -37,6 +38,7 @@ pub use policy::{
     Iterate, MDRangePolicy, PerTeam, PerThread, Policy, RangePolicy, Schedule, TeamPolicy,
     TeamSize, AUTO,
 };
+pub use portable::PortableSpace;
 pub use space::{ExecutionSpace, Serial, ViewOn};
 pub use team::{
     single, MapIdentity, TeamChunk, TeamMember, TeamThreadRange, TeamVectorRange, ThreadVectorRange,
@@ -52,8 +54,9 @@ pub mod prelude {
     pub use crate::{
         parallel_for, parallel_reduce, parallel_reduce_into, parallel_scan, parallel_scan_with,
         single, ExecutionSpace, Iterate, MDRangePolicy, MapIdentity, PerTeam, PerThread,
-        PolicyError, RangePolicy, Schedule, ScratchError, SegmentError, Serial, TeamChunk,
-        TeamMember, TeamPolicy, TeamThreadRange, TeamVectorRange, ThreadVectorRange, ViewOn, AUTO,
+        PolicyError, PortableSpace, RangePolicy, Schedule, ScratchError, SegmentError, Serial,
+        TeamChunk, TeamMember, TeamPolicy, TeamThreadRange, TeamVectorRange, ThreadVectorRange,
+        ViewOn, AUTO,
     };
     pub use granule_views::chunk::{MapContinuousLinear, MapLinear};
     pub use granule_views::{

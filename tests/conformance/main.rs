@@ -27,6 +27,8 @@ macro_rules! kernel_list {
 mod container_kernels;
 mod kernels;
 mod nvrtc;
+#[macro_use]
+mod portable;
 
 #[macro_use]
 mod bad_input;
@@ -102,6 +104,7 @@ macro_rules! conformance_suite {
             scatter_tests!();
             unique_token_tests!();
             view_ops_tests!();
+            portable_tests!();
             $($host_only)*
         }
     };

@@ -76,7 +76,9 @@ pub use error::{Result, ViewError};
 pub use fill::fill;
 pub use layout::{Layout, LayoutLeft, LayoutRight, LayoutStride, Mapping};
 pub use mirror::{create_mirror, create_mirror_view, create_mirror_view_and_copy, MirrorView};
-pub use space::{HostAccessible, HostSpace, MemorySpace, SpaceCopy, SpaceFill};
+pub use space::{
+    CopyToHost, HostAccessible, HostSpace, MemorySpace, PortableMemory, SpaceCopy, SpaceFill,
+};
 pub use view::{
     All, View, View1, View2, View3, View4, View5, View6, View7, View8, ViewBase, ViewMut, ViewRef,
     ALL,

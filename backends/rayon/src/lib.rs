@@ -30,3 +30,6 @@ mod space;
 mod team;
 
 pub use space::{Rayon, RayonError};
+
+// Rayon runs the host form of every `#[kernel]` (see granule_core::portable).
+granule_core::impl_portable_space!(Rayon, granule_views::HostSpace, host);

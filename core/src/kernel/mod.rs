@@ -41,6 +41,7 @@ mod device;
 mod element;
 mod map;
 mod meta;
+mod portable;
 mod reduction;
 mod scatter;
 mod source;
@@ -56,6 +57,7 @@ pub use map::{map_arg_of, map_shape, DeviceMap, Insert, MapArg, NoValue, Read};
 pub use meta::{
     DeviceChunkMap, DeviceFn, DeviceKernel, DeviceLayout, KernelPattern, Param, ParamKind,
 };
+pub use portable::{IsHostSpace, PortableKernel};
 pub use reduction::{DeviceReduction, ReducerOp};
 pub use scatter::{scatter_arg_of, scatter_shape, DeviceScatter};
 pub use source::{

@@ -68,7 +68,7 @@ unsafe impl ChunkMap for MapIdentity {
 // which the parts hold; `item`'s contract (one live item per rank) is
 // exactly `part`'s; `covers` admits only leagues of at most as many teams
 // as the map was checked for (and `part` panics past them anyway).
-unsafe impl<'w, T: Element, M: ChunkMap, Sp: HostAccessible> WriteParts<LeagueIndex>
+unsafe impl<'w, T: Element, M: ChunkMap, Sp: MemorySpace> WriteParts<LeagueIndex, Sp>
     for SharedChunks<'w, T, M, GridToBlock, Sp>
 {
     type Item<'a> = ChunkMut<'a, T, M, GridToBlock>;
@@ -79,7 +79,10 @@ unsafe impl<'w, T: Element, M: ChunkMap, Sp: HostAccessible> WriteParts<LeagueIn
     }
 
     #[inline]
-    unsafe fn item<'a>(&self, idx: LeagueIndex) -> Self::Item<'a> {
+    unsafe fn item<'a>(&self, idx: LeagueIndex) -> Self::Item<'a>
+    where
+        Sp: HostAccessible,
+    {
         // SAFETY: the caller gives each league rank to one work item at a
         // time (forwarded to `part`'s contract).
         let part = unsafe { self.part(idx.rank) };

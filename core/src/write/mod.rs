@@ -37,12 +37,20 @@ mod segment;
 pub use row::Row;
 pub use segment::{Offsets, Segment, Segments};
 
+use crate::kernel::SameMemorySpace;
 use granule_views::storage::StorageMut;
 use granule_views::{Element, HostAccessible, HostSpace, Layout, MemorySpace, ViewBase};
 use std::marker::PhantomData;
 
 /// Raw access to the elements a pattern hands to work items, shared by
 /// every worker thread.
+///
+/// `M` is the memory space the parts are taken for: the parts of a View
+/// implement it for the View's own space. The host drivers ask for
+/// `WriteParts<I>` (`M = HostSpace`), and the item methods exist only
+/// where `M` is [`HostAccessible`], so device memory is never handed to
+/// host code; the trait holds for every space so that code generic over
+/// one (`granule_core::portable`) can name a work item's type.
 ///
 /// # Safety
 /// Implementations promise that:
@@ -60,7 +68,7 @@ use std::marker::PhantomData;
 ///   lifetime is part of their type, or a shared borrow of a container
 ///   that writes it only through such handles);
 /// - `covers` never answers true for a reach beyond what the parts hold.
-pub unsafe trait WriteParts<I>: Sync {
+pub unsafe trait WriteParts<I, M: MemorySpace = HostSpace>: Sync {
     /// What a work item receives.
     type Item<'a>;
 
@@ -76,7 +84,9 @@ pub unsafe trait WriteParts<I>: Sync {
     /// `idx` must be below a reach the parts [cover](Self::covers), the
     /// item must not outlive the parts, and no other item for the same
     /// `idx` may be alive (each index is handed out once at a time).
-    unsafe fn item<'a>(&self, idx: I) -> Self::Item<'a>;
+    unsafe fn item<'a>(&self, idx: I) -> Self::Item<'a>
+    where
+        M: HostAccessible;
 
     /// Whether every written View has unit stride, so that
     /// [`item_unit`](Self::item_unit) may be used (leaf loops then index
@@ -91,7 +101,10 @@ pub unsafe trait WriteParts<I>: Sync {
     /// # Safety
     /// As for `item`, and `unit_stride()` must have returned true.
     #[inline(always)]
-    unsafe fn item_unit<'a>(&self, idx: I) -> Self::Item<'a> {
+    unsafe fn item_unit<'a>(&self, idx: I) -> Self::Item<'a>
+    where
+        M: HostAccessible,
+    {
         // SAFETY: forwarded contract.
         unsafe { self.item(idx) }
     }
@@ -129,6 +142,7 @@ pub unsafe trait WriteParts<I>: Sync {
     #[inline(always)]
     unsafe fn for_each_item<'a, B>(&self, lo: usize, hi: usize, mut body: B)
     where
+        M: HostAccessible,
         I: From<usize>,
         B: FnMut(usize, Self::Item<'a>),
     {
@@ -291,14 +305,18 @@ fn uncovered(label: &str, reach: &dyn std::fmt::Debug) -> ! {
 pub type WriteItem<'a, W, I> = <<W as Writes<I>>::Parts as WriteParts<I>>::Item<'a>;
 
 // SAFETY: `()` hands out nothing, so it covers any reach.
-unsafe impl<I> WriteParts<I> for () {
+unsafe impl<I, M: MemorySpace> WriteParts<I, M> for () {
     type Item<'a> = ();
     #[inline(always)]
     fn covers(&self, _reach: &I) -> bool {
         true
     }
     #[inline(always)]
-    unsafe fn item<'a>(&self, _idx: I) -> Self::Item<'a> {}
+    unsafe fn item<'a>(&self, _idx: I) -> Self::Item<'a>
+    where
+        M: HostAccessible,
+    {
+    }
     #[inline(always)]
     fn unit_stride(&self) -> bool {
         true
@@ -355,14 +373,22 @@ unsafe impl<T: Element, const R: usize, M: MemorySpace> Sync for ViewParts<'_, T
 // SAFETY: distinct in-bounds indices have distinct offsets (a Mapping
 // invariant of granule-views); `covers` admits only reaches within the
 // extents, which `into_parts` read while taking the View's `&mut` for 'v.
-unsafe impl<T: Element, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T, 1, M> {
+unsafe impl<T, V, M> WriteParts<usize, M> for ViewParts<'_, T, 1, V>
+where
+    T: Element,
+    V: MemorySpace + SameMemorySpace<M>,
+    M: MemorySpace,
+{
     type Item<'a> = &'a mut T;
     #[inline(always)]
     fn covers(&self, reach: &usize) -> bool {
         self.holds(&[*reach])
     }
     #[inline(always)]
-    unsafe fn item<'a>(&self, i: usize) -> &'a mut T {
+    unsafe fn item<'a>(&self, i: usize) -> &'a mut T
+    where
+        M: HostAccessible,
+    {
         // SAFETY: the caller keeps `i` below the checked bound and hands it
         // out once; the offset is inside the View's span.
         unsafe { &mut *self.ptr.add(i * self.strides[0]) }
@@ -372,7 +398,10 @@ unsafe impl<T: Element, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T
         self.strides[0] == 1
     }
     #[inline(always)]
-    unsafe fn item_unit<'a>(&self, i: usize) -> &'a mut T {
+    unsafe fn item_unit<'a>(&self, i: usize) -> &'a mut T
+    where
+        M: HostAccessible,
+    {
         // SAFETY: as for `item`, with stride 1 (the caller checked it).
         unsafe { &mut *self.ptr.add(i) }
     }
@@ -410,6 +439,7 @@ unsafe impl<T: Element, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T
     #[inline(always)]
     unsafe fn for_each_item<'a, B>(&self, lo: usize, hi: usize, mut body: B)
     where
+        M: HostAccessible,
         B: FnMut(usize, &'a mut T),
     {
         if self.strides[0] == 1 {
@@ -431,8 +461,11 @@ unsafe impl<T: Element, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T
 }
 
 // SAFETY: as for rank 1: offsets of distinct in-bounds multi-indices differ.
-unsafe impl<T: Element, const R: usize, M: HostAccessible> WriteParts<[usize; R]>
-    for ViewParts<'_, T, R, M>
+unsafe impl<T, const R: usize, V, M> WriteParts<[usize; R], M> for ViewParts<'_, T, R, V>
+where
+    T: Element,
+    V: MemorySpace + SameMemorySpace<M>,
+    M: MemorySpace,
 {
     type Item<'a> = &'a mut T;
     #[inline(always)]
@@ -440,7 +473,10 @@ unsafe impl<T: Element, const R: usize, M: HostAccessible> WriteParts<[usize; R]
         self.holds(reach)
     }
     #[inline(always)]
-    unsafe fn item<'a>(&self, idx: [usize; R]) -> &'a mut T {
+    unsafe fn item<'a>(&self, idx: [usize; R]) -> &'a mut T
+    where
+        M: HostAccessible,
+    {
         let off: usize = (0..R).map(|r| idx[r] * self.strides[r]).sum();
         // SAFETY: as for rank 1.
         unsafe { &mut *self.ptr.add(off) }
@@ -515,14 +551,17 @@ macro_rules! tuple_writes {
     ($(($w:ident, $i:tt)),+) => {
         // SAFETY: each component upholds the contract for its own memory;
         // the components are distinct `&mut` borrows, hence disjoint.
-        unsafe impl<I: Copy, $($w: WriteParts<I>),+> WriteParts<I> for ($($w,)+) {
+        unsafe impl<I: Copy, M: MemorySpace, $($w: WriteParts<I, M>),+> WriteParts<I, M> for ($($w,)+) {
             type Item<'a> = ($($w::Item<'a>,)+);
             #[inline(always)]
             fn covers(&self, reach: &I) -> bool {
                 $(self.$i.covers(reach))&&+
             }
             #[inline(always)]
-            unsafe fn item<'a>(&self, idx: I) -> Self::Item<'a> {
+            unsafe fn item<'a>(&self, idx: I) -> Self::Item<'a>
+            where
+                M: HostAccessible,
+            {
                 // SAFETY: forwarded contract.
                 unsafe { ($(self.$i.item(idx),)+) }
             }
@@ -539,7 +578,10 @@ macro_rules! tuple_writes {
                 0 $(+ self.$i.fetched_bytes_per_item())+
             }
             #[inline(always)]
-            unsafe fn item_unit<'a>(&self, idx: I) -> Self::Item<'a> {
+            unsafe fn item_unit<'a>(&self, idx: I) -> Self::Item<'a>
+            where
+                M: HostAccessible,
+            {
                 // SAFETY: forwarded contract; all components have unit stride.
                 unsafe { ($(self.$i.item_unit(idx),)+) }
             }

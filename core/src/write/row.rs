@@ -153,14 +153,22 @@ macro_rules! row_writes {
         // multi-indices have distinct offsets, a Mapping invariant), and a
         // Row reaches only `(i, ..)` within the extents; `covers` admits
         // only rows below the View's first extent.
-        unsafe impl<T: Element, M: HostAccessible> WriteParts<usize> for ViewParts<'_, T, $r, M> {
+        unsafe impl<T, V, M> WriteParts<usize, M> for ViewParts<'_, T, $r, V>
+        where
+            T: Element,
+            V: MemorySpace + SameMemorySpace<M>,
+            M: MemorySpace,
+        {
             type Item<'a> = Row<'a, T, $r>;
             #[inline(always)]
             fn covers(&self, reach: &usize) -> bool {
                 *reach <= self.extents[0]
             }
             #[inline(always)]
-            unsafe fn item<'a>(&self, i: usize) -> Row<'a, T, $r> {
+            unsafe fn item<'a>(&self, i: usize) -> Row<'a, T, $r>
+            where
+                M: HostAccessible,
+            {
                 // SAFETY: the caller keeps the item within the parts' life,
                 // which is the View's borrow, so the label outlives it.
                 let label: &'a str = unsafe { &*(self.label as *const str) };

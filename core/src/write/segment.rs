@@ -237,14 +237,17 @@ unsafe impl<'v, 'o, T, M> Writes<usize> for Segments<'v, 'o, T, M> {
 // View's indices, whose elements are distinct (a Mapping invariant); the
 // offsets cannot change while borrowed. `covers` admits only indices that
 // have a segment.
-unsafe impl<T: Element, M: HostAccessible> WriteParts<usize> for Segments<'_, '_, T, M> {
+unsafe impl<T: Element, M: MemorySpace> WriteParts<usize, M> for Segments<'_, '_, T, M> {
     type Item<'a> = Segment<'a, T>;
     #[inline(always)]
     fn covers(&self, reach: &usize) -> bool {
         *reach <= self.offsets.count()
     }
     #[inline(always)]
-    unsafe fn item<'a>(&self, i: usize) -> Segment<'a, T> {
+    unsafe fn item<'a>(&self, i: usize) -> Segment<'a, T>
+    where
+        M: HostAccessible,
+    {
         let (start, end) = (self.offsets.at(i), self.offsets.at(i + 1));
         // SAFETY: the caller keeps the item within the parts' life, which
         // is the View's borrow, so the label outlives it.

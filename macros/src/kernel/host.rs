@@ -448,6 +448,31 @@ impl<'a> Shell<'a> {
         }
     }
 
+    /// `impl PortableKernel<M>`: the functor over Views in `M` and its form
+    /// over host Views (itself when it captures none), for every `M`.
+    pub fn portable_impl(&self) -> TokenStream {
+        let kapi = &self.kapi;
+        let s_name = self.s_name();
+        let (host_ty, where_preds) = (&self.host_ty, &self.where_preds);
+        let views = self.same_space.is_some();
+        let (generics, space, host) = if views {
+            (&self.sg, mem_ident(), quote!(#host_ty))
+        } else {
+            (&self.dg, self.run.clone(), quote!(Self))
+        };
+        let (g_impl, _, _) = generics.split_for_impl();
+        quote! {
+            // SAFETY: `Host` is the functor's type with its memory space
+            // parameter set to HostSpace (or the type itself when it has
+            // none), as the trait requires.
+            unsafe impl #g_impl #kapi::PortableKernel<#space> for #s_name
+            where #where_preds
+            {
+                type Host = #host;
+            }
+        }
+    }
+
     /// The captured parameters (scalars, read and atomic Views).
     pub fn caps(&self) -> Vec<&Arg<'a>> {
         self.args.iter().filter(|a| captured(a.kind)).collect()
@@ -603,9 +628,11 @@ pub fn glue(
     let (scalar_bounds, types) = sh.device_types();
     let s_name = sh.s_name();
     let shell = sh.tokens("The kernel body, called once per work item (what the host spaces run).");
+    let portable = sh.portable_impl();
 
     quote! {
         #shell
+        #portable
 
         impl #i_impl #trait_path for #host_ty
         where #where_preds #host_ty: ::core::marker::Sync

@@ -3,7 +3,7 @@
 //! backed by host memory, so a test may still look behind the curtain
 //! through `SpaceCopy`, never through indexing.
 
-use super::{HostSpace, MemorySpace, SpaceCopy, SpaceFill};
+use super::{CopyToHost, HostSpace, MemorySpace, SpaceCopy, SpaceFill};
 use crate::element::Element;
 use crate::layout::Mapping;
 use std::ptr::NonNull;
@@ -26,7 +26,7 @@ unsafe impl MemorySpace for Foreign {
     }
 }
 
-/// The three copy directions, each forwarded to HostSpace's copy: both
+/// The copy directions into Foreign (the download is `CopyToHost`), each forwarded to HostSpace's copy: both
 /// sides are really host memory.
 macro_rules! forward_copy {
     ($($dst:ty => $src:ty),*) => { $(
@@ -57,7 +57,31 @@ macro_rules! forward_copy {
         }
     )* };
 }
-forward_copy!(HostSpace => Foreign, Foreign => HostSpace, Foreign => Foreign);
+forward_copy!(Foreign => HostSpace, Foreign => Foreign);
+
+// SAFETY: the memory is host memory; HostSpace's download touches exactly
+// the described elements.
+unsafe impl CopyToHost for Foreign {
+    unsafe fn copy_contiguous_to_host<T: Element>(
+        &self,
+        dst: *mut T,
+        src: *const T,
+        count: usize,
+    ) -> Result<(), String> {
+        // SAFETY: forwarded contract.
+        unsafe { HostSpace.copy_contiguous_to_host(dst, src, count) }
+    }
+    unsafe fn copy_mapped_to_host<T: Element, const R: usize>(
+        &self,
+        dst: *mut T,
+        dst_map: &Mapping<R>,
+        src: *const T,
+        src_map: &Mapping<R>,
+    ) -> Result<(), String> {
+        // SAFETY: forwarded contract.
+        unsafe { HostSpace.copy_mapped_to_host(dst, dst_map, src, src_map) }
+    }
+}
 
 // SAFETY: the memory is host memory; HostSpace's fill writes exactly the
 // mapping's elements.

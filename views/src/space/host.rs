@@ -1,6 +1,6 @@
 #[cfg(target_os = "linux")]
 use super::pool;
-use super::{HostAccessible, MemorySpace, SpaceCopy, SpaceFill, ALLOC_ALIGN};
+use super::{CopyToHost, HostAccessible, MemorySpace, SpaceFill, ALLOC_ALIGN};
 #[cfg(target_os = "linux")]
 use super::{HUGE_PAGES_VAR, HUGE_PAGE_THRESHOLD};
 use crate::element::Element;
@@ -124,11 +124,10 @@ fn huge_pages_on(value: Option<&std::ffi::OsStr>) -> Result<bool, String> {
 unsafe impl HostAccessible for HostSpace {}
 
 // SAFETY: both sides are host memory; the copies touch exactly the given elements.
-unsafe impl SpaceCopy<HostSpace> for HostSpace {
-    unsafe fn copy_contiguous<T: Element>(
+unsafe impl CopyToHost for HostSpace {
+    unsafe fn copy_contiguous_to_host<T: Element>(
         &self,
         dst: *mut T,
-        _src_space: &HostSpace,
         src: *const T,
         count: usize,
     ) -> Result<(), String> {
@@ -137,11 +136,10 @@ unsafe impl SpaceCopy<HostSpace> for HostSpace {
         Ok(())
     }
 
-    unsafe fn copy_mapped<T: Element, const R: usize>(
+    unsafe fn copy_mapped_to_host<T: Element, const R: usize>(
         &self,
         dst: *mut T,
         dst_map: &Mapping<R>,
-        _src_space: &HostSpace,
         src: *const T,
         src_map: &Mapping<R>,
     ) -> Result<(), String> {

@@ -12,10 +12,12 @@ mod host;
 mod huge;
 #[cfg(target_os = "linux")]
 mod pool;
+mod portable;
 
 pub use host::HostSpace;
 #[cfg(target_os = "linux")]
 pub use pool::{release_kept, POOL_BUFFERS, POOL_BYTES};
+pub use portable::PortableMemory;
 
 /// Where no huge pages are mapped the host pool keeps nothing: there is
 /// nothing to release.
@@ -133,6 +135,82 @@ pub unsafe trait SpaceCopy<Src: MemorySpace>: MemorySpace {
         src: *const T,
         src_map: &crate::layout::Mapping<R>,
     ) -> Result<(), String>;
+}
+
+/// A memory space whose elements can be copied into host memory: the
+/// download direction of [`SpaceCopy`], stated on the source space.
+///
+/// `HostSpace: SpaceCopy<M>` holds for every `M: CopyToHost` (one
+/// blanket impl), so code generic over a memory space `M` names the
+/// download direction by a bound on `M` itself. Rust elaborates a
+/// trait's supertraits, never its where-clauses on other types, so
+/// `M: CopyToHost` can be part of a bundle such as granule's
+/// `PortableSpace`, where `HostSpace: SpaceCopy<M>` could not.
+///
+/// ```
+/// use granule_views::{create_mirror_view_and_copy, CopyToHost, MemorySpace, View1, LayoutRight};
+/// fn host_sum<M: CopyToHost>(v: &View1<f64, LayoutRight, M>) -> f64 {
+///     create_mirror_view_and_copy(v).unwrap().as_view().iter().sum()
+/// }
+/// assert_eq!(host_sum(&View1::<f64>::from_fn("v", 4, |i| i as f64).unwrap()), 6.0);
+/// ```
+///
+/// # Safety
+/// As for [`SpaceCopy`], with host memory as the destination: copy exactly
+/// the described elements and nothing else, and keep no pointer past the
+/// call.
+pub unsafe trait CopyToHost: MemorySpace {
+    /// Copies `count` contiguous elements from `src` (in this space) to
+    /// host memory at `dst`.
+    ///
+    /// # Safety
+    /// As for [`SpaceCopy::copy_contiguous`].
+    unsafe fn copy_contiguous_to_host<T: Element>(
+        &self,
+        dst: *mut T,
+        src: *const T,
+        count: usize,
+    ) -> Result<(), String>;
+
+    /// Copies element-wise from this space into host memory, between two
+    /// mappings with equal extents.
+    ///
+    /// # Safety
+    /// As for [`SpaceCopy::copy_mapped`].
+    unsafe fn copy_mapped_to_host<T: Element, const R: usize>(
+        &self,
+        dst: *mut T,
+        dst_map: &crate::layout::Mapping<R>,
+        src: *const T,
+        src_map: &crate::layout::Mapping<R>,
+    ) -> Result<(), String>;
+}
+
+// SAFETY: forwards to the source space's `CopyToHost`, whose contract is
+// this one's with host memory as the destination.
+unsafe impl<Src: CopyToHost> SpaceCopy<Src> for HostSpace {
+    unsafe fn copy_contiguous<T: Element>(
+        &self,
+        dst: *mut T,
+        src_space: &Src,
+        src: *const T,
+        count: usize,
+    ) -> Result<(), String> {
+        // SAFETY: forwarded contract.
+        unsafe { src_space.copy_contiguous_to_host(dst, src, count) }
+    }
+
+    unsafe fn copy_mapped<T: Element, const R: usize>(
+        &self,
+        dst: *mut T,
+        dst_map: &crate::layout::Mapping<R>,
+        src_space: &Src,
+        src: *const T,
+        src_map: &crate::layout::Mapping<R>,
+    ) -> Result<(), String> {
+        // SAFETY: forwarded contract.
+        unsafe { src_space.copy_mapped_to_host(dst, dst_map, src, src_map) }
+    }
 }
 
 /// Sets elements of a memory space to one value: what

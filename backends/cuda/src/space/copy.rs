@@ -19,7 +19,7 @@
 use super::memory::{address, CudaSpace};
 use super::queue::report;
 use crate::device_api::{Device, DeviceError};
-use granule_views::{Element, HostSpace, Mapping, SpaceCopy};
+use granule_views::{CopyToHost, Element, HostSpace, Mapping, SpaceCopy};
 use std::mem::MaybeUninit;
 
 fn byte_len<T>(count: usize) -> usize {
@@ -295,11 +295,10 @@ unsafe impl SpaceCopy<HostSpace> for CudaSpace {
 // described elements' bytes from a live allocation of `src_space`, and
 // the host side writes exactly the elements of `dst_map` (or `count`
 // contiguous ones); nothing is kept past the call.
-unsafe impl SpaceCopy<CudaSpace> for HostSpace {
-    unsafe fn copy_contiguous<T: Element>(
+unsafe impl CopyToHost for CudaSpace {
+    unsafe fn copy_contiguous_to_host<T: Element>(
         &self,
         dst: *mut T,
-        src_space: &CudaSpace,
         src: *const T,
         count: usize,
     ) -> Result<(), String> {
@@ -309,16 +308,15 @@ unsafe impl SpaceCopy<CudaSpace> for HostSpace {
         // SAFETY: the caller guarantees `dst` is valid host memory for
         // writing `count` elements, accessed by nothing else meanwhile.
         let dst = unsafe { std::slice::from_raw_parts_mut(dst, count) };
-        download(src_space, address(src), dst)
+        download(self, address(src), dst)
     }
 
     /// Downloads the device elements in one copy per contiguous run of the
     /// device mapping, then scatters them into the host mapping.
-    unsafe fn copy_mapped<T: Element, const R: usize>(
+    unsafe fn copy_mapped_to_host<T: Element, const R: usize>(
         &self,
         dst: *mut T,
         dst_map: &Mapping<R>,
-        src_space: &CudaSpace,
         src: *const T,
         src_map: &Mapping<R>,
     ) -> Result<(), String> {
@@ -326,7 +324,7 @@ unsafe impl SpaceCopy<CudaSpace> for HostSpace {
             return Ok(());
         }
         let packing = Packing::new(src_map);
-        let packed = download_packed::<T>(src_space, address(src), &packing)?;
+        let packed = download_packed::<T>(self, address(src), &packing)?;
         dst_map.for_each_index(|idx| {
             let value = packed[packing.position(src_map.offset(idx))];
             // SAFETY: `idx` is within the extents, so the offset is one of

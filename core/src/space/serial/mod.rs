@@ -12,3 +12,4 @@ mod space;
 mod team;
 
 pub use space::Serial;
+crate::impl_portable_space!(Serial, granule_views::HostSpace, host);

@@ -570,3 +570,7 @@ fn written<'w, I: std::fmt::Debug, W: crate::kernel::DeviceWrites<I, super::Cuda
     writes.device_args(&mut out);
     out
 }
+
+// Cuda launches the device form of every `#[kernel]` (see
+// granule_core::portable).
+granule_core::impl_portable_space!(crate::Cuda, crate::CudaSpace, device);
