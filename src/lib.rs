@@ -309,7 +309,7 @@ pub mod prelude {
         exclusive_scan_in_place, inclusive_scan, inclusive_scan_in_place, is_sorted, is_sorted_by,
         max_element, min_element, minmax_element, none_of, partition_copy, reduce, remove_if, sort,
         sort_by, sort_by_key, transform_exclusive_scan, transform_inclusive_scan, transform_reduce,
-        unique, AlgorithmError, MinMaxElement,
+        unique, AlgorithmError, MinMaxElement, PortableAlgorithms,
     };
 }
 

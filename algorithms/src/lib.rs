@@ -86,6 +86,7 @@ mod device;
 mod error;
 mod host;
 pub mod io;
+mod portable;
 pub mod reduce;
 pub mod scan;
 pub mod sort;
@@ -97,6 +98,7 @@ pub use compact::{
 #[cfg(feature = "cuda")]
 pub use device::DeviceElement;
 pub use error::AlgorithmError;
+pub use portable::PortableAlgorithms;
 pub use reduce::{
     all_of, any_of, count_if, equal, max_element, min_element, minmax_element, none_of, reduce,
     transform_reduce, MinMaxElement,

@@ -2,6 +2,40 @@
 //! items by bin and by index within a bin, the counts and offsets match,
 //! `sort` moves elements and rows, and a key outside the bins is refused.
 
+use granule::algorithms::sort::{BinOp3D, BinSort};
+use granule::algorithms::PortableAlgorithms;
+use granule::prelude::*;
+use granule::views::PortableMemory;
+
+fn to_host<T: Element, const R: usize, M: PortableMemory>(
+    v: &View<T, R, LayoutRight, M>,
+) -> Vec<T> {
+    create_mirror_view_and_copy(v)
+        .unwrap()
+        .as_view()
+        .iter()
+        .copied()
+        .collect()
+}
+
+/// An MD code's cell ordering, generic over the space (no bound but
+/// `PortableAlgorithms`): positions binned in 3D, rows sorted, the
+/// cells' offsets by an exclusive scan of their counts.
+pub fn cell_order<S: PortableAlgorithms>(s: &S, pos: &[f64]) -> (Vec<f64>, Vec<u32>, Vec<u32>) {
+    let n = pos.len() / 3;
+    let mut x = View2::from_vec_on(s, "x", [n, 3], pos.to_vec()).unwrap();
+    let op = BinOp3D::new([4, 3, 2], [0.0; 3], [1.0; 3]).unwrap();
+    let bins = BinSort::new(s, &x, &op).unwrap();
+    bins.sort(&mut x).unwrap();
+    let mut starts = View1::zeros_on(s, "starts", op.bins()).unwrap();
+    exclusive_scan(s, bins.bin_count(), &mut starts, Sum, None).unwrap();
+    (
+        to_host(&x),
+        to_host(bins.permute_vector()),
+        to_host(&starts),
+    )
+}
+
 macro_rules! bin_sort_tests {
     () => {
         mod bin_sort {
@@ -83,6 +117,39 @@ macro_rules! bin_sort_tests {
                         assert_eq!(x[[j, d]], pos[3 * p as usize + d], "row {j}");
                     }
                 }
+            }
+
+            #[test]
+            fn bin_sort_runs_in_code_generic_over_the_space() {
+                let s = space();
+                let mut rng = Rng::new(3);
+                let pos: Vec<f64> = rng.vec(3 * 777, |r| (r % 1000) as f64 / 1000.0);
+                let (rows, perm, starts) = crate::bin_sort::cell_order(&s, &pos);
+                let x = View2::<f64, LayoutRight, _>::from_fn_in(
+                    s.memory_space(),
+                    "x",
+                    [777, 3],
+                    |[i, k]| pos[3 * i + k],
+                )
+                .unwrap();
+                let op = BinOp3D::new([4, 3, 2], [0.0; 3], [1.0; 3]).unwrap();
+                let direct = BinSort::new(&s, &x, &op).unwrap();
+                assert_eq!(perm, read(direct.permute_vector()));
+                let want: Vec<f64> = perm
+                    .iter()
+                    .flat_map(|&p| pos[3 * p as usize..3 * p as usize + 3].to_vec())
+                    .collect();
+                assert_eq!(rows, want);
+                let counts = read(direct.bin_count());
+                let offsets: Vec<u32> = counts
+                    .iter()
+                    .scan(0, |a, &c| {
+                        let o = *a;
+                        *a += c;
+                        Some(o)
+                    })
+                    .collect();
+                assert_eq!(starts, offsets);
             }
 
             #[test]

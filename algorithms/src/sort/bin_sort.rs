@@ -12,11 +12,11 @@ use super::{sort_by_key, SortImpl};
 use crate::reduce::ReduceImpl;
 use crate::scan::{exclusive_scan, Identity, ScanImpl};
 use crate::{max_element, AlgorithmError};
-use granule_core::kernel::{device, kernel};
-use granule_core::pattern::{parallel_for, ParallelForImpl};
+use granule_core::kernel::{device, kernel, DeviceScalar, DeviceValue};
+use granule_core::portable::parallel_for;
 use granule_core::reducer::{MaxLoc, Sum, ValLocScalar};
-use granule_core::write::{Row, ViewParts};
-use granule_core::{ExecutionSpace, RangePolicy};
+use granule_core::write::Row;
+use granule_core::{PortableSpace, RangePolicy};
 use granule_views::storage::{Storage, StorageMut};
 use granule_views::{
     create_mirror_view_and_copy, deep_copy, AtomicView, Element, HostSpace, Layout, LayoutRight,
@@ -369,8 +369,11 @@ type Indices<M> = View1<u32, LayoutRight, M>;
 /// What [`BinSort`] runs on an execution space besides the binning: the
 /// identity permutation, the stable sort of (bin, index) pairs, the
 /// bins' counts (atomics) and offsets (a scan), the largest bin. Every
-/// space with those kernels and algorithms has it (Serial, Rayon, Cuda).
-pub trait BinSortSpace: ExecutionSpace {
+/// portable space with those algorithms has it (Serial, Rayon, Cuda);
+/// its kernels run through the portable patterns, so [`BinKeys`] and
+/// [`Permute`] hold for every key and element type on such a space, in
+/// generic code too.
+pub trait BinSortSpace: PortableSpace {
     /// `p[i] = i`.
     #[doc(hidden)]
     fn iota(&self, p: &mut Indices<Self::MemorySpace>);
@@ -398,13 +401,11 @@ pub trait BinSortSpace: ExecutionSpace {
 
 impl<X, M> BinSortSpace for X
 where
-    X: ExecutionSpace<MemorySpace = M>
+    X: PortableSpace<MemorySpace = M>
         + SortImpl<u32, u32>
         + ScanImpl<u32, u32, Sum, Identity>
         + ReduceImpl<u32, ValLocScalar<u32, usize>, MaxLoc, crate::reduce::adapt::Loc>,
     M: MemorySpace,
-    for<'a, 'v, 'k> X: ParallelForImpl<RangePolicy<'a, X>, ViewParts<'v, u32, 1, M>, iota_u32<'k>>,
-    for<'a, 'k> X: ParallelForImpl<RangePolicy<'a, X>, (), count_bins<'k, M>>,
 {
     fn iota(&self, p: &mut Indices<M>) {
         parallel_for(
@@ -454,7 +455,6 @@ macro_rules! bin_keys {
         where
             X: BinSortSpace<MemorySpace = M>,
             M: MemorySpace,
-            for<'a, 'v, 'k> X: ParallelForImpl<RangePolicy<'a, X>, ViewParts<'v, u32, 1, M>, $one<'k, M>>,
         {
             fn bin(&self, keys: ViewRef<'_, $t, 1, LayoutStride, M>, axes: &[AxisParts], bins: &mut Indices<M>) {
                 let (min, max, scale, n) = axes[0];
@@ -467,7 +467,6 @@ macro_rules! bin_keys {
         where
             X: BinSortSpace<MemorySpace = M>,
             M: MemorySpace,
-            for<'a, 'v, 'k> X: ParallelForImpl<RangePolicy<'a, X>, ViewParts<'v, u32, 1, M>, $three<'k, M>>,
         {
             fn bin(&self, keys: ViewRef<'_, $t, 2, LayoutStride, M>, axes: &[AxisParts], bins: &mut Indices<M>) {
                 let [a, b, c] = [axes[0], axes[1], axes[2]];
@@ -505,9 +504,7 @@ impl<X, M, T> Permute<T, 1> for X
 where
     X: BinSortSpace<MemorySpace = M>,
     M: MemorySpace,
-    T: Element,
-    for<'a, 'v, 'k> X:
-        ParallelForImpl<RangePolicy<'a, X>, ViewParts<'v, T, 1, M>, gather<'k, T, M>>,
+    T: Element + DeviceScalar + DeviceValue,
 {
     fn gather(
         &self,
@@ -524,9 +521,7 @@ impl<X, M, T> Permute<T, 2> for X
 where
     X: BinSortSpace<MemorySpace = M>,
     M: MemorySpace,
-    T: Element,
-    for<'a, 'v, 'k> X:
-        ParallelForImpl<RangePolicy<'a, X>, ViewParts<'v, T, 2, M>, gather_rows<'k, T, M>>,
+    T: Element + DeviceScalar + DeviceValue,
 {
     fn gather(
         &self,
