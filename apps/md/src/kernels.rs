@@ -1,0 +1,259 @@
+//! The kernels, each a `#[kernel]`: the host spaces run their Rust
+//! bodies, Cuda their translation.
+//!
+//! The box is periodic and cubic; pairs are measured by the minimum
+//! image (the box is at least twice the neighbour cutoff, which `run`
+//! checks), where ExaMiniMD adds ghost copies of the atoms near a face.
+//! Each atom owns its rows of the written Views (its force, position and
+//! velocity) and its segment of the neighbour list, so no kernel needs an
+//! atomic: the full neighbour list (every pair twice, Newton's third law
+//! not used) is what makes that possible, as in the original's `newton
+//! off` run.
+
+#![allow(clippy::too_many_arguments)]
+
+use granule::prelude::*;
+
+/// The component `d` of a separation, folded to the nearest periodic
+/// image in a box of length `l`.
+#[device]
+pub fn nearest(d: f64, l: f64) -> f64 {
+    if d > 0.5 * l {
+        d - l
+    } else if d < -0.5 * l {
+        d + l
+    } else {
+        d
+    }
+}
+
+/// The bin of coordinate `c` (in `[0, l)`) among `nb` bins of the box,
+/// as `BinOp3D` computes it (`scale = nb / l`).
+#[device]
+pub fn bin_along(c: f64, scale: f64, nb: u32) -> u32 {
+    let b = (c * scale) as u32;
+    if b >= nb {
+        nb - 1
+    } else {
+        b
+    }
+}
+
+/// Position row `i` moved into the box `[0, l)³`.
+#[kernel]
+pub fn wrap(_i: usize, mut x: Row<f64, 2>, l: f64) {
+    for k in 0..3 {
+        if x[k] < 0.0 {
+            x[k] += l;
+        } else if x[k] >= l {
+            x[k] -= l;
+        }
+    }
+}
+
+/// The number of atoms within `reach` (squared) of atom `i`, searched in
+/// its bin and the 26 around it (the atoms are sorted by bin, bin `b`
+/// holding `start[b] .. start[b] + count[b]`).
+#[kernel]
+pub fn count_neighbors(
+    i: usize,
+    found: &mut usize,
+    x: &View2<f64>,
+    start: &View1<u32>,
+    count: &View1<u32>,
+    nb: u32,
+    scale: f64,
+    l: f64,
+    reach: f64,
+) {
+    let xi = x[[i, 0]];
+    let yi = x[[i, 1]];
+    let zi = x[[i, 2]];
+    let cx = bin_along(xi, scale, nb);
+    let cy = bin_along(yi, scale, nb);
+    let cz = bin_along(zi, scale, nb);
+    let mut n = 0usize;
+    for ox in 0..3u32 {
+        for oy in 0..3u32 {
+            for oz in 0..3u32 {
+                let bx = (cx + nb + ox - 1) % nb;
+                let by = (cy + nb + oy - 1) % nb;
+                let bz = (cz + nb + oz - 1) % nb;
+                let b = ((bx * nb + by) * nb + bz) as usize;
+                let first = start[b] as usize;
+                for j in first..first + count[b] as usize {
+                    let dx = nearest(xi - x[[j, 0]], l);
+                    let dy = nearest(yi - x[[j, 1]], l);
+                    let dz = nearest(zi - x[[j, 2]], l);
+                    if j != i && dx * dx + dy * dy + dz * dz <= reach {
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    *found = n;
+}
+
+/// Atom `i`'s neighbours, in its segment of the list: the same search as
+/// [`count_neighbors`], which sized the segment.
+#[kernel]
+pub fn list_neighbors(
+    i: usize,
+    mut list: Segment<u32>,
+    x: &View2<f64>,
+    start: &View1<u32>,
+    count: &View1<u32>,
+    nb: u32,
+    scale: f64,
+    l: f64,
+    reach: f64,
+) {
+    let xi = x[[i, 0]];
+    let yi = x[[i, 1]];
+    let zi = x[[i, 2]];
+    let cx = bin_along(xi, scale, nb);
+    let cy = bin_along(yi, scale, nb);
+    let cz = bin_along(zi, scale, nb);
+    let mut n = 0usize;
+    for ox in 0..3u32 {
+        for oy in 0..3u32 {
+            for oz in 0..3u32 {
+                let bx = (cx + nb + ox - 1) % nb;
+                let by = (cy + nb + oy - 1) % nb;
+                let bz = (cz + nb + oz - 1) % nb;
+                let b = ((bx * nb + by) * nb + bz) as usize;
+                let first = start[b] as usize;
+                for j in first..first + count[b] as usize {
+                    let dx = nearest(xi - x[[j, 0]], l);
+                    let dy = nearest(yi - x[[j, 1]], l);
+                    let dz = nearest(zi - x[[j, 2]], l);
+                    if j != i && dx * dx + dy * dy + dz * dz <= reach {
+                        list[n] = j as u32;
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The Lennard-Jones force on atom `i` from its neighbours within the
+/// cutoff: `lj1 = 48 ε σ¹²`, `lj2 = 24 ε σ⁶`.
+#[kernel]
+pub fn lj_force(
+    i: usize,
+    mut f: Row<f64, 2>,
+    x: &View2<f64>,
+    offsets: &View1<usize>,
+    list: &View1<u32>,
+    l: f64,
+    cutsq: f64,
+    lj1: f64,
+    lj2: f64,
+) {
+    let xi = x[[i, 0]];
+    let yi = x[[i, 1]];
+    let zi = x[[i, 2]];
+    let mut fx = 0.0;
+    let mut fy = 0.0;
+    let mut fz = 0.0;
+    for jj in offsets[i]..offsets[i + 1] {
+        let j = list[jj] as usize;
+        let dx = nearest(xi - x[[j, 0]], l);
+        let dy = nearest(yi - x[[j, 1]], l);
+        let dz = nearest(zi - x[[j, 2]], l);
+        let rsq = dx * dx + dy * dy + dz * dz;
+        if rsq < cutsq {
+            let r2inv = 1.0 / rsq;
+            let r6inv = r2inv * r2inv * r2inv;
+            let fpair = (r6inv * (lj1 * r6inv - lj2)) * r2inv;
+            fx += dx * fpair;
+            fy += dy * fpair;
+            fz += dz * fpair;
+        }
+    }
+    f[0] = fx;
+    f[1] = fy;
+    f[2] = fz;
+}
+
+/// Half of atom `i`'s pair energies (each pair is counted from both
+/// atoms), shifted to zero at the cutoff.
+#[kernel(reduce)]
+pub fn lj_energy(
+    i: usize,
+    pe: &mut f64,
+    x: &View2<f64>,
+    offsets: &View1<usize>,
+    list: &View1<u32>,
+    l: f64,
+    cutsq: f64,
+    lj1: f64,
+    lj2: f64,
+) {
+    let xi = x[[i, 0]];
+    let yi = x[[i, 1]];
+    let zi = x[[i, 2]];
+    let r2invc = 1.0 / cutsq;
+    let r6invc = r2invc * r2invc * r2invc;
+    let shift = 0.5 * r6invc * (0.5 * lj1 * r6invc - lj2) / 6.0;
+    for jj in offsets[i]..offsets[i + 1] {
+        let j = list[jj] as usize;
+        let dx = nearest(xi - x[[j, 0]], l);
+        let dy = nearest(yi - x[[j, 1]], l);
+        let dz = nearest(zi - x[[j, 2]], l);
+        let rsq = dx * dx + dy * dy + dz * dz;
+        if rsq < cutsq {
+            let r2inv = 1.0 / rsq;
+            let r6inv = r2inv * r2inv * r2inv;
+            *pe += 0.5 * r6inv * (0.5 * lj1 * r6inv - lj2) / 6.0;
+            *pe -= shift;
+        }
+    }
+}
+
+/// `m v²` of atom `i`.
+#[kernel(reduce)]
+pub fn mass_v2(i: usize, acc: &mut f64, v: &View2<f64>, mass: f64) {
+    *acc += (v[[i, 0]] * v[[i, 0]] + v[[i, 1]] * v[[i, 1]] + v[[i, 2]] * v[[i, 2]]) * mass;
+}
+
+/// Velocity Verlet's first half for atom `i`: a half kick, then a drift.
+#[kernel]
+pub fn initial_integrate(
+    i: usize,
+    mut x: Row<f64, 2>,
+    mut v: Row<f64, 2>,
+    f: &View2<f64>,
+    dtfm: f64,
+    dt: f64,
+) {
+    for k in 0..3 {
+        v[k] += dtfm * f[[i, k]];
+        x[k] += dt * v[k];
+    }
+}
+
+/// Velocity Verlet's second half kick for atom `i`.
+#[kernel]
+pub fn final_integrate(i: usize, mut v: Row<f64, 2>, f: &View2<f64>, dtfm: f64) {
+    for k in 0..3 {
+        v[k] += dtfm * f[[i, k]];
+    }
+}
+
+/// Every kernel of the app, for the NVRTC compile test.
+pub const KERNELS: &[&granule::kernel::DeviceKernel] = {
+    use granule::kernel::KernelSource;
+    &[
+        <wrap as KernelSource>::KERNEL,
+        <count_neighbors<'static> as KernelSource>::KERNEL,
+        <list_neighbors<'static> as KernelSource>::KERNEL,
+        <lj_force<'static> as KernelSource>::KERNEL,
+        <lj_energy<'static> as KernelSource>::KERNEL,
+        <mass_v2<'static> as KernelSource>::KERNEL,
+        <initial_integrate<'static> as KernelSource>::KERNEL,
+        <final_integrate<'static> as KernelSource>::KERNEL,
+    ]
+};
