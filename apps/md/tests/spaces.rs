@@ -24,7 +24,10 @@ fn serial_and_rayon_give_the_same_bits() {
     let serial = run(&Serial, &cfg).unwrap();
     assert_eq!(serial.atoms, 864);
     assert_eq!(serial.thermo.len(), 5);
-    assert_eq!(serial.thermo[0].to_string(), "0 1.400000 -6.332812 -4.235243");
+    assert_eq!(
+        serial.thermo[0].to_string(),
+        "0 1.400000 -6.332812 -4.235243"
+    );
     for threads in 1..=3 {
         let rayon = run(&granule::Rayon::new(threads).unwrap(), &cfg).unwrap();
         assert_eq!(rayon.thermo, serial.thermo, "{threads} threads");
