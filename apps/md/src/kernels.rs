@@ -26,7 +26,6 @@ pub fn nearest(d: f64, l: f64) -> f64 {
         d
     }
 }
-
 /// The bin of coordinate `c` (in `[0, l)`) among `nb` bins of the box,
 /// as `BinOp3D` computes it (`scale = nb / l`).
 #[device]
@@ -36,6 +35,20 @@ pub fn bin_along(c: f64, scale: f64, nb: u32) -> u32 {
         nb - 1
     } else {
         b
+    }
+}
+
+/// Bin `b - 1` among `nb` periodic bins, for `b` in `0 ..= nb + 1` (a
+/// bin plus an offset of 0, 1 or 2): the neighbouring bins across the
+/// faces, without the division of a `%`.
+#[device]
+pub fn wrap_bin(b: u32, nb: u32) -> u32 {
+    if b == 0 {
+        nb - 1
+    } else if b > nb {
+        b - 1 - nb
+    } else {
+        b - 1
     }
 }
 
@@ -76,18 +89,17 @@ pub fn count_neighbors(
     for ox in 0..3u32 {
         for oy in 0..3u32 {
             for oz in 0..3u32 {
-                let bx = (cx + nb + ox - 1) % nb;
-                let by = (cy + nb + oy - 1) % nb;
-                let bz = (cz + nb + oz - 1) % nb;
+                let bx = wrap_bin(cx + ox, nb);
+                let by = wrap_bin(cy + oy, nb);
+                let bz = wrap_bin(cz + oz, nb);
                 let b = ((bx * nb + by) * nb + bz) as usize;
                 let first = start[b] as usize;
                 for j in first..first + count[b] as usize {
                     let dx = nearest(xi - x[[j, 0]], l);
                     let dy = nearest(yi - x[[j, 1]], l);
                     let dz = nearest(zi - x[[j, 2]], l);
-                    if j != i && dx * dx + dy * dy + dz * dz <= reach {
-                        n += 1;
-                    }
+                    let near = j != i && dx * dx + dy * dy + dz * dz <= reach;
+                    n += if near { 1 } else { 0 };
                 }
             }
         }
@@ -119,9 +131,9 @@ pub fn list_neighbors(
     for ox in 0..3u32 {
         for oy in 0..3u32 {
             for oz in 0..3u32 {
-                let bx = (cx + nb + ox - 1) % nb;
-                let by = (cy + nb + oy - 1) % nb;
-                let bz = (cz + nb + oz - 1) % nb;
+                let bx = wrap_bin(cx + ox, nb);
+                let by = wrap_bin(cy + oy, nb);
+                let bz = wrap_bin(cz + oz, nb);
                 let b = ((bx * nb + by) * nb + bz) as usize;
                 let first = start[b] as usize;
                 for j in first..first + count[b] as usize {
@@ -164,14 +176,16 @@ pub fn lj_force(
         let dy = nearest(yi - x[[j, 1]], l);
         let dz = nearest(zi - x[[j, 2]], l);
         let rsq = dx * dx + dy * dy + dz * dz;
-        if rsq < cutsq {
-            let r2inv = 1.0 / rsq;
-            let r6inv = r2inv * r2inv * r2inv;
-            let fpair = (r6inv * (lj1 * r6inv - lj2)) * r2inv;
-            fx += dx * fpair;
-            fy += dy * fpair;
-            fz += dz * fpair;
-        }
+        // Every pair is evaluated and those past the cutoff weigh 0: a
+        // select instead of a branch taken about a third of the time at
+        // random, which the processor would mispredict.
+        let r2inv = 1.0 / rsq;
+        let r6inv = r2inv * r2inv * r2inv;
+        let inside = if rsq < cutsq { 1.0 } else { 0.0 };
+        let fpair = inside * (r6inv * (lj1 * r6inv - lj2)) * r2inv;
+        fx += dx * fpair;
+        fy += dy * fpair;
+        fz += dz * fpair;
     }
     f[0] = fx;
     f[1] = fy;
