@@ -5,7 +5,7 @@
 //! image (the box is at least twice the neighbour cutoff, which `run`
 //! checks), where ExaMiniMD adds ghost copies of the atoms near a face.
 //! Each atom owns its rows of the written Views (its force, position and
-//! velocity) and its segment of the neighbour list, so no kernel needs an
+//! velocity) and its row of the neighbour list, so no kernel needs an
 //! atomic: the full neighbour list (every pair twice, Newton's third law
 //! not used) is what makes that possible, as in the original's `newton
 //! off` run.
@@ -64,12 +64,15 @@ pub fn wrap(_i: usize, mut x: Row<f64, 2>, l: f64) {
     }
 }
 
-/// The number of atoms within `reach` (squared) of atom `i`, searched in
-/// its bin and the 26 around it (the atoms are sorted by bin, bin `b`
-/// holding `start[b] .. start[b] + count[b]`).
+/// Atom `i`'s neighbours within `reach` (squared), searched in its bin
+/// and the 26 around it (the atoms are sorted by bin, bin `b` holding
+/// `start[b] .. start[b] + count[b]`): as many as its row of the list
+/// holds, in order, and their number, which may exceed the row (the
+/// driver then widens the list and searches again).
 #[kernel]
-pub fn count_neighbors(
+pub fn find_neighbors(
     i: usize,
+    mut row: Row<u32, 2>,
     found: &mut usize,
     x: &View2<f64>,
     start: &View1<u32>,
@@ -85,48 +88,7 @@ pub fn count_neighbors(
     let cx = bin_along(xi, scale, nb);
     let cy = bin_along(yi, scale, nb);
     let cz = bin_along(zi, scale, nb);
-    let mut n = 0usize;
-    for ox in 0..3u32 {
-        for oy in 0..3u32 {
-            for oz in 0..3u32 {
-                let bx = wrap_bin(cx + ox, nb);
-                let by = wrap_bin(cy + oy, nb);
-                let bz = wrap_bin(cz + oz, nb);
-                let b = ((bx * nb + by) * nb + bz) as usize;
-                let first = start[b] as usize;
-                for j in first..first + count[b] as usize {
-                    let dx = nearest(xi - x[[j, 0]], l);
-                    let dy = nearest(yi - x[[j, 1]], l);
-                    let dz = nearest(zi - x[[j, 2]], l);
-                    let near = j != i && dx * dx + dy * dy + dz * dz <= reach;
-                    n += if near { 1 } else { 0 };
-                }
-            }
-        }
-    }
-    *found = n;
-}
-
-/// Atom `i`'s neighbours, in its segment of the list: the same search as
-/// [`count_neighbors`], which sized the segment.
-#[kernel]
-pub fn list_neighbors(
-    i: usize,
-    mut list: Segment<u32>,
-    x: &View2<f64>,
-    start: &View1<u32>,
-    count: &View1<u32>,
-    nb: u32,
-    scale: f64,
-    l: f64,
-    reach: f64,
-) {
-    let xi = x[[i, 0]];
-    let yi = x[[i, 1]];
-    let zi = x[[i, 2]];
-    let cx = bin_along(xi, scale, nb);
-    let cy = bin_along(yi, scale, nb);
-    let cz = bin_along(zi, scale, nb);
+    let room = row.len();
     let mut n = 0usize;
     for ox in 0..3u32 {
         for oy in 0..3u32 {
@@ -141,12 +103,23 @@ pub fn list_neighbors(
                     let dy = nearest(yi - x[[j, 1]], l);
                     let dz = nearest(zi - x[[j, 2]], l);
                     if j != i && dx * dx + dy * dy + dz * dz <= reach {
-                        list[n] = j as u32;
+                        if n < room {
+                            row[n] = j as u32;
+                        }
                         n += 1;
                     }
                 }
             }
         }
+    }
+    *found = n;
+}
+
+/// Atom `i`'s row of neighbours, into its segment of the packed list.
+#[kernel]
+pub fn pack_row(i: usize, mut list: Segment<u32>, rows: &View2<u32>) {
+    for k in 0..list.len() {
+        list[k] = rows[[i, k]];
     }
 }
 
@@ -227,6 +200,14 @@ pub fn lj_energy(
     }
 }
 
+/// Atom `i`'s count, for the most any atom has.
+#[kernel(reduce)]
+pub fn largest(i: usize, most: &mut usize, counts: &View1<usize>) {
+    if counts[i] > *most {
+        *most = counts[i];
+    }
+}
+
 /// `m v²` of atom `i`.
 #[kernel(reduce)]
 pub fn mass_v2(i: usize, acc: &mut f64, v: &View2<f64>, mass: f64) {
@@ -262,10 +243,11 @@ pub const KERNELS: &[&granule::kernel::DeviceKernel] = {
     use granule::kernel::KernelSource;
     &[
         <wrap as KernelSource>::KERNEL,
-        <count_neighbors<'static> as KernelSource>::KERNEL,
-        <list_neighbors<'static> as KernelSource>::KERNEL,
+        <find_neighbors<'static> as KernelSource>::KERNEL,
+        <pack_row<'static> as KernelSource>::KERNEL,
         <lj_force<'static> as KernelSource>::KERNEL,
         <lj_energy<'static> as KernelSource>::KERNEL,
+        <largest<'static> as KernelSource>::KERNEL,
         <mass_v2<'static> as KernelSource>::KERNEL,
         <initial_integrate<'static> as KernelSource>::KERNEL,
         <final_integrate<'static> as KernelSource>::KERNEL,

@@ -4,8 +4,10 @@
 //! [`run`] is generic over the execution space (`S: PortableAlgorithms`):
 //! the same driver runs on Serial, Rayon and Cuda. Each step is velocity
 //! Verlet (NVE); every `rebuild` steps the atoms are wrapped into the box,
-//! sorted by bin ([`BinSort`]) and their full neighbour list rebuilt
-//! (counts, an exclusive scan into offsets, then each atom's segment);
+//! sorted by bin ([`BinSort`]) and their full neighbour list rebuilt: one
+//! search into a row per atom (ExaMiniMD's `Neighbor2D`), then the rows
+//! packed into one list by an exclusive scan of their counts and a
+//! segment per atom;
 //! every `thermo` steps the temperature, potential and total energy per
 //! atom are reduced.
 //!
@@ -169,14 +171,14 @@ impl From<ViewError> for MdError {
         MdError::View(e)
     }
 }
-impl From<AlgorithmError> for MdError {
-    fn from(e: AlgorithmError) -> Self {
-        MdError::Algorithm(e)
-    }
-}
 impl From<SegmentError> for MdError {
     fn from(e: SegmentError) -> Self {
         MdError::Segment(e)
+    }
+}
+impl From<AlgorithmError> for MdError {
+    fn from(e: AlgorithmError) -> Self {
+        MdError::Algorithm(e)
     }
 }
 
@@ -195,6 +197,7 @@ struct State<M: MemorySpace> {
     v: View<f64, 2, LayoutRight, M>,
     f: View<f64, 2, LayoutRight, M>,
     counts: View<usize, 1, LayoutRight, M>,
+    rows: View<u32, 2, LayoutRight, M>,
     offsets: View<usize, 1, LayoutRight, M>,
     list: View<u32, 1, LayoutRight, M>,
 }
@@ -229,6 +232,7 @@ pub fn run<S: PortableAlgorithms>(space: &S, cfg: &Config) -> Result<Report, MdE
         v: View2::from_vec_on(space, "v", [n, 3], start.v)?,
         f: View2::zeros_on(space, "f", [n, 3])?,
         counts: View1::zeros_on(space, "neighbor_counts", n + 1)?,
+        rows: View2::zeros_on(space, "neighbor_rows", [n, FIRST_WIDTH])?,
         offsets: View1::zeros_on(space, "neighbor_offsets", n + 1)?,
         list: View1::zeros_on(space, "neighbors", 0)?,
     };
@@ -290,8 +294,13 @@ pub fn run<S: PortableAlgorithms>(space: &S, cfg: &Config) -> Result<Report, MdE
     })
 }
 
+/// The neighbour list's first width: a little over the ~78 neighbours an
+/// atom of in.lj has within the cutoff plus skin.
+const FIRST_WIDTH: usize = 96;
+
 /// Wraps the atoms into the box, sorts them by bin, and rebuilds the
-/// full neighbour list within the cutoff plus skin.
+/// full neighbour list within the cutoff plus skin (searching again,
+/// wider, when an atom had more neighbours than its row holds).
 fn rebuild<S: PortableAlgorithms>(
     space: &S,
     st: &mut State<S::MemorySpace>,
@@ -315,24 +324,37 @@ fn rebuild<S: PortableAlgorithms>(
     bins.sort(&mut st.v)?;
     let scale = nb as f64 / l;
     let (start, count) = (bins.bin_offsets(), bins.bin_count());
-    parallel_for(
-        "md::count_neighbors",
-        RangePolicy::new(space, 0..n),
-        &mut st.counts,
-        count_neighbors(&st.x, start, count, nb, scale, l, pair.reach),
-    );
+    loop {
+        parallel_for(
+            "md::find_neighbors",
+            RangePolicy::new(space, 0..n),
+            (&mut st.rows, &mut st.counts),
+            find_neighbors(&st.x, start, count, nb, scale, l, pair.reach),
+        );
+        let most: usize = parallel_reduce(
+            "md::most_neighbors",
+            RangePolicy::new(space, 0..n),
+            Max,
+            largest(&st.counts),
+        );
+        if most <= st.rows.extent(1) {
+            break;
+        }
+        // Room to grow, so that later rebuilds rarely search twice.
+        st.rows.realloc([n, most + most / 8])?;
+    }
+    // The rows packed into one list (the force loops read it faster:
+    // one index check per neighbour, no padding to stream past).
     let total = exclusive_scan(space, &st.counts, &mut st.offsets, Sum, None)?;
     if total > st.list.size() {
-        // Room to grow, as the original's list does, so that the next
-        // rebuilds rarely reallocate.
         st.list.realloc(total + total / 8)?;
     }
     let offsets = Offsets::new(&st.offsets)?;
     parallel_for(
-        "md::list_neighbors",
+        "md::pack_neighbors",
         RangePolicy::new(space, 0..n),
         offsets.segments(&mut st.list)?,
-        list_neighbors(&st.x, start, count, nb, scale, l, pair.reach),
+        pack_row(&st.rows),
     );
     Ok(())
 }
