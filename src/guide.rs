@@ -11,3 +11,6 @@ pub mod determinism {}
 
 #[doc = include_str!("../docs/guide/cuda.md")]
 pub mod cuda {}
+
+#[doc = include_str!("../docs/guide/porting.md")]
+pub mod porting {}

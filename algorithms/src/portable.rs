@@ -10,7 +10,7 @@ use granule_core::reducer::Sum;
 /// [`BinSort`](crate::sort::BinSort) (every key and element type), the
 /// `Sum` scans ([`exclusive_scan`](crate::exclusive_scan),
 /// [`inclusive_scan`](crate::inclusive_scan) and their in-place forms) of
-/// the index and number types, and [`sort`](crate::sort) of them. Serial,
+/// the index and number types, and [`sort`](fn@crate::sort) of them. Serial,
 /// Rayon and Cuda have it (a blanket impl): a driver bounded by
 /// `S: PortableAlgorithms` calls the patterns of `granule::portable` and
 /// these algorithms with no further bound.
