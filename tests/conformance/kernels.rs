@@ -513,6 +513,23 @@ pub fn neighbour_slots(m: &TeamMember, acc: &mut u64) {
     *acc += s[(r + 1) % m.team_size()];
 }
 
+/// Kokkos's own-slot idiom through a ThreadVectorRange: each thread
+/// writes its `w` slots (`s[rank * w + k]`) lane by lane, then, after the
+/// range's barrier, sums its neighbour's; the reads cover every slot once.
+#[kernel(reduce)]
+pub fn neighbour_rows(m: &TeamMember, w: usize, acc: &mut u64) {
+    let mut s = m.team_scratch::<u64, 1>(0, m.team_size() * w).unwrap();
+    let r = m.team_rank();
+    ThreadVectorRange::new(m, 0..w)
+        .parallel_for(|k| s[r * w + k] = (1000 * m.league_rank() + 10 * r + k) as u64);
+    let next = (r + 1) % m.team_size();
+    let mut sum = 0u64;
+    for k in 0..w {
+        sum += s[next * w + k];
+    }
+    *acc += sum;
+}
+
 /// Team `l` scans row `l` of `a` with a team-thread scan into team
 /// scratch (each index's final call writes its own slot), then thread 0,
 /// which owns the team's whole row (`MapContinuousLinear` of the row's
@@ -865,6 +882,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     row_sum_and_peak,
     row_means,
     neighbour_slots,
+    neighbour_rows,
     banded_row,
     mark_segment,
     one_past_the_segment,

@@ -64,6 +64,24 @@ macro_rules! team_tests {
         }
 
         #[test]
+        fn team_threads_write_their_scratch_rows_lane_by_lane() {
+            let s = space();
+            let (league, w) = (77usize, 6usize);
+            let p = TeamPolicy::new(&s, league, AUTO)
+                .with_vector_length(2)
+                .unwrap();
+            let ts = p.team_size();
+            let p = p.with_scratch_size(0, PerTeam(8 * ts * w)).unwrap();
+            let sum: u64 = parallel_reduce("rows", p, Sum, neighbour_rows(w));
+            let want: u64 = (0..league)
+                .flat_map(|l| {
+                    (0..ts).flat_map(move |r| (0..w).map(move |k| (1000 * l + 10 * r + k) as u64))
+                })
+                .sum();
+            assert_eq!(sum, want);
+        }
+
+        #[test]
         fn team_nested_team_thread_range_scan() {
             let s = space();
             let (m_, n) = (163usize, 128usize);

@@ -116,9 +116,10 @@ impl Analysis {
             ),
             );
         }
+        let extent = range.args.iter().nth(1).and_then(range_extent);
         for a in &m.args {
             match a {
-                Expr::Closure(f) => self.closure(f, kind, key(m.method.span())),
+                Expr::Closure(f) => self.closure(f, kind, key(m.method.span()), extent.clone()),
                 other => {
                     self.expr(other);
                 }
@@ -134,7 +135,7 @@ impl Analysis {
 
     /// A nested pattern's closure: its index and accumulator are per
     /// executor, and its body runs divergent at the construct's level.
-    fn closure(&mut self, f: &syn::ExprClosure, kind: Kind, k: Key) {
+    fn closure(&mut self, f: &syn::ExprClosure, kind: Kind, k: Key, extent: Option<String>) {
         let mut names = f.inputs.iter().map(pat_name);
         let index = names.next().flatten();
         self.scopes.push(Vec::new());
@@ -147,10 +148,13 @@ impl Analysis {
         for n in names.flatten() {
             self.bind(n, Level::Lane, Class::Value, None);
         }
+        let entry = self.here();
         self.stack.push(Construct {
             kind,
             index,
             key: k,
+            entry,
+            extent,
         });
         self.body_in(&f.body, index_level);
         self.stack.pop();
@@ -194,10 +198,13 @@ impl Analysis {
         for a in &c.args {
             match a {
                 Expr::Closure(f) => {
+                    let entry = self.here();
                     self.stack.push(Construct {
                         kind,
                         index: None,
                         key: k,
+                        entry,
+                        extent: None,
                     });
                     self.scopes.push(Vec::new());
                     self.body_in(&f.body, Level::Lane);
@@ -241,6 +248,29 @@ fn construct_name(kind: Kind) -> &'static str {
         Kind::TeamVector => "a TeamVectorRange",
         Kind::SingleTeam => "a single(PerTeam(..))",
         Kind::SingleThread => "a single(PerThread(..))",
+    }
+}
+
+/// The extent of a nested range's second argument as written: `w` of
+/// `0..w` (or `..w`), or the count `w` itself; `None` for a range that
+/// does not start at 0.
+fn range_extent(arg: &Expr) -> Option<String> {
+    match arg {
+        Expr::Range(r) => {
+            let from_zero = match r.start.as_deref() {
+                None => true,
+                Some(Expr::Lit(l)) => {
+                    matches!(&l.lit, syn::Lit::Int(i) if i.base10_digits() == "0")
+                }
+                Some(_) => false,
+            };
+            let half_open = matches!(r.limits, syn::RangeLimits::HalfOpen(_));
+            match (&r.end, from_zero && half_open) {
+                (Some(end), true) => Some(super::memory::source_text(end)),
+                _ => None,
+            }
+        }
+        other => Some(super::memory::source_text(other)),
     }
 }
 

@@ -124,6 +124,14 @@ impl Analysis {
                 && !matches!(c.kind, Kind::SingleTeam | Kind::SingleThread)
         });
         let Some(c) = writer.cloned() else { return };
+        if let Some(slot) = self.slots.get(&(c.key, id)).cloned() {
+            if source_text(idx) != slot {
+                self.error(at, format!(
+                    "`{name}` is written in this ThreadVectorRange at each thread's slot, by the other threads too: read it here only at the index it writes (`{name}[{slot}]`), or after the range, which ends with a team barrier"
+                ));
+            }
+            return;
+        }
         let own = c.index.and_then(|v| self.component_of(idx, v)).is_some();
         if !own {
             self.error(at, format!(

@@ -145,6 +145,11 @@ struct Construct {
     /// The binding of the closure's index parameter (nested ranges).
     index: Option<usize>,
     key: Key,
+    /// The divergence of the control flow where the construct stands.
+    entry: Level,
+    /// The source text of a nested range's extent (`w` of `0..w` or of a
+    /// count `w`).
+    extent: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -168,20 +173,22 @@ pub fn check(f: &syn::ItemFn) -> syn::Result<TeamRules> {
     let mut levels: HashMap<Key, Level> = HashMap::new();
     let mut writes: HashSet<(Key, Key)> = HashSet::new();
     let mut divided: HashSet<String> = HashSet::new();
-    // Assigned levels only rise, and the writes and divided chunks are
-    // fixed by the syntax, so this settles within a few passes; the last
-    // pass, which knows them all from the start, reports.
+    let mut slots: HashMap<(Key, Key), String> = HashMap::new();
+    // Assigned levels only rise, and the writes, slots and divided chunks
+    // are fixed by the syntax, so this settles within a few passes; the
+    // last pass, which knows them all from the start, reports.
     for _ in 0..16 {
-        let mut an = Analysis::new(levels, writes.clone(), divided.clone());
+        let mut an = Analysis::new(levels, writes.clone(), divided.clone(), slots.clone());
         an.function(f);
-        if !an.raised && an.writes == writes && an.dividing == divided {
+        if !an.raised && an.writes == writes && an.dividing == divided && an.slotting == slots {
             return an.finish();
         }
         levels = an.levels;
         writes = an.writes;
         divided = an.dividing;
+        slots = an.slotting;
     }
-    let mut an = Analysis::new(levels, writes, divided);
+    let mut an = Analysis::new(levels, writes, divided, slots);
     an.function(f);
     an.finish()
 }
@@ -209,6 +216,11 @@ struct Analysis {
     writes: HashSet<(Key, Key)>,
     /// The index position each (construct, View) is written at.
     positions: HashMap<(Key, Key), usize>,
+    /// The one index (as written) at which a top-level ThreadVectorRange
+    /// writes a team scratch View, from the previous pass, and from this
+    /// one: the construct reads the View only there.
+    slots: HashMap<(Key, Key), String>,
+    slotting: HashMap<(Key, Key), String>,
     /// The team chunks (by parameter) some thread divides, from the
     /// previous pass, and from this one.
     divided: HashSet<String>,
@@ -228,6 +240,7 @@ impl Analysis {
         levels: HashMap<Key, Level>,
         written: HashSet<(Key, Key)>,
         divided: HashSet<String>,
+        slots: HashMap<(Key, Key), String>,
     ) -> Self {
         Analysis {
             team: String::new(),
@@ -242,6 +255,8 @@ impl Analysis {
             written,
             writes: HashSet::new(),
             positions: HashMap::new(),
+            slots,
+            slotting: HashMap::new(),
             divided,
             dividing: HashSet::new(),
             bindings: 0,

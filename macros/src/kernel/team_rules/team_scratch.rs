@@ -17,7 +17,11 @@
 //! thread writes the slot of its rank. The statement is a phase of its
 //! own, so it must stand where every thread of the team passes; its right
 //! side reads `s` only at the slot it writes; and, as the lanes of a
-//! thread all repeat it, it needs one lane per thread.
+//! thread all repeat it, it needs one lane per thread. Its vector form,
+//! a `ThreadVectorRange` over `k < w` outside every other construct that
+//! writes `s[team.team_rank() * w + k]` or `s[[team.team_rank(), k]]`,
+//! gives each lane of each thread its own element: the range is a phase,
+//! reached by every thread, that reads `s` only at that index.
 //!
 //! A construct that writes team scratch is a phase of its own
 //! ([`TeamRules::team_phases`](super::TeamRules::team_phases)): the
@@ -39,6 +43,15 @@ impl Analysis {
         };
         let single = self.stack.iter().any(|c| c.kind == Kind::SingleTeam);
         let by_index = self.divides(id, idx, top.key);
+        if !single && !by_index && self.vector_own_slot(name, id, idx, at) {
+            return;
+        }
+        if !single && !by_index && top.kind == Kind::ThreadVector && self.stack.len() == 1 {
+            let w = top.extent.as_deref().unwrap_or("w");
+            return self.error(at, format!(
+                "team scratch `{name}` is written in a ThreadVectorRange, whose indices every thread of the team runs, so two threads could write one element: write each thread's own slots, `{name}[team.team_rank() * {w} + k]` or `{name}[[team.team_rank(), k]]` for the range over `k` in `0..{w}`"
+            ));
+        }
         if !single && !by_index {
             return self.error(at, format!(
                 "team scratch `{name}` is written here at an index that does not contain the index of the nested range around it, so two threads could write one element; index it by the range's index (`{name}[i]`, `{name}[[i, j]]`) or write it inside `single(PerTeam(team), || ..)`"
@@ -73,6 +86,64 @@ impl Analysis {
         ),
         );
         self.rules.team_phases.insert(super::key(at));
+    }
+
+    /// Kokkos's own-slot idiom through a ThreadVectorRange over `k < w`
+    /// that stands outside every other construct: `s[[team.team_rank(),
+    /// k]] = ..`, or `s[team.team_rank() * w + k] = ..` with `w` the
+    /// range's extent as written. Distinct threads write distinct slots
+    /// (by rank) and the lanes of a thread distinct elements (by `k`, below
+    /// `w`), so each element has one writer; the range is a phase of its
+    /// own, which every thread of the team must reach, and it reads `s`
+    /// only at the index it writes.
+    fn vector_own_slot(&mut self, name: &str, id: Key, idx: &Expr, at: Span) -> bool {
+        let [top] = self.stack.as_slice() else {
+            return false;
+        };
+        let top = top.clone();
+        let Some(k) = top.index.filter(|_| top.kind == Kind::ThreadVector) else {
+            return false;
+        };
+        let pair = self.rank_component(idx).is_some() && self.component_of(idx, k).is_some();
+        let flat = top
+            .extent
+            .as_deref()
+            .is_some_and(|w| self.rank_times_extent_plus(idx, w, k));
+        if !pair && !flat {
+            return false;
+        }
+        if top.entry > Level::Team {
+            self.error(at, format!(
+                "team scratch `{name}` is written at the thread's slot in a ThreadVectorRange under a condition that differs between threads: the range is a phase with team barriers around it, so every thread of the team must reach it"
+            ));
+            return true;
+        }
+        self.writes.insert((top.key, id));
+        self.slotting.insert((top.key, id), source_text(idx));
+        self.rules.team_phases.insert(top.key);
+        true
+    }
+
+    /// Whether `idx` is `rank * w + k` (either operand order, either
+    /// factor order), `w` the range's extent as written, `k` its index.
+    fn rank_times_extent_plus(&self, idx: &Expr, w: &str, k: usize) -> bool {
+        let Expr::Binary(sum) = strip(idx) else {
+            return false;
+        };
+        if !matches!(sum.op, syn::BinOp::Add(_)) {
+            return false;
+        }
+        let is_k = |e: &Expr| {
+            self.component_of(strip(e), k) == Some(0) && !matches!(strip(e), Expr::Array(_))
+        };
+        let scaled_rank = |e: &Expr| match strip(e) {
+            Expr::Binary(p) if matches!(p.op, syn::BinOp::Mul(_)) => {
+                (self.is_rank(&p.left) && source_text(&p.right) == w)
+                    || (self.is_rank(&p.right) && source_text(&p.left) == w)
+            }
+            _ => false,
+        };
+        (scaled_rank(&sum.left) && is_k(&sum.right)) || (is_k(&sum.left) && scaled_rank(&sum.right))
     }
 
     /// In `s[team.team_rank()] = right` outside every nested construct,
@@ -152,6 +223,15 @@ impl Analysis {
     }
 }
 
+/// `e` without the parentheses around it.
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        e => e,
+    }
+}
+
 /// The indexing expressions in `e`, outermost first.
 fn collect_indexing(e: &Expr, out: &mut Vec<syn::ExprIndex>) {
     struct Find<'a>(&'a mut Vec<syn::ExprIndex>);
@@ -228,6 +308,45 @@ mod tests {
             (
                 "fn k(m: &TeamMember) { let mut s = m.team_scratch::<usize, 1>(0, 4).unwrap(); let r = m.team_rank() / 2; s[r] = 1; }",
                 "write each thread's own slot",
+            ),
+        ] {
+            let e = err(src);
+            assert!(e.contains(message), "{src}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_thread_vector_range_may_write_the_threads_slots() {
+        let r = run("fn k(m: &TeamMember, w: usize, x: &View1<f64>) {
+            let mut s = m.team_scratch::<f64, 1>(0, m.team_size() * w).unwrap();
+            ThreadVectorRange::new(m, 0..w).parallel_for(|k| s[m.team_rank() * w + k] = x[k]);
+            let r = m.team_rank();
+            ThreadVectorRange::new(m, w).parallel_for(|k| s[k + (w * r)] += 1.0);
+            let mut t = m.team_scratch::<f64, 2>(0, [m.team_size(), w]).unwrap();
+            ThreadVectorRange::new(m, 0..w).parallel_for(|j| t[[r, j]] = t[[r, j]] * 2.0);
+        }")
+        .unwrap();
+        assert_eq!((r.team_phases.len(), r.one_lane), (3, None));
+        for (src, message) in [
+            (
+                "fn k(m: &TeamMember, w: usize) { let mut s = m.team_scratch::<f64, 1>(0, 64).unwrap(); ThreadVectorRange::new(m, 0..w).parallel_for(|k| s[k] = 1.0); }",
+                "write each thread's own slots, `s[team.team_rank() * w + k]`",
+            ),
+            (
+                "fn k(m: &TeamMember, w: usize, v: usize) { let mut s = m.team_scratch::<f64, 1>(0, 64).unwrap(); ThreadVectorRange::new(m, 0..w).parallel_for(|k| s[m.team_rank() * v + k] = 1.0); }",
+                "team scratch `s`",
+            ),
+            (
+                "fn k(m: &TeamMember, w: usize) { let mut s = m.team_scratch::<f64, 1>(0, 64).unwrap(); ThreadVectorRange::new(m, 1..w).parallel_for(|k| s[m.team_rank() * w + k] = 1.0); }",
+                "team scratch `s`",
+            ),
+            (
+                "fn k(m: &TeamMember, w: usize) { let mut s = m.team_scratch::<f64, 1>(0, 64).unwrap(); ThreadVectorRange::new(m, 0..w).parallel_for(|k| s[m.team_rank() * w + k] = s[k]); }",
+                "read it here only at the index it writes",
+            ),
+            (
+                "fn k(m: &TeamMember, w: usize) { let mut s = m.team_scratch::<f64, 1>(0, 64).unwrap(); if m.team_rank() == 0 { ThreadVectorRange::new(m, 0..w).parallel_for(|k| s[m.team_rank() * w + k] = 1.0); } }",
+                "every thread of the team must reach it",
             ),
         ] {
             let e = err(src);
