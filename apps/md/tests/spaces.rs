@@ -18,6 +18,7 @@ fn lines(t: &[Thermo]) -> Vec<String> {
     t.iter().map(|t| t.to_string()).collect()
 }
 
+#[cfg(feature = "rayon")]
 #[test]
 fn serial_and_rayon_give_the_same_bits() {
     let cfg = small();
