@@ -352,6 +352,20 @@ macro_rules! for_tests {
         }
 
         #[test]
+        fn a_device_const_may_be_computed() {
+            let s = space();
+            let mut y = View1::<usize, LayoutRight, _>::zeros_in(s.memory_space(), "y", 5).unwrap();
+            parallel_for(
+                "row_width",
+                RangePolicy::new(&s, 0..5),
+                &mut y,
+                times_row_width(),
+            );
+            let y = create_mirror_view_and_copy(&y).unwrap().to_vec();
+            assert_eq!(y, [0, 48, 96, 144, 192]);
+        }
+
+        #[test]
         fn for_writes_strided_views() {
             let s = space();
             let mut a =

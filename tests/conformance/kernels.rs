@@ -97,6 +97,17 @@ pub fn scaled_plus_offset(i: usize, y: &mut f64, a: f64, x: &View1<f64>) {
     *y = scaled_plus(x[i], a) - OFFSET + scaled_plus(1.0, 0.0);
 }
 
+/// A `#[device] const` whose initializer is arithmetic (translated to
+/// the header's wrapping operators, which must be usable in a constant).
+#[device]
+pub const ROW_WIDTH: usize = 36 + 8 * 2 - 4;
+
+/// `i * ROW_WIDTH`, through an arithmetic `#[device] const`.
+#[kernel]
+pub fn times_row_width(i: usize, y: &mut usize) {
+    *y = i * ROW_WIDTH;
+}
+
 // ----------------------------------------------------------- reduce.rs
 
 #[kernel(reduce)]

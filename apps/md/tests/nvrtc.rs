@@ -4,9 +4,7 @@
 //! Without NVRTC the test is skipped with a printed reason, unless
 //! CI=true, where it fails.
 
-use granule::kernel::ParamKind;
-use granule_cuda::codegen::{Instance, Pattern, TranslationUnit};
-use granule_cuda::nvrtc::{self, available_or_skip};
+use granule_cuda::nvrtc::{available_or_skip, check_kernels_everywhere};
 use granule_md::kernels::KERNELS;
 
 #[test]
@@ -14,22 +12,6 @@ fn every_md_kernel_compiles_to_ptx_and_cubin_for_sm80_and_sm90() {
     if !available_or_skip("every_md_kernel_compiles_to_ptx_and_cubin_for_sm80_and_sm90") {
         return;
     }
-    let instances: Vec<Instance> = KERNELS
-        .iter()
-        .flat_map(|k| {
-            let acc = k
-                .params
-                .iter()
-                .rev()
-                .find(|p| p.kind == ParamKind::Out)
-                .map_or("", |p| p.cpp);
-            Pattern::all_for(k.pattern, acc)
-                .into_iter()
-                .map(move |p| Instance::new(k, p, &[]))
-        })
-        .collect();
-    assert!(instances.len() >= KERNELS.len());
-    let unit = TranslationUnit::new(&instances).unwrap_or_else(|e| panic!("md.cu: {e}"));
-    nvrtc::check_everywhere(unit.source(), "md.cu", unit.entries())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let compiled = check_kernels_everywhere(KERNELS, "md.cu").unwrap_or_else(|e| panic!("{e}"));
+    assert!(compiled >= KERNELS.len());
 }

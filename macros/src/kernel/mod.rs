@@ -12,6 +12,7 @@ mod expr;
 mod host;
 mod infer;
 mod methods;
+mod names;
 mod nested;
 mod reducer;
 mod scatter;
@@ -92,6 +93,7 @@ pub(super) fn check_plain(f: &syn::ItemFn) -> Result<()> {
 
 /// Translates a `#[kernel]` function written for `pattern`.
 pub fn translate_kernel(f: &syn::ItemFn, pattern: Pattern) -> Result<Translated> {
+    names::check_fn(f)?;
     let Signature {
         mut cx,
         generics,
@@ -159,6 +161,7 @@ pub fn kernel_signature(f: &syn::ItemFn, pattern: Pattern) -> Result<Signature> 
 
 /// Translates a `#[device]` helper function.
 pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
+    names::check_fn(f)?;
     check_plain(f)?;
     let generics = sig::generics(&f.sig.generics)?;
     let mut cx = Cx::new(generics.clone());
@@ -228,6 +231,7 @@ fn reject_recursion(cx: &Cx, name: &str) -> Result<()> {
 
 /// Translates a `#[device] const`.
 pub fn translate_const(c: &syn::ItemConst) -> Result<Translated> {
+    names::check_const(c)?;
     let mut cx = Cx::new(Vec::new());
     let elem = types::elem_of(&c.ty, &[])?;
     let value = cx.value_as(&c.expr, &elem)?;

@@ -14,6 +14,7 @@ use syn::spanned::Spanned;
 /// every field is a scalar whose C++ type has the Rust type's size and
 /// alignment.
 pub fn translate_struct(s: &syn::ItemStruct) -> Result<Translated> {
+    super::names::check_struct(s)?;
     if let Some(g) = s.generics.params.first() {
         return Err(unsupported(g, "a generic `#[device] struct`"));
     }

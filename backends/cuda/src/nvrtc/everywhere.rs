@@ -4,6 +4,8 @@
 
 use super::program::compile_ptx_and_cubin;
 use super::Target;
+use crate::codegen::{Instance, Pattern, TranslationUnit};
+use granule_core::kernel::{DeviceKernel, ParamKind};
 
 /// The real architectures of [`check_everywhere`]: sm_80 (A100) and
 /// sm_90 (H100).
@@ -43,6 +45,48 @@ pub fn check_everywhere(source: &str, program: &str, entries: &[String]) -> Resu
                 })
         })
     })
+}
+
+/// Wraps every kernel of `kernels` in the driver of its pattern (a
+/// reduction in every driver that applies to its accumulator's type),
+/// translates them as one unit and checks it with [`check_everywhere`]:
+/// an application's proof that each of its kernels would load on a GPU.
+/// Returns the number of instances compiled.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::kernel::KernelSource;
+/// use granule_cuda::nvrtc::{available, check_kernels_everywhere};
+/// #[kernel]
+/// fn twice(i: usize, y: &mut f64, x: &View1<f64>) {
+///     *y = 2.0 * x[i];
+/// }
+/// if available() {
+///     let n = check_kernels_everywhere(&[<twice<'static> as KernelSource>::KERNEL], "twice.cu");
+///     assert_eq!(n, Ok(1));
+/// }
+/// ```
+pub fn check_kernels_everywhere(
+    kernels: &[&'static DeviceKernel],
+    program: &str,
+) -> Result<usize, String> {
+    let instances: Vec<Instance> = kernels
+        .iter()
+        .flat_map(|k| {
+            let acc = k
+                .params
+                .iter()
+                .rev()
+                .find(|p| p.kind == ParamKind::Out)
+                .map_or("", |p| p.cpp);
+            Pattern::all_for(k.pattern, acc)
+                .into_iter()
+                .map(move |p| Instance::new(k, p, &[]))
+        })
+        .collect();
+    let unit = TranslationUnit::new(&instances).map_err(|e| format!("{program}: {e}"))?;
+    check_everywhere(unit.source(), program, unit.entries())?;
+    Ok(instances.len())
 }
 
 fn check_output(t: Target, bytes: &[u8], entries: &[String]) -> Result<(), String> {

@@ -12,7 +12,7 @@ mod everywhere;
 mod program;
 
 pub use error::{Excerpt, NvrtcError};
-pub use everywhere::{check_everywhere, EVERY_ARCH};
+pub use everywhere::{check_everywhere, check_kernels_everywhere, EVERY_ARCH};
 pub use program::{compile, compile_with, version, FloatMode, Output, Target};
 
 /// Whether `libnvrtc` can be loaded (looked up by cudarc's candidate names,

@@ -7,8 +7,9 @@
 // these compute in `Num<T>::Wide`, an unsigned type no narrower than
 // `int`, where C++ arithmetic wraps, and convert the result back to T:
 // modulo 2^bits, which C++20 requires and which NVRTC and g++ implement
-// for C++17 too. Floats (and bool) use the operator.
-template <class T> __device__ __forceinline__ T wadd(T a, T b) {
+// for C++17 too. Floats (and bool) use the operator. They are constexpr
+// because a `#[device] const`'s initializer is translated through them.
+template <class T> __host__ __device__ constexpr __forceinline__ T wadd(T a, T b) {
   if constexpr (Num<T>::is_float || Num<T>::bits == 1) {
     return a + b;
   } else {
@@ -16,7 +17,7 @@ template <class T> __device__ __forceinline__ T wadd(T a, T b) {
     return (T)((W)a + (W)b);
   }
 }
-template <class T> __device__ __forceinline__ T wsub(T a, T b) {
+template <class T> __host__ __device__ constexpr __forceinline__ T wsub(T a, T b) {
   if constexpr (Num<T>::is_float || Num<T>::bits == 1) {
     return a - b;
   } else {
@@ -24,7 +25,7 @@ template <class T> __device__ __forceinline__ T wsub(T a, T b) {
     return (T)((W)a - (W)b);
   }
 }
-template <class T> __device__ __forceinline__ T wmul(T a, T b) {
+template <class T> __host__ __device__ constexpr __forceinline__ T wmul(T a, T b) {
   if constexpr (Num<T>::is_float || Num<T>::bits == 1) {
     return a * b;
   } else {
