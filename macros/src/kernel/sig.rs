@@ -258,7 +258,11 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
             "a shared reference to this type (pass scalars by value)",
         ));
     }
-    let e = elem_of(ty, generics)?;
+    let e = match ty {
+        // An array or tuple value may hold `#[device] struct`s.
+        syn::Type::Array(_) | syn::Type::Tuple(_) => super::types::value_elem_of(ty, generics)?,
+        _ => elem_of(ty, generics)?,
+    };
     if first {
         return if e == Elem::Scalar(Scalar::Usize) {
             Ok((Kind::Index, Ty::Elem(e)))

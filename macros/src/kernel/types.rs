@@ -181,6 +181,67 @@ pub enum Elem {
     /// header's templates (as for a generic parameter) and literals take
     /// the value's type; the host compiler has already checked the types.
     Deduced(String),
+    /// A `[T; N]` value (a local, a helper's argument or result, a
+    /// constant): its element type and its length as C++ reads it (the
+    /// digits of an integer literal, or the name of a constant).
+    /// `granule::Array<T, N>`, which copies by value as Rust's arrays do.
+    Array(Box<Elem>, String),
+    /// A tuple value of any element types (a local, a helper's argument or
+    /// result): `granule::Tuple<..>`, read by field (`t.0`) or
+    /// destructured.
+    TupleOf(Vec<Elem>),
+}
+
+/// The C++ spelling of an array: `granule::Array<T, N>`.
+pub fn array_cpp(elem: &str, len: &str) -> String {
+    format!("granule::Array<{elem}, {len}>")
+}
+
+/// An array length as C++ reads it: the digits of an integer literal
+/// (`3`, `3usize`) or a constant's name (`N`, a `#[device] const` or a
+/// `const` of the body); `None` for anything else, which is not a
+/// constant the translator can name.
+pub fn array_len(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) if n.suffix().is_empty() || n.suffix() == "usize" => Some(n.base10_digits().to_string()),
+        syn::Expr::Path(p) if p.qself.is_none() => {
+            let id = p.path.get_ident()?.to_string();
+            id.starts_with(|c: char| c.is_ascii_uppercase())
+                .then_some(id)
+        }
+        syn::Expr::Group(g) => array_len(&g.expr),
+        syn::Expr::Paren(p) => array_len(&p.expr),
+        _ => None,
+    }
+}
+
+/// The error for an array length [`array_len`] does not accept.
+pub fn array_len_error(e: &syn::Expr) -> syn::Error {
+    error_at(
+        syn::spanned::Spanned::span(e),
+        "an array length in device code is an integer literal or the name of a constant (`[f64; 3]`, `[0.0; N]` with `#[device] const N: usize = 3;`)",
+    )
+}
+
+/// The constants a type names as array lengths (`N` in `[[f64; N]; 3]`).
+pub fn array_len_names(ty: &syn::Type, out: &mut Vec<syn::Path>) {
+    match ty {
+        syn::Type::Array(a) => {
+            if let syn::Expr::Path(p) = &a.len {
+                if array_len(&a.len).is_some() {
+                    out.push(p.path.clone());
+                }
+            }
+            array_len_names(&a.elem, out);
+        }
+        syn::Type::Tuple(t) => t.elems.iter().for_each(|e| array_len_names(e, out)),
+        syn::Type::Paren(p) => array_len_names(&p.elem, out),
+        syn::Type::Reference(r) => array_len_names(&r.elem, out),
+        _ => {}
+    }
 }
 
 /// The C++ spelling of a tuple accumulator: `granule::Tuple<T0, T1, ..>`.
@@ -376,8 +437,32 @@ impl Ty {
     }
 }
 
-/// The element type named by a Rust type: a scalar or a generic parameter.
+/// The element type named by a Rust type: a scalar, a generic parameter,
+/// or an array or tuple of them.
 pub fn elem_of(ty: &syn::Type, generics: &[String]) -> Result<Elem> {
+    match ty {
+        syn::Type::Array(a) => {
+            let len = array_len(&a.len).ok_or_else(|| array_len_error(&a.len))?;
+            let elem = value_elem_of(&a.elem, generics)?;
+            return Ok(Elem::Array(Box::new(elem), len));
+        }
+        syn::Type::Tuple(t) if !t.elems.is_empty() => {
+            return t
+                .elems
+                .iter()
+                .map(|e| value_elem_of(e, generics))
+                .collect::<Result<Vec<_>>>()
+                .map(Elem::TupleOf);
+        }
+        syn::Type::Paren(p) => return elem_of(&p.elem, generics),
+        syn::Type::Slice(_) => {
+            return Err(unsupported(
+                ty,
+                "a slice (device code has arrays of a constant length: `[T; N]`)",
+            ))
+        }
+        _ => {}
+    }
     if let syn::Type::Path(p) = ty {
         if p.qself.is_none() && p.path.segments.len() == 1 {
             let name = p.path.segments[0].ident.to_string();
@@ -393,6 +478,26 @@ pub fn elem_of(ty: &syn::Type, generics: &[String]) -> Result<Elem> {
         ty,
         "this type (use f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, usize, isize, bool or a generic parameter)",
     ))
+}
+
+/// The element of an array or tuple type: what [`elem_of`] reads, or a
+/// `#[device] struct` (by its C++ name, the Rust name).
+pub fn value_elem_of(ty: &syn::Type, generics: &[String]) -> Result<Elem> {
+    match struct_of(ty, generics) {
+        Some(path) => Ok(Elem::Struct(last_segment(&path))),
+        None => elem_of(ty, generics),
+    }
+}
+
+/// The `#[device] struct`s a type names (`Atom` in `[Atom; 4]`), which a
+/// translation lists as dependencies.
+pub fn struct_names(ty: &syn::Type, generics: &[String], out: &mut Vec<syn::Path>) {
+    match ty {
+        syn::Type::Array(a) => struct_names(&a.elem, generics, out),
+        syn::Type::Tuple(t) => t.elems.iter().for_each(|e| struct_names(e, generics, out)),
+        syn::Type::Paren(p) => struct_names(&p.elem, generics, out),
+        other => out.extend(struct_of(other, generics)),
+    }
 }
 
 /// A user type named by a plain path (`Triple`, `crate::stats::Triple`):
