@@ -1,8 +1,10 @@
 //! Arrays and tuples as values in kernels and `#[device]` functions: local
 //! arrays (literals, repeats, nested, indexed, destructured), arrays passed
 //! to and returned from helpers by value, `#[device] const` arrays, local
-//! tuples and tuples returned by helpers. Every space must give the host's
-//! bits, and an index past a local array must fail with Rust's words.
+//! tuples and tuples returned by helpers; Views of arrays and of `#[device]
+//! struct`s (which may hold arrays and structs) read and written in place.
+//! Every space must give the host's bits, and an index past a local array
+//! must fail with Rust's words.
 
 use granule::kernel::DeviceKernel;
 use granule::prelude::*;
@@ -166,9 +168,93 @@ pub fn array_past_end(i: usize, out: &mut f64, k: usize) {
     *out = a[i + k];
 }
 
+/// A particle of an MD code, a View's element.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Atom {
+    pub x: f64,
+    pub y: f64,
+    pub z: f64,
+    pub kind: i32,
+}
+
+/// A struct of an array, a struct and an array of another type: fields the
+/// device lays out as the host does.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cell {
+    pub corner: [f64; 3],
+    pub atom: Atom,
+    pub counts: [i32; 2],
+}
+
+// SAFETY: all-zero bytes are 0.0 and 0 in every field.
+unsafe impl granule::views::Zeroable for Atom {}
+// SAFETY: as above, field by field.
+unsafe impl granule::views::Zeroable for Cell {}
+
+/// Positions as a View of `[f64; 3]`: a whole element read, an element's
+/// component, and writes through the work item's `&mut [f64; 3]`, by
+/// component and whole.
+#[kernel]
+pub fn shift_positions(i: usize, out: &mut [f64; 3], x: &View1<[f64; 3]>, d: f64) {
+    let p = x[i];
+    let n = x.extent(0);
+    out[0] = p[0] + d;
+    out[1] = x[(i + 1) % n][1] * 2.0;
+    if i % 2 == 0 {
+        *out = [out[0], out[1], p[2] - d];
+    } else {
+        out[2] = -p[2];
+    }
+}
+
+/// Particles as a View of a `#[device] struct`: fields read from an
+/// element and written through the work item's `&mut Atom`.
+#[kernel]
+pub fn move_atoms(i: usize, out: &mut Atom, atoms: &View1<Atom>, dt: f64) {
+    let a = atoms[i];
+    out.x = a.x + dt * a.kind as f64;
+    out.y = atoms[i].y;
+    out.z = a.z - dt;
+    out.kind = a.kind + 1;
+}
+
+/// Structs holding arrays and structs: built, updated field by field and
+/// element by element, stored whole.
+#[kernel]
+pub fn build_cells(i: usize, out: &mut Cell, x: &View1<[f64; 3]>) {
+    let mut c = Cell {
+        corner: x[i],
+        atom: Atom {
+            x: x[i][0],
+            y: 0.5,
+            z: 1.0,
+            kind: i as i32,
+        },
+        counts: [1, 2],
+    };
+    c.counts[1] += 3;
+    c.corner[2] = c.atom.x * 2.0;
+    c.atom.kind -= 1;
+    *out = c;
+}
+
 /// This module's kernels, compiled by `nvrtc.rs`.
-pub const KERNELS: &[&DeviceKernel] =
-    kernel_list![hex8_element, array_copies, tuples, array_past_end];
+pub const KERNELS: &[&DeviceKernel] = kernel_list![
+    hex8_element,
+    array_copies,
+    tuples,
+    array_past_end,
+    shift_positions,
+    move_atoms,
+    build_cells
+];
+
+/// Positions of the tests: three components per point.
+pub fn position(i: usize) -> [f64; 3] {
+    [i as f64 * 0.5, (i % 7) as f64 - 2.25, 1.0 / (i + 1) as f64]
+}
 
 /// `hex8_element`'s body in plain Rust, for the host's bits.
 pub fn hex8_reference(i: usize, x: &dyn Fn(usize, usize) -> f64, n: usize) -> f64 {
@@ -274,6 +360,137 @@ macro_rules! aggregates_tests {
                 let flag = if hi > lo { 0.5 } else { 0.0 };
                 let want = lo * 3.0 + (i as i32 + 1) as f64 + hi + flag;
                 assert_eq!(y[i].to_bits(), want.to_bits(), "y[{i}]");
+            }
+        }
+
+        #[test]
+        fn aggregates_device_layouts_are_the_hosts() {
+            use crate::aggregates::{Atom, Cell};
+            use granule::kernel::{DeviceElement, DeviceValue};
+            use std::mem::{align_of, offset_of, size_of};
+            let () = <Cell as DeviceElement>::SAME_LAYOUT;
+            assert_eq!(<[f64; 3] as DeviceValue>::SIZE, size_of::<[f64; 3]>());
+            assert_eq!(<[[i32; 2]; 5] as DeviceValue>::SIZE, 40);
+            assert_eq!(
+                (<Atom as DeviceValue>::SIZE, <Atom as DeviceValue>::ALIGN),
+                (32, 8)
+            );
+            assert_eq!(
+                (<Cell as DeviceValue>::SIZE, <Cell as DeviceValue>::ALIGN),
+                (size_of::<Cell>(), align_of::<Cell>())
+            );
+            // The C++ struct's offsets: corner (24 bytes), atom aligned to
+            // 8, counts after it, the whole padded to 8.
+            assert_eq!(
+                (
+                    offset_of!(Cell, corner),
+                    offset_of!(Cell, atom),
+                    offset_of!(Cell, counts)
+                ),
+                (0, 24, 56)
+            );
+            assert_eq!(size_of::<Cell>(), 64);
+            // Bytes round-trip through the device layout.
+            let c = Cell {
+                corner: [1.0, -2.0, 0.5],
+                atom: Atom {
+                    x: 3.0,
+                    y: 4.0,
+                    z: 5.0,
+                    kind: -7,
+                },
+                counts: [9, 10],
+            };
+            let mut bytes = vec![0u8; <Cell as DeviceValue>::SIZE];
+            c.store(&mut bytes);
+            assert_eq!(<Cell as DeviceValue>::load(&bytes), c);
+            assert_eq!(&bytes[56..60], &9i32.to_ne_bytes());
+        }
+
+        #[test]
+        fn aggregates_views_of_arrays_read_and_written_in_place() {
+            use crate::aggregates::position;
+            let s = space();
+            let n = 1000;
+            let x =
+                View1::<[f64; 3], LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, position)
+                    .unwrap();
+            let mut y =
+                View1::<[f64; 3], LayoutRight, _>::zeros_in(s.memory_space(), "y", n).unwrap();
+            parallel_for(
+                "shift",
+                RangePolicy::new(&s, 0..n),
+                &mut y,
+                crate::aggregates::shift_positions(&x, 0.25),
+            );
+            let y = create_mirror_view_and_copy(&y).unwrap();
+            for i in 0..n {
+                let p = position(i);
+                let z = if i % 2 == 0 { p[2] - 0.25 } else { -p[2] };
+                let want = [p[0] + 0.25, position((i + 1) % n)[1] * 2.0, z];
+                assert_eq!(y[i].map(f64::to_bits), want.map(f64::to_bits), "y[{i}]");
+            }
+        }
+
+        #[test]
+        fn aggregates_views_of_device_structs_read_and_written_in_place() {
+            use crate::aggregates::{position, Atom, Cell};
+            let s = space();
+            let n = 500;
+            let atom = |i: usize| {
+                let p = position(i);
+                Atom {
+                    x: p[0],
+                    y: p[1],
+                    z: p[2],
+                    kind: (i % 3) as i32,
+                }
+            };
+            let atoms =
+                View1::<Atom, LayoutRight, _>::from_fn_in(s.memory_space(), "atoms", n, atom)
+                    .unwrap();
+            let mut moved =
+                View1::<Atom, LayoutRight, _>::zeros_in(s.memory_space(), "moved", n).unwrap();
+            parallel_for(
+                "move",
+                RangePolicy::new(&s, 0..n),
+                &mut moved,
+                crate::aggregates::move_atoms(&atoms, 0.125),
+            );
+            let moved = create_mirror_view_and_copy(&moved).unwrap();
+            let x =
+                View1::<[f64; 3], LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, position)
+                    .unwrap();
+            let mut cells =
+                View1::<Cell, LayoutRight, _>::zeros_in(s.memory_space(), "cells", n).unwrap();
+            parallel_for(
+                "cells",
+                RangePolicy::new(&s, 0..n),
+                &mut cells,
+                crate::aggregates::build_cells(&x),
+            );
+            let cells = create_mirror_view_and_copy(&cells).unwrap();
+            for i in 0..n {
+                let a = atom(i);
+                let want = Atom {
+                    x: a.x + 0.125 * a.kind as f64,
+                    y: a.y,
+                    z: a.z - 0.125,
+                    kind: a.kind + 1,
+                };
+                assert_eq!(moved[i], want, "moved[{i}]");
+                let p = position(i);
+                let want = Cell {
+                    corner: [p[0], p[1], p[0] * 2.0],
+                    atom: Atom {
+                        x: p[0],
+                        y: 0.5,
+                        z: 1.0,
+                        kind: i as i32 - 1,
+                    },
+                    counts: [1, 5],
+                };
+                assert_eq!(cells[i], want, "cells[{i}]");
             }
         }
 

@@ -273,6 +273,9 @@ pub(super) fn bind_params(cx: &mut Cx, f: &syn::ItemFn, kernel: bool) -> Result<
         }
         if let Some(path) = sig::struct_path(arg, &cx.generics) {
             cx.struct_deps.push(path);
+        } else if let Some(elem_ty) = sig::element_type(arg, &cx.generics) {
+            // The `#[device] struct`s of a View's or `&mut`'s elements.
+            types::struct_names(elem_ty, &cx.generics, &mut cx.struct_deps);
         }
         // An MDRange index binds one usize per destructured name.
         for name in p.name.split(',').filter(|n| *n != "_") {
@@ -313,8 +316,8 @@ fn check_shape(params: &mut [Param], pattern: Pattern) -> std::result::Result<()
         types::Ty::Out(types::Elem::Tuple(_)) => Some(
             "a tuple `&mut` is the accumulator of a `#[kernel(reduce)]` (reduced by a tuple of reducers)",
         ),
-        types::Ty::Out(types::Elem::Struct(_)) => Some(
-            "a `#[device] struct` `&mut` is the accumulator of a `#[kernel(reduce)]` (reduced by a custom reducer)",
+        types::Ty::Out(types::Elem::Struct(_)) if pattern == Pattern::Scan => Some(
+            "a `#[device] struct` `&mut` is the accumulator of a `#[kernel(reduce)]` (reduced by a custom reducer) or an element of a `#[kernel]`'s written View",
         ),
         _ => None,
     });

@@ -489,6 +489,26 @@ pub fn value_elem_of(ty: &syn::Type, generics: &[String]) -> Result<Elem> {
     }
 }
 
+/// Why `elem` cannot be the element of a View a kernel reads or writes in
+/// place, if it cannot: the device must lay it out as the host does
+/// (`DeviceElement`), which holds for scalars, `#[device] struct`s and
+/// arrays of them of a known element type, and not for tuples (whose
+/// `granule::Tuple` is laid out otherwise).
+pub fn view_elem_error(elem: &Elem) -> Option<&'static str> {
+    match elem {
+        Elem::TupleOf(_) => Some(
+            "a View or `&mut` of tuples (the device lays tuples out otherwise: use a `#[device] struct` or an array)",
+        ),
+        Elem::Array(e, _) => match &**e {
+            Elem::Generic(_) => Some(
+                "a View or `&mut` of arrays of a generic parameter (name the element type)",
+            ),
+            inner => view_elem_error(inner),
+        },
+        _ => None,
+    }
+}
+
 /// The `#[device] struct`s a type names (`Atom` in `[Atom; 4]`), which a
 /// translation lists as dependencies.
 pub fn struct_names(ty: &syn::Type, generics: &[String], out: &mut Vec<syn::Path>) {
@@ -588,7 +608,7 @@ pub fn view_of(ty: &syn::Type, generics: &[String]) -> Result<Option<Ty>> {
     let args = type_args(seg);
     let elem = |k: usize| -> Result<Elem> {
         match args.get(k) {
-            Some(syn::GenericArgument::Type(t)) => elem_of(t, generics),
+            Some(syn::GenericArgument::Type(t)) => value_elem_of(t, generics),
             _ => Err(unsupported(seg, "a View without its element type")),
         }
     };
