@@ -324,7 +324,7 @@ impl Cx {
             .enumerate()
             .map(|(k, f)| (format!("granule::get<{k}>"), f))
             .collect();
-        self.destructure(t.elems.iter().collect(), &value, parts, depth)
+        self.destructure(t.elems.iter().collect(), ("tuple", &value), parts, depth)
     }
 
     /// `let [x, y, z] = array;`: the array bound once, then each element by
@@ -351,21 +351,22 @@ impl Cx {
             _ => return Err(error_at(init.expr.span(), "this value is not an array")),
         };
         let parts = (0..n).map(|k| (format!("[{k}]"), elem.clone())).collect();
-        self.destructure(sl.elems.iter().collect(), &value, parts, depth)
+        self.destructure(sl.elems.iter().collect(), ("array", &value), parts, depth)
     }
 
-    /// Binds `value` to a hidden name, then each pattern to its part (the
+    /// Binds `value` to a hidden name (of stem `stem`), then each pattern
+    /// to its part (the
     /// C++ that reads it from the whole, `granule::get<k>` before it or
     /// `[k]` after it, and its type).
     fn destructure(
         &mut self,
         pats: Vec<&syn::Pat>,
-        value: &str,
+        (stem, value): (&str, &str),
         parts: Vec<(String, Elem)>,
         depth: usize,
     ) -> Result<String> {
         let p = pad(depth);
-        let whole = self.tmp("whole");
+        let whole = self.tmp(stem);
         let mut out = format!("{p}const auto {whole} = {value};\n");
         for (pat, (part, elem)) in pats.into_iter().zip(parts) {
             if matches!(pat, syn::Pat::Wild(_)) {

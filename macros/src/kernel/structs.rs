@@ -32,7 +32,7 @@ pub fn translate_struct(s: &syn::ItemStruct) -> Result<Translated> {
     let infer = super::infer::Infer::default();
     for f in &fields.named {
         let name = f.ident.as_ref().expect("named fields have names");
-        let elem = value_elem_of(&f.ty, &[]).ok().filter(|e| field_ok(e));
+        let elem = value_elem_of(&f.ty, &[]).ok().filter(field_ok);
         let Some(elem) = elem else {
             return Err(unsupported(
                 &f.ty,

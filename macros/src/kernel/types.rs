@@ -805,3 +805,52 @@ pub fn team_chunk_of(ty: &syn::Type, generics: &[String]) -> Result<Option<(Elem
     };
     Ok(Some((elem, map)))
 }
+
+#[cfg(test)]
+mod aggregate_tests {
+    use super::*;
+
+    #[test]
+    fn array_lengths_are_literals_or_constant_names() {
+        let len = |s: &str| array_len(&syn::parse_str(s).unwrap());
+        assert_eq!(len("3"), Some("3".into()));
+        assert_eq!(len("3usize"), Some("3".into()));
+        assert_eq!(len("NODES"), Some("NODES".into()));
+        assert_eq!(len("n"), None);
+        assert_eq!(len("2 * N"), None);
+        assert_eq!(len("3u8"), None);
+    }
+
+    #[test]
+    fn array_and_tuple_types_read_as_values() {
+        let ty: syn::Type = syn::parse_str("[[f64; 3]; N]").unwrap();
+        let inner = Elem::Array(Box::new(Elem::Scalar(Scalar::F64)), "3".into());
+        assert_eq!(
+            elem_of(&ty, &[]).unwrap(),
+            Elem::Array(Box::new(inner), "N".into())
+        );
+        let ty: syn::Type = syn::parse_str("(f32, [Atom; 2])").unwrap();
+        let atoms = Elem::Array(Box::new(Elem::Struct("Atom".into())), "2".into());
+        assert_eq!(
+            elem_of(&ty, &[]).unwrap(),
+            Elem::TupleOf(vec![Elem::Scalar(Scalar::F32), atoms])
+        );
+        assert!(elem_of(&syn::parse_str("[f64]").unwrap(), &[]).is_err());
+        assert!(view_elem_error(&Elem::TupleOf(vec![])).is_some());
+        let generic = Elem::Array(Box::new(Elem::Generic("T".into())), "3".into());
+        assert!(view_elem_error(&generic).is_some());
+    }
+
+    #[test]
+    fn arrays_unify_elementwise_and_spell_as_granule_arrays() {
+        let mut infer = crate::kernel::infer::Infer::default();
+        let lit = infer.fresh(crate::kernel::infer::VarKind::Float);
+        let a = Elem::Array(Box::new(lit), "N".into());
+        let b = Elem::Array(Box::new(Elem::Scalar(Scalar::F32)), "4".into());
+        let at = proc_macro2::Span::call_site();
+        let u = infer.unify(&a, &b, &crate::kernel::cx::SpanOf(at)).unwrap();
+        assert_eq!(infer.cpp(&u), "granule::Array<granule::f32, 4>");
+        let c = Elem::Array(Box::new(Elem::Scalar(Scalar::F32)), "5".into());
+        assert!(infer.unify(&b, &c, &crate::kernel::cx::SpanOf(at)).is_err());
+    }
+}
