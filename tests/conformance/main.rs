@@ -24,6 +24,8 @@ macro_rules! kernel_list {
     ($($k:path),* $(,)?) => { &[$(<$k as granule::kernel::KernelSource>::KERNEL),*] };
 }
 
+#[macro_use]
+mod aggregates;
 mod container_kernels;
 mod kernels;
 mod nvrtc;
@@ -105,6 +107,7 @@ macro_rules! conformance_suite {
             unique_token_tests!();
             view_ops_tests!();
             portable_tests!();
+            aggregates_tests!();
             $($host_only)*
         }
     };

@@ -160,7 +160,7 @@ fn example_element_functions() -> [&'static DeviceKernel; 2] {
 
 /// The kernels, by translation unit: the suite's and the examples' are
 /// compiled apart, since an example may reuse a suite kernel's name.
-fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 7] {
+fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 8] {
     [
         ("random.cu", granule::containers::random::kernels::KERNELS),
         ("suite.cu", crate::kernels::KERNELS),
@@ -169,6 +169,7 @@ fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 7] {
         ("containers.cu", crate::container_kernels::KERNELS),
         ("scatter.cu", crate::scatter::SCATTER_KERNELS),
         ("unique_token.cu", crate::unique_token::TOKEN_KERNELS),
+        ("aggregates.cu", crate::aggregates::KERNELS),
     ]
 }
 

@@ -197,10 +197,11 @@ unsafe impl DeviceValue for bool {
     }
 }
 
-// SAFETY: a C array of N elements: no padding between them.
+// SAFETY: `granule::Array<T, N>` holds a C array of N elements (no
+// padding between them); `Array<T, 0>` is an empty C++ struct, of size 1.
 unsafe impl<T: DeviceValue, const N: usize> DeviceValue for [T; N] {
-    const SIZE: usize = T::SIZE * N;
-    const ALIGN: usize = T::ALIGN;
+    const SIZE: usize = if N == 0 { 1 } else { T::SIZE * N };
+    const ALIGN: usize = if N == 0 { 1 } else { T::ALIGN };
     fn store(&self, out: &mut [u8]) {
         for (k, x) in self.iter().enumerate() {
             x.store(&mut out[k * T::SIZE..]);
@@ -210,6 +211,50 @@ unsafe impl<T: DeviceValue, const N: usize> DeviceValue for [T; N] {
         std::array::from_fn(|k| T::load(&bytes[k * T::SIZE..]))
     }
 }
+
+/// A value whose device type has its host layout, so that the device
+/// reads and writes a View of it in place: the element of a View a kernel
+/// reads or writes (scalars, arrays of them, `#[device] struct`s, for which
+/// `#[device]` implements it; not tuples, whose `granule::Tuple` is laid
+/// out otherwise).
+///
+/// [`SAME_LAYOUT`](Self::SAME_LAYOUT) fails to compile for a type whose
+/// sizes differ (an array of length 0, which C++ cannot lay out in zero
+/// bytes): the kernel glue evaluates it for every such element type.
+///
+/// ```
+/// use granule_core::kernel::DeviceElement;
+/// let () = <[f64; 3] as DeviceElement>::SAME_LAYOUT;
+/// ```
+///
+/// ```compile_fail
+/// use granule_core::kernel::DeviceElement;
+/// const _: () = <[f64; 0] as DeviceElement>::SAME_LAYOUT;
+/// ```
+///
+/// # Safety
+/// Where `SAME_LAYOUT` evaluates, the device type of `Self` has the host's
+/// size, alignment and byte offsets of every field and element.
+pub unsafe trait DeviceElement: DeviceValue {
+    /// `()`, or a compile error when the device and host sizes or
+    /// alignments differ.
+    const SAME_LAYOUT: () = assert!(
+        Self::SIZE == std::mem::size_of::<Self>() && Self::ALIGN == std::mem::align_of::<Self>(),
+        "this type has no device layout equal to the host's (an array of length 0?)"
+    );
+}
+
+macro_rules! device_element_num {
+    ($($t:ty),*) => { $(
+        // SAFETY: a scalar: the header's fixed-width type (see DeviceValue).
+        unsafe impl DeviceElement for $t {}
+    )* };
+}
+device_element_num!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, usize, isize, bool);
+
+// SAFETY: elements of the host's layout, back to back on both sides; the
+// one case whose sizes differ (N = 0) fails `SAME_LAYOUT`.
+unsafe impl<T: DeviceElement, const N: usize> DeviceElement for [T; N] {}
 
 /// `(offsets, size, align)` of a C struct with fields of these
 /// `(size, align)`s, in order.

@@ -48,8 +48,8 @@ mod source;
 mod token;
 
 pub use device::{
-    atomic_arg_of, scalar_arg_of, view_arg_of, ChunkedArg, DeviceArg, DeviceFunctor, DeviceValue,
-    DeviceWrites, SameMemorySpace, ViewArg,
+    atomic_arg_of, scalar_arg_of, view_arg_of, ChunkedArg, DeviceArg, DeviceElement, DeviceFunctor,
+    DeviceValue, DeviceWrites, SameMemorySpace, ViewArg,
 };
 pub use element::DeviceElementFn;
 pub use granule_macros::{device, kernel};

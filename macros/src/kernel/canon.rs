@@ -56,8 +56,41 @@ impl<'a> Checks<'a> {
     /// A scalar or generic element type: checked when it is a scalar (a
     /// generic parameter means itself).
     pub fn element(&mut self, ty: &syn::Type) {
+        if let syn::Type::Array(_) | syn::Type::Tuple(_) = ty {
+            if let Some(c) = self.value_canon(ty) {
+                self.same(ty, c);
+            }
+            return;
+        }
         if let Ok(Elem::Scalar(s)) = elem_of(ty, self.generics) {
             self.same(ty, primitive(s));
+        }
+    }
+
+    /// The canonical spelling of a value type the translator reads: a
+    /// scalar, a generic parameter, a `#[device] struct` (which its own
+    /// trait names, so it stands for itself), or an array or tuple of
+    /// them; `None` for another.
+    fn value_canon(&self, ty: &syn::Type) -> Option<TokenStream> {
+        match ty {
+            syn::Type::Array(a) => {
+                let e = self.value_canon(&a.elem)?;
+                let len = &a.len;
+                Some(quote!([#e; #len]))
+            }
+            syn::Type::Tuple(t) if !t.elems.is_empty() => {
+                let fs = t
+                    .elems
+                    .iter()
+                    .map(|e| self.value_canon(e))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(quote!((#(#fs,)*)))
+            }
+            syn::Type::Paren(p) => self.value_canon(&p.elem),
+            other => match elem_of(other, self.generics) {
+                Ok(e) => self.elem(&e),
+                Err(_) => super::types::struct_of(other, self.generics).map(|_| quote!(#other)),
+            },
         }
     }
 
@@ -88,14 +121,7 @@ impl<'a> Checks<'a> {
             let fs = fields.iter().map(|s| primitive(*s));
             return self.same(ty, quote!((#(#fs,)*)));
         }
-        if let syn::Type::Array(a) = ty {
-            // `[usize; R]`: an MDRange index.
-            if let Ok(Elem::Scalar(Scalar::Usize)) = elem_of(&a.elem, &[]) {
-                let len = &a.len;
-                let u = primitive(Scalar::Usize);
-                return self.same(ty, quote!([#u; #len]));
-            }
-        }
+        // Arrays (an MDRange index `[usize; R]` among them) and tuples.
         self.element(ty)
     }
 

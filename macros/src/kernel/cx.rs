@@ -103,6 +103,44 @@ impl Cx {
         }
     }
 
+    /// An array length that names a constant (`[0.0; N]`): a `#[device]
+    /// const` is a dependency, a `const` of the body is in scope already.
+    pub fn length_dep(&mut self, len: &syn::Expr) {
+        if let syn::Expr::Path(p) = len {
+            let local = p
+                .path
+                .get_ident()
+                .is_some_and(|id| self.lookup(&id.to_string()).is_some());
+            if !local {
+                self.deps.push(p.path.clone());
+            }
+        }
+    }
+
+    /// The element type a type annotation names (a scalar, a generic, a
+    /// `#[device] struct`, an array or tuple of them), with the constants
+    /// and structs it names recorded as dependencies.
+    pub fn type_elem(&mut self, ty: &syn::Type) -> Result<Elem> {
+        let elem = super::types::value_elem_of(ty, &self.generics)?;
+        self.type_deps(ty);
+        Ok(elem)
+    }
+
+    /// Records the array-length constants and `#[device] struct`s a type
+    /// names.
+    pub fn type_deps(&mut self, ty: &syn::Type) {
+        let mut lens = Vec::new();
+        super::types::array_len_names(ty, &mut lens);
+        for p in lens {
+            self.length_dep(&syn::Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path: p,
+            }));
+        }
+        super::types::struct_names(ty, &self.generics, &mut self.struct_deps);
+    }
+
     /// A fresh C++ name for a hidden temporary.
     pub fn tmp(&mut self, stem: &str) -> String {
         self.tmp += 1;

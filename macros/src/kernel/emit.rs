@@ -216,9 +216,11 @@ fn kernel_tokens(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStrea
     let pat = format_ident!("{}", pattern.rust_variant());
     let one_lane = t.one_lane.as_ref().map(|why| quote!(.with_one_lane(#why)));
     let types = fn_type_checks(&f, &krate, generics);
+    let layouts = layout_checks(&f, &krate);
     Ok(quote! {
         #glue
         #types
+        #layouts
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         // SAFETY: `#[kernel]` translated `source` from the function above
@@ -461,6 +463,41 @@ fn companion(
     }
 }
 
+/// For every View a kernel reads or writes in place whose elements are
+/// arrays or `#[device] struct`s: `DeviceElement::SAME_LAYOUT`, evaluated
+/// (an unnamed constant always is), which fails to compile where the
+/// device's layout of the element is not the host's. Scalars and generic
+/// parameters (scalars too) need no check.
+fn layout_checks(f: &syn::ItemFn, krate: &syn::Path) -> TokenStream {
+    let generics = super::sig::generics(&f.sig.generics).unwrap_or_default();
+    let elems: Vec<&syn::Type> = f
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| {
+            let syn::FnArg::Typed(pt) = arg else {
+                return None;
+            };
+            match &*pt.ty {
+                syn::Type::Reference(r) if r.mutability.is_some() => Some(&*r.elem),
+                _ => super::sig::element_type(arg, &generics),
+            }
+        })
+        .filter(|t| match t {
+            syn::Type::Array(_) => true,
+            other => super::types::struct_of(other, &generics).is_some(),
+        })
+        .collect();
+    if elems.is_empty() {
+        return quote!();
+    }
+    quote! {
+        const _: () = {
+            #( let () = <#elems as #krate::kernel::DeviceElement>::SAME_LAYOUT; )*
+        };
+    }
+}
+
 /// The type checks (see `canon.rs`) of a kernel or `#[device]` function:
 /// its parameters, its result and every type its body names.
 fn fn_type_checks(f: &syn::ItemFn, krate: &syn::Path, generics: &[String]) -> TokenStream {
@@ -537,10 +574,17 @@ fn struct_impls(krate: &syn::Path, s: &syn::ItemStruct) -> TokenStream {
         .collect();
     let tys: Vec<&syn::Type> = s.fields.iter().map(|f| &f.ty).collect();
     let value = quote!(#krate::kernel::DeviceValue);
+    let element = quote!(#krate::kernel::DeviceElement);
     quote! {
+        // Every field has the host's layout on the device (evaluated: an
+        // unnamed constant always is), which the impls below rely on.
+        const _: () = {
+            #( let () = <#tys as #element>::SAME_LAYOUT; )*
+        };
         // SAFETY: `#[device]` made the struct `#[repr(C)]` and its fields
-        // are scalars, so its size, alignment and field offsets are those
-        // of the C++ struct of the same fields in the same order.
+        // are scalars, arrays and structs whose device layout is the
+        // host's (checked above), so its size, alignment and field offsets
+        // are those of the C++ struct of the same fields in the same order.
         unsafe impl #value for #ident {
             const SIZE: usize = ::core::mem::size_of::<#ident>();
             const ALIGN: usize = ::core::mem::align_of::<#ident>();
@@ -558,6 +602,9 @@ fn struct_impls(krate: &syn::Path, s: &syn::ItemStruct) -> TokenStream {
                 *self = value
             }
         }
+        // SAFETY: as for `DeviceValue` above: `SIZE` and `ALIGN` are the
+        // host's, and so are the fields' offsets.
+        unsafe impl #element for #ident {}
         // SAFETY: `#[device]` made the struct `#[repr(C)]` and its static
         // is the C++ struct of the same fields in the same order.
         unsafe impl #krate::kernel::DeviceStruct for #ident {

@@ -3,7 +3,7 @@
 use super::cx::Cx;
 use super::errors::{error_at, unsupported, Result};
 use super::infer::VarKind;
-use super::types::{segment_names, Elem, Scalar, Ty};
+use super::types::{array_cpp, array_len, array_len_error, segment_names, Elem, Scalar, Ty};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, UnOp};
 
@@ -29,7 +29,12 @@ impl Cx {
             Elem::Scalar(_) => Arith::Unsigned,
             Elem::Var(_) if self.infer.kind(e) == Some(VarKind::Float) => Arith::Float,
             Elem::Var(_) | Elem::Generic(_) | Elem::Deduced(_) => Arith::Signed,
-            Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) | Elem::Struct(_) => Arith::Auto,
+            Elem::Auto
+            | Elem::Acc(_)
+            | Elem::Tuple(_)
+            | Elem::Struct(_)
+            | Elem::Array(..)
+            | Elem::TupleOf(_) => Arith::Auto,
         }
     }
 
@@ -79,7 +84,9 @@ impl Cx {
                 "a range outside a `for` loop or nested range",
             )),
             Expr::Reference(_) => Err(unsupported(e, "taking a reference")),
-            Expr::Tuple(_) | Expr::Array(_) => Err(unsupported(e, "a tuple or array value")),
+            Expr::Tuple(t) => self.tuple_literal(t),
+            Expr::Array(a) => self.array_literal(a),
+            Expr::Repeat(r) => self.array_repeat(r),
             Expr::Match(_) => Err(unsupported(e, "`match`")),
             Expr::Struct(st) => self.struct_literal(st),
             Expr::Field(f) => self.field(f).map(|(t, elem)| (t, Ty::Elem(elem))),
@@ -195,7 +202,9 @@ impl Cx {
             | Elem::Auto
             | Elem::Acc(_)
             | Elem::Tuple(_)
-            | Elem::Struct(_) => format!("granule::not_({t})"),
+            | Elem::Struct(_)
+            | Elem::Array(..)
+            | Elem::TupleOf(_) => format!("granule::not_({t})"),
         }
     }
 
@@ -347,10 +356,28 @@ impl Cx {
     /// a field of a `#[device] struct`.
     fn field(&mut self, f: &syn::ExprField) -> Result<(String, Elem)> {
         let (base, ty) = self.expr(&f.base)?;
+        let ty = match ty {
+            Ty::Out(e) => Ty::Out(self.infer.resolve(&e)),
+            Ty::Elem(e) => Ty::Elem(self.infer.resolve(&e)),
+            other => other,
+        };
         let fields = match ty {
             Ty::Out(Elem::Tuple(fs)) | Ty::Elem(Elem::Tuple(fs)) => fs,
+            Ty::Out(Elem::TupleOf(fs)) | Ty::Elem(Elem::TupleOf(fs)) => {
+                let n = tuple_index(&f.member, fs.len())?;
+                return Ok((format!("granule::get<{n}>({base})"), fs[n].clone()));
+            }
             Ty::Out(Elem::Struct(s)) | Ty::Elem(Elem::Struct(s)) => {
                 return struct_field(&base, &s, &f.member)
+            }
+            // A tuple only C++ sees (a helper's result): rustc has checked
+            // the field number.
+            Ty::Elem(Elem::Deduced(d)) if matches!(f.member, syn::Member::Unnamed(_)) => {
+                let n = tuple_index(&f.member, usize::MAX)?;
+                return Ok((
+                    format!("granule::get<{n}>({base})"),
+                    Elem::Deduced(format!("granule::FieldOf<{n}, {d}>")),
+                ));
             }
             // A value whose type only C++ knows: a `#[device]` helper's
             // `#[device] struct` result (rustc has checked the field).
@@ -359,7 +386,7 @@ impl Cx {
             _ => {
                 return Err(unsupported(
                     f,
-                    "field access (only `acc.N` of a tuple accumulator or a field of a `#[device] struct`)",
+                    "field access (only `t.N` of a tuple or a field of a `#[device] struct`)",
                 ))
             }
         };
@@ -374,6 +401,78 @@ impl Cx {
             )
         })?;
         Ok((format!("granule::get<{n}>({base})"), Elem::Scalar(*field)))
+    }
+
+    /// `[a, b, c]`: a `granule::Array` built in order (a braced list is
+    /// evaluated left to right, as Rust evaluates the elements).
+    fn array_literal(&mut self, a: &syn::ExprArray) -> Result<(String, Ty)> {
+        let Some(first) = a.elems.first() else {
+            return Err(unsupported(
+                a,
+                "an empty array literal (write `[0.0f64; 0]`, whose element type is known)",
+            ));
+        };
+        let (t0, mut elem) = self.value(first)?;
+        let mut texts = vec![t0];
+        for e in a.elems.iter().skip(1) {
+            let (t, el) = self.value(e)?;
+            elem = self.unify(&elem, &el, e.span())?;
+            texts.push(t);
+        }
+        let elem = self.nameable(elem, a.span())?;
+        let len = a.elems.len().to_string();
+        let cpp = array_cpp(&self.infer.cpp(&elem), &len);
+        Ok((
+            format!("{cpp}{{{{{}}}}}", texts.join(", ")),
+            Ty::Elem(Elem::Array(Box::new(elem), len)),
+        ))
+    }
+
+    /// `[v; N]`: N copies of `v`, evaluated once; N an integer literal or
+    /// a constant's name, a C++ template argument.
+    fn array_repeat(&mut self, r: &syn::ExprRepeat) -> Result<(String, Ty)> {
+        let len = array_len(&r.len).ok_or_else(|| array_len_error(&r.len))?;
+        self.length_dep(&r.len);
+        let (v, elem) = self.value(&r.expr)?;
+        let elem = self.nameable(elem, r.span())?;
+        let cpp = self.infer.cpp(&elem);
+        Ok((
+            format!("granule::repeat<{cpp}, {len}>({v})"),
+            Ty::Elem(Elem::Array(Box::new(elem), len)),
+        ))
+    }
+
+    /// `(a, b, ..)`: a `granule::Tuple` (a head and the tuple of the
+    /// rest), built in order.
+    fn tuple_literal(&mut self, t: &syn::ExprTuple) -> Result<(String, Ty)> {
+        if t.elems.is_empty() {
+            return Err(unsupported(t, "the unit value `()` as a value"));
+        }
+        let mut elems = Vec::new();
+        let mut texts = Vec::new();
+        for e in &t.elems {
+            let (text, elem) = self.value(e)?;
+            elems.push(self.nameable(elem, e.span())?);
+            texts.push(text);
+        }
+        let init = texts
+            .iter()
+            .rev()
+            .fold("{}".to_string(), |rest, f| format!("{{{f}, {rest}}}"));
+        let elem = Elem::TupleOf(elems);
+        Ok((format!("{}{init}", self.infer.cpp(&elem)), Ty::Elem(elem)))
+    }
+
+    /// An element type C++ can spell as a template argument: not a value
+    /// whose type only a lambda has.
+    fn nameable(&self, elem: Elem, span: proc_macro2::Span) -> Result<Elem> {
+        match self.infer.resolve(&elem) {
+            Elem::Auto => Err(error_at(
+                span,
+                "an array or tuple element whose type the device code cannot name (a block or a call with a closure): bind it with a typed `let` first",
+            )),
+            _ => Ok(elem),
+        }
     }
 
     /// `S { a: x, b: y }`: a value built field by field in a C++ lambda
@@ -458,6 +557,26 @@ impl Cx {
             let k = self.value_as(&i.index, &Elem::Scalar(Scalar::Usize))?;
             return Ok((format!("{base}({k})"), elem, writable));
         }
+        if let Ty::Elem(e) | Ty::Out(e) = &ty {
+            // An array value (or a `&mut [T; N]` output): `Array`'s
+            // checked `operator[]`. rustc has checked that a write goes to
+            // a mutable place, and C++ rejects a write to a `const` one.
+            let elem = match self.infer.resolve(e) {
+                Elem::Array(elem, _) => Some(*elem),
+                Elem::Deduced(d) => Some(Elem::Deduced(format!("granule::ElemOf<{d}>"))),
+                _ => None,
+            };
+            if let Some(elem) = elem {
+                if let Expr::Range(_) = &*i.index {
+                    return Err(unsupported(
+                        &i.index,
+                        "a slice of an array (index one element at a time)",
+                    ));
+                }
+                let k = self.value_as(&i.index, &Elem::Scalar(Scalar::Usize))?;
+                return Ok((format!("{base}[{k}]"), elem, true));
+            }
+        }
         let Ty::View {
             elem,
             rank,
@@ -465,7 +584,10 @@ impl Cx {
             ..
         } = ty
         else {
-            return Err(unsupported(&i.expr, "indexing anything but a View"));
+            return Err(unsupported(
+                &i.expr,
+                "indexing anything but a View or an array",
+            ));
         };
         let args = self.usize_list(
             &i.index,
@@ -637,6 +759,15 @@ fn assoc_const(s: Scalar, item: &str) -> Option<String> {
         (_, "MIN") if s.is_int() => format!("granule::Num<{cpp}>::min_value()"),
         _ => return None,
     })
+}
+
+/// The field number of `t.N` for a tuple of `len` fields.
+fn tuple_index(member: &syn::Member, len: usize) -> Result<usize> {
+    match member {
+        syn::Member::Unnamed(idx) if (idx.index as usize) < len => Ok(idx.index as usize),
+        syn::Member::Unnamed(idx) => Err(error_at(idx.span, format!("the tuple has {len} fields"))),
+        syn::Member::Named(n) => Err(unsupported(n, "a named field of a tuple")),
+    }
 }
 
 /// `base.name`, a field of `#[device] struct` `s`, with its type.

@@ -11,7 +11,7 @@
 //! translated.
 
 use super::errors::{error_at, Result};
-use super::types::{tuple_cpp, Elem, Scalar};
+use super::types::{array_cpp, tuple_cpp, Elem, Scalar};
 use syn::spanned::Spanned;
 
 /// What kind of literal an inference variable stands for.
@@ -61,6 +61,39 @@ impl Infer {
         match (&a, &b) {
             _ if a == b => Ok(a),
             (Elem::Auto, other) | (other, Elem::Auto) => Ok(other.clone()),
+            (Elem::Array(x, n), Elem::Array(y, m)) => {
+                let both_literal = n.parse::<u128>().is_ok() && m.parse::<u128>().is_ok();
+                if both_literal && n != m {
+                    return Err(error_at(
+                        at.span(),
+                        format!("mismatched array lengths {n} and {m}"),
+                    ));
+                }
+                let elem = self.unify(x, y, at)?;
+                // A literal length says more than a constant's name (which
+                // rustc has checked is the same number).
+                let len = if n.parse::<u128>().is_ok() { n } else { m };
+                Ok(Elem::Array(Box::new(elem), len.clone()))
+            }
+            (Elem::TupleOf(x), Elem::TupleOf(y)) if x.len() == y.len() => {
+                let fields = x
+                    .iter()
+                    .zip(y)
+                    .map(|(p, q)| self.unify(p, q, at))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Elem::TupleOf(fields))
+            }
+            // A scalar tuple (an `overflowing_*` pair, an accumulator's
+            // value) meets a tuple of values: the same C++ type.
+            (Elem::Tuple(x), Elem::TupleOf(y)) | (Elem::TupleOf(y), Elem::Tuple(x))
+                if x.len() == y.len() =>
+            {
+                let tuple = Elem::Tuple(x.clone());
+                for (p, q) in x.iter().zip(y) {
+                    self.unify(&Elem::Scalar(*p), q, at)?;
+                }
+                Ok(tuple)
+            }
             (Elem::Var(x), Elem::Var(y)) => {
                 if self.vars[*x].0 != self.vars[*y].0 {
                     return Err(error_at(
@@ -115,6 +148,14 @@ impl Infer {
             Elem::Acc(a) => a.cpp(),
             Elem::Tuple(t) => tuple_cpp(t),
             Elem::Struct(n) | Elem::Deduced(n) => n.clone(),
+            Elem::Array(e, n) => format!("[{}; {n}]", self.elem_name(&self.resolve(e))),
+            Elem::TupleOf(fs) => {
+                let names: Vec<String> = fs
+                    .iter()
+                    .map(|f| self.elem_name(&self.resolve(f)))
+                    .collect();
+                format!("({})", names.join(", "))
+            }
         }
     }
 
@@ -128,6 +169,11 @@ impl Infer {
             Elem::Acc(a) => a.cpp(),
             Elem::Tuple(t) => tuple_cpp(&t),
             Elem::Struct(n) | Elem::Deduced(n) => n,
+            Elem::Array(e, n) => array_cpp(&self.cpp(&e), &n),
+            Elem::TupleOf(fs) => {
+                let cpps: Vec<String> = fs.iter().map(|f| self.cpp(f)).collect();
+                format!("granule::Tuple<{}>", cpps.join(", "))
+            }
         }
     }
 
@@ -137,7 +183,12 @@ impl Infer {
             Elem::Scalar(s) => s.literal(text),
             Elem::Generic(g) | Elem::Deduced(g) => format!("(({g}){})", Scalar::F64.literal(text)),
             Elem::Var(v) => format!("\u{1}L{v}:{text}\u{1}"),
-            Elem::Auto | Elem::Acc(_) | Elem::Tuple(_) | Elem::Struct(_) => text.to_string(),
+            Elem::Auto
+            | Elem::Acc(_)
+            | Elem::Tuple(_)
+            | Elem::Struct(_)
+            | Elem::Array(..)
+            | Elem::TupleOf(_) => text.to_string(),
         }
     }
 
@@ -150,7 +201,9 @@ impl Infer {
             | Elem::Acc(_)
             | Elem::Tuple(_)
             | Elem::Struct(_)
-            | Elem::Deduced(_) => None,
+            | Elem::Deduced(_)
+            | Elem::Array(..)
+            | Elem::TupleOf(_) => None,
             Elem::Var(v) => Some(match self.vars[v].0 {
                 VarKind::Int => Scalar::I32,
                 VarKind::Float => Scalar::F64,

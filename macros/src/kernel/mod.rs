@@ -175,7 +175,12 @@ pub fn translate_device(f: &syn::ItemFn) -> Result<Translated> {
                 cx.struct_deps.push(path);
                 types::Elem::Struct(name)
             }
-            None => types::elem_of(t, &generics)?,
+            None => {
+                // An array or tuple result, which may name constants and
+                // structs.
+                cx.type_deps(t);
+                types::value_elem_of(t, &generics)?
+            }
         }),
     };
     cx.ret = ret.clone();
@@ -233,10 +238,21 @@ fn reject_recursion(cx: &Cx, name: &str) -> Result<()> {
 pub fn translate_const(c: &syn::ItemConst) -> Result<Translated> {
     names::check_const(c)?;
     let mut cx = Cx::new(Vec::new());
-    let elem = types::elem_of(&c.ty, &[])?;
+    let elem = cx.type_elem(&c.ty)?;
     let value = cx.value_as(&c.expr, &elem)?;
     let name = c.ident.to_string();
-    let text = format!("constexpr {} {name} = {value};\n", cx.infer.cpp(&elem));
+    // A scalar constant is a C++ constant the host and device share (its
+    // value may be a template argument: `[0.0; N]`). An array or tuple is
+    // indexed at run time, so it must live in device memory: a
+    // `__device__ constexpr` variable.
+    let space = match elem {
+        types::Elem::Scalar(_) => "",
+        _ => "__device__ ",
+    };
+    let text = format!(
+        "{space}constexpr {} {name} = {value};\n",
+        cx.infer.cpp(&elem)
+    );
     Ok(finish(cx, name, Vec::new(), Vec::new(), &text))
 }
 
@@ -254,8 +270,16 @@ pub(super) fn bind_params(cx: &mut Cx, f: &syn::ItemFn, kernel: bool) -> Result<
             }
         }
         let p = sig::param(arg, &cx.generics, kernel && k == 0, &cx.infer)?;
+        if let syn::FnArg::Typed(pt) = arg {
+            if matches!(&*pt.ty, syn::Type::Array(_) | syn::Type::Tuple(_)) && !(kernel && k == 0) {
+                cx.type_deps(&pt.ty);
+            }
+        }
         if let Some(path) = sig::struct_path(arg, &cx.generics) {
             cx.struct_deps.push(path);
+        } else if let Some(elem_ty) = sig::element_type(arg, &cx.generics) {
+            // The `#[device] struct`s of a View's or `&mut`'s elements.
+            types::struct_names(elem_ty, &cx.generics, &mut cx.struct_deps);
         }
         // An MDRange index binds one usize per destructured name.
         for name in p.name.split(',').filter(|n| *n != "_") {
@@ -296,8 +320,8 @@ fn check_shape(params: &mut [Param], pattern: Pattern) -> std::result::Result<()
         types::Ty::Out(types::Elem::Tuple(_)) => Some(
             "a tuple `&mut` is the accumulator of a `#[kernel(reduce)]` (reduced by a tuple of reducers)",
         ),
-        types::Ty::Out(types::Elem::Struct(_)) => Some(
-            "a `#[device] struct` `&mut` is the accumulator of a `#[kernel(reduce)]` (reduced by a custom reducer)",
+        types::Ty::Out(types::Elem::Struct(_)) if pattern == Pattern::Scan => Some(
+            "a `#[device] struct` `&mut` is the accumulator of a `#[kernel(reduce)]` (reduced by a custom reducer) or an element of a `#[kernel]`'s written View",
         ),
         _ => None,
     });

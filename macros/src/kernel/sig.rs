@@ -171,6 +171,9 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
                     return Ok((Kind::Out, Ty::Out(Elem::Struct(name))));
                 }
                 let e = elem_of(&r.elem, generics)?;
+                if let Some(why) = super::types::view_elem_error(&e) {
+                    return Err(unsupported(&r.elem, why));
+                }
                 return Ok((Kind::Out, Ty::Out(e)));
             }
             &*r.elem
@@ -222,6 +225,23 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
         };
     }
     if let Some(v) = view_of(target, generics)? {
+        let scalar_only = match &v {
+            Ty::Atomic { elem, .. } | Ty::Scatter { elem, .. } => {
+                !matches!(elem, Elem::Scalar(_) | Elem::Generic(_))
+            }
+            _ => false,
+        };
+        if scalar_only {
+            return Err(unsupported(
+                target,
+                "an atomic or scatter View of arrays or structs (atomics update scalars)",
+            ));
+        }
+        if let Ty::View { elem, .. } = &v {
+            if let Some(why) = super::types::view_elem_error(elem) {
+                return Err(unsupported(target, why));
+            }
+        }
         return Ok(match v {
             Ty::View { rank, layout, .. } => (Kind::View { rank, layout }, v),
             Ty::Atomic {
@@ -258,7 +278,11 @@ fn classify(ty: &syn::Type, generics: &[String], first: bool) -> Result<(Kind, T
             "a shared reference to this type (pass scalars by value)",
         ));
     }
-    let e = elem_of(ty, generics)?;
+    let e = match ty {
+        // An array or tuple value may hold `#[device] struct`s.
+        syn::Type::Array(_) | syn::Type::Tuple(_) => super::types::value_elem_of(ty, generics)?,
+        _ => elem_of(ty, generics)?,
+    };
     if first {
         return if e == Elem::Scalar(Scalar::Usize) {
             Ok((Kind::Index, Ty::Elem(e)))
@@ -376,6 +400,33 @@ pub fn struct_value(arg: &syn::FnArg, generics: &[String]) -> Result<Option<(Par
         ty: Ty::Elem(Elem::Struct(cpp)),
     };
     Ok(Some((param, path)))
+}
+
+/// The Rust element type of a View parameter (`X` of `&View1<X>`) or of a
+/// `&mut X` that is an array, if the parameter is one.
+pub fn element_type<'a>(arg: &'a syn::FnArg, generics: &[String]) -> Option<&'a syn::Type> {
+    let syn::FnArg::Typed(pt) = arg else {
+        return None;
+    };
+    let syn::Type::Reference(r) = &*pt.ty else {
+        return None;
+    };
+    if r.mutability.is_some() {
+        return matches!(&*r.elem, syn::Type::Array(_)).then_some(&*r.elem);
+    }
+    if !matches!(view_of(&r.elem, generics), Ok(Some(Ty::View { .. }))) {
+        return None;
+    }
+    let syn::Type::Path(p) = &*r.elem else {
+        return None;
+    };
+    match &p.path.segments.last()?.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        }),
+        _ => None,
+    }
 }
 
 pub fn struct_path(arg: &syn::FnArg, generics: &[String]) -> Option<syn::Path> {

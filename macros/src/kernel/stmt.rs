@@ -191,8 +191,11 @@ impl Cx {
             }
             return self.tuple_local(t, l, depth);
         }
+        if let syn::Pat::Slice(sl) = &l.pat {
+            return self.array_local(sl, l, depth);
+        }
         let (name, mutable, annotated) = local_pattern(&l.pat)?;
-        let declared = annotated.map(|t| elem_of(t, &self.generics)).transpose()?;
+        let declared = annotated.map(|t| self.type_elem(t)).transpose()?;
         let Some(init) = &l.init else {
             let Some(elem) = declared else {
                 return Err(error_at(
@@ -275,7 +278,7 @@ impl Cx {
             let (name, mutable, annotated) = local_pattern(pat)?;
             let elem = match annotated {
                 Some(a) => {
-                    let declared = elem_of(a, &self.generics)?;
+                    let declared = self.type_elem(a)?;
                     self.unify(&elem, &declared, a.span())?
                 }
                 None => elem,
@@ -289,10 +292,9 @@ impl Cx {
     }
 
     /// `let (a, b, ..) = tuple;`: a tuple value (an `overflowing_*` pair, a
-    /// tuple accumulator's value) bound once, then each field by name (`_`
-    /// skips one).
+    /// tuple accumulator's value, a local tuple, a helper's result) bound
+    /// once, then each field by name (`_` skips one).
     fn tuple_local(&mut self, t: &syn::PatTuple, l: &syn::Local, depth: usize) -> Result<String> {
-        let p = pad(depth);
         let Some(init) = l.init.as_ref().filter(|i| i.diverge.is_none()) else {
             return Err(unsupported(
                 l,
@@ -300,39 +302,102 @@ impl Cx {
             ));
         };
         let (value, ty) = self.expr(&init.expr)?;
-        let fields = match self.elem(&ty, init.expr.span())? {
-            Elem::Tuple(fields) if fields.len() == t.elems.len() => fields,
-            Elem::Tuple(fields) => {
-                return Err(error_at(
-                    t.span(),
-                    format!("the tuple has {} fields", fields.len()),
-                ))
-            }
+        let elem = self.elem(&ty, init.expr.span())?;
+        let fields: Vec<Elem> = match self.infer.resolve(&elem) {
+            Elem::Tuple(fields) => fields.into_iter().map(Elem::Scalar).collect(),
+            Elem::TupleOf(fields) => fields,
+            // A tuple only C++ sees (a helper's result): rustc has checked
+            // the pattern's length.
+            Elem::Deduced(d) => (0..t.elems.len())
+                .map(|k| Elem::Deduced(format!("granule::FieldOf<{k}, {d}>")))
+                .collect(),
             _ => return Err(error_at(init.expr.span(), "this value is not a tuple")),
         };
-        let whole = self.tmp("tuple");
+        if fields.len() != t.elems.len() {
+            return Err(error_at(
+                t.span(),
+                format!("the tuple has {} fields", fields.len()),
+            ));
+        }
+        let parts = fields
+            .into_iter()
+            .enumerate()
+            .map(|(k, f)| (format!("granule::get<{k}>"), f))
+            .collect();
+        self.destructure(t.elems.iter().collect(), ("tuple", &value), parts, depth)
+    }
+
+    /// `let [x, y, z] = array;`: the array bound once, then each element by
+    /// name (`_` skips one).
+    fn array_local(&mut self, sl: &syn::PatSlice, l: &syn::Local, depth: usize) -> Result<String> {
+        let Some(init) = l.init.as_ref().filter(|i| i.diverge.is_none()) else {
+            return Err(unsupported(
+                l,
+                "an array `let` without a value, or with `else`",
+            ));
+        };
+        let (value, ty) = self.expr(&init.expr)?;
+        let elem = self.elem(&ty, init.expr.span())?;
+        let n = sl.elems.len();
+        let elem = match self.infer.resolve(&elem) {
+            Elem::Array(e, len) if len.parse::<usize>().map_or(true, |m| m == n) => *e,
+            Elem::Array(_, len) => {
+                return Err(error_at(
+                    sl.span(),
+                    format!("the array has {len} elements, the pattern {n}"),
+                ))
+            }
+            Elem::Deduced(d) => Elem::Deduced(format!("granule::ElemOf<{d}>")),
+            _ => return Err(error_at(init.expr.span(), "this value is not an array")),
+        };
+        let parts = (0..n).map(|k| (format!("[{k}]"), elem.clone())).collect();
+        self.destructure(sl.elems.iter().collect(), ("array", &value), parts, depth)
+    }
+
+    /// Binds `value` to a hidden name (of stem `stem`), then each pattern
+    /// to its part (the
+    /// C++ that reads it from the whole, `granule::get<k>` before it or
+    /// `[k]` after it, and its type).
+    fn destructure(
+        &mut self,
+        pats: Vec<&syn::Pat>,
+        (stem, value): (&str, &str),
+        parts: Vec<(String, Elem)>,
+        depth: usize,
+    ) -> Result<String> {
+        let p = pad(depth);
+        let whole = self.tmp(stem);
         let mut out = format!("{p}const auto {whole} = {value};\n");
-        for (k, (pat, field)) in t.elems.iter().zip(fields).enumerate() {
+        for (pat, (part, elem)) in pats.into_iter().zip(parts) {
             if matches!(pat, syn::Pat::Wild(_)) {
                 continue;
             }
-            let (name, mutable, annotated) = local_pattern(pat)?;
-            if let Some(a) = annotated {
-                let declared = elem_of(a, &self.generics)?;
-                self.unify(&declared, &Elem::Scalar(field), a.span())?;
+            if let syn::Pat::Rest(r) = pat {
+                return Err(unsupported(r, "`..` in a pattern (name every element)"));
             }
+            let (name, mutable, annotated) = local_pattern(pat)?;
+            let elem = match annotated {
+                Some(a) => {
+                    let declared = self.type_elem(a)?;
+                    self.unify(&declared, &elem, a.span())?
+                }
+                None => elem,
+            };
+            let read = if part.starts_with('[') {
+                format!("{whole}{part}")
+            } else {
+                format!("{part}({whole})")
+            };
             let konst = if mutable { "" } else { "const " };
-            out.push_str(&format!(
-                "{p}{konst}{} {name} = granule::get<{k}>({whole});\n",
-                field.cpp()
-            ));
-            self.bind(name, Ty::scalar(field), mutable);
+            let cpp = self.infer.cpp(&elem);
+            out.push_str(&format!("{p}{konst}{cpp} {name} = {read};\n"));
+            self.bind(name, Ty::Elem(elem), mutable);
         }
         Ok(out)
     }
 
     fn const_item(&mut self, c: &syn::ItemConst, depth: usize) -> Result<String> {
-        let elem = elem_of(&c.ty, &self.generics)?;
+        let elem = self.type_elem(&c.ty)?;
         let value = self.value_as(&c.expr, &elem)?;
         let name = c.ident.to_string();
         let cpp = self.infer.cpp(&elem);

@@ -181,6 +181,67 @@ pub enum Elem {
     /// header's templates (as for a generic parameter) and literals take
     /// the value's type; the host compiler has already checked the types.
     Deduced(String),
+    /// A `[T; N]` value (a local, a helper's argument or result, a
+    /// constant): its element type and its length as C++ reads it (the
+    /// digits of an integer literal, or the name of a constant).
+    /// `granule::Array<T, N>`, which copies by value as Rust's arrays do.
+    Array(Box<Elem>, String),
+    /// A tuple value of any element types (a local, a helper's argument or
+    /// result): `granule::Tuple<..>`, read by field (`t.0`) or
+    /// destructured.
+    TupleOf(Vec<Elem>),
+}
+
+/// The C++ spelling of an array: `granule::Array<T, N>`.
+pub fn array_cpp(elem: &str, len: &str) -> String {
+    format!("granule::Array<{elem}, {len}>")
+}
+
+/// An array length as C++ reads it: the digits of an integer literal
+/// (`3`, `3usize`) or a constant's name (`N`, a `#[device] const` or a
+/// `const` of the body); `None` for anything else, which is not a
+/// constant the translator can name.
+pub fn array_len(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) if n.suffix().is_empty() || n.suffix() == "usize" => Some(n.base10_digits().to_string()),
+        syn::Expr::Path(p) if p.qself.is_none() => {
+            let id = p.path.get_ident()?.to_string();
+            id.starts_with(|c: char| c.is_ascii_uppercase())
+                .then_some(id)
+        }
+        syn::Expr::Group(g) => array_len(&g.expr),
+        syn::Expr::Paren(p) => array_len(&p.expr),
+        _ => None,
+    }
+}
+
+/// The error for an array length [`array_len`] does not accept.
+pub fn array_len_error(e: &syn::Expr) -> syn::Error {
+    error_at(
+        syn::spanned::Spanned::span(e),
+        "an array length in device code is an integer literal or the name of a constant (`[f64; 3]`, `[0.0; N]` with `#[device] const N: usize = 3;`)",
+    )
+}
+
+/// The constants a type names as array lengths (`N` in `[[f64; N]; 3]`).
+pub fn array_len_names(ty: &syn::Type, out: &mut Vec<syn::Path>) {
+    match ty {
+        syn::Type::Array(a) => {
+            if let syn::Expr::Path(p) = &a.len {
+                if array_len(&a.len).is_some() {
+                    out.push(p.path.clone());
+                }
+            }
+            array_len_names(&a.elem, out);
+        }
+        syn::Type::Tuple(t) => t.elems.iter().for_each(|e| array_len_names(e, out)),
+        syn::Type::Paren(p) => array_len_names(&p.elem, out),
+        syn::Type::Reference(r) => array_len_names(&r.elem, out),
+        _ => {}
+    }
 }
 
 /// The C++ spelling of a tuple accumulator: `granule::Tuple<T0, T1, ..>`.
@@ -376,8 +437,32 @@ impl Ty {
     }
 }
 
-/// The element type named by a Rust type: a scalar or a generic parameter.
+/// The element type named by a Rust type: a scalar, a generic parameter,
+/// or an array or tuple of them.
 pub fn elem_of(ty: &syn::Type, generics: &[String]) -> Result<Elem> {
+    match ty {
+        syn::Type::Array(a) => {
+            let len = array_len(&a.len).ok_or_else(|| array_len_error(&a.len))?;
+            let elem = value_elem_of(&a.elem, generics)?;
+            return Ok(Elem::Array(Box::new(elem), len));
+        }
+        syn::Type::Tuple(t) if !t.elems.is_empty() => {
+            return t
+                .elems
+                .iter()
+                .map(|e| value_elem_of(e, generics))
+                .collect::<Result<Vec<_>>>()
+                .map(Elem::TupleOf);
+        }
+        syn::Type::Paren(p) => return elem_of(&p.elem, generics),
+        syn::Type::Slice(_) => {
+            return Err(unsupported(
+                ty,
+                "a slice (device code has arrays of a constant length: `[T; N]`)",
+            ))
+        }
+        _ => {}
+    }
     if let syn::Type::Path(p) = ty {
         if p.qself.is_none() && p.path.segments.len() == 1 {
             let name = p.path.segments[0].ident.to_string();
@@ -393,6 +478,46 @@ pub fn elem_of(ty: &syn::Type, generics: &[String]) -> Result<Elem> {
         ty,
         "this type (use f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, usize, isize, bool or a generic parameter)",
     ))
+}
+
+/// The element of an array or tuple type: what [`elem_of`] reads, or a
+/// `#[device] struct` (by its C++ name, the Rust name).
+pub fn value_elem_of(ty: &syn::Type, generics: &[String]) -> Result<Elem> {
+    match struct_of(ty, generics) {
+        Some(path) => Ok(Elem::Struct(last_segment(&path))),
+        None => elem_of(ty, generics),
+    }
+}
+
+/// Why `elem` cannot be the element of a View a kernel reads or writes in
+/// place, if it cannot: the device must lay it out as the host does
+/// (`DeviceElement`), which holds for scalars, `#[device] struct`s and
+/// arrays of them of a known element type, and not for tuples (whose
+/// `granule::Tuple` is laid out otherwise).
+pub fn view_elem_error(elem: &Elem) -> Option<&'static str> {
+    match elem {
+        Elem::TupleOf(_) => Some(
+            "a View or `&mut` of tuples (the device lays tuples out otherwise: use a `#[device] struct` or an array)",
+        ),
+        Elem::Array(e, _) => match &**e {
+            Elem::Generic(_) => Some(
+                "a View or `&mut` of arrays of a generic parameter (name the element type)",
+            ),
+            inner => view_elem_error(inner),
+        },
+        _ => None,
+    }
+}
+
+/// The `#[device] struct`s a type names (`Atom` in `[Atom; 4]`), which a
+/// translation lists as dependencies.
+pub fn struct_names(ty: &syn::Type, generics: &[String], out: &mut Vec<syn::Path>) {
+    match ty {
+        syn::Type::Array(a) => struct_names(&a.elem, generics, out),
+        syn::Type::Tuple(t) => t.elems.iter().for_each(|e| struct_names(e, generics, out)),
+        syn::Type::Paren(p) => struct_names(&p.elem, generics, out),
+        other => out.extend(struct_of(other, generics)),
+    }
 }
 
 /// A user type named by a plain path (`Triple`, `crate::stats::Triple`):
@@ -483,7 +608,7 @@ pub fn view_of(ty: &syn::Type, generics: &[String]) -> Result<Option<Ty>> {
     let args = type_args(seg);
     let elem = |k: usize| -> Result<Elem> {
         match args.get(k) {
-            Some(syn::GenericArgument::Type(t)) => elem_of(t, generics),
+            Some(syn::GenericArgument::Type(t)) => value_elem_of(t, generics),
             _ => Err(unsupported(seg, "a View without its element type")),
         }
     };
@@ -679,4 +804,53 @@ pub fn team_chunk_of(ty: &syn::Type, generics: &[String]) -> Result<Option<(Elem
         Some(other) => return Err(unsupported(other, "this chunk map")),
     };
     Ok(Some((elem, map)))
+}
+
+#[cfg(test)]
+mod aggregate_tests {
+    use super::*;
+
+    #[test]
+    fn array_lengths_are_literals_or_constant_names() {
+        let len = |s: &str| array_len(&syn::parse_str(s).unwrap());
+        assert_eq!(len("3"), Some("3".into()));
+        assert_eq!(len("3usize"), Some("3".into()));
+        assert_eq!(len("NODES"), Some("NODES".into()));
+        assert_eq!(len("n"), None);
+        assert_eq!(len("2 * N"), None);
+        assert_eq!(len("3u8"), None);
+    }
+
+    #[test]
+    fn array_and_tuple_types_read_as_values() {
+        let ty: syn::Type = syn::parse_str("[[f64; 3]; N]").unwrap();
+        let inner = Elem::Array(Box::new(Elem::Scalar(Scalar::F64)), "3".into());
+        assert_eq!(
+            elem_of(&ty, &[]).unwrap(),
+            Elem::Array(Box::new(inner), "N".into())
+        );
+        let ty: syn::Type = syn::parse_str("(f32, [Atom; 2])").unwrap();
+        let atoms = Elem::Array(Box::new(Elem::Struct("Atom".into())), "2".into());
+        assert_eq!(
+            elem_of(&ty, &[]).unwrap(),
+            Elem::TupleOf(vec![Elem::Scalar(Scalar::F32), atoms])
+        );
+        assert!(elem_of(&syn::parse_str("[f64]").unwrap(), &[]).is_err());
+        assert!(view_elem_error(&Elem::TupleOf(vec![])).is_some());
+        let generic = Elem::Array(Box::new(Elem::Generic("T".into())), "3".into());
+        assert!(view_elem_error(&generic).is_some());
+    }
+
+    #[test]
+    fn arrays_unify_elementwise_and_spell_as_granule_arrays() {
+        let mut infer = crate::kernel::infer::Infer::default();
+        let lit = infer.fresh(crate::kernel::infer::VarKind::Float);
+        let a = Elem::Array(Box::new(lit), "N".into());
+        let b = Elem::Array(Box::new(Elem::Scalar(Scalar::F32)), "4".into());
+        let at = proc_macro2::Span::call_site();
+        let u = infer.unify(&a, &b, &crate::kernel::cx::SpanOf(at)).unwrap();
+        assert_eq!(infer.cpp(&u), "granule::Array<granule::f32, 4>");
+        let c = Elem::Array(Box::new(Elem::Scalar(Scalar::F32)), "5".into());
+        assert!(infer.unify(&b, &c, &crate::kernel::cx::SpanOf(at)).is_err());
+    }
 }

@@ -7,10 +7,12 @@ struct Pair {
     b: f64,
 }
 
-// A `#[device] struct` `&mut` is only a reduction's accumulator.
-#[kernel]
-fn pairs(i: usize, p: &mut Pair) {
+// A `#[device] struct` `&mut` is a reduction's accumulator or a written
+// View's element, not a scan's partial.
+#[kernel(scan)]
+fn pairs(i: usize, p: &mut Pair, last: bool) {
     p.a = i as f64;
+    let _ = last;
 }
 
 fn main() {}

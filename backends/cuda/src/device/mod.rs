@@ -21,6 +21,9 @@
 //!   thread, and wide loads of View runs;
 //! - `atomic.cuh`: atomics, with CAS loops for float min/max;
 //! - `reducer.cuh`: reducers, location and tuple accumulators;
+//! - `array.cuh`: `Array<T, N>`, Rust's arrays as values, with checked
+//!   indexing (code 9), and the element and field types of values only C++
+//!   sees;
 //! - `range.cuh`: the drivers' loops, grid-stride `drive_for` and
 //!   `drive_reduce` (block tree + last-block fold);
 //! - `mdrange.cuh`: the MDRange drivers;
@@ -52,6 +55,7 @@ pub const HEADER: &str = concat!(
     include_str!("header/view.cuh"),
     include_str!("header/atomic.cuh"),
     include_str!("header/reducer.cuh"),
+    include_str!("header/array.cuh"),
     include_str!("header/range.cuh"),
     include_str!("header/mdrange.cuh"),
     include_str!("header/chunk.cuh"),

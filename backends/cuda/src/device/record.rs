@@ -105,6 +105,10 @@ impl ErrorRecord {
                 index: self.index,
                 len: self.extent,
             },
+            9 => Fault::ArrayIndex {
+                index: self.index,
+                len: self.extent,
+            },
             c => Fault::Unknown(c),
         }
     }
@@ -289,6 +293,19 @@ mod tests {
             cut.ends_with("keeps the first 511 bytes of a message]"),
             "{cut}"
         );
+    }
+
+    #[test]
+    fn array_index_reads_as_rusts_panic() {
+        let mut r = ErrorRecord::EMPTY;
+        r.code = 9;
+        r.index = 5;
+        r.extent = 3;
+        assert_eq!(r.fault(), Fault::ArrayIndex { index: 5, len: 3 });
+        assert!(r
+            .fault()
+            .to_string()
+            .starts_with("index out of bounds: the len is 3 but the index is 5"));
     }
 
     #[test]

@@ -161,6 +161,14 @@ pub enum Fault {
         /// The segment's length.
         len: u64,
     },
+    /// An index past the length of a kernel's local array, argument or
+    /// constant (a `[T; N]` value; Rust panics with the same words).
+    ArrayIndex {
+        /// The index.
+        index: u64,
+        /// The array's length.
+        len: u64,
+    },
     /// A trap with no record.
     Trap,
     /// A record with a code this version does not know.
@@ -212,6 +220,10 @@ impl fmt::Display for Fault {
             } => write!(
                 f,
                 "index {index} is past the {len} elements of segment {segment} of View #{view}"
+            ),
+            Fault::ArrayIndex { index, len } => write!(
+                f,
+                "index out of bounds: the len is {len} but the index is {index} (an array value)"
             ),
             Fault::Trap => write!(f, "the kernel trapped"),
             Fault::Unknown(code) => write!(f, "device error code {code}"),

@@ -5,11 +5,11 @@
 struct ErrorRecord {
   u32 code;   // 0 none, 1 out of bounds, 2 division by zero, 3 division overflow, 4 clamp bounds,
               // 5 assertion failed, 6 chunk map precondition (a failed chunk_mut unwrap),
-              // 7 empty map slot, 8 index past a segment
+              // 7 empty map slot, 8 index past a segment, 9 index past a local array
   u32 view;   // View id for codes 1, 6, 7 and 8
   u64 rank;   // the offending dimension for code 1; the source line for code 5; the segment for code 8
-  u64 index;  // the offending index for codes 1 and 8
-  u64 extent; // the extent for code 1; the segment's length for code 8
+  u64 index;  // the offending index for codes 1, 8 and 9
+  u64 extent; // the extent for code 1; the segment's length for code 8; the array's for code 9
   // Code 5: device address of the NUL-terminated message
   // "<file>:<line>:<column>: kernel `<name>`: assertion failed: <condition>",
   // or "<file>:<line>:<column>: kernel `<name>`: <custom message>".
