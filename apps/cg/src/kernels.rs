@@ -139,9 +139,10 @@ pub fn row_columns(i: usize, mut cols: Segment<u32>, nx: usize, ny: usize, nz: u
 
 /// Element `e`'s table row: its diffusion matrix (upper triangle) and
 /// source vector, by miniFE's 2 × 2 × 2 Gauss rule on the unit cube's
-/// mesh. `grad` holds the shape functions' reference gradients at the
-/// eight Gauss points (`[point][corner][axis]`), `psi` their values
-/// (`[point][corner]`); the Gauss weights are all 1.
+/// mesh, in miniFE's order of operations. `grad` holds the shape
+/// functions' reference gradients at the eight Gauss points
+/// (`[point][corner][axis]`), `psi` their values (`[point][corner]`); the
+/// Gauss weights are all 1.
 #[kernel]
 pub fn element_operator(
     e: usize,
@@ -152,78 +153,76 @@ pub fn element_operator(
     ny: usize,
     nz: usize,
 ) {
-    let ex = e % nx;
-    let ey = (e / nx) % ny;
-    let ez = e / (nx * ny);
-    let x0 = ex as f64 / nx as f64;
-    let y0 = ey as f64 / ny as f64;
-    let z0 = ez as f64 / nz as f64;
-    let hx = 1.0 / nx as f64;
-    let hy = 1.0 / ny as f64;
-    let hz = 1.0 / nz as f64;
-    for k in 0..ELEMENT_ROW {
-        ke[k] = 0.0;
+    let origin = [
+        (e % nx) as f64 / nx as f64,
+        ((e / nx) % ny) as f64 / ny as f64,
+        (e / (nx * ny)) as f64 / nz as f64,
+    ];
+    let h = [1.0 / nx as f64, 1.0 / ny as f64, 1.0 / nz as f64];
+    let mut coords = [[0.0f64; 3]; 8];
+    for a in 0..8 {
+        coords[a] = [
+            along(origin[0], h[0], far_x(a)),
+            along(origin[1], h[1], far_y(a)),
+            along(origin[2], h[2], far_z(a)),
+        ];
     }
+    let mut mat = [0.0f64; 36];
+    let mut source = [0.0f64; 8];
     for g in 0..8 {
-        let gp = g * 24;
-        let mut j00 = 0.0;
-        let mut j01 = 0.0;
-        let mut j02 = 0.0;
-        let mut j10 = 0.0;
-        let mut j11 = 0.0;
-        let mut j12 = 0.0;
-        let mut j20 = 0.0;
-        let mut j21 = 0.0;
-        let mut j22 = 0.0;
+        // The Jacobian, J[r][c] = Σ_a ∂ψ_a/∂ξ_r x_a[c].
+        let mut j = [[0.0f64; 3]; 3];
         for a in 0..8 {
-            let cx = along(x0, hx, far_x(a));
-            let cy = along(y0, hy, far_y(a));
-            let cz = along(z0, hz, far_z(a));
-            let g0 = grad[gp + 3 * a];
-            let g1 = grad[gp + 3 * a + 1];
-            let g2 = grad[gp + 3 * a + 2];
-            j00 += g0 * cx;
-            j01 += g0 * cy;
-            j02 += g0 * cz;
-            j10 += g1 * cx;
-            j11 += g1 * cy;
-            j12 += g1 * cz;
-            j20 += g2 * cx;
-            j21 += g2 * cy;
-            j22 += g2 * cz;
-        }
-        let term0 = j22 * j11 - j21 * j12;
-        let term1 = j22 * j01 - j21 * j02;
-        let term2 = j12 * j01 - j11 * j02;
-        let det = j00 * term0 - j10 * term1 + j20 * term2;
-        let inv = 1.0 / det;
-        let i0 = term0 * inv;
-        let i1 = -term1 * inv;
-        let i2 = term2 * inv;
-        let i3 = -(j22 * j10 - j20 * j12) * inv;
-        let i4 = (j22 * j00 - j20 * j02) * inv;
-        let i5 = -(j12 * j00 - j10 * j02) * inv;
-        let i6 = (j21 * j10 - j20 * j11) * inv;
-        let i7 = -(j21 * j00 - j20 * j01) * inv;
-        let i8 = (j11 * j00 - j10 * j01) * inv;
-        for m in 0..8 {
-            let gm0 = grad[gp + 3 * m];
-            let gm1 = grad[gp + 3 * m + 1];
-            let gm2 = grad[gp + 3 * m + 2];
-            let xm = dot3(gm0, gm1, gm2, i0, i1, i2);
-            let ym = dot3(gm0, gm1, gm2, i3, i4, i5);
-            let zm = dot3(gm0, gm1, gm2, i6, i7, i8);
-            for n in m..8 {
-                let gn0 = grad[gp + 3 * n];
-                let gn1 = grad[gp + 3 * n + 1];
-                let gn2 = grad[gp + 3 * n + 2];
-                let xn = dot3(gn0, gn1, gn2, i0, i1, i2);
-                let yn = dot3(gn0, gn1, gn2, i3, i4, i5);
-                let zn = dot3(gn0, gn1, gn2, i6, i7, i8);
-                ke[upper(m, n)] += det * (xm * xn + ym * yn + zm * zn);
+            for r in 0..3 {
+                let d = grad[g * 24 + 3 * a + r];
+                for c in 0..3 {
+                    j[r][c] += d * coords[a][c];
+                }
             }
-            ke[36 + m] += psi[g * 8 + m] * det;
         }
+        let term0 = j[2][2] * j[1][1] - j[2][1] * j[1][2];
+        let term1 = j[2][2] * j[0][1] - j[2][1] * j[0][2];
+        let term2 = j[1][2] * j[0][1] - j[1][1] * j[0][2];
+        let det = j[0][0] * term0 - j[1][0] * term1 + j[2][0] * term2;
+        let inv = 1.0 / det;
+        let inv_j = [
+            [term0 * inv, -term1 * inv, term2 * inv],
+            [
+                -(j[2][2] * j[1][0] - j[2][0] * j[1][2]) * inv,
+                (j[2][2] * j[0][0] - j[2][0] * j[0][2]) * inv,
+                -(j[1][2] * j[0][0] - j[1][0] * j[0][2]) * inv,
+            ],
+            [
+                (j[2][1] * j[1][0] - j[2][0] * j[1][1]) * inv,
+                -(j[2][1] * j[0][0] - j[2][0] * j[0][1]) * inv,
+                (j[1][1] * j[0][0] - j[1][0] * j[0][1]) * inv,
+            ],
+        ];
+        // The shape functions' gradients in space, per corner.
+        let mut dpsi = [[0.0f64; 3]; 8];
+        for m in 0..8 {
+            let gm = [
+                grad[g * 24 + 3 * m],
+                grad[g * 24 + 3 * m + 1],
+                grad[g * 24 + 3 * m + 2],
+            ];
+            for r in 0..3 {
+                dpsi[m][r] = dot3(gm[0], gm[1], gm[2], inv_j[r][0], inv_j[r][1], inv_j[r][2]);
+            }
+        }
+        for m in 0..8 {
+            for n in m..8 {
+                mat[upper(m, n)] += det
+                    * (dpsi[m][0] * dpsi[n][0] + dpsi[m][1] * dpsi[n][1] + dpsi[m][2] * dpsi[n][2]);
+            }
+            source[m] += psi[g * 8 + m] * det;
+        }
+    }
+    for k in 0..36 {
+        ke[k] = mat[k];
+    }
+    for m in 0..8 {
+        ke[36 + m] = source[m];
     }
 }
 

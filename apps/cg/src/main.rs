@@ -21,6 +21,9 @@ Flags:
   --space S       serial, rayon or cuda (rayon; cuda with the cuda feature)
   --threads N     Rayon threads (all cores)
   --no-verify     skip the check against the analytic solution
+  --no-kernel-timers
+                  no fence after each CG kernel (on Cuda: no host
+                  synchronization but the dot products' results)
   --help          this text
 ";
 
@@ -47,6 +50,7 @@ fn args() -> Result<Args, pico_args::Error> {
         ny,
         nz,
         max_iters: p.opt_value_from_str("--max-iters")?.unwrap_or(d.max_iters),
+        kernel_timers: !p.contains("--no-kernel-timers"),
         ..d
     };
     let space = p
