@@ -165,20 +165,24 @@ pub fn lj_force(
     f[2] = fz;
 }
 
-/// Half of atom `i`'s pair energies (each pair is counted from both
-/// atoms), shifted to zero at the cutoff.
+/// Atom `i`'s thermo terms: `m v²`, and half of its pair energies (each
+/// pair is counted from both atoms), shifted to zero at the cutoff. One
+/// reduction of both, so a thermo output reads back once.
 #[kernel(reduce)]
-pub fn lj_energy(
+pub fn thermo_terms(
     i: usize,
-    pe: &mut f64,
+    acc: &mut (f64, f64),
     x: &View2<f64>,
+    v: &View2<f64>,
     offsets: &View1<usize>,
     list: &View1<u32>,
     l: f64,
     cutsq: f64,
     lj1: f64,
     lj2: f64,
+    mass: f64,
 ) {
+    acc.0 += (v[[i, 0]] * v[[i, 0]] + v[[i, 1]] * v[[i, 1]] + v[[i, 2]] * v[[i, 2]]) * mass;
     let xi = x[[i, 0]];
     let yi = x[[i, 1]];
     let zi = x[[i, 2]];
@@ -194,8 +198,8 @@ pub fn lj_energy(
         if rsq < cutsq {
             let r2inv = 1.0 / rsq;
             let r6inv = r2inv * r2inv * r2inv;
-            *pe += 0.5 * r6inv * (0.5 * lj1 * r6inv - lj2) / 6.0;
-            *pe -= shift;
+            acc.1 += 0.5 * r6inv * (0.5 * lj1 * r6inv - lj2) / 6.0;
+            acc.1 -= shift;
         }
     }
 }
@@ -206,12 +210,6 @@ pub fn largest(i: usize, most: &mut usize, counts: &View1<usize>) {
     if counts[i] > *most {
         *most = counts[i];
     }
-}
-
-/// `m v²` of atom `i`.
-#[kernel(reduce)]
-pub fn mass_v2(i: usize, acc: &mut f64, v: &View2<f64>, mass: f64) {
-    *acc += (v[[i, 0]] * v[[i, 0]] + v[[i, 1]] * v[[i, 1]] + v[[i, 2]] * v[[i, 2]]) * mass;
 }
 
 /// Velocity Verlet's first half for atom `i`: a half kick, then a drift.
@@ -246,9 +244,8 @@ pub const KERNELS: &[&granule::kernel::DeviceKernel] = {
         <find_neighbors<'static> as KernelSource>::KERNEL,
         <pack_row<'static> as KernelSource>::KERNEL,
         <lj_force<'static> as KernelSource>::KERNEL,
-        <lj_energy<'static> as KernelSource>::KERNEL,
+        <thermo_terms<'static> as KernelSource>::KERNEL,
         <largest<'static> as KernelSource>::KERNEL,
-        <mass_v2<'static> as KernelSource>::KERNEL,
         <initial_integrate<'static> as KernelSource>::KERNEL,
         <final_integrate<'static> as KernelSource>::KERNEL,
     ]

@@ -369,8 +369,8 @@ fn force<S: PortableAlgorithms>(space: &S, st: &mut State<S::MemorySpace>, l: f6
     );
 }
 
-/// The thermo output of `step`: two reductions, whose results are the
-/// run's only reads back to the host between rebuilds.
+/// The thermo output of `step`: one reduction, whose result is the
+/// run's only read back to the host between rebuilds.
 fn measure<S: PortableAlgorithms>(
     space: &S,
     st: &State<S::MemorySpace>,
@@ -380,17 +380,21 @@ fn measure<S: PortableAlgorithms>(
     mass: f64,
 ) -> Thermo {
     let n = st.x.extent(0);
-    let mv2: f64 = parallel_reduce(
-        "md::kinetic",
+    let (mv2, pe): (f64, f64) = parallel_reduce(
+        "md::thermo",
         RangePolicy::new(space, 0..n),
-        Sum,
-        mass_v2(&st.v, mass),
-    );
-    let pe: f64 = parallel_reduce(
-        "md::potential",
-        RangePolicy::new(space, 0..n),
-        Sum,
-        lj_energy(&st.x, &st.offsets, &st.list, l, p.cutsq, p.lj1, p.lj2),
+        (Sum, Sum),
+        thermo_terms(
+            &st.x,
+            &st.v,
+            &st.offsets,
+            &st.list,
+            l,
+            p.cutsq,
+            p.lj1,
+            p.lj2,
+            mass,
+        ),
     );
     let potential = pe / n as f64;
     Thermo {
