@@ -905,6 +905,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     index_plus_one,
     not_of_device_results,
     scaled_plus_offset,
+    times_row_width,
     sum_index,
     times_two,
     min_shifted,
