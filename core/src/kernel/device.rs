@@ -235,6 +235,11 @@ unsafe impl<T: DeviceValue, const N: usize> DeviceValue for [T; N] {
 /// # Safety
 /// Where `SAME_LAYOUT` evaluates, the device type of `Self` has the host's
 /// size, alignment and byte offsets of every field and element.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a scalar, a `#[device] struct` or an array of them, so kernels cannot use it",
+    label = "used in a `#[kernel]` or `#[device]` item",
+    note = "add `#[device]` to the struct's definition (its fields must be scalars, `#[device] struct`s or arrays of them)"
+)]
 pub unsafe trait DeviceElement: DeviceValue {
     /// `()`, or a compile error when the device and host sizes or
     /// alignments differ.

@@ -109,7 +109,7 @@ pub unsafe trait DeviceReducer {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `#[device] struct`, so kernels cannot use it",
     label = "used in a `#[kernel]` or `#[device]` item",
-    note = "add `#[device]` to the struct's definition (its fields must be scalars)"
+    note = "add `#[device]` to the struct's definition (its fields must be scalars, `#[device] struct`s or arrays of them)"
 )]
 pub unsafe trait DeviceStruct: Copy {
     /// The struct's C++ definition.
