@@ -97,15 +97,20 @@ pub fn stencil_first(c: usize) -> i64 {
     }
 }
 
+/// Node `i`'s coordinates `(ix, iy, iz)` on a mesh of `nx × ny` elements
+/// in x and y: nodes are numbered x fastest, then y, then z.
+#[device]
+pub fn node(i: usize, nx: usize, ny: usize) -> (usize, usize, usize) {
+    let px = nx + 1;
+    let py = ny + 1;
+    (i % px, (i / px) % py, i / (px * py))
+}
+
 /// Row `i`'s entry count: the nodes of the 3 × 3 × 3 stencil around its
 /// node that lie within the mesh of `nx × ny × nz` elements.
 #[kernel]
 pub fn row_length(i: usize, len: &mut usize, nx: usize, ny: usize, nz: usize) {
-    let px = nx + 1;
-    let py = ny + 1;
-    let ix = i % px;
-    let iy = (i / px) % py;
-    let iz = i / (px * py);
+    let (ix, iy, iz) = node(i, nx, ny);
     *len = stencil_span(ix, nx) * stencil_span(iy, ny) * stencil_span(iz, nz);
 }
 
@@ -113,11 +118,9 @@ pub fn row_length(i: usize, len: &mut usize, nx: usize, ny: usize, nz: usize) {
 /// z, y, x, as miniFE lists them.
 #[kernel]
 pub fn row_columns(i: usize, mut cols: Segment<u32>, nx: usize, ny: usize, nz: usize) {
+    let (ix, iy, iz) = node(i, nx, ny);
     let px = nx + 1;
     let py = ny + 1;
-    let ix = i % px;
-    let iy = (i / px) % py;
-    let iz = i / (px * py);
     let mut k = 0;
     for sz in 0..3 {
         for sy in 0..3 {
@@ -242,11 +245,7 @@ pub fn assemble_row(
     ny: usize,
     nz: usize,
 ) {
-    let px = nx + 1;
-    let py = ny + 1;
-    let ix = i % px;
-    let iy = (i / px) % py;
-    let iz = i / (px * py);
+    let (ix, iy, iz) = node(i, nx, ny);
     let wx = stencil_span(ix, nx);
     let wy = stencil_span(iy, ny);
     let fx = stencil_first(ix);
@@ -311,11 +310,7 @@ pub fn impose_dirichlet(
     ny: usize,
     nz: usize,
 ) {
-    let px = nx + 1;
-    let py = ny + 1;
-    let ix = i % px;
-    let iy = (i / px) % py;
-    let iz = i / (px * py);
+    let (ix, iy, iz) = node(i, nx, ny);
     let first = offsets[i];
     if on_boundary(ix, iy, iz, nx, ny, nz) {
         *b = if ix == nx { 1.0 } else { 0.0 };
@@ -330,9 +325,7 @@ pub fn impose_dirichlet(
         let mut moved = 0.0;
         for k in 0..vals.len() {
             let j = cols[first + k] as usize;
-            let jx = j % px;
-            let jy = (j / px) % py;
-            let jz = j / (px * py);
+            let (jx, jy, jz) = node(j, nx, ny);
             if on_boundary(jx, jy, jz, nx, ny, nz) {
                 let hot = jx == nx && jy > 0 && jz > 0 && jy < ny && jz < nz;
                 if hot {
