@@ -78,6 +78,23 @@ fn print(report: &Report, cfg: &Config, space: &str) {
     );
 }
 
+fn solve(a: &Args) -> Result<Report, Box<dyn std::error::Error>> {
+    match a.space.as_str() {
+        "serial" => run(&Serial, &a.cfg).map_err(MdError::into),
+        #[cfg(feature = "rayon")]
+        "rayon" => {
+            let space = match a.threads {
+                Some(t) => granule::Rayon::new(t)?,
+                None => granule::Rayon::default(),
+            };
+            run(&space, &a.cfg).map_err(MdError::into)
+        }
+        #[cfg(feature = "cuda")]
+        "cuda" => run(&granule::Cuda::from_env()?, &a.cfg).map_err(MdError::into),
+        other => Err(format!("no space \"{other}\" in this build (see --help)").into()),
+    }
+}
+
 fn main() -> ExitCode {
     let a = match args() {
         Ok(a) => a,
@@ -86,23 +103,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result: Result<Report, Box<dyn std::error::Error>> = match a.space.as_str() {
-        "serial" => run(&Serial, &a.cfg).map_err(MdError::into),
-        #[cfg(feature = "rayon")]
-        "rayon" => {
-            let space = match a.threads {
-                Some(t) => granule::Rayon::new(t).map_err(Box::<dyn std::error::Error>::from),
-                None => Ok(granule::Rayon::default()),
-            };
-            space.and_then(|s| run(&s, &a.cfg).map_err(MdError::into))
-        }
-        #[cfg(feature = "cuda")]
-        "cuda" => granule::Cuda::from_env()
-            .map_err(Box::<dyn std::error::Error>::from)
-            .and_then(|s| run(&s, &a.cfg).map_err(MdError::into)),
-        other => Err(format!("no space \"{other}\" in this build (see --help)").into()),
-    };
-    match result {
+    match solve(&a) {
         Ok(report) => {
             print(&report, &a.cfg, &a.space);
             ExitCode::SUCCESS
