@@ -73,3 +73,47 @@ fn float_scan_is_bitwise_identical_for_every_thread_count() {
         }
     }
 }
+
+/// A driver running on the pool (`Rayon::install`) forks its dispatches
+/// from a pool thread: same bits as a driver outside the pool, and a
+/// dispatch nested in one of its kernels still runs.
+#[test]
+fn a_driver_on_the_pool_gives_the_same_bits() {
+    let n = 300_001;
+    let x = values(n);
+    let s = Rayon::new(2).unwrap();
+    let run = || {
+        let sum: f64 = parallel_reduce("sum", RangePolicy::new(&s, 0..n), Sum, |i, a: &mut f64| {
+            *a += x[i]
+        });
+        let mut out = View1::<f64>::zeros("out", n).unwrap();
+        let total = parallel_scan(
+            "scan",
+            RangePolicy::new(&s, 0..n),
+            &mut out,
+            |i, o: &mut f64, p: &mut f64, last: bool| {
+                if last {
+                    *o = *p;
+                }
+                *p += x[i];
+            },
+        );
+        let mut nested = View1::<u64>::zeros("nested", 64).unwrap();
+        parallel_for(
+            "outer",
+            RangePolicy::new(&s, 0..64),
+            &mut nested,
+            |i, o: &mut u64| {
+                let inner = RangePolicy::new(&s, 0..1000 + i);
+                *o = parallel_reduce("inner", inner, Sum, |j, a: &mut u64| *a += j as u64);
+            },
+        );
+        let bits = out.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        (sum.to_bits(), total.to_bits(), bits, nested.to_vec())
+    };
+    let outside = run();
+    let inside = s.install(run);
+    assert!(inside == outside, "a driver on the pool gave other bits");
+    let want: Vec<u64> = (0..64).map(|i| (999 + i) * (1000 + i) / 2).collect();
+    assert_eq!(inside.3, want);
+}

@@ -1,8 +1,9 @@
 //! The one driver on every space: the same residual history and solution,
-//! bit for bit, on Serial and Rayon at 1, 2 and 3 threads; on Cuda (the
-//! emulator in the test command) the same bits on every run, and the
-//! host's history to rounding (its float reductions group their terms
-//! by the device's launch geometry, as the determinism guide says).
+//! bit for bit, on Serial and Rayon at 1, 2 and 3 threads (the driver
+//! outside the pool and on it); on Cuda (the emulator in the test
+//! command) the same bits on every run, and the host's history to
+//! rounding (its float reductions group their terms by the device's
+//! launch geometry, as the determinism guide says).
 
 use granule::prelude::*;
 use granule_cg::{run, Config, Report};
@@ -29,8 +30,15 @@ fn serial_and_rayon_give_the_same_bits() {
     let serial = run(&Serial, &cfg).unwrap();
     assert_eq!(serial.rows, 120);
     for threads in 1..=3 {
-        let rayon = run(&granule::Rayon::new(threads).unwrap(), &cfg).unwrap();
+        let space = granule::Rayon::new(threads).unwrap();
+        let rayon = run(&space, &cfg).unwrap();
         same(&serial, &rayon, &format!("{threads} threads"));
+        let on_pool = space.install(|| run(&space, &cfg)).unwrap();
+        same(
+            &serial,
+            &on_pool,
+            &format!("{threads} threads, on the pool"),
+        );
     }
 }
 

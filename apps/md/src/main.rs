@@ -87,7 +87,8 @@ fn solve(a: &Args) -> Result<Report, Box<dyn std::error::Error>> {
                 Some(t) => granule::Rayon::new(t)?,
                 None => granule::Rayon::default(),
             };
-            run(&space, &a.cfg).map_err(MdError::into)
+            // On the pool, each kernel starts on the driver's thread.
+            space.install(|| run(&space, &a.cfg)).map_err(MdError::into)
         }
         #[cfg(feature = "cuda")]
         "cuda" => run(&granule::Cuda::from_env()?, &a.cfg).map_err(MdError::into),

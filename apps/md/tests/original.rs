@@ -43,7 +43,9 @@ fn an_8_cubed_box_on_rayon_prints_the_originals_thermo_lines() {
         ..Config::default()
     };
     let space = granule::Rayon::new(2).unwrap();
-    let got: Vec<String> = run(&space, &cfg)
+    // The driver on the pool, as the binary runs it.
+    let got: Vec<String> = space
+        .install(|| run(&space, &cfg))
         .unwrap()
         .thermo
         .iter()

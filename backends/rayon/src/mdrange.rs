@@ -28,7 +28,7 @@ where
             return unsafe { host::mdrange_for(Sequential, label, policy, writes, f) };
         }
         // SAFETY: as above.
-        self.install(|| unsafe { host::mdrange_for(RayonFork, label, policy, writes, f) })
+        self.dispatch(|| unsafe { host::mdrange_for(RayonFork, label, policy, writes, f) })
     }
 }
 
@@ -47,6 +47,6 @@ where
         if self.inline(policy.num_tiles()) {
             return host::mdrange_reduce(Sequential, policy, reducer, f);
         }
-        self.install(|| host::mdrange_reduce(RayonFork, policy, reducer, f))
+        self.dispatch(|| host::mdrange_reduce(RayonFork, policy, reducer, f))
     }
 }

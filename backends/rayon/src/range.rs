@@ -39,7 +39,7 @@ where
         }
         let threads = self.inner.threads;
         // SAFETY: as above.
-        self.install(|| unsafe { host::range_for(RayonFork, threads, label, policy, writes, f) })
+        self.dispatch(|| unsafe { host::range_for(RayonFork, threads, label, policy, writes, f) })
     }
 }
 
@@ -60,7 +60,7 @@ where
         )) {
             return host::range_reduce(Sequential, policy, reducer, f);
         }
-        self.install(|| host::range_reduce(RayonFork, policy, reducer, f))
+        self.dispatch(|| host::range_reduce(RayonFork, policy, reducer, f))
     }
 }
 
@@ -195,7 +195,7 @@ where
             lookback::run(Workers::new(&fan, 1), label, n, reducer, None, body);
         } else {
             let fan = |k: usize, w: &(dyn Fn(usize) + Sync)| {
-                self.install(|| for_blocks(RayonFork, k, &|b| w(b)))
+                self.dispatch(|| for_blocks(RayonFork, k, &|b| w(b)))
             };
             let workers = Workers::new(&fan, self.inner.threads);
             lookback::run(workers, label, n, reducer, None, body);

@@ -4,6 +4,7 @@
 use granule_core::exec::Fork;
 use granule_core::space::{ExecutionSpace, HOST_SCRATCH_MAX, HOST_VECTOR_LENGTH_MAX};
 use granule_views::HostSpace;
+use std::cell::Cell;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -94,19 +95,76 @@ impl Rayon {
         })
     }
 
-    /// Whether a dispatch of `blocks` blocks should run on the calling
-    /// thread: a single block, a single thread, or a nested dispatch from
-    /// a worker of this pool (which must not wait on its own pool).
-    #[inline]
-    pub(crate) fn inline(&self, blocks: usize) -> bool {
-        blocks <= 1 || self.inner.threads == 1 || self.inner.pool.current_thread_index().is_some()
-    }
-
-    /// Runs `op` inside the pool.
-    #[inline]
-    pub(crate) fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+    /// Runs `op` on a thread of this space's pool, as rayon's
+    /// [`ThreadPool::install`](rayon::ThreadPool::install) does, and
+    /// returns what it returns.
+    ///
+    /// A driver that dispatches many short kernels runs faster inside it:
+    /// a dispatch from a thread outside the pool hands its work to the
+    /// pool and sleeps until the pool is done, and that hand-off and
+    /// wake-up cost more than a kernel over a few thousand indices. From
+    /// inside, the driver's thread runs its share of each kernel itself,
+    /// as the master thread of an OpenMP team does. Results are the same
+    /// bits either way.
+    ///
+    /// ```
+    /// use granule_core::prelude::*;
+    /// use granule_rayon::Rayon;
+    /// let s = Rayon::new(2).unwrap();
+    /// let total = s.install(|| {
+    ///     let sum = |_| {
+    ///         let p = RangePolicy::new(&s, 0..1000);
+    ///         parallel_reduce("sum", p, Sum, |i, a: &mut u64| *a += i as u64)
+    ///     };
+    ///     (0..100).map(sum).sum::<u64>()
+    /// });
+    /// assert_eq!(total, 100 * 999 * 1000 / 2);
+    /// ```
+    pub fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
         self.inner.pool.install(op)
     }
+
+    /// Whether a dispatch of `blocks` blocks should run on the calling
+    /// thread: a single block, a single thread, or a nested dispatch from
+    /// a kernel running on this pool (which must not wait on its own
+    /// pool). A driver running on the pool through [`Rayon::install`] is
+    /// not a kernel: its dispatches fork.
+    #[inline]
+    pub(crate) fn inline(&self, blocks: usize) -> bool {
+        blocks <= 1
+            || self.inner.threads == 1
+            || (in_kernel() && self.inner.pool.current_thread_index().is_some())
+    }
+
+    /// Runs a dispatch's `op` inside the pool, marked as kernel code.
+    #[inline]
+    pub(crate) fn dispatch<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        self.inner.pool.install(|| as_kernel(op))
+    }
+}
+
+thread_local! {
+    /// Whether this thread is running a dispatch's work (a kernel's
+    /// blocks, or a fork of them that it took).
+    static IN_KERNEL: Cell<bool> = const { Cell::new(false) };
+}
+
+fn in_kernel() -> bool {
+    IN_KERNEL.with(Cell::get)
+}
+
+/// Runs `op` marked as kernel code, and restores the mark after it, also
+/// when it unwinds.
+#[inline]
+fn as_kernel<R>(op: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            IN_KERNEL.with(|k| k.set(self.0));
+        }
+    }
+    let _restore = Restore(IN_KERNEL.with(|k| k.replace(true)));
+    op()
 }
 
 impl Default for Rayon {
@@ -167,7 +225,8 @@ impl Fork for RayonFork {
         a: impl FnOnce() -> A + Send,
         b: impl FnOnce() -> B + Send,
     ) -> (A, B) {
-        rayon::join(a, b)
+        // The half another thread may steal runs as kernel code there.
+        rayon::join(a, || as_kernel(b))
     }
 }
 
@@ -191,6 +250,26 @@ mod tests {
     fn nested_dispatch_runs_inline() {
         let s = Rayon::new(2).unwrap();
         assert!(!s.inline(8));
-        assert!(s.install(|| s.inline(8)));
+        assert!(s.dispatch(|| s.inline(8)));
+        assert!(s.dispatch(|| RayonFork.fork(|| s.inline(8), || s.inline(8))) == (true, true));
+        // Another pool's kernel is no kernel of this one.
+        let t = Rayon::new(2).unwrap();
+        assert!(!t.dispatch(|| s.inline(8)));
+    }
+
+    #[test]
+    fn a_driver_on_the_pool_forks() {
+        let s = Rayon::new(2).unwrap();
+        assert!(!s.install(|| s.inline(8)));
+        assert!(s.install(|| s.dispatch(|| s.inline(8))));
+        assert!(s.install(|| s.inline(1)));
+        // The mark is restored after a kernel that panicked.
+        let caught = s.install(|| {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                s.dispatch(|| panic!("in a kernel"))
+            }));
+            (r.is_err(), s.inline(8))
+        });
+        assert_eq!(caught, (true, false));
     }
 }

@@ -33,7 +33,7 @@ where
             return unsafe { host::team_for(Sequential, label, policy, writes, f) };
         }
         // SAFETY: as above.
-        self.install(|| unsafe { host::team_for(RayonFork, label, policy, writes, f) })
+        self.dispatch(|| unsafe { host::team_for(RayonFork, label, policy, writes, f) })
     }
 }
 
@@ -51,6 +51,6 @@ where
         if self.inline(policy.league_size()) {
             return host::team_reduce(Sequential, policy, reducer, f);
         }
-        self.install(|| host::team_reduce(RayonFork, policy, reducer, f))
+        self.dispatch(|| host::team_reduce(RayonFork, policy, reducer, f))
     }
 }
