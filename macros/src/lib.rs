@@ -95,6 +95,33 @@ pub fn reshape_map_with_crate(input: TokenStream) -> TokenStream {
 /// assert!(__GRANULE_KERNEL_axpy.source.contains("y = ((a * x(i)) + y);"));
 /// ```
 ///
+/// On the host the body is inlined into the loop that runs it, unless
+/// the kernel has an `#[inline]` attribute of its own, which it keeps
+/// (the device side has no use for it). `#[inline(never)]` helps a body
+/// whose loop reads Views while it writes: as a function of its own, the
+/// compiler knows its `&View` parameters stay as they are through the
+/// call and keeps their fields in registers, instead of reading them
+/// again after every write.
+///
+/// ```
+/// use granule::prelude::*;
+///
+/// #[kernel]
+/// #[inline(never)]
+/// fn below(i: usize, n: &mut u32, x: &View1<f64>) {
+///     for j in 0..x.extent(0) {
+///         if x[j] < x[i] {
+///             *n += 1;
+///         }
+///     }
+/// }
+///
+/// let x = View1::<f64>::from_fn("x", 4, |i| [3.0, 1.0, 2.0, 0.0][i]).unwrap();
+/// let mut n = View1::<u32>::zeros("n", 4).unwrap();
+/// parallel_for("below", RangePolicy::new(&Serial, 0..4), &mut n, below(&x));
+/// assert_eq!(n.to_vec(), vec![3, 1, 2, 0]);
+/// ```
+///
 /// One body, one semantics: integer arithmetic wraps as in Rust's release
 /// profile (without C++ undefined behaviour), casts, shifts, division and
 /// IEEE float arithmetic give the host's bits, and so do the `core`

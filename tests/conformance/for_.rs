@@ -366,6 +366,27 @@ macro_rules! for_tests {
         }
 
         #[test]
+        fn a_kernel_keeps_its_own_inline_attribute() {
+            let s = space();
+            let n = 40;
+            let v = |i: usize| ((i * 7919) % 23) as f64;
+            let x = View1::<f64, LayoutRight, _>::from_fn_in(s.memory_space(), "x", n, v).unwrap();
+            let mut y =
+                View2::<u32, LayoutRight, _>::zeros_in(s.memory_space(), "y", [n, 2]).unwrap();
+            parallel_for(
+                "smaller",
+                RangePolicy::new(&s, 0..n),
+                &mut y,
+                count_smaller_before(&x),
+            );
+            let y = create_mirror_view_and_copy(&y).unwrap();
+            for i in 0..n {
+                let want = (0..i).filter(|&j| v(j) < v(i)).count() as u32;
+                assert_eq!([y[[i, 0]], y[[i, 1]]], [want, i as u32], "row {i}");
+            }
+        }
+
+        #[test]
         fn for_writes_strided_views() {
             let s = space();
             let mut a =

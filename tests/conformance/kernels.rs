@@ -108,6 +108,21 @@ pub fn times_row_width(i: usize, y: &mut usize) {
     *y = i * ROW_WIDTH;
 }
 
+/// How many entries of `x` before `i` are below `x[i]`, written one by
+/// one into `i`'s row: a body with its own `#[inline(never)]`.
+#[kernel]
+#[inline(never)]
+pub fn count_smaller_before(i: usize, mut row: Row<u32, 2>, x: &View1<f64>) {
+    let mut n = 0;
+    for j in 0..i {
+        if x[j] < x[i] {
+            n += 1;
+        }
+        row[0] = n;
+    }
+    row[1] = i as u32;
+}
+
 // ----------------------------------------------------------- reduce.rs
 
 #[kernel(reduce)]
@@ -906,6 +921,7 @@ pub const KERNELS: &[&DeviceKernel] = kernel_list![
     not_of_device_results,
     scaled_plus_offset,
     times_row_width,
+    count_smaller_before,
     sum_index,
     times_two,
     min_shifted,

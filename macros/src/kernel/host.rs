@@ -536,7 +536,9 @@ impl<'a> Shell<'a> {
         body.sig.generics = syn::Generics::default();
         body.vis = syn::parse_quote!(pub);
         body.attrs.retain(|a| !a.path().is_ident("doc"));
-        body.attrs.push(syn::parse_quote!(#[inline(always)]));
+        if !body.attrs.iter().any(|a| a.path().is_ident("inline")) {
+            body.attrs.push(syn::parse_quote!(#[inline(always)]));
+        }
         body.attrs.push(syn::parse_quote!(#[doc = #body_doc]));
         let docs: Vec<&syn::Attribute> = f
             .attrs
