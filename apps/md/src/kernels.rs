@@ -52,6 +52,22 @@ pub fn wrap_bin(b: u32, nb: u32) -> u32 {
     }
 }
 
+/// What moves an atom of bin `wrap_bin(b, nb)` to its image beside the
+/// bin it was reached from: `l` across the lower face, `-l` across the
+/// upper one, else 0. Within the neighbour reach this is the image
+/// [`nearest`] picks, and `d + image_shift(..)` is `nearest(d, l)` to the
+/// bit (`d - l` is `d + -l`).
+#[device]
+pub fn image_shift(b: u32, nb: u32, l: f64) -> f64 {
+    if b == 0 {
+        l
+    } else if b > nb {
+        -l
+    } else {
+        0.0
+    }
+}
+
 /// Position row `i` moved into the box `[0, l)³`.
 #[kernel]
 pub fn wrap(_i: usize, mut x: Row<f64, 2>, l: f64) {
@@ -70,6 +86,9 @@ pub fn wrap(_i: usize, mut x: Row<f64, 2>, l: f64) {
 /// holds, in order, and their number, which may exceed the row (the
 /// driver then widens the list and searches again).
 #[kernel]
+// A call of its own, so that the reads of `x` stay in registers past the
+// row's writes (see `#[kernel]` on `#[inline]`).
+#[inline(never)]
 pub fn find_neighbors(
     i: usize,
     mut row: Row<u32, 2>,
@@ -91,17 +110,20 @@ pub fn find_neighbors(
     let room = row.len();
     let mut n = 0usize;
     for ox in 0..3u32 {
+        let bx = wrap_bin(cx + ox, nb);
+        let sx = image_shift(cx + ox, nb, l);
         for oy in 0..3u32 {
+            let by = wrap_bin(cy + oy, nb);
+            let sy = image_shift(cy + oy, nb, l);
             for oz in 0..3u32 {
-                let bx = wrap_bin(cx + ox, nb);
-                let by = wrap_bin(cy + oy, nb);
                 let bz = wrap_bin(cz + oz, nb);
+                let sz = image_shift(cz + oz, nb, l);
                 let b = ((bx * nb + by) * nb + bz) as usize;
                 let first = start[b] as usize;
                 for j in first..first + count[b] as usize {
-                    let dx = nearest(xi - x[[j, 0]], l);
-                    let dy = nearest(yi - x[[j, 1]], l);
-                    let dz = nearest(zi - x[[j, 2]], l);
+                    let dx = (xi - x[[j, 0]]) + sx;
+                    let dy = (yi - x[[j, 1]]) + sy;
+                    let dz = (zi - x[[j, 2]]) + sz;
                     if j != i && dx * dx + dy * dy + dz * dz <= reach {
                         if n < room {
                             row[n] = j as u32;
