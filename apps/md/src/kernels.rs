@@ -217,12 +217,13 @@ pub fn thermo_terms(
         let dy = nearest(yi - x[[j, 1]], l);
         let dz = nearest(zi - x[[j, 2]], l);
         let rsq = dx * dx + dy * dy + dz * dz;
-        if rsq < cutsq {
-            let r2inv = 1.0 / rsq;
-            let r6inv = r2inv * r2inv * r2inv;
-            acc.1 += 0.5 * r6inv * (0.5 * lj1 * r6inv - lj2) / 6.0;
-            acc.1 -= shift;
-        }
+        // As in the force: pairs past the cutoff weigh 0 (adding and
+        // taking away 0 leaves the sum's bits as skipping them would).
+        let r2inv = 1.0 / rsq;
+        let r6inv = r2inv * r2inv * r2inv;
+        let inside = if rsq < cutsq { 1.0 } else { 0.0 };
+        acc.1 += inside * (0.5 * r6inv * (0.5 * lj1 * r6inv - lj2) / 6.0);
+        acc.1 -= inside * shift;
     }
 }
 
