@@ -115,12 +115,22 @@ pub fn find_neighbors(
         for oy in 0..3u32 {
             let by = wrap_bin(cy + oy, nb);
             let sy = image_shift(cy + oy, nb, l);
-            for oz in 0..3u32 {
-                let bz = wrap_bin(cz + oz, nb);
-                let sz = image_shift(cz + oz, nb, l);
-                let b = ((bx * nb + by) * nb + bz) as usize;
-                let first = start[b] as usize;
-                for j in first..first + count[b] as usize {
+            // Bins along z are consecutive, and so are their atoms: away
+            // from the z faces the three bins are one run of atoms.
+            let column = (bx * nb + by) * nb;
+            let whole = cz >= 1 && cz + 1 < nb;
+            let runs = if whole { 1 } else { 3 };
+            for oz in 0..runs {
+                let low = if whole { cz - 1 } else { wrap_bin(cz + oz, nb) };
+                let high = if whole { cz + 1 } else { low };
+                let sz = if whole {
+                    0.0
+                } else {
+                    image_shift(cz + oz, nb, l)
+                };
+                let first = start[(column + low) as usize] as usize;
+                let b = (column + high) as usize;
+                for j in first..(start[b] + count[b]) as usize {
                     let dx = (xi - x[[j, 0]]) + sx;
                     let dy = (yi - x[[j, 1]]) + sy;
                     let dz = (zi - x[[j, 2]]) + sz;
