@@ -120,6 +120,51 @@ macro_rules! bin_sort_tests {
             }
 
             #[test]
+            fn bin_sort_within_bins_orders_each_bin_by_key() {
+                let s = space();
+                let mut rng = Rng::new(11);
+                // Few distinct keys, so bins hold ties; one bin of many.
+                for (n, bins) in [(0, 4), (1, 4), (2, 1), (33, 4), (4099, 64), (3000, 1)] {
+                    let keys: Vec<i64> = rng.vec(n, |r| (r % 200) as i64 - 100);
+                    let x = view_in(&s, "x", keys.clone());
+                    let op = BinOp1D::new(bins, -100.0, 100.0).unwrap();
+                    let sorter = BinSort::new_sorted_within_bins(&s, &x, &op).unwrap();
+                    // The binning's own arithmetic: (k - min) * (bins / (max - min)).
+                    let scale = bins as f64 / 200.0;
+                    let bin = |k: i64| (((k + 100) as f64 * scale) as usize).min(bins - 1);
+                    let mut perm: Vec<u32> = (0..n as u32).collect();
+                    perm.sort_by_key(|&i| (bin(keys[i as usize]), keys[i as usize], i));
+                    assert_eq!(read(sorter.permute_vector()), perm, "n {n}, {bins} bins");
+                }
+                let n = 2000;
+                let pos: Vec<u32> = rng.vec(3 * n, |r| (r % 6) as u32);
+                let x = View2::<u32, LayoutRight, _>::from_fn_in(
+                    s.memory_space(),
+                    "x",
+                    [n, 3],
+                    |[i, d]| pos[3 * i + d],
+                )
+                .unwrap();
+                let op = BinOp3D::new([2, 2, 1], [0.0; 3], [6.0; 3]).unwrap();
+                let sorter = BinSort::new_sorted_within_bins(&s, &x, &op).unwrap();
+                let row = |i: u32| {
+                    let i = 3 * i as usize;
+                    [pos[i], pos[i + 1], pos[i + 2]]
+                };
+                let cell = |v: u32| (v / 3) as usize;
+                let mut perm: Vec<u32> = (0..n as u32).collect();
+                // Kokkos's BinOp3D order within a bin: x, y, z descending.
+                perm.sort_by(|&p, &q| {
+                    let (a, b) = (row(p), row(q));
+                    (cell(a[0]) * 2 + cell(a[1]))
+                        .cmp(&(cell(b[0]) * 2 + cell(b[1])))
+                        .then(b.cmp(&a))
+                        .then(p.cmp(&q))
+                });
+                assert_eq!(read(sorter.permute_vector()), perm, "rank 3");
+            }
+
+            #[test]
             fn bin_sort_runs_in_code_generic_over_the_space() {
                 let s = space();
                 let mut rng = Rng::new(3);

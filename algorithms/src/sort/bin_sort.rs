@@ -1,6 +1,6 @@
 //! [`BinSort`]: keys binned by a [`BinOp1D`] or [`BinOp3D`], the
 //! permutation that orders the items by bin (stable: by index within a
-//! bin), the bins' counts and offsets, and that permutation applied to
+//! bin, or by key and then index), the bins' counts and offsets, and that permutation applied to
 //! any number of Views (Kokkos's `BinSort`): how an MD code orders its
 //! atoms by cell.
 //!
@@ -15,8 +15,8 @@ use crate::{max_element, AlgorithmError};
 use granule_core::kernel::{device, kernel, DeviceScalar, DeviceValue};
 use granule_core::portable::parallel_for;
 use granule_core::reducer::{MaxLoc, Sum, ValLocScalar};
-use granule_core::write::Row;
-use granule_core::{PortableSpace, RangePolicy};
+use granule_core::write::{Offsets, Row, Segment};
+use granule_core::{PortableSpace, RangePolicy, SegmentError};
 use granule_views::storage::{Storage, StorageMut};
 use granule_views::{
     create_mirror_view_and_copy, deep_copy, AtomicView, Element, HostSpace, Layout, LayoutRight,
@@ -41,7 +41,8 @@ pub fn bin_of(k: f64, min: f64, max: f64, scale: f64, bins: u32) -> u32 {
 }
 
 macro_rules! bin_kernels {
-    ($($t:ident => $one:ident, $three:ident);* $(;)?) => { $(
+    ($($t:ident => $one:ident, $three:ident, $before_one:ident, $before_three:ident,
+        $order_one:ident, $order_three:ident);* $(;)?) => { $(
         /// The bin of key `i` of a [`BinOp1D`].
         #[doc(hidden)]
         #[kernel(crate = granule_core)]
@@ -80,17 +81,148 @@ macro_rules! bin_kernels {
                 *b = n0 * n1 * n2;
             }
         }
+
+        /// Whether item `p` goes before item `q` of a bin of a
+        /// [`BinOp1D`] sorted within its bins: the smaller key first (as
+        /// Kokkos's `BinOp1D` orders them), then the smaller index.
+        #[doc(hidden)]
+        #[device(crate = granule_core)]
+        pub fn $before_one(keys: &ViewRef<'_, $t, 1, LayoutStride>, p: u32, q: u32) -> bool {
+            let a = keys[p as usize];
+            let b = keys[q as usize];
+            a < b || (a == b && p < q)
+        }
+
+        /// Whether row `p` goes before row `q` of a bin of a [`BinOp3D`]
+        /// sorted within its bins: Kokkos's `BinOp3D` order (the larger x
+        /// first, then the larger y, then the larger z), then the smaller
+        /// index.
+        #[doc(hidden)]
+        #[device(crate = granule_core)]
+        pub fn $before_three(keys: &ViewRef<'_, $t, 2, LayoutStride>, p: u32, q: u32) -> bool {
+            let (i, j) = (p as usize, q as usize);
+            let mut before = p < q;
+            let mut d = 3;
+            while d > 0 {
+                d -= 1;
+                let a = keys[[i, d]];
+                let b = keys[[j, d]];
+                if a != b {
+                    before = a > b;
+                }
+            }
+            before
+        }
+
+        /// Bin `_b`'s items (its segment of the permutation) in the order
+        /// of the rank-1 keys: a heap sort, in place and in `m log m`
+        /// steps for a bin of `m`, whatever its size.
+        #[doc(hidden)]
+        #[kernel(crate = granule_core)]
+        pub fn $order_one(
+            _b: usize,
+            mut order: Segment<u32>,
+            keys: &ViewRef<'_, $t, 1, LayoutStride>,
+        ) {
+            let m = order.len();
+            let half = m / 2;
+            // Steps 0..half build the heap (the item going last on top),
+            // the next m take the top to the end, one at a time.
+            for step in 0..half + m {
+                let mut root = 0;
+                let mut end = m;
+                if step < half {
+                    root = half - 1 - step;
+                } else {
+                    end = m - 1 - (step - half);
+                    let top = order[0];
+                    order[0] = order[end];
+                    order[end] = top;
+                }
+                let mut sinking = true;
+                while sinking {
+                    let mut c = 2 * root + 1;
+                    sinking = c < end;
+                    if sinking {
+                        if c + 1 < end && $before_one(keys, order[c], order[c + 1]) {
+                            c += 1;
+                        }
+                        sinking = $before_one(keys, order[root], order[c]);
+                    }
+                    if sinking {
+                        let up = order[c];
+                        order[c] = order[root];
+                        order[root] = up;
+                        root = c;
+                    }
+                }
+            }
+        }
+
+        /// As the rank-1 form, for the `[n, 3]` keys of a [`BinOp3D`].
+        #[doc(hidden)]
+        #[kernel(crate = granule_core)]
+        pub fn $order_three(
+            _b: usize,
+            mut order: Segment<u32>,
+            keys: &ViewRef<'_, $t, 2, LayoutStride>,
+        ) {
+            let m = order.len();
+            let half = m / 2;
+            for step in 0..half + m {
+                let mut root = 0;
+                let mut end = m;
+                if step < half {
+                    root = half - 1 - step;
+                } else {
+                    end = m - 1 - (step - half);
+                    let top = order[0];
+                    order[0] = order[end];
+                    order[end] = top;
+                }
+                let mut sinking = true;
+                while sinking {
+                    let mut c = 2 * root + 1;
+                    sinking = c < end;
+                    if sinking {
+                        if c + 1 < end && $before_three(keys, order[c], order[c + 1]) {
+                            c += 1;
+                        }
+                        sinking = $before_three(keys, order[root], order[c]);
+                    }
+                    if sinking {
+                        let up = order[c];
+                        order[c] = order[root];
+                        order[root] = up;
+                        root = c;
+                    }
+                }
+            }
+        }
     )* };
 }
 
 bin_kernels!(
-    f64 => bin_1d_f64, bin_3d_f64;
-    f32 => bin_1d_f32, bin_3d_f32;
-    i32 => bin_1d_i32, bin_3d_i32;
-    i64 => bin_1d_i64, bin_3d_i64;
-    u32 => bin_1d_u32, bin_3d_u32;
-    u64 => bin_1d_u64, bin_3d_u64;
+    f64 => bin_1d_f64, bin_3d_f64, before_1d_f64, before_3d_f64, order_1d_f64, order_3d_f64;
+    f32 => bin_1d_f32, bin_3d_f32, before_1d_f32, before_3d_f32, order_1d_f32, order_3d_f32;
+    i32 => bin_1d_i32, bin_3d_i32, before_1d_i32, before_3d_i32, order_1d_i32, order_3d_i32;
+    i64 => bin_1d_i64, bin_3d_i64, before_1d_i64, before_3d_i64, order_1d_i64, order_3d_i64;
+    u32 => bin_1d_u32, bin_3d_u32, before_1d_u32, before_3d_u32, order_1d_u32, order_3d_u32;
+    u64 => bin_1d_u64, bin_3d_u64, before_1d_u64, before_3d_u64, order_1d_u64, order_3d_u64;
 );
+
+/// Entry `b` of the bins' ends as offsets: where bin `b` starts, and for
+/// `b` = the bin count, the end of the last bin.
+#[doc(hidden)]
+#[kernel(crate = granule_core)]
+pub fn bin_bounds(b: usize, o: &mut usize, offsets: &View1<u32>, counts: &View1<u32>) {
+    let bins = offsets.extent(0);
+    if b < bins {
+        *o = offsets[b] as usize;
+    } else {
+        *o = (offsets[bins - 1] + counts[bins - 1]) as usize;
+    }
+}
 
 /// Index `i` as a `u32`: the permutation before it is sorted.
 #[doc(hidden)]
@@ -134,7 +266,8 @@ pub fn gather_rows<T: Element>(
 }
 
 /// BinSort's kernels, for the NVRTC check of every generated kernel:
-/// the binning kernels and `iota_u32`, `count_bins` as they are, then
+/// the binning kernels, orderings within bins (of a float and an integer
+/// key, rank 1 and 3), `bin_bounds`, `iota_u32`, `count_bins` as they are, then
 /// `gather` and `gather_rows`, generic over the element.
 #[doc(hidden)]
 pub const KERNELS: &[&granule_core::kernel::DeviceKernel] = {
@@ -152,6 +285,11 @@ pub const KERNELS: &[&granule_core::kernel::DeviceKernel] = {
         <bin_3d_i64<'static> as KernelSource>::KERNEL,
         <bin_3d_u32<'static> as KernelSource>::KERNEL,
         <bin_3d_u64<'static> as KernelSource>::KERNEL,
+        <order_1d_f64<'static> as KernelSource>::KERNEL,
+        <order_1d_i32<'static> as KernelSource>::KERNEL,
+        <order_3d_f64<'static> as KernelSource>::KERNEL,
+        <order_3d_u64<'static> as KernelSource>::KERNEL,
+        <bin_bounds<'static> as KernelSource>::KERNEL,
         <iota_u32<'static> as KernelSource>::KERNEL,
         <count_bins<'static> as KernelSource>::KERNEL,
         <gather<'static, f64> as KernelSource>::KERNEL,
@@ -447,10 +585,18 @@ pub trait BinKeys<K: BinKey, const R: usize>: BinSortSpace {
         axes: &[AxisParts],
         bins: &mut Indices<Self::MemorySpace>,
     );
+    /// Orders each bin's segment of `order` by the keys.
+    #[doc(hidden)]
+    fn order_within(
+        &self,
+        keys: ViewRef<'_, K, R, LayoutStride, Self::MemorySpace>,
+        bounds: &Offsets<'_, Self::MemorySpace>,
+        order: &mut Indices<Self::MemorySpace>,
+    ) -> Result<(), AlgorithmError>;
 }
 
 macro_rules! bin_keys {
-    ($($t:ty => $one:ident, $three:ident);* $(;)?) => { $(
+    ($($t:ty => $one:ident, $three:ident, $order_one:ident, $order_three:ident);* $(;)?) => { $(
         impl<X, M> BinKeys<$t, 1> for X
         where
             X: BinSortSpace<MemorySpace = M>,
@@ -460,6 +606,17 @@ macro_rules! bin_keys {
                 let (min, max, scale, n) = axes[0];
                 let policy = RangePolicy::new(self, 0..keys.size());
                 parallel_for("BinSort::bin", policy, bins, $one(&keys, min, max, scale, n));
+            }
+            fn order_within(
+                &self,
+                keys: ViewRef<'_, $t, 1, LayoutStride, M>,
+                bounds: &Offsets<'_, M>,
+                order: &mut Indices<M>,
+            ) -> Result<(), AlgorithmError> {
+                let policy = RangePolicy::new(self, 0..bounds.count());
+                let segments = bounds.segments(order).map_err(bounds_error)?;
+                parallel_for("BinSort::sort_within_bins", policy, segments, $order_one(&keys));
+                Ok(())
             }
         }
 
@@ -474,17 +631,28 @@ macro_rules! bin_keys {
                 let k = $three(&keys, a.0, b.0, c.0, a.1, b.1, c.1, a.2, b.2, c.2, a.3, b.3, c.3);
                 parallel_for("BinSort::bin", policy, bins, k);
             }
+            fn order_within(
+                &self,
+                keys: ViewRef<'_, $t, 2, LayoutStride, M>,
+                bounds: &Offsets<'_, M>,
+                order: &mut Indices<M>,
+            ) -> Result<(), AlgorithmError> {
+                let policy = RangePolicy::new(self, 0..bounds.count());
+                let segments = bounds.segments(order).map_err(bounds_error)?;
+                parallel_for("BinSort::sort_within_bins", policy, segments, $order_three(&keys));
+                Ok(())
+            }
         }
     )* };
 }
 
 bin_keys!(
-    f64 => bin_1d_f64, bin_3d_f64;
-    f32 => bin_1d_f32, bin_3d_f32;
-    i32 => bin_1d_i32, bin_3d_i32;
-    i64 => bin_1d_i64, bin_3d_i64;
-    u32 => bin_1d_u32, bin_3d_u32;
-    u64 => bin_1d_u64, bin_3d_u64;
+    f64 => bin_1d_f64, bin_3d_f64, order_1d_f64, order_3d_f64;
+    f32 => bin_1d_f32, bin_3d_f32, order_1d_f32, order_3d_f32;
+    i32 => bin_1d_i32, bin_3d_i32, order_1d_i32, order_3d_i32;
+    i64 => bin_1d_i64, bin_3d_i64, order_1d_i64, order_3d_i64;
+    u32 => bin_1d_u32, bin_3d_u32, order_1d_u32, order_3d_u32;
+    u64 => bin_1d_u64, bin_3d_u64, order_1d_u64, order_3d_u64;
 );
 
 /// Applying a [`BinSort`]'s permutation to a View of `T` of rank `R`
@@ -581,6 +749,58 @@ impl<X: BinSortSpace> BinSort<X> {
         Op: BinOp<K, R>,
         HostSpace: SpaceCopy<X::MemorySpace>,
     {
+        Self::build(space, keys, op, false)
+    }
+
+    /// As [`new`](Self::new), and each bin's items ordered by their keys
+    /// (Kokkos's `sort_within_bins = true`), in the order of Kokkos's bin
+    /// operations: rank-1 keys ascending ([`BinOp1D`]), `[n, 3]` keys by
+    /// x, then y, then z, each descending ([`BinOp3D`]); equal keys by
+    /// index, so every space gives the same permutation. On a device the
+    /// bins' bounds are checked on the host, one more read back.
+    ///
+    /// ```
+    /// use granule::prelude::*;
+    /// use granule::algorithms::sort::{BinOp1D, BinSort};
+    /// let x = View1::<f64>::from_vec("x", 6, vec![0.9, 0.1, 0.5, 0.2, 0.05, 0.3])?;
+    /// let op = BinOp1D::new(2, 0.0, 1.0)?;
+    /// let bins = BinSort::new_sorted_within_bins(&Serial, &x, &op)?;
+    /// assert_eq!(bins.permute_vector().to_vec(), [4, 1, 3, 5, 2, 0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn new_sorted_within_bins<K, const R: usize, S, L, Op>(
+        space: &X,
+        keys: &ViewBase<S, R, L>,
+        op: &Op,
+    ) -> Result<Self, AlgorithmError>
+    where
+        K: BinKey,
+        X: BinKeys<K, R>,
+        S: Storage<Elem = K, Space = X::MemorySpace>,
+        L: Layout,
+        Op: BinOp<K, R>,
+        HostSpace: SpaceCopy<X::MemorySpace>,
+    {
+        Self::build(space, keys, op, true)
+    }
+
+    fn build<K, const R: usize, S, L, Op>(
+        space: &X,
+        keys: &ViewBase<S, R, L>,
+        op: &Op,
+        within: bool,
+    ) -> Result<Self, AlgorithmError>
+    where
+        K: BinKey,
+        X: BinKeys<K, R>,
+        S: Storage<Elem = K, Space = X::MemorySpace>,
+        L: Layout,
+        Op: BinOp<K, R>,
+        HostSpace: SpaceCopy<X::MemorySpace>,
+    {
         let (n, mem) = (keys.extent(0), space.memory_space());
         let mut bins = Indices::zeros_in(mem.clone(), "BinSort::bins", n)?;
         op.bin_keys(space, keys.strided(), &mut bins);
@@ -596,6 +816,23 @@ impl<X: BinSortSpace> BinSort<X> {
         let mut permute = Indices::zeros_in(mem, "BinSort::permute_vector", n)?;
         space.iota(&mut permute);
         space.sort_pairs(&mut bins, &mut permute)?;
+        if within {
+            let total = op.total_bins();
+            let mut ends = View1::<usize, LayoutRight, _>::zeros_in(
+                space.memory_space(),
+                "BinSort::bin_bounds",
+                total + 1,
+            )?;
+            let policy = RangePolicy::new(space, 0..total + 1);
+            parallel_for(
+                "BinSort::bin_bounds",
+                policy,
+                &mut ends,
+                bin_bounds(&offsets, &counts),
+            );
+            let bounds = Offsets::new(&ends).map_err(bounds_error)?;
+            space.order_within(keys.strided(), &bounds, &mut permute)?;
+        }
         Ok(BinSort {
             space: space.clone(),
             permute,
@@ -653,6 +890,15 @@ impl<X: BinSortSpace> BinSort<X> {
             .gather(view.strided(), &self.permute, &mut sorted);
         deep_copy(view, &sorted)?;
         Ok(())
+    }
+}
+
+/// The bins' bounds come from their counts' scan, so they rise and end
+/// at the permutation's length: only their copy to the host can fail.
+fn bounds_error(e: SegmentError) -> AlgorithmError {
+    match e {
+        SegmentError::Copy(e) => AlgorithmError::View(e),
+        other => panic!("BinSort's bin bounds are made valid, yet: {other}"),
     }
 }
 
