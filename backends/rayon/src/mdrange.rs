@@ -2,7 +2,7 @@
 //! `granule_core::exec::host`, forked with rayon's `join`; reductions join
 //! in the same fixed tree as Serial's.
 
-use crate::space::{Rayon, RayonFork};
+use crate::space::Rayon;
 use granule_core::exec::{host, Sequential};
 use granule_core::functor::{ForFunctor, ReduceFunctor};
 use granule_core::pattern::{ParallelForImpl, ParallelReduceImpl};
@@ -28,7 +28,7 @@ where
             return unsafe { host::mdrange_for(Sequential, label, policy, writes, f) };
         }
         // SAFETY: as above.
-        self.dispatch(|| unsafe { host::mdrange_for(RayonFork, label, policy, writes, f) })
+        self.dispatch(|| unsafe { host::mdrange_for(self.fork(), label, policy, writes, f) })
     }
 }
 
@@ -47,6 +47,6 @@ where
         if self.inline(policy.num_tiles()) {
             return host::mdrange_reduce(Sequential, policy, reducer, f);
         }
-        self.dispatch(|| host::mdrange_reduce(RayonFork, policy, reducer, f))
+        self.dispatch(|| host::mdrange_reduce(self.fork(), policy, reducer, f))
     }
 }

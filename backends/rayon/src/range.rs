@@ -5,7 +5,7 @@
 //! blocks chained by granule-core's decoupled look-back
 //! ([`granule_core::exec::lookback`]; see `README.md` in this folder).
 
-use crate::space::{Rayon, RayonFork};
+use crate::space::Rayon;
 use granule_core::exec::lookback::{self, Block, Stop, Workers};
 use granule_core::exec::{
     block_bounds, block_count, for_blocks, host, range_block, Sequential, SCAN_BLOCK_ELEMS,
@@ -39,7 +39,7 @@ where
         }
         let threads = self.inner.threads;
         // SAFETY: as above.
-        self.dispatch(|| unsafe { host::range_for(RayonFork, threads, label, policy, writes, f) })
+        self.dispatch(|| unsafe { host::range_for(self.fork(), threads, label, policy, writes, f) })
     }
 }
 
@@ -60,7 +60,7 @@ where
         )) {
             return host::range_reduce(Sequential, policy, reducer, f);
         }
-        self.dispatch(|| host::range_reduce(RayonFork, policy, reducer, f))
+        self.dispatch(|| host::range_reduce(self.fork(), policy, reducer, f))
     }
 }
 
@@ -195,7 +195,7 @@ where
             lookback::run(Workers::new(&fan, 1), label, n, reducer, None, body);
         } else {
             let fan = |k: usize, w: &(dyn Fn(usize) + Sync)| {
-                self.dispatch(|| for_blocks(RayonFork, k, &|b| w(b)))
+                self.dispatch(|| for_blocks(self.fork(), k, &|b| w(b)))
             };
             let workers = Workers::new(&fan, self.inner.threads);
             lookback::run(workers, label, n, reducer, None, body);

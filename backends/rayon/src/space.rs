@@ -214,11 +214,27 @@ impl ExecutionSpace for Rayon {
     }
 }
 
-/// rayon's `join`, used inside the pool.
+/// rayon's `join`, used inside the pool of `threads` threads.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct RayonFork;
+pub(crate) struct RayonFork {
+    threads: usize,
+}
+
+impl Rayon {
+    /// The fork of this space's dispatches.
+    #[inline]
+    pub(crate) fn fork(&self) -> RayonFork {
+        RayonFork {
+            threads: self.inner.threads,
+        }
+    }
+}
 
 impl Fork for RayonFork {
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
     #[inline]
     fn fork<A: Send, B: Send>(
         self,
@@ -251,7 +267,7 @@ mod tests {
         let s = Rayon::new(2).unwrap();
         assert!(!s.inline(8));
         assert!(s.dispatch(|| s.inline(8)));
-        assert!(s.dispatch(|| RayonFork.fork(|| s.inline(8), || s.inline(8))) == (true, true));
+        assert!(s.dispatch(|| s.fork().fork(|| s.inline(8), || s.inline(8))) == (true, true));
         // Another pool's kernel is no kernel of this one.
         let t = Rayon::new(2).unwrap();
         assert!(!t.dispatch(|| s.inline(8)));

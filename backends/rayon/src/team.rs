@@ -3,7 +3,7 @@
 //! by work stealing, and each worker lends its reusable scratch arena to
 //! the teams it runs.
 
-use crate::space::{Rayon, RayonFork};
+use crate::space::Rayon;
 use granule_core::exec::{host, Sequential};
 use granule_core::functor::{ForFunctor, ReduceFunctor};
 use granule_core::pattern::{ParallelForImpl, ParallelReduceImpl};
@@ -33,7 +33,7 @@ where
             return unsafe { host::team_for(Sequential, label, policy, writes, f) };
         }
         // SAFETY: as above.
-        self.dispatch(|| unsafe { host::team_for(RayonFork, label, policy, writes, f) })
+        self.dispatch(|| unsafe { host::team_for(self.fork(), label, policy, writes, f) })
     }
 }
 
@@ -51,6 +51,6 @@ where
         if self.inline(policy.league_size()) {
             return host::team_reduce(Sequential, policy, reducer, f);
         }
-        self.dispatch(|| host::team_reduce(RayonFork, policy, reducer, f))
+        self.dispatch(|| host::team_reduce(self.fork(), policy, reducer, f))
     }
 }

@@ -52,7 +52,19 @@ pub trait Fork: Copy + Send + Sync {
         a: impl FnOnce() -> A + Send,
         b: impl FnOnce() -> B + Send,
     ) -> (A, B);
+
+    /// The threads its forks may reach. A reduction forks only subtrees
+    /// of more than a [`PIECES_PER_THREAD`]-th share of its blocks per
+    /// thread and runs smaller ones as one loop of the same tree: enough
+    /// pieces to balance the threads, without a fork per block.
+    fn threads(&self) -> usize {
+        1
+    }
 }
+
+/// How many pieces per thread a reduction's tree of blocks is forked
+/// into (see [`Fork::threads`]).
+pub const PIECES_PER_THREAD: usize = 4;
 
 /// A [`Fork`] that runs `a`, then `b`, on the calling thread.
 #[derive(Clone, Copy, Debug, Default)]
@@ -130,20 +142,30 @@ where
     R: Reducer<T>,
     L: Fn(usize) -> T + Sync,
 {
-    fn rec<Fk: Fork, T: Send, R: Reducer<T>, L: Fn(usize) -> T + Sync>(
-        fork: Fk,
-        lo: usize,
-        hi: usize,
-        reducer: &R,
-        leaf: &L,
-    ) -> T {
+    /// The subtree of blocks `lo..hi`, on the calling thread.
+    fn seq<T, R: Reducer<T>, L: Fn(usize) -> T>(lo: usize, hi: usize, reducer: &R, leaf: &L) -> T {
         if hi - lo == 1 {
             return leaf(lo);
         }
         let mid = lo + (hi - lo) / 2;
+        let mut a = seq(lo, mid, reducer, leaf);
+        reducer.join(&mut a, &seq(mid, hi, reducer, leaf));
+        a
+    }
+    /// The same subtree, forked while it is more than a piece of `n`.
+    fn rec<Fk: Fork, T: Send, R: Reducer<T>, L: Fn(usize) -> T + Sync>(
+        fork: Fk,
+        (lo, hi, n): (usize, usize, usize),
+        reducer: &R,
+        leaf: &L,
+    ) -> T {
+        if (hi - lo) * PIECES_PER_THREAD * fork.threads() <= n || hi - lo == 1 {
+            return seq(lo, hi, reducer, leaf);
+        }
+        let mid = lo + (hi - lo) / 2;
         let (mut a, b) = fork.fork(
-            || rec(fork, lo, mid, reducer, leaf),
-            || rec(fork, mid, hi, reducer, leaf),
+            || rec(fork, (lo, mid, n), reducer, leaf),
+            || rec(fork, (mid, hi, n), reducer, leaf),
         );
         reducer.join(&mut a, &b);
         a
@@ -151,7 +173,7 @@ where
     if n == 0 {
         return reducer.init();
     }
-    rec(fork, 0, n, reducer, leaf)
+    rec(fork, (0, n, n), reducer, leaf)
 }
 
 /// Reduces indices `lo..hi` with four independent accumulators (so the
@@ -202,6 +224,43 @@ pub fn static_part(begin: usize, end: usize, parts: usize, k: usize) -> (usize, 
 mod tests {
     use super::*;
     use crate::reducer::Sum;
+
+    /// A sequential fork that claims `threads` threads and counts its forks.
+    #[derive(Clone, Copy)]
+    struct Counting<'a>(usize, &'a std::sync::atomic::AtomicUsize);
+
+    impl Fork for Counting<'_> {
+        fn fork<A: Send, B: Send>(
+            self,
+            a: impl FnOnce() -> A + Send,
+            b: impl FnOnce() -> B + Send,
+        ) -> (A, B) {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            (a(), b())
+        }
+        fn threads(&self) -> usize {
+            self.0
+        }
+    }
+
+    #[test]
+    fn a_reduction_forks_pieces_and_keeps_its_tree() {
+        // Float terms whose sum depends on the grouping.
+        let leaf = |b: usize| 1.0 / (1.0 + b as f64) * if b.is_multiple_of(3) { 1e8 } else { 1.0 };
+        for n in [1, 2, 7, 64, 1000] {
+            let want: f64 = reduce_blocks(Sequential, n, &Sum, &leaf);
+            for threads in [1, 2, 3, 16] {
+                let forks = std::sync::atomic::AtomicUsize::new(0);
+                let got: f64 = reduce_blocks(Counting(threads, &forks), n, &Sum, &leaf);
+                assert_eq!(got.to_bits(), want.to_bits(), "n {n}, {threads} threads");
+                let forks = forks.into_inner();
+                // Pieces of more than half a share each: under two shares'
+                // worth of forks, and never more than a tree of leaves.
+                let most = (2 * PIECES_PER_THREAD * threads).min(n) - 1;
+                assert!(forks <= most, "n {n}, {threads} threads: {forks} forks");
+            }
+        }
+    }
 
     #[test]
     fn the_tree_visits_every_block_once() {
