@@ -40,6 +40,54 @@ pub fn bin_of(k: f64, min: f64, max: f64, scale: f64, bins: u32) -> u32 {
     }
 }
 
+/// A kernel that heap-sorts each bin's segment of the permutation by
+/// `$before`: in place and in `m log m` steps for a bin of `m`, whatever
+/// its size.
+macro_rules! order_kernel {
+    // The keys' type as tokens: a `ty` fragment would reach `#[kernel]`
+    // as an opaque group it cannot read.
+    ($name:ident, $before:ident, $doc:literal, $($keys:tt)*) => {
+        #[doc = $doc]
+        #[doc(hidden)]
+        #[kernel(crate = granule_core)]
+        pub fn $name(_b: usize, mut order: Segment<u32>, keys: &$($keys)*) {
+            let m = order.len();
+            let half = m / 2;
+            // Steps 0..half build the heap (the item going last on top),
+            // the next m take the top to the end, one at a time.
+            for step in 0..half + m {
+                let mut root = 0;
+                let mut end = m;
+                if step < half {
+                    root = half - 1 - step;
+                } else {
+                    end = m - 1 - (step - half);
+                    let top = order[0];
+                    order[0] = order[end];
+                    order[end] = top;
+                }
+                let mut sinking = true;
+                while sinking {
+                    let mut c = 2 * root + 1;
+                    sinking = c < end;
+                    if sinking {
+                        if c + 1 < end && $before(keys, order[c], order[c + 1]) {
+                            c += 1;
+                        }
+                        sinking = $before(keys, order[root], order[c]);
+                    }
+                    if sinking {
+                        let up = order[c];
+                        order[c] = order[root];
+                        order[root] = up;
+                        root = c;
+                    }
+                }
+            }
+        }
+    };
+}
+
 macro_rules! bin_kernels {
     ($($t:ident => $one:ident, $three:ident, $before_one:ident, $before_three:ident,
         $order_one:ident, $order_three:ident);* $(;)?) => { $(
@@ -114,91 +162,18 @@ macro_rules! bin_kernels {
             before
         }
 
-        /// Bin `_b`'s items (its segment of the permutation) in the order
-        /// of the rank-1 keys: a heap sort, in place and in `m log m`
-        /// steps for a bin of `m`, whatever its size.
-        #[doc(hidden)]
-        #[kernel(crate = granule_core)]
-        pub fn $order_one(
-            _b: usize,
-            mut order: Segment<u32>,
-            keys: &ViewRef<'_, $t, 1, LayoutStride>,
-        ) {
-            let m = order.len();
-            let half = m / 2;
-            // Steps 0..half build the heap (the item going last on top),
-            // the next m take the top to the end, one at a time.
-            for step in 0..half + m {
-                let mut root = 0;
-                let mut end = m;
-                if step < half {
-                    root = half - 1 - step;
-                } else {
-                    end = m - 1 - (step - half);
-                    let top = order[0];
-                    order[0] = order[end];
-                    order[end] = top;
-                }
-                let mut sinking = true;
-                while sinking {
-                    let mut c = 2 * root + 1;
-                    sinking = c < end;
-                    if sinking {
-                        if c + 1 < end && $before_one(keys, order[c], order[c + 1]) {
-                            c += 1;
-                        }
-                        sinking = $before_one(keys, order[root], order[c]);
-                    }
-                    if sinking {
-                        let up = order[c];
-                        order[c] = order[root];
-                        order[root] = up;
-                        root = c;
-                    }
-                }
-            }
-        }
-
-        /// As the rank-1 form, for the `[n, 3]` keys of a [`BinOp3D`].
-        #[doc(hidden)]
-        #[kernel(crate = granule_core)]
-        pub fn $order_three(
-            _b: usize,
-            mut order: Segment<u32>,
-            keys: &ViewRef<'_, $t, 2, LayoutStride>,
-        ) {
-            let m = order.len();
-            let half = m / 2;
-            for step in 0..half + m {
-                let mut root = 0;
-                let mut end = m;
-                if step < half {
-                    root = half - 1 - step;
-                } else {
-                    end = m - 1 - (step - half);
-                    let top = order[0];
-                    order[0] = order[end];
-                    order[end] = top;
-                }
-                let mut sinking = true;
-                while sinking {
-                    let mut c = 2 * root + 1;
-                    sinking = c < end;
-                    if sinking {
-                        if c + 1 < end && $before_three(keys, order[c], order[c + 1]) {
-                            c += 1;
-                        }
-                        sinking = $before_three(keys, order[root], order[c]);
-                    }
-                    if sinking {
-                        let up = order[c];
-                        order[c] = order[root];
-                        order[root] = up;
-                        root = c;
-                    }
-                }
-            }
-        }
+        order_kernel!(
+            $order_one,
+            $before_one,
+            "Bin `_b`'s items (its segment of the permutation) in the order of the rank-1 keys.",
+            ViewRef<'_, $t, 1, LayoutStride>
+        );
+        order_kernel!(
+            $order_three,
+            $before_three,
+            "Bin `_b`'s items in the order of the `[n, 3]` keys of a [`BinOp3D`].",
+            ViewRef<'_, $t, 2, LayoutStride>
+        );
     )* };
 }
 
