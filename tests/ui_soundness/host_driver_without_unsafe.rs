@@ -7,5 +7,5 @@ fn main() {
     let mut y = View1::<f64>::zeros("y", 16).unwrap();
     let parts = (&mut y).into_parts("driver", 16usize);
     let f = |i: usize, yi: &mut f64| *yi = i as f64;
-    host::range_for(Sequential, 1, "driver", &RangePolicy::new(&Serial, 0..16), &parts, &f);
+    host::range_for(Sequential, "driver", &RangePolicy::new(&Serial, 0..16), &parts, &f);
 }

@@ -35,11 +35,10 @@ where
             policy.chunk_or(range_block(policy.len())),
         )) {
             // SAFETY: forwarded contract; `writes` is owned by this call.
-            return unsafe { host::range_for(Sequential, 1, label, policy, writes, f) };
+            return unsafe { host::range_for(Sequential, label, policy, writes, f) };
         }
-        let threads = self.inner.threads;
         // SAFETY: as above.
-        self.dispatch(|| unsafe { host::range_for(self.fork(), threads, label, policy, writes, f) })
+        self.dispatch(|| unsafe { host::range_for(self.fork(), label, policy, writes, f) })
     }
 }
 

@@ -136,6 +136,14 @@ impl Rayon {
             || (in_kernel() && self.inner.pool.current_thread_index().is_some())
     }
 
+    /// The fork of this space's dispatches.
+    #[inline]
+    pub(crate) fn fork(&self) -> RayonFork {
+        RayonFork {
+            threads: self.inner.threads,
+        }
+    }
+
     /// Runs a dispatch's `op` inside the pool, marked as kernel code.
     #[inline]
     pub(crate) fn dispatch<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
@@ -218,16 +226,6 @@ impl ExecutionSpace for Rayon {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RayonFork {
     threads: usize,
-}
-
-impl Rayon {
-    /// The fork of this space's dispatches.
-    #[inline]
-    pub(crate) fn fork(&self) -> RayonFork {
-        RayonFork {
-            threads: self.inner.threads,
-        }
-    }
 }
 
 impl Fork for RayonFork {

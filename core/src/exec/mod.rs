@@ -53,10 +53,11 @@ pub trait Fork: Copy + Send + Sync {
         b: impl FnOnce() -> B + Send,
     ) -> (A, B);
 
-    /// The threads its forks may reach. A reduction forks only subtrees
-    /// of more than a [`PIECES_PER_THREAD`]-th share of its blocks per
-    /// thread and runs smaller ones as one loop of the same tree: enough
-    /// pieces to balance the threads, without a fork per block.
+    /// The threads its forks may reach. A statically scheduled range
+    /// takes one share per thread. A reduction forks only subtrees of more
+    /// than a [`PIECES_PER_THREAD`]-th share of its blocks per thread and
+    /// runs smaller ones as one loop of the same tree: enough pieces to
+    /// balance the threads, without a fork per block.
     fn threads(&self) -> usize {
         1
     }
@@ -354,8 +355,8 @@ pub mod host {
         unsafe { writes.for_each_item(lo, hi, |i, item| f.exec(i, item)) }
     }
 
-    /// `parallel_for` over a range: `workers` contiguous shares for a
-    /// static schedule, chunks handed out by work stealing for a dynamic one.
+    /// `parallel_for` over a range: one contiguous share per thread of
+    /// `fork` for a static schedule, chunks handed out by work stealing for a dynamic one.
     ///
     /// # Safety
     /// Nothing else uses `writes` during the call (see the [module](self)).
@@ -365,7 +366,6 @@ pub mod host {
     #[track_caller]
     pub unsafe fn range_for<Fk, S, W, F>(
         fork: Fk,
-        workers: usize,
         label: &str,
         policy: &RangePolicy<'_, S>,
         writes: &W,
@@ -379,7 +379,7 @@ pub mod host {
         assert_covers(label, writes, &policy.write_bound());
         let (b, e) = (policy.begin(), policy.end());
         let parts = match policy.schedule() {
-            Schedule::Static if policy.chunk() == 0 => workers.clamp(1, (e - b).max(1)),
+            Schedule::Static if policy.chunk() == 0 => fork.threads().clamp(1, (e - b).max(1)),
             _ => 0,
         };
         if parts == 1 {

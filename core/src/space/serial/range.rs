@@ -23,7 +23,7 @@ where
         f: &F,
     ) {
         // SAFETY: forwarded contract; `writes` is owned by this call.
-        unsafe { host::range_for(Sequential, 1, label, policy, &writes, f) }
+        unsafe { host::range_for(Sequential, label, policy, &writes, f) }
     }
 }
 
