@@ -109,17 +109,17 @@ pub fn find_neighbors(
     let cz = bin_along(zi, scale, nb);
     let room = row.len();
     let mut n = 0usize;
+    // Bins along z are consecutive, and so are their atoms: away from the
+    // z faces the three bins are one run of atoms.
+    let whole = cz >= 1 && cz + 1 < nb;
+    let runs = if whole { 1 } else { 3 };
     for ox in 0..3u32 {
         let bx = wrap_bin(cx + ox, nb);
         let sx = image_shift(cx + ox, nb, l);
         for oy in 0..3u32 {
             let by = wrap_bin(cy + oy, nb);
             let sy = image_shift(cy + oy, nb, l);
-            // Bins along z are consecutive, and so are their atoms: away
-            // from the z faces the three bins are one run of atoms.
             let column = (bx * nb + by) * nb;
-            let whole = cz >= 1 && cz + 1 < nb;
-            let runs = if whole { 1 } else { 3 };
             for oz in 0..runs {
                 let low = if whole { cz - 1 } else { wrap_bin(cz + oz, nb) };
                 let high = if whole { cz + 1 } else { low };
