@@ -1,8 +1,8 @@
 //! [`BinSort`]: keys binned by a [`BinOp1D`] or [`BinOp3D`], the
 //! permutation that orders the items by bin (stable: by index within a
-//! bin, or by key and then index), the bins' counts and offsets, and that permutation applied to
-//! any number of Views (Kokkos's `BinSort`): how an MD code orders its
-//! atoms by cell.
+//! bin, or by key and then index), the bins' counts and offsets, and that
+//! permutation applied to any number of Views (Kokkos's `BinSort`): how
+//! an MD code orders its atoms by cell.
 //!
 //! Every step is a kernel or an algorithm of the execution space, so
 //! `BinSort` runs on Serial, Rayon and Cuda alike and gives the same
