@@ -66,6 +66,41 @@ pub enum AlgorithmError {
         /// The range of the bins.
         range: String,
     },
+    /// A View does not have the length the other arguments give it (a
+    /// vector beside a matrix).
+    ShapeMismatch {
+        /// The algorithm that was called.
+        algorithm: &'static str,
+        /// Label of the View.
+        view: String,
+        /// Its length.
+        len: usize,
+        /// The length it must have.
+        expected: usize,
+        /// Where that length comes from (e.g. "the matrix's columns").
+        reason: String,
+    },
+    /// A sparse matrix's row map does not partition its entries into
+    /// rows.
+    InvalidRowMap {
+        /// Label of the row map View.
+        row_map: String,
+        /// What is wrong, with the offsets concerned.
+        reason: String,
+    },
+    /// A sparse matrix's entry names a column the matrix does not have.
+    ColumnOutOfRange {
+        /// Label of the entries (columns) View.
+        entries: String,
+        /// The entry's index.
+        index: usize,
+        /// The row it lies in.
+        row: usize,
+        /// Its column.
+        column: u32,
+        /// The matrix's column count.
+        ncols: usize,
+    },
     /// A temporary buffer could not be made.
     View(ViewError),
 }
@@ -136,6 +171,30 @@ impl fmt::Display for AlgorithmError {
             } => write!(
                 f,
                 "{algorithm}: key {index} of \"{keys}\" is {key}, outside the bins' range {range}; nothing was sorted"
+            ),
+            AlgorithmError::ShapeMismatch {
+                algorithm,
+                view,
+                len,
+                expected,
+                reason,
+            } => write!(
+                f,
+                "{algorithm}: View \"{view}\" [{len}] must have {expected} elements ({reason}); nothing was written"
+            ),
+            AlgorithmError::InvalidRowMap { row_map, reason } => write!(
+                f,
+                "CrsMatrix::new: row map \"{row_map}\" {reason}; row i holds entries row_map[i]..row_map[i + 1]"
+            ),
+            AlgorithmError::ColumnOutOfRange {
+                entries,
+                index,
+                row,
+                column,
+                ncols,
+            } => write!(
+                f,
+                "CrsMatrix::new: entry {index} of \"{entries}\" (row {row}) is column {column}, but the matrix has {ncols} columns"
             ),
             AlgorithmError::View(e) => write!(f, "{e}"),
         }

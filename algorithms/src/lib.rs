@@ -1,7 +1,8 @@
 //! # granule-algorithms
 //!
-//! Scans, stream compaction, reductions and sorts over rank-1 Views, with
-//! one API on every execution space: each algorithm takes the space, then
+//! Scans, stream compaction, reductions and sorts over rank-1 Views, and
+//! the sparse matrix-vector product ([`sparse`]), with one API on every
+//! execution space: each algorithm takes the space, then
 //! Views in the space's memory (any layout, strided ones included), like
 //! the patterns. Operators are granule's reducers ([`Sum`], [`Min`],
 //! [`BOr`], tuples of them, or your own [`Reducer`]); per-element user
@@ -64,11 +65,12 @@
 //!
 //! Each family is a module with its entry points and the trait a space
 //! implements to run them ([`scan::ScanImpl`], [`compact::CompactImpl`],
-//! [`reduce::ReduceImpl`], [`sort::SortImpl`]); the host implementations
-//! (Serial and Rayon) sit in each module's `host.rs` or `host/` folder
-//! (`radix_host/`, `merge_host.rs`), the Cuda ones (with the `cuda`
-//! feature) in its `cuda.rs` (`radix_cuda.rs`, `merge_cuda.rs`), whose
-//! device drivers are the family's `.cuh` files.
+//! [`reduce::ReduceImpl`], [`sort::SortImpl`], [`sparse::SpmvImpl`]);
+//! the host implementations (Serial and Rayon) sit in each module's
+//! `host.rs` or `host/` folder (`radix_host/`, `merge_host.rs`), the Cuda
+//! ones (with the `cuda` feature) in its `cuda.rs` (`radix_cuda.rs`,
+//! `merge_cuda.rs`), whose device drivers are the family's `.cuh` files
+//! (`sparse`'s are `#[kernel]`s).
 //! A space without an implementation for the types given is a compile
 //! error naming the missing trait, never a run-time failure.
 //!
@@ -90,6 +92,7 @@ mod portable;
 pub mod reduce;
 pub mod scan;
 pub mod sort;
+pub mod sparse;
 
 pub use compact::{
     compact_by_flags, copy_if, copy_if_counted, partition_copy, partition_copy_counted, remove_if,
@@ -108,3 +111,4 @@ pub use scan::{
     transform_exclusive_scan, transform_inclusive_scan, Identity,
 };
 pub use sort::{is_sorted, is_sorted_by, release_scratch, sort, sort_by, sort_by_key, RadixKey};
+pub use sparse::{spmv, CrsMatrix};

@@ -1,16 +1,21 @@
 //! [`PortableAlgorithms`]: the algorithms a program generic over the
 //! space may call, in one bound.
 
+use crate::reduce::adapt::Loc;
+use crate::reduce::ReduceImpl;
 use crate::scan::{Identity, ScanImpl};
 use crate::sort::{BinSortSpace, SortImpl};
-use granule_core::reducer::Sum;
+use crate::sparse::SpmvImpl;
+use granule_core::reducer::{MaxLoc, Sum, ValLocScalar};
 
 /// A [`PortableSpace`](granule_core::PortableSpace) that also runs the
 /// algorithms an application generic over the space needs: the
 /// [`BinSort`](crate::sort::BinSort) (every key and element type), the
 /// `Sum` scans ([`exclusive_scan`](crate::exclusive_scan),
 /// [`inclusive_scan`](crate::inclusive_scan) and their in-place forms) of
-/// the index and number types, and [`sort`](fn@crate::sort) of them. Serial,
+/// the index and number types, [`sort`](fn@crate::sort) of them, and
+/// [`CrsMatrix`](crate::sparse::CrsMatrix) and its
+/// [`spmv`](crate::sparse::spmv) of `f32` and `f64` values. Serial,
 /// Rayon and Cuda have it (a blanket impl): a driver bounded by
 /// `S: PortableAlgorithms` calls the patterns of `granule::portable` and
 /// these algorithms with no further bound.
@@ -54,6 +59,9 @@ pub trait PortableAlgorithms:
     + SortImpl<i64, i64>
     + SortImpl<f32, f32>
     + SortImpl<f64, f64>
+    + SpmvImpl<f32>
+    + SpmvImpl<f64>
+    + ReduceImpl<u32, ValLocScalar<u32, usize>, MaxLoc, Loc>
 {
 }
 
@@ -72,5 +80,8 @@ impl<S> PortableAlgorithms for S where
         + SortImpl<i64, i64>
         + SortImpl<f32, f32>
         + SortImpl<f64, f64>
+        + SpmvImpl<f32>
+        + SpmvImpl<f64>
+        + ReduceImpl<u32, ValLocScalar<u32, usize>, MaxLoc, Loc>
 {
 }

@@ -27,6 +27,8 @@ mod sort;
 #[macro_use]
 mod bin_sort;
 #[macro_use]
+mod sparse;
+#[macro_use]
 mod bad_input;
 #[macro_use]
 mod soundness;
@@ -45,6 +47,7 @@ macro_rules! portable_tests {
         reduce_tests!();
         sort_tests!();
         bin_sort_tests!();
+        sparse_tests!();
         bad_input_tests!();
         soundness_tests!();
         prop_tests!();

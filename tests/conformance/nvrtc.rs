@@ -160,7 +160,7 @@ fn example_element_functions() -> [&'static DeviceKernel; 2] {
 
 /// The kernels, by translation unit: the suite's and the examples' are
 /// compiled apart, since an example may reuse a suite kernel's name.
-fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 8] {
+fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 9] {
     [
         ("random.cu", granule::containers::random::kernels::KERNELS),
         ("suite.cu", crate::kernels::KERNELS),
@@ -170,6 +170,7 @@ fn groups() -> [(&'static str, &'static [&'static DeviceKernel]); 8] {
         ("scatter.cu", crate::scatter::SCATTER_KERNELS),
         ("unique_token.cu", crate::unique_token::TOKEN_KERNELS),
         ("aggregates.cu", crate::aggregates::KERNELS),
+        ("spmv.cu", granule::algorithms::sparse::SPMV_KERNELS),
     ]
 }
 
@@ -200,6 +201,7 @@ fn every_kernel_of_the_suite_and_examples_is_listed() {
     let listed: usize = groups().iter().map(|(_, ks)| ks.len()).sum::<usize>()
         - crate::semantics::KERNELS.len()
         - granule::containers::random::kernels::KERNELS.len()
+        - granule::algorithms::sparse::SPMV_KERNELS.len()
         + elements.len();
     assert_eq!(
         listed, written,

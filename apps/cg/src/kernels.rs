@@ -338,23 +338,6 @@ pub fn impose_dirichlet(
     }
 }
 
-/// `y = A x` for row `i`, summed along the row.
-#[kernel]
-pub fn matvec(
-    i: usize,
-    y: &mut f64,
-    offsets: &View1<usize>,
-    cols: &View1<u32>,
-    vals: &View1<f64>,
-    x: &View1<f64>,
-) {
-    let mut sum = 0.0;
-    for k in offsets[i]..offsets[i + 1] {
-        sum += vals[k] * x[cols[k] as usize];
-    }
-    *y = sum;
-}
-
 /// `w = x + beta y` (miniFE's `waxpby` with `alpha = 1`, the only alpha
 /// its CG uses).
 #[kernel]
@@ -389,7 +372,6 @@ pub const KERNELS: &[&granule::kernel::DeviceKernel] = {
         <element_operator<'static> as KernelSource>::KERNEL,
         <assemble_row<'static> as KernelSource>::KERNEL,
         <impose_dirichlet<'static> as KernelSource>::KERNEL,
-        <matvec<'static> as KernelSource>::KERNEL,
         <waxpby<'static> as KernelSource>::KERNEL,
         <axpy<'static> as KernelSource>::KERNEL,
         <xpby<'static> as KernelSource>::KERNEL,

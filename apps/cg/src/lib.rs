@@ -28,6 +28,7 @@ pub mod print;
 
 pub use analytic::{verify, Verification};
 
+use granule::algorithms::sparse::{spmv, CrsMatrix};
 use granule::algorithms::{AlgorithmError, PortableAlgorithms};
 use granule::base::SegmentError;
 use granule::portable::{parallel_for, parallel_reduce};
@@ -216,9 +217,7 @@ impl From<AlgorithmError> for CgError {
 /// The assembled system on the space: the CRS matrix and the right-hand
 /// side.
 struct System<M: MemorySpace> {
-    offsets: View<usize, 1, LayoutRight, M>,
-    cols: View<u32, 1, LayoutRight, M>,
-    vals: View<f64, 1, LayoutRight, M>,
+    a: CrsMatrix<f64, M>,
     b: View<f64, 1, LayoutRight, M>,
 }
 
@@ -319,12 +318,8 @@ fn assemble<S: PortableAlgorithms>(
         (rows.segments(&mut vals)?, &mut b),
         assemble_row(&table, nx, ny, nz),
     );
-    Ok(System {
-        offsets,
-        cols,
-        vals,
-        b,
-    })
+    let a = CrsMatrix::new(space, cfg.rows(), offsets, cols, vals)?;
+    Ok(System { a, b })
 }
 
 fn dirichlet<S: PortableAlgorithms>(
@@ -332,12 +327,13 @@ fn dirichlet<S: PortableAlgorithms>(
     cfg: &Config,
     sys: &mut System<S::MemorySpace>,
 ) -> Result<(), CgError> {
-    let rows = Offsets::new(&sys.offsets)?;
+    let (row_map, cols, vals) = sys.a.parts_mut();
+    let rows = Offsets::new(row_map)?;
     parallel_for(
         "cg::impose_dirichlet",
         RangePolicy::new(space, 0..cfg.rows()),
-        (rows.segments(&mut sys.vals)?, &mut sys.b),
-        impose_dirichlet(&sys.cols, &sys.offsets, cfg.nx, cfg.ny, cfg.nz),
+        (rows.segments(vals)?, &mut sys.b),
+        impose_dirichlet(cols, row_map, cfg.nx, cfg.ny, cfg.nz),
     );
     Ok(())
 }
@@ -374,14 +370,9 @@ fn solve<S: PortableAlgorithms>(
     let dot_of = |a: &View<f64, 1, LayoutRight, S::MemorySpace>,
                   b: &View<f64, 1, LayoutRight, S::MemorySpace>|
      -> f64 { parallel_reduce("cg::dot", all(), Sum, dot(a, b)) };
-    let spmv = |p: &View<f64, 1, LayoutRight, S::MemorySpace>,
-                ap: &mut View<f64, 1, LayoutRight, S::MemorySpace>| {
-        parallel_for(
-            "cg::matvec",
-            all(),
-            ap,
-            matvec(&sys.offsets, &sys.cols, &sys.vals, p),
-        );
+    let matvec = |p: &View<f64, 1, LayoutRight, S::MemorySpace>,
+                  ap: &mut View<f64, 1, LayoutRight, S::MemorySpace>| {
+        spmv(space, 1.0, &sys.a, p, 0.0, ap)
     };
 
     let start = Instant::now();
@@ -389,7 +380,7 @@ fn solve<S: PortableAlgorithms>(
     parallel_for("cg::waxpby", all(), &mut v.p, waxpby(&v.x, 0.0, &v.x));
     timed(&mut times.waxpby, t);
     let t = Instant::now();
-    spmv(&v.p, &mut v.ap);
+    matvec(&v.p, &mut v.ap)?;
     timed(&mut times.matvec, t);
     let t = Instant::now();
     parallel_for("cg::waxpby", all(), &mut v.r, waxpby(&sys.b, -1.0, &v.ap));
@@ -421,7 +412,7 @@ fn solve<S: PortableAlgorithms>(
         residuals.push((k, normr));
 
         let t = Instant::now();
-        spmv(&v.p, &mut v.ap);
+        matvec(&v.p, &mut v.ap)?;
         timed(&mut times.matvec, t);
         let t = Instant::now();
         let p_ap = dot_of(&v.ap, &v.p);
@@ -444,7 +435,7 @@ fn solve<S: PortableAlgorithms>(
     times.cg = start.elapsed();
     Ok(Report {
         rows: n,
-        nonzeros: sys.cols.size(),
+        nonzeros: sys.a.nnz(),
         initial_residual,
         residuals,
         iterations,
