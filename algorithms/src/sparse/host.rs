@@ -1,9 +1,17 @@
-//! `spmv` on the host spaces: the `parallel_for` pattern over the rows,
-//! each row summed along its entries from slices, `x` read without a
-//! bounds check because [`CrsMatrix::new`] checked every column.
+//! `spmv` on the host spaces: blocks of rows handed to the space's
+//! workers ([`HostExec`]), each block writing its own part of `y`.
+//!
+//! Each row is summed in entry order from its slices of the columns and
+//! values, with no bounds check on `x` or within the row: [`CrsMatrix::new`]
+//! checked every column, and a row's range was checked against the
+//! entries. Per entry that leaves the three loads, the multiply and the
+//! add.
 
 use super::{CrsMatrix, SpmvImpl};
-use granule_core::{parallel_for, RangePolicy, Serial};
+use crate::host::raw::Dst;
+use crate::host::HostExec;
+use crate::io::Output;
+use granule_core::Serial;
 use granule_views::{Element, HostSpace, LayoutRight, View1};
 use std::ops::{Add, Mul};
 
@@ -30,16 +38,29 @@ where
         }
     }
 
-    /// Row `i` of `A x`, summed in entry order.
+    /// Row `i`'s entries: its columns and values.
     #[inline(always)]
-    fn row(&self, i: usize) -> T {
+    fn row(&self, i: usize) -> (&'a [u32], &'a [T]) {
         let (lo, hi) = (self.rows[i], self.rows[i + 1]);
+        (&self.cols[lo..hi], &self.vals[lo..hi])
+    }
+
+    /// Row `i` of `A x`, summed in entry order. (Indexing the row by `k`
+    /// unchecked compiles to fewer instructions per entry than zipping
+    /// its two slices.)
+    #[inline(always)]
+    fn sum(&self, i: usize) -> T {
+        let (cols, vals) = self.row(i);
         let mut sum = T::default();
-        for (&c, &v) in self.cols[lo..hi].iter().zip(&self.vals[lo..hi]) {
-            // SAFETY: `CrsMatrix::new` checked every entry to be below
-            // `ncols`, and the matrix hands out no way to write its
-            // entries afterwards; `x.len() == ncols` (asserted in `new`).
-            sum = sum + v * unsafe { *self.x.get_unchecked(c as usize) };
+        for k in 0..cols.len() {
+            // SAFETY: `k < cols.len() == vals.len()` (one range of both);
+            // `CrsMatrix::new` checked every entry to be below `ncols`,
+            // the matrix lends its entries only for reading, and `x.len()
+            // == ncols` (asserted in `new`).
+            unsafe {
+                let (c, v) = (*cols.get_unchecked(k), *vals.get_unchecked(k));
+                sum = sum + v * *self.x.get_unchecked(c as usize);
+            }
         }
         sum
     }
@@ -49,6 +70,55 @@ where
 fn contiguous<T: Element>(v: &View1<T, LayoutRight, HostSpace>) -> &[T] {
     v.as_slice()
         .expect("a rank-1 LayoutRight host View is contiguous")
+}
+
+/// Rows per block: a function of the row count alone, enough blocks to
+/// balance the workers, few enough that a block's work outweighs its
+/// hand-out.
+fn block_rows(nrows: usize) -> usize {
+    nrows.div_ceil(32).clamp(64, 1024)
+}
+
+/// `y = beta y + alpha A x` on `exec`.
+fn spmv_blocks<E, T>(
+    exec: &E,
+    alpha: T,
+    a: &CrsMatrix<T, HostSpace>,
+    x: &View1<T, LayoutRight, HostSpace>,
+    beta: T,
+    y: &mut View1<T, LayoutRight, HostSpace>,
+) where
+    E: HostExec,
+    T: Element + Default + PartialEq + Add<Output = T> + Mul<Output = T>,
+{
+    let zero = T::default();
+    let m = Rows::new(a, x);
+    let n = a.nrows();
+    let out = Output::of(y);
+    let dst = Dst::of(&out);
+    assert_eq!(dst.len, n, "spmv checks y against the rows");
+    let rows = block_rows(n);
+    exec.run("spmv", n.div_ceil(rows), &|b| {
+        let lo = b * rows;
+        let hi = (lo + rows).min(n);
+        // SAFETY: `y` is LayoutRight (contiguous), and the blocks are
+        // disjoint: block `b` alone touches rows `lo..hi` of it.
+        let y = unsafe { dst.slice_mut(lo, hi) };
+        match (alpha == zero, beta == zero) {
+            (true, true) => y.fill(zero),
+            (true, false) => y.iter_mut().for_each(|v| *v = beta * *v),
+            (false, true) => {
+                for (v, i) in y.iter_mut().zip(lo..hi) {
+                    *v = alpha * m.sum(i);
+                }
+            }
+            (false, false) => {
+                for (v, i) in y.iter_mut().zip(lo..hi) {
+                    *v = beta * *v + alpha * m.sum(i);
+                }
+            }
+        }
+    });
 }
 
 macro_rules! host_spmv {
@@ -62,19 +132,7 @@ macro_rules! host_spmv {
                 beta: $t,
                 y: &mut View1<$t, LayoutRight, HostSpace>,
             ) {
-                let m = Rows::new(a, x);
-                let policy = RangePolicy::new(self, 0..a.nrows());
-                let label = "spmv";
-                match (alpha == 0.0, beta == 0.0) {
-                    (true, true) => parallel_for(label, policy, y, |_, yi: &mut $t| *yi = 0.0),
-                    (true, false) => parallel_for(label, policy, y, |_, yi: &mut $t| *yi *= beta),
-                    (false, true) => {
-                        parallel_for(label, policy, y, |i, yi: &mut $t| *yi = alpha * m.row(i))
-                    }
-                    (false, false) => parallel_for(label, policy, y, |i, yi: &mut $t| {
-                        *yi = beta * *yi + alpha * m.row(i)
-                    }),
-                }
+                spmv_blocks(self, alpha, a, x, beta, y)
             }
         }
     )* };

@@ -363,6 +363,12 @@ pub fn dot(i: usize, acc: &mut f64, x: &View1<f64>, y: &View1<f64>) {
     *acc += x[i] * y[i];
 }
 
+/// Entry `k`'s value and column, read as a product reads them.
+#[kernel(reduce)]
+pub fn stream_entries(k: usize, acc: &mut f64, vals: &View1<f64>, cols: &View1<u32>) {
+    *acc += vals[k] + cols[k] as f64;
+}
+
 /// Every kernel of the app, for the NVRTC compile test.
 pub const KERNELS: &[&granule::kernel::DeviceKernel] = {
     use granule::kernel::KernelSource;
@@ -376,5 +382,6 @@ pub const KERNELS: &[&granule::kernel::DeviceKernel] = {
         <axpy<'static> as KernelSource>::KERNEL,
         <xpby<'static> as KernelSource>::KERNEL,
         <dot<'static> as KernelSource>::KERNEL,
+        <stream_entries<'static> as KernelSource>::KERNEL,
     ]
 };

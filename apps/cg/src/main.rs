@@ -24,6 +24,9 @@ Flags:
   --no-kernel-timers
                   no fence after each CG kernel (on Cuda: no host
                   synchronization but the dot products' results)
+  --stream-matrix after the solve, the rate of a streaming read of the
+                  matrix's values and columns, in SpMV Mflops: what one
+                  product would run at if it cost only that read
   --help          this text
 ";
 
@@ -51,6 +54,7 @@ fn args() -> Result<Args, pico_args::Error> {
         nz,
         max_iters: p.opt_value_from_str("--max-iters")?.unwrap_or(d.max_iters),
         kernel_timers: !p.contains("--no-kernel-timers"),
+        stream_matrix: p.contains("--stream-matrix"),
         ..d
     };
     let space = p
@@ -133,6 +137,14 @@ fn print(r: &Report, a: &Args) {
         println!("  {name} Time: {}", g6(secs(time)));
         println!("  {name} Flops: {}", g6(flops));
         println!("  {name} Mflops: {}", mflops(flops, secs(time)));
+    }
+    if let Some(stream) = t.stream_matrix {
+        // One product's flops over the time its matrix takes to stream.
+        let flops = 2.0 * r.nonzeros as f64;
+        println!(
+            "  MATVEC stream Mflops: {}",
+            g6(1e-6 * flops / secs(stream))
+        );
     }
     println!("  Total: ");
     println!("    Total CG Time: {}", g6(secs(t.cg)));

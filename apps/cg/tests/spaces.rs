@@ -74,3 +74,21 @@ fn an_empty_mesh_is_an_error_naming_the_flags() {
     let e = run(&Serial, &cfg).unwrap_err().to_string();
     assert!(e.contains("10 x 0 x 10") && e.contains("--ny"), "{e}");
 }
+
+/// `--stream-matrix` times a read of the matrix after the solve, and
+/// leaves the solve as it was.
+#[test]
+fn the_matrix_stream_is_timed_only_when_asked() {
+    let plain = run(&Serial, &small()).unwrap();
+    assert_eq!(plain.timings.stream_matrix, None);
+    let cfg = Config {
+        stream_matrix: true,
+        ..small()
+    };
+    let streamed = run(&Serial, &cfg).unwrap();
+    assert!(streamed
+        .timings
+        .stream_matrix
+        .is_some_and(|t| t > std::time::Duration::ZERO));
+    same(&plain, &streamed, "with the stream");
+}
