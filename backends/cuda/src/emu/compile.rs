@@ -34,8 +34,19 @@ use std::sync::{Arc, OnceLock, Weak};
 /// assert!(granule_cuda::emu::SHIM.contains("#define __shared__ thread_local"));
 /// ```
 pub const SHIM: &str = include_str!("shim.h");
-/// The runtime: scheduler, fibers, hooks, atomics.
-const RUNTIME: &str = include_str!("runtime.cpp");
+/// The runtime: scheduler, fibers, hooks, atomics, as one translation
+/// unit (written out as `runtime.cpp`) joined from its parts in order.
+const RUNTIME: &str = concat!(
+    include_str!("runtime/state.cpp"),
+    "\n",
+    include_str!("runtime/fibers.cpp"),
+    "\n",
+    include_str!("runtime/schedule.cpp"),
+    "\n",
+    include_str!("runtime/memory.cpp"),
+    "\n",
+    include_str!("runtime/entry.cpp"),
+);
 
 /// Flags of the instrumented translation unit. `-fno-strict-aliasing`
 /// because CUDA code reinterprets shared memory freely; `-w` because the
