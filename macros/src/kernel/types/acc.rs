@@ -3,6 +3,7 @@
 
 use super::*;
 
+/// `ValLocScalar<T, L>`, `MinMaxLocScalar<T, L>` or `MinMaxScalar<T>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Acc {
     pub kind: AccKind,

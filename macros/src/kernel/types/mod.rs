@@ -281,8 +281,6 @@ pub fn tuple_of(ty: &syn::Type) -> Result<Option<Vec<Scalar>>> {
         .map(Some)
 }
 
-/// `ValLocScalar<T, L>`, `MinMaxLocScalar<T, L>` or `MinMaxScalar<T>`.
-
 /// The type of an expression or variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ty {
