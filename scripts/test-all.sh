@@ -38,7 +38,9 @@ step "MPI (Debian's OpenMPI, and libclang for rsmpi's bindings), for the mpi fea
 # must be there before the first workspace build. As root (CI) this
 # installs it; otherwise it says how and leaves only the MPI parts out.
 MPI_PACKAGES="libopenmpi-dev openmpi-bin libclang-dev"
-have_mpi() { command -v mpicc >/dev/null && command -v mpirun >/dev/null && ldconfig -p | grep libclang >/dev/null; }
+# libclang itself (libclang.so, libclang-14.so.1), not libclang-cpp, which
+# bindgen cannot load.
+have_mpi() { command -v mpicc >/dev/null && command -v mpirun >/dev/null && ldconfig -p | grep -E 'libclang(-[0-9.]+)?\.so' >/dev/null; }
 if ! have_mpi && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $MPI_PACKAGES >/dev/null
