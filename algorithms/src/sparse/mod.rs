@@ -123,9 +123,13 @@ impl<T: Element, M: MemorySpace> CrsMatrix<T, M> {
         S: ExecutionSpace<MemorySpace = M> + ReduceImpl<u32, ValLocScalar<u32, usize>, MaxLoc, Loc>,
         HostSpace: SpaceCopy<M>,
     {
-        let rows = create_mirror_view_and_copy(&row_map)?;
-        let rows = rows.as_view().to_vec();
-        check_row_map(row_map.label(), &rows, entries.size())?;
+        // The View itself for host memory, a copy of it for device memory.
+        let mirror = create_mirror_view_and_copy(&row_map)?;
+        let mirror = mirror.as_view();
+        let rows = mirror
+            .as_slice()
+            .expect("a LayoutRight mirror is contiguous");
+        check_row_map(row_map.label(), rows, entries.size())?;
         crate::io::same_len(
             "CrsMatrix::new",
             (entries.label(), entries.size()),
