@@ -56,9 +56,10 @@ pub struct Config {
     /// host synchronization, where the dot products' results are the
     /// only ones CG needs).
     pub kernel_timers: bool,
-    /// After the solve, time a streaming read of the matrix's values and
-    /// columns (no gather of `x`): the rate an SpMV would run at if it
-    /// cost only its matrix's bytes.
+    /// After the solve, time a kernel that only reads the matrix's values
+    /// and columns (no gather of `x`): a same-run reference for the SpMV,
+    /// not a bound (a read written for the bandwidth goes faster, see
+    /// the `sparse` bench of granule-bench).
     pub stream_matrix: bool,
 }
 
@@ -457,10 +458,9 @@ fn solve<S: PortableAlgorithms>(
 }
 
 /// The fastest of three reads of the matrix's values and columns by a
-/// streaming kernel: 12 of the 13 bytes per entry that a product moves
+/// granule kernel: 12 of the 13 bytes per entry that a product moves
 /// (the row map and the vectors are the rest), without the gather of
-/// `x`. A product well past this rate would be moving its bytes faster
-/// than the machine streams them.
+/// `x`.
 fn stream_matrix<S: PortableAlgorithms>(space: &S, a: &CrsMatrix<f64, S::MemorySpace>) -> Duration {
     (0..3)
         .map(|_| {

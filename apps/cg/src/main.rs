@@ -24,9 +24,9 @@ Flags:
   --no-kernel-timers
                   no fence after each CG kernel (on Cuda: no host
                   synchronization but the dot products' results)
-  --stream-matrix after the solve, the rate of a streaming read of the
-                  matrix's values and columns, in SpMV Mflops: what one
-                  product would run at if it cost only that read
+  --stream-matrix after the solve, the rate of a kernel that only reads
+                  the matrix's values and columns, in SpMV Mflops (a
+                  same-run reference for the SpMV, not a bound)
   --help          this text
 ";
 
@@ -139,7 +139,7 @@ fn print(r: &Report, a: &Args) {
         println!("  {name} Mflops: {}", mflops(flops, secs(time)));
     }
     if let Some(stream) = t.stream_matrix {
-        // One product's flops over the time its matrix takes to stream.
+        // One product's flops over the time the read of its matrix took.
         let flops = 2.0 * r.nonzeros as f64;
         println!(
             "  MATVEC stream Mflops: {}",
