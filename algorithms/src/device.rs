@@ -144,4 +144,56 @@ pub(crate) mod nvrtc_check {
         nvrtc::check_everywhere(unit.source(), name, unit.entries())
             .unwrap_or_else(|e| panic!("{e}"));
     }
+
+    /// A driver instance as a launch runs it: its block and dynamic
+    /// shared memory.
+    pub struct Launched {
+        pub inst: DriverInstance,
+        pub threads: u32,
+        pub shared: u64,
+    }
+
+    /// Compiles `rows` as one unit for sm_90 with ptxas's report and
+    /// prints each entry's registers, spills, stack, shared memory and the
+    /// H100 occupancy its launch allows (`cargo test -p granule-algorithms
+    /// --features cuda gpu_resources -- --nocapture` prints every family's).
+    /// When `no_spills`, an entry that spills fails the test: the budget
+    /// that keeps a driver's registers from silently overflowing into
+    /// local memory.
+    pub fn resource_table(name: &str, rows: &[Launched], no_spills: bool) {
+        if !nvrtc::available_or_skip(name) {
+            return;
+        }
+        let insts: Vec<DriverInstance> = rows.iter().map(|r| r.inst.clone()).collect();
+        let unit = TranslationUnit::for_drivers(&insts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let report = nvrtc::resources(unit.source(), name, 90).unwrap_or_else(|e| panic!("{e}"));
+        let mut table = format!(
+            "{name}, sm_90: threads, registers, spill stores/loads, stack, shared static+dynamic, H100 occupancy\n"
+        );
+        for (row, entry) in rows.iter().zip(unit.entries()) {
+            let r = report
+                .iter()
+                .find(|r| &r.entry == entry)
+                .unwrap_or_else(|| panic!("{name}: ptxas reported nothing for {entry}"));
+            let shared = u32::try_from(row.shared).expect("dynamic shared memory fits a u32");
+            table.push_str(&format!(
+                "  {entry:<60} {:>4} {:>4} {:>4}/{:<4} {:>5} {:>6}+{:<6} {:>4.0}%\n",
+                row.threads,
+                r.registers,
+                r.spill_stores,
+                r.spill_loads,
+                r.stack_frame,
+                r.static_shared,
+                row.shared,
+                100.0 * r.occupancy(row.threads, shared),
+            ));
+            assert!(
+                !(no_spills && r.spills()),
+                "{name}: {entry} spills ({} bytes stored, {} loaded); its budget is none\n{table}",
+                r.spill_stores,
+                r.spill_loads
+            );
+        }
+        println!("{table}");
+    }
 }

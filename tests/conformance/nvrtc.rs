@@ -355,3 +355,56 @@ fn the_mpi_packing_kernels_compile_for_every_device_scalar() {
     nvrtc::check_everywhere(unit.source(), "mpi_pack.cu", unit.entries())
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Kernels of every pattern and policy as the examples write them: the
+/// representative set whose ptxas resources the table below reports.
+const REPRESENTATIVE_KERNELS: &[&DeviceKernel] = kernel_list![
+    example_kernels::axpy,
+    example_kernels::dot,
+    example_kernels::prefix_squares,
+    example_kernels::smooth,
+    tutorial_stream::stream_triad,
+    tutorial_mdrange::mdrange_yax,
+    tutorial_heat3d::heat_inner,
+    tutorial_team_policy::team_policy_yax,
+    tutorial_team_vector_loop::team_vector_yax,
+    tutorial_team_scratch_memory::team_scratch_yax,
+    tutorial_histogram::histogram_count,
+];
+
+/// ptxas's registers, spills, stack and static shared memory for sm_90 of
+/// each representative kernel in its pattern's driver (the first reducer
+/// that applies), with the H100 occupancy of a 256-thread block, printed
+/// with `--nocapture`; none may spill.
+#[test]
+fn gpu_resources_of_representative_kernels() {
+    if !nvrtc_or_skip("gpu_resources_of_representative_kernels") {
+        return;
+    }
+    let kernels = REPRESENTATIVE_KERNELS
+        .iter()
+        .chain(granule::algorithms::sparse::SPMV_KERNELS);
+    let instances: Vec<Instance> = kernels
+        .map(|k| Instance::new(k, patterns(k).swap_remove(0), &[]))
+        .collect();
+    let unit = TranslationUnit::new(&instances).unwrap_or_else(|e| panic!("kernels.cu: {e}"));
+    let report =
+        nvrtc::resources(unit.source(), "kernels.cu", 90).unwrap_or_else(|e| panic!("{e}"));
+    println!("kernels.cu, sm_90: registers, spill stores/loads, stack, static shared, H100 occupancy at 256 threads");
+    for entry in unit.entries() {
+        let r = report
+            .iter()
+            .find(|r| &r.entry == entry)
+            .unwrap_or_else(|| panic!("ptxas reported nothing for {entry}"));
+        println!(
+            "  {entry:<52} {:>4} {:>4}/{:<4} {:>5} {:>6} {:>4.0}%",
+            r.registers,
+            r.spill_stores,
+            r.spill_loads,
+            r.stack_frame,
+            r.static_shared,
+            100.0 * r.occupancy(256, 0)
+        );
+        assert!(!r.spills(), "{entry} spills: {r:?}");
+    }
+}

@@ -303,7 +303,7 @@ impl<T: DeviceElement + PartialEq> UniqueImpl<T> for Cuda {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::nvrtc_check::{compiles_everywhere, positive};
+    use crate::device::nvrtc_check::{compiles_everywhere, positive, resource_table, Launched};
 
     #[test]
     fn the_compaction_drivers_compile_for_gpus() {
@@ -316,5 +316,31 @@ mod tests {
             instance(&UNIQUE, vec!["granule::f64"], None),
         ];
         compiles_everywhere("compact.cu", &insts);
+    }
+
+    #[test]
+    fn gpu_resources_of_the_compaction_drivers() {
+        let row = |inst, size, in_place| Launched {
+            inst,
+            threads: BLOCK,
+            shared: shared_bytes(size, in_place),
+        };
+        let rows = [
+            row(with_pred::<i64, positive<'static>>(&COPY_IF), 8, false),
+            row(with_pred::<i64, positive<'static>>(&REMOVE_IF), 8, true),
+            row(with_pred::<i64, positive<'static>>(&PARTITION), 8, false),
+            row(
+                instance(&BY_FLAGS, vec!["granule::f32", "bool"], None),
+                4,
+                false,
+            ),
+            row(
+                instance(&BY_FLAGS, vec!["granule::i32", "bool"], None),
+                4,
+                false,
+            ),
+            row(instance(&UNIQUE, vec!["granule::f64"], None), 8, true),
+        ];
+        resource_table("compact.cu", &rows, true);
     }
 }

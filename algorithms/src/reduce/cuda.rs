@@ -435,7 +435,9 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::nvrtc_check::{before, compiles_everywhere, positive, scaled};
+    use crate::device::nvrtc_check::{
+        before, compiles_everywhere, positive, resource_table, scaled, Launched,
+    };
     use granule_cuda::codegen::Reducer;
 
     fn with(
@@ -446,9 +448,8 @@ mod tests {
         inst
     }
 
-    #[test]
-    fn the_reduction_drivers_compile_for_gpus() {
-        let insts = vec![
+    fn reduction_instances() -> Vec<granule_cuda::codegen::driver::DriverInstance> {
+        vec![
             instance(&REDUCE, vec!["granule::f32"], Some(Reducer::Sum)),
             with(
                 instance(
@@ -478,7 +479,31 @@ mod tests {
                 instance(&IN_ORDER_BY, vec!["granule::f32"], Some(Reducer::LAnd)),
                 element_use::<before<'static, f32>>(),
             ),
-        ];
-        compiles_everywhere("reduce.cu", &insts);
+        ]
+    }
+
+    #[test]
+    fn the_reduction_drivers_compile_for_gpus() {
+        compiles_everywhere("reduce.cu", &reduction_instances());
+    }
+
+    #[test]
+    fn gpu_resources_of_the_reduction_drivers() {
+        let mut rows: Vec<Launched> = reduction_instances()
+            .into_iter()
+            .map(|inst| Launched {
+                inst,
+                threads: BLOCK,
+                shared: 0,
+            })
+            .collect();
+        for t in ["granule::i32", "granule::f64"] {
+            rows.push(Launched {
+                inst: instance(&REDUCE, vec![t], Some(Reducer::Sum)),
+                threads: BLOCK,
+                shared: 0,
+            });
+        }
+        resource_table("reduce.cu", &rows, true);
     }
 }

@@ -291,8 +291,9 @@ where
 #[cfg(test)]
 mod tests {
     use super::{CudaTransform, SCAN, SCAN_MAP};
-    use crate::device::nvrtc_check::{compiles_everywhere, scaled};
+    use crate::device::nvrtc_check::{compiles_everywhere, resource_table, scaled, Launched};
     use crate::device::{element_use, instance};
+    use granule_cuda::codegen::scan_workspace_with;
     use granule_cuda::codegen::Reducer;
 
     #[test]
@@ -341,5 +342,33 @@ mod tests {
             &SCAN_MAP
         ));
         compiles_everywhere("scan.cu", &insts);
+    }
+
+    #[test]
+    fn gpu_resources_of_the_scan_drivers() {
+        let row = |inst, size: usize| {
+            let items = super::scan_run_items(size);
+            let ws = scan_workspace_with(1 << 24, size, size, super::BLOCK, items).unwrap();
+            Launched {
+                inst,
+                threads: ws.block,
+                shared: u64::from(ws.shared_bytes),
+            }
+        };
+        let scan = |t| instance(&SCAN, vec![t, t], Some(Reducer::Sum));
+        let mut map = instance(
+            &SCAN_MAP,
+            vec!["granule::i32", "granule::f64"],
+            Some(Reducer::Sum),
+        );
+        map.functions = vec![element_use::<scaled<'static>>()];
+        let rows = [
+            row(scan("granule::i32"), 4),
+            row(scan("granule::f32"), 4),
+            row(scan("granule::i64"), 8),
+            row(scan("granule::f64"), 8),
+            row(map, 8),
+        ];
+        resource_table("scan.cu", &rows, true);
     }
 }

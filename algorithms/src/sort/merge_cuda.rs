@@ -200,11 +200,11 @@ fn merge_runs<T: DeviceElement, C>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::nvrtc_check::{before, compiles_everywhere};
+    use crate::device::nvrtc_check::{before, compiles_everywhere, resource_table, Launched};
+    use granule_cuda::codegen::driver::DriverInstance;
 
-    #[test]
-    fn the_merge_sort_drivers_compile_for_gpus() {
-        let insts: Vec<_> = [&SORT_TILES, &MERGE_RUNS]
+    fn merge_instances() -> Vec<DriverInstance> {
+        [&SORT_TILES, &MERGE_RUNS]
             .into_iter()
             .flat_map(|d| {
                 [
@@ -217,7 +217,29 @@ mod tests {
                     inst
                 })
             })
+            .collect()
+    }
+
+    #[test]
+    fn the_merge_sort_drivers_compile_for_gpus() {
+        compiles_everywhere("merge.cu", &merge_instances());
+    }
+
+    /// No spill budget: a comparison sort is the fallback for keys the
+    /// radix sort does not take, not one of the drivers tuned for speed.
+    #[test]
+    fn gpu_resources_of_the_merge_sort_drivers() {
+        let tile = u64::from(BLOCK) * ITEMS;
+        let rows: Vec<Launched> = merge_instances()
+            .into_iter()
+            .zip([8, 4, 8, 4])
+            .enumerate()
+            .map(|(k, (inst, size))| Launched {
+                inst,
+                threads: if k < 2 { BLOCK } else { MERGE_BLOCK },
+                shared: if k < 2 { 2 * tile * size } else { 0 },
+            })
             .collect();
-        compiles_everywhere("merge.cu", &insts);
+        resource_table("merge.cu", &rows, false);
     }
 }

@@ -307,7 +307,7 @@ fn pass<K: CudaRadixKey, V: DeviceElement>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::nvrtc_check::compiles_everywhere;
+    use crate::device::nvrtc_check::{compiles_everywhere, resource_table, Launched};
 
     #[test]
     fn the_radix_drivers_compile_for_gpus() {
@@ -318,6 +318,24 @@ mod tests {
             insts.push(instance(&PASS_PAIRS, vec![k, u8::CPP, u64::CPP], None));
         }
         compiles_everywhere("radix.cu", &insts);
+    }
+
+    #[test]
+    fn gpu_resources_of_the_radix_drivers() {
+        let tile = u64::from(BLOCK) * ITEMS;
+        let mut rows = Vec::new();
+        for (k, size) in [(u32::CPP, 4), (f32::CPP, 4), (u64::CPP, 8), (f64::CPP, 8)] {
+            let row = |inst, per_key: u64| Launched {
+                inst,
+                threads: BLOCK,
+                shared: tile * per_key,
+            };
+            rows.push(row(instance(&HISTOGRAM, vec![k], None), 0));
+            rows.push(row(instance(&PASS, vec![k, u32::CPP], None), size));
+            let pairs = instance(&PASS_PAIRS, vec![k, u32::CPP, u32::CPP], None);
+            rows.push(row(pairs, size + 4));
+        }
+        resource_table("radix.cu", &rows, true);
     }
 
     #[test]

@@ -165,6 +165,25 @@ pub(crate) fn compile_ptx_and_cubin(
     Ok((ptx, cubin))
 }
 
+/// The log of compiling `source` to a CUBIN for `sm_<arch>` with
+/// [`FloatMode::Exact`] and `extra` options (ptxas's report, when `extra`
+/// asks for it).
+pub(crate) fn compiled_log(
+    source: &str,
+    program: &str,
+    arch: u32,
+    extra: &[&str],
+) -> Result<String, NvrtcError> {
+    compiled(
+        source,
+        program,
+        Target::Cubin(arch),
+        FloatMode::Exact,
+        extra,
+    )
+    .map(|(_, log)| log)
+}
+
 /// A program compiled for `target` with `mode`'s and `extra` options, and
 /// its log; a compilation error carries the log and the source line.
 fn compiled(
