@@ -39,6 +39,8 @@ pub const SHIM: &str = include_str!("shim.h");
 const RUNTIME: &str = concat!(
     include_str!("runtime/state.cpp"),
     "\n",
+    include_str!("runtime/sectors.cpp"),
+    "\n",
     include_str!("runtime/fibers.cpp"),
     "\n",
     include_str!("runtime/schedule.cpp"),

@@ -49,6 +49,7 @@ use crate::device_api::{
     Launches, Module,
 };
 use parking_lot::{Mutex, MutexGuard};
+use std::collections::BTreeMap;
 use std::mem::MaybeUninit;
 use std::ops::AddAssign;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -68,6 +69,10 @@ pub struct EmuOptions {
     /// A launch still running after this long fails with
     /// [`DeviceError::Timeout`] instead of hanging; `None` waits forever.
     pub timeout: Option<Duration>,
+    /// Count the 32-byte sectors of each warp-wide load and store
+    /// instruction, as a GPU coalesces them ([`EmuStats::load_sectors`]);
+    /// off by default: it costs a hash-map update per access.
+    pub sectors: bool,
 }
 
 impl Default for EmuOptions {
@@ -79,6 +84,7 @@ impl Default for EmuOptions {
                 .max(2),
             checked: true,
             timeout: Some(Duration::from_secs(120)),
+            sectors: false,
         }
     }
 }
@@ -140,12 +146,44 @@ pub struct EmuStats {
     pub footprint_read_bytes: u64,
     /// Distinct global words written (stores and atomics), in bytes.
     pub footprint_written_bytes: u64,
+    /// With [`EmuOptions::sectors`]: the 32-byte sectors that the
+    /// warp-wide plain load instructions touched. The n-th execution of
+    /// one load site by each lane of a warp counts as one warp-wide
+    /// instruction, which it is where the lanes run in step (the drivers'
+    /// full tiles); volatile loads (flags) and atomics are not counted.
+    pub load_sectors: u64,
+    /// The fewest sectors that could hold the bytes those instructions
+    /// read: per instruction, its distinct bytes over 32, rounded up.
+    pub load_sectors_needed: u64,
+    /// As `load_sectors`, for plain stores.
+    pub store_sectors: u64,
+    /// As `load_sectors_needed`, for plain stores.
+    pub store_sectors_needed: u64,
 }
 
 impl EmuStats {
     /// The footprint in bytes: words read plus words written.
     pub fn footprint_bytes(&self) -> u64 {
         self.footprint_read_bytes + self.footprint_written_bytes
+    }
+
+    /// The loads' sector efficiency: the sectors their bytes need over the
+    /// sectors they touched (1 for loads a GPU fully coalesces); `None`
+    /// when no sectors were counted.
+    ///
+    /// ```
+    /// use granule_cuda::emu::EmuStats;
+    /// let s = EmuStats { load_sectors: 8, load_sectors_needed: 4, ..Default::default() };
+    /// assert_eq!(s.load_efficiency(), Some(0.5));
+    /// assert_eq!(EmuStats::default().load_efficiency(), None);
+    /// ```
+    pub fn load_efficiency(&self) -> Option<f64> {
+        ratio(self.load_sectors_needed, self.load_sectors)
+    }
+
+    /// As [`EmuStats::load_efficiency`], for stores.
+    pub fn store_efficiency(&self) -> Option<f64> {
+        ratio(self.store_sectors_needed, self.store_sectors)
     }
 
     /// Every byte the load, store and atomic instructions moved.
@@ -161,6 +199,10 @@ impl EmuStats {
     }
 }
 
+fn ratio(part: u64, whole: u64) -> Option<f64> {
+    (whole != 0).then(|| part as f64 / whole as f64)
+}
+
 impl AddAssign for EmuStats {
     fn add_assign(&mut self, o: EmuStats) {
         self.launches += o.launches;
@@ -174,6 +216,10 @@ impl AddAssign for EmuStats {
         self.global_atomic_bytes += o.global_atomic_bytes;
         self.footprint_read_bytes += o.footprint_read_bytes;
         self.footprint_written_bytes += o.footprint_written_bytes;
+        self.load_sectors += o.load_sectors;
+        self.load_sectors_needed += o.load_sectors_needed;
+        self.store_sectors += o.store_sectors;
+        self.store_sectors_needed += o.store_sectors_needed;
     }
 }
 
@@ -184,6 +230,7 @@ pub struct EmuDevice {
     id: u64,
     options: EmuOptions,
     stats: Mutex<EmuStats>,
+    by_entry: Mutex<BTreeMap<String, EmuStats>>,
     stream: Mutex<Stream>,
 }
 
@@ -238,6 +285,7 @@ impl EmuDevice {
             id: IDS.fetch_add(1, Ordering::Relaxed),
             options,
             stats: Mutex::new(EmuStats::default()),
+            by_entry: Mutex::new(BTreeMap::new()),
             stream: Mutex::new(Stream::default()),
         })
     }
@@ -286,6 +334,46 @@ impl EmuDevice {
     pub fn entry_params<'m>(&self, module: &'m Module, entry: &str) -> Option<&'m [usize]> {
         let lib = module.inner::<compile::Library>()?;
         lib.entries.get(entry).map(|e| e.sizes.as_slice())
+    }
+
+    /// The launches' counts since creation or the last call, summed by
+    /// entry point (synchronizations and allocations belong to no entry:
+    /// they are in [`EmuDevice::take_stats`] alone), and starts afresh.
+    ///
+    /// ```
+    /// use granule_core::kernel::kernel;
+    /// use granule_core::prelude::*;
+    /// use granule_cuda::emu::{EmuDevice, EmuOptions};
+    /// use granule_cuda::{Cuda, CudaSpace};
+    ///
+    /// #[kernel(crate = granule_core)]
+    /// fn neighbour(i: usize, y: &mut f64, x: &View1<f64>) {
+    ///     *y = x[i];
+    /// }
+    /// #[kernel(crate = granule_core)]
+    /// fn strided(i: usize, y: &mut f64, x: &View1<f64>) {
+    ///     *y = x[(i * 4) % 4096];
+    /// }
+    ///
+    /// let options = EmuOptions { sectors: true, ..Default::default() };
+    /// let emu = std::sync::Arc::new(EmuDevice::with_options(options)?);
+    /// let cuda = Cuda::with_device(emu.clone());
+    /// let x = View1::<f64, LayoutRight, CudaSpace>::zeros_in(cuda.memory_space(), "x", 4096)?;
+    /// let mut y = View1::<f64, LayoutRight, CudaSpace>::zeros_in(cuda.memory_space(), "y", 4096)?;
+    /// parallel_for("neighbour", RangePolicy::new(&cuda, 0..4096), &mut y, neighbour(&x));
+    /// parallel_for("strided", RangePolicy::new(&cuda, 0..4096), &mut y, strided(&x));
+    /// cuda.fence();
+    /// let by_entry = emu.take_entry_stats();
+    /// // Neighbouring lanes read neighbouring elements: whole sectors.
+    /// assert_eq!(by_entry["granule_for_neighbour"].load_efficiency(), Some(1.0));
+    /// // Lanes 32 bytes apart read 8 bytes of a sector each.
+    /// assert_eq!(by_entry["granule_for_strided"].load_efficiency(), Some(0.25));
+    /// // Both write whole sectors of y.
+    /// assert_eq!(by_entry["granule_for_strided"].store_efficiency(), Some(1.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn take_entry_stats(&self) -> BTreeMap<String, EmuStats> {
+        std::mem::take(&mut *self.by_entry.lock())
     }
 
     fn arena(&self) -> &'static arena::Arena {
@@ -347,7 +435,16 @@ impl EmuDevice {
         // launch::launch's, and `e` is the checked entry; the launch is
         // over when it returns.
         match unsafe { launch::launch(self, lib, e, label, entry, config, args) } {
-            Ok(stats) => self.count(|s| *s += stats),
+            Ok(stats) => {
+                self.count(|s| *s += stats);
+                let mut by_entry = self.by_entry.lock();
+                match by_entry.get_mut(entry) {
+                    Some(s) => *s += stats,
+                    None => {
+                        by_entry.insert(entry.to_string(), stats);
+                    }
+                }
+            }
             Err(error) => {
                 self.count(|s| s.launches += 1);
                 stream.failures.hold(Some(id), id.0, id.0, error);

@@ -1,4 +1,4 @@
-// The emulator's runtime, part 5: the sanitizer hooks and the launch entry point. compile.rs joins the parts, in the
+// The emulator's runtime, part 6: the sanitizer hooks and the launch entry point. compile.rs joins the parts, in the
 // order of its `RUNTIME`, into the one translation unit runtime.cpp.
 
 // The ThreadSanitizer entry points GCC's instrumentation calls, in place of
@@ -10,10 +10,10 @@ void __tsan_func_exit() {}
 void __tsan_vptr_update(void**, void*) {}
 void __tsan_vptr_read(void**) {}
 #define GRANULE_EMU_HOOKS(N)                                                                  \
-  void __tsan_read##N(void* p) { granule_emu::on_access(p, N, false); }                       \
-  void __tsan_write##N(void* p) { granule_emu::on_access(p, N, true); }                       \
-  void __tsan_unaligned_read##N(void* p) { granule_emu::on_access(p, N, false); }             \
-  void __tsan_unaligned_write##N(void* p) { granule_emu::on_access(p, N, true); }             \
+  void __tsan_read##N(void* p) { granule_emu::on_access(p, N, false, __builtin_return_address(0)); }                       \
+  void __tsan_write##N(void* p) { granule_emu::on_access(p, N, true, __builtin_return_address(0)); }                       \
+  void __tsan_unaligned_read##N(void* p) { granule_emu::on_access(p, N, false, __builtin_return_address(0)); }             \
+  void __tsan_unaligned_write##N(void* p) { granule_emu::on_access(p, N, true, __builtin_return_address(0)); }             \
   void __tsan_volatile_read##N(void* p) { granule_emu::on_volatile_read(p, N); }              \
   void __tsan_volatile_write##N(void* p) { granule_emu::on_volatile_write(p, N); }            \
   void __tsan_unaligned_volatile_read##N(void* p) { granule_emu::on_volatile_read(p, N); }    \
@@ -25,10 +25,10 @@ GRANULE_EMU_HOOKS(8)
 GRANULE_EMU_HOOKS(16)
 #undef GRANULE_EMU_HOOKS
 void __tsan_read_range(void* p, unsigned long size) {
-  if (size != 0) granule_emu::on_access(p, (unsigned)size, false);
+  if (size != 0) granule_emu::on_access(p, (unsigned)size, false, __builtin_return_address(0));
 }
 void __tsan_write_range(void* p, unsigned long size) {
-  if (size != 0) granule_emu::on_access(p, (unsigned)size, true);
+  if (size != 0) granule_emu::on_access(p, (unsigned)size, true, __builtin_return_address(0));
 }
 
 // The launch; returns when every block has run or the launch failed.
@@ -61,6 +61,10 @@ void granule_emu_launch(granule_emu::Params* p) {
     p->atomic_bytes += w.atomic_bytes;
     p->read_bytes += w.read_bytes;
     p->written_bytes += w.written_bytes;
+    p->load_sectors += w.load_sectors;
+    p->load_ideal += w.load_ideal;
+    p->store_sectors += w.store_sectors;
+    p->store_ideal += w.store_ideal;
   }
 }
 }

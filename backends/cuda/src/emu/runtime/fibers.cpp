@@ -1,4 +1,4 @@
-// The emulator's runtime, part 2: fibers and their stacks. compile.rs joins the parts, in the
+// The emulator's runtime, part 3: fibers and their stacks. compile.rs joins the parts, in the
 // order of its `RUNTIME`, into the one translation unit runtime.cpp.
 
 // ------------------------------------------------------------- fibers

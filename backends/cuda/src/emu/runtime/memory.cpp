@@ -1,4 +1,4 @@
-// The emulator's runtime, part 4: memory access hooks and atomics. compile.rs joins the parts, in the
+// The emulator's runtime, part 5: memory access hooks and atomics. compile.rs joins the parts, in the
 // order of its `RUNTIME`, into the one translation unit runtime.cpp.
 
 // ------------------------------------------------- memory access hooks
@@ -185,7 +185,7 @@ void loop_tick() {
 
 // One hook for loads and stores: inlined at each call site with `store`
 // constant, so the branch on it costs nothing.
-static inline void on_access(const void* p, unsigned size, bool store) {
+static inline void on_access(const void* p, unsigned size, bool store, const void* site) {
   Worker* w = tw;
   if (!w || !w->cur) return;
   tick(w);
@@ -199,6 +199,7 @@ static inline void on_access(const void* p, unsigned size, bool store) {
       w->load_bytes += size;
     }
     w->cur->last_volatile = 0;
+    if (w->sector_log) note_sectors(w, a - w->arena_lo, size, store, site);
     global_access(w, a, size, store ? STORE : LOAD);
   } else if (w->checked && a - w->tls_lo < w->tls_n) {
     check_shared(w, a, size, store);

@@ -1,4 +1,4 @@
-// The emulator's runtime, part 3: the block scheduler and the device calls. compile.rs joins the parts, in the
+// The emulator's runtime, part 4: the block scheduler and the device calls. compile.rs joins the parts, in the
 // order of its `RUNTIME`, into the one translation unit runtime.cpp.
 
 // --------------------------------------------------------- scheduling
@@ -290,6 +290,7 @@ static void worker_main(Launch* l, Worker* w) {
     w->sshadow = (SharedCell*)calloc(w->tls_n / 4 + 1, sizeof(SharedCell));
     if (!w->sshadow) w->tls_n = 0;
   }
+  if (l->p->sectors) w->sector_log = new (std::nothrow) SectorLog;
   std::vector<Fiber> fibers(l->nthreads);
   w->fibers = fibers.data();
   if (!take_stacks(w, l->nthreads)) {
@@ -299,10 +300,13 @@ static void worker_main(Launch* l, Worker* w) {
       const uint64_t b = l->next.fetch_add(1);
       if (b >= l->nblocks) break;
       run_block(w, b);
+      flush_sectors(w);
     }
     give_stacks(w);
   }
   free(w->sshadow);
+  delete w->sector_log;
+  w->sector_log = nullptr;
   tw = nullptr;
 }
 

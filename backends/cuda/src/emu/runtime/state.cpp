@@ -7,6 +7,7 @@
 // The system headers come first: the shim defines CUDA's keywords as
 // macros, and libstdc++ 13 spells an attribute `__noinline__`, which the
 // shim's macro of that name would break.
+#include <algorithm>
 #include <atomic>
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -19,6 +20,7 @@
 #include <sys/mman.h>
 #include <thread>
 #include <time.h>
+#include <unordered_map>
 #include <vector>
 
 #if !defined(__x86_64__)
@@ -50,9 +52,12 @@ struct Params {
   uint64_t stack_pool;     // address of the process's StackPool of fiber stacks
   uint32_t workers;
   uint32_t checked;
+  uint32_t sectors;  // whether to count the sectors of warp-wide accesses (sectors.cpp)
+  uint32_t unused;
   // outputs: counts
   uint64_t loads, stores, load_bytes, store_bytes, atomics, atomic_bytes;
   uint64_t read_bytes, written_bytes;  // distinct words touched, in bytes
+  uint64_t load_sectors, load_ideal, store_sectors, store_ideal;  // see sectors.cpp
   // outputs: the first failure
   uint32_t status;
   uint32_t race_kind;   // 1 two plain writes, 2 a read of another thread's write,
@@ -187,6 +192,8 @@ struct Launch {
   std::mutex lock;
 };
 
+struct SectorLog;
+
 struct Worker {
   Launch* l;
   Params* p;
@@ -214,6 +221,8 @@ struct Worker {
   uint32_t ticks;  // memory accesses, loop iterations and atomics since the last poll
   uint64_t loads, stores, load_bytes, store_bytes, atomics, atomic_bytes;
   uint64_t read_bytes, written_bytes;
+  SectorLog* sector_log;  // null unless the launch counts sectors
+  uint64_t load_sectors, load_ideal, store_sectors, store_ideal;
 };
 
 static thread_local Worker* tw = nullptr;

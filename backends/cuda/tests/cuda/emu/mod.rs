@@ -163,4 +163,5 @@ mod failures;
 mod races;
 mod ranges;
 mod reduce_scan;
+mod sectors;
 mod teams;

@@ -76,6 +76,8 @@ fn a_copy_loads_and_stores_each_element_once() {
             // The launch is queued; the host has not waited for it yet.
             synchronizations: 0,
             allocations: 0,
+            // Sectors are counted only with EmuOptions::sectors.
+            ..EmuStats::default()
         }
     );
     assert_eq!(s.words_per_element(4, n as u64), 2.0);
