@@ -35,6 +35,8 @@ mod soundness;
 #[macro_use]
 mod props;
 #[cfg(feature = "cuda")]
+mod coalescing;
+#[cfg(feature = "cuda")]
 mod counts;
 mod determinism;
 

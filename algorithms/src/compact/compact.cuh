@@ -7,11 +7,12 @@
 // elements, claimed by blocks in order from an atomic counter (so a tile
 // only waits on tiles claimed before it, whose blocks are running). Its
 // block:
-// 1. loads the tile in the blocked arrangement: thread t the run of
-//    compact_items consecutive elements from t * compact_items, in 16-byte
-//    loads when x is unit-stride and 16-byte aligned (granule::load_run),
-//    all of a thread's loads before it waits on one, keeps the values in
-//    registers and evaluates the predicate once per element;
+// 1. loads the tile warp-striped (granule::load_tile: 16-byte pieces when
+//    x is unit-stride and 16-byte aligned, all of a thread's loads before
+//    it waits on one), so each warp's loads cover whole sectors, into
+//    shared memory, and reads it back in the blocked arrangement: thread t
+//    the run of compact_items consecutive elements from t * compact_items,
+//    kept in registers; the predicate is evaluated once per element;
 // 2. ranks the kept elements in tile order: each thread counts its run's
 //    kept elements, the counts are scanned across the block
 //    (granule::block_exclusive_scan), and a kept element's rank is its
@@ -26,8 +27,8 @@
 // Each element is read once from memory and each kept one written once.
 // A failure in the tile (a predicate that panics) stops its whole block
 // after step 2, so nothing is staged from the ranks it left unfinished.
-// The blocked loads move 16 bytes a thread per instruction where striped
-// ones of 4-byte elements move 4, so far fewer loads cover the bandwidth.
+// The striped pieces move 16 bytes a thread per instruction where striped
+// 4-byte elements move 4, so far fewer loads cover the bandwidth.
 //
 // In place (remove_if, unique: x and the output are the same memory) it
 // works unchanged: an element lands at or below its own index; a tile
@@ -54,6 +55,14 @@ constexpr granule::u32 COMPACT_BLOCK = 256u;
 __host__ __device__ constexpr granule::u32 compact_items(granule::u64 bytes) {
   return bytes <= 4ull ? 32u : (granule::u32)(128ull / bytes);
 }
+
+// The fewest blocks of COMPACT_BLOCK threads a launch asks each
+// multiprocessor to hold (its `__launch_bounds__`): 4 caps a thread at 64
+// registers (half the warp slots of an H100), which its run and the
+// look-back fit without spilling (the resource table's no-spill budget
+// checks it), where uncapped the compiler takes up to 128 and two blocks
+// fit.
+__host__ __device__ constexpr granule::u32 compact_min_blocks() { return 4u; }
 
 // Bytes of dynamic shared memory: the staged tile, and in place each
 // staged element's index in the tile, both at granule::scan_slot's padded
@@ -101,8 +110,14 @@ __device__ void compact(granule::u64 n, granule::u64 smem, bool partition, bool 
     const u64 len = n - first < per_tile ? n - first : per_tile;
     const u32 mine = t * I;  // the run's first element in the tile
     const u32 count = granule::run_length<I>(mine, len);
+    // The stage's last readers (the previous tile's writes out) were
+    // before claim_tile's barrier.
+    granule::load_tile<I>(x, pieces, first, len, [&](u64 e, const T& value) { stage[scan_slot(e)] = value; });
+    __syncthreads();
     T v[I];
-    granule::load_run(x, pieces, first + mine, count, v);
+    for (u32 q = 0; q < I; ++q) {
+      if (q < count) v[q] = stage[scan_slot(mine + q)];
+    }
     u32 kept_bits = 0u, kept = 0u;
     for (u32 q = 0; q < I; ++q) {
       if (q < count && keep(first + mine + q, v[q])) {
@@ -129,8 +144,8 @@ __device__ void compact(granule::u64 n, granule::u64 smem, bool partition, bool 
       const u64 before = granule::tile_exclusive_prefix<granule::Sum<u64>>(st, tile, ntiles, (u64)total, result, lane);
       if (lane == 0u) before_s = before;
     }
-    // block_exclusive_scan's barriers are behind every thread's loads, and
-    // the stage's last readers were before claim_tile's barrier.
+    // block_exclusive_scan's barriers are behind every thread's reads of
+    // the staged tile.
     for (u32 q = 0; q < I; ++q) {
       if (q >= count) break;
       const u32 e = mine + q;

@@ -37,12 +37,17 @@ fn shared_bytes(elem_bytes: usize, in_place: bool) -> u64 {
 
 const SOURCE: &str = include_str!("compact.cuh");
 
+/// The drivers' `__launch_bounds__`: blocks of `BLOCK` threads, and the
+/// fewest blocks a multiprocessor should hold (compact.cuh's
+/// `compact_min_blocks`), which caps a thread's registers.
+const LAUNCH_BOUNDS: &str = "256, granule_algo::compact_min_blocks()";
+
 /// The drivers' common parameters after their Views: the length, the
 /// shared memory, then the tail (status, values, tile counter, count).
 macro_rules! compact_driver {
     ($stat:ident, $name:literal, [$($g:literal),*], $fns:expr, [$($view:expr),*], $call:literal) => {
         // SAFETY: `compact` reads x(i) for i < n (the host passes the
-        // input's length; the accessors, and `span` for a whole run, check
+        // input's length; the accessors, and `span` for a whole tile, check
         // bounds) and writes each kept
         // element once below the output's extent (the host checked it is
         // at least n, or that the counts fit), in place too (see
@@ -67,6 +72,7 @@ macro_rules! compact_driver {
                 SOURCE,
                 $call,
             )
+            .with_launch_bounds(LAUNCH_BOUNDS)
         };
     };
 }

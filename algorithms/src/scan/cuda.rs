@@ -22,7 +22,7 @@ use granule_cuda::{Cuda, CudaSpace, DriverLaunch};
 const BLOCK: u32 = 256;
 
 /// The drivers' `__launch_bounds__`: blocks of `BLOCK` threads, and the
-/// register cap `scan.cuh`'s `scan_run_min_blocks` picks for `T`.
+/// register cap of `scan.cuh`'s `scan_run_min_blocks`.
 const LAUNCH_BOUNDS: &str = "256, granule_algo::scan_run_min_blocks<T>()";
 
 /// Items each thread scans per tile for elements of `elem_size` bytes:
@@ -93,8 +93,8 @@ const PARAMS: &[DriverParam] = &[
 ];
 
 // SAFETY: `scan_view` reads x(i) and writes out(i) for i < n through the
-// bounds-checked View accessors, or a whole run of x through `span`, which
-// checks the run's bounds (the host passes n = the input's length, at most
+// bounds-checked View accessors, or a whole tile of x through `span`, which
+// checks the tile's bounds (the host passes n = the input's length, at most
 // the output's), and runs in place (see scan.cuh); the tail is
 // drive_scan_runs' workspace, sized by `scan_workspace_with` with its
 // launch geometry and `scan_run_items`, which `scan` below uses and passes

@@ -4,13 +4,13 @@
 // scan and tile claims, which the parallel_scan pattern's drive_scan
 // uses too). Each element is read once from memory and written once.
 //
-// Each thread of a tile reads a run of consecutive elements, in 16-byte
-// loads when the input is unit-stride and 16-byte aligned and the run
-// fills whole pieces (granule::load_run), else one bounds-checked element
-// at a time; the outputs go back through shared memory so that their
-// writes coalesce. So the scan also runs in place (x and out the same
-// memory): a tile reads all its elements before it writes any, and no
-// other tile touches them.
+// A tile's loads are warp-striped (granule::load_tile: 16-byte pieces when
+// the input is unit-stride and 16-byte aligned, else one bounds-checked
+// element a lane), so each warp's loads cover whole sectors, and go
+// through shared memory to each thread's run of consecutive elements; the
+// outputs go back through shared memory so that their writes coalesce too.
+// The scan also runs in place (x and out the same memory): a tile reads
+// all its elements before it writes any, and no other tile touches them.
 
 namespace granule_algo {
 
@@ -24,43 +24,41 @@ __host__ __device__ constexpr granule::u32 scan_run_items(granule::u64 bytes) {
 
 // The fewest blocks of 256 threads a scan_view launch over values of T
 // asks each multiprocessor to hold (its `__launch_bounds__`), which caps
-// a thread's registers: 2 (128 registers) for values of up to 4 bytes, 3
-// (80) for larger ones. Uncapped, a thread's run takes so many registers
-// that one block fits a multiprocessor and the loads in flight are too
-// few to cover memory latency; a tighter cap spills the look-back's
-// state to local memory. These caps are the tightest that spill nothing
-// for the run lengths of scan_run_items.
-template <class T> __host__ __device__ constexpr granule::u32 scan_run_min_blocks() {
-  return sizeof(T) <= 4 ? 2u : 3u;
-}
+// a thread's registers: 4 blocks, 64 registers, half the warp slots of an
+// H100. Uncapped, a thread's run takes up to 128 registers, two blocks fit
+// a multiprocessor and the loads in flight are too few to cover memory
+// latency. With the tile staged through shared memory the run and the
+// look-back fit 64 registers without spilling for every run length of
+// scan_run_items (the resource table's no-spill budget checks it).
+template <class T> __host__ __device__ constexpr granule::u32 scan_run_min_blocks() { return 4u; }
 
 // The scan driver of arrays: drive_scan's tiles, tile states, look-back
 // and workspace, with the tile in the blocked arrangement. Thread t of a
 // tile takes the run of ITEMS consecutive indices from t * ITEMS:
-// load_run(i, count, v) sets v[0..count) to the values of indices
-// i..i + count (count < ITEMS only in the last tile), and the driver
-// fills the rest with the identity. The thread folds its run, the block
+// load_tile(first, len, slots) sets slots[scan_slot(e)] to the value of
+// index first + e for each e < len of the tile (len < blockDim.x * ITEMS
+// only in the last tile), staged in shared memory, which the driver reads
+// back as runs, filling a short run's rest with the identity. The thread folds its run, the block
 // scans the folds (block_exclusive_scan), warp 0 finds the tile's prefix
 // (tile_exclusive_prefix), and each thread makes its run's outputs,
 // out_value(prefix, value) with each index's exclusive prefix. Those go
 // through shared memory to store(i, output), consecutive threads on
-// consecutive indices, so the writes coalesce; reading the run in one
-// piece lets load_run use wide loads.
+// consecutive indices, so the writes coalesce.
 //
 // The grouping is drive_scan's: the same tile prefixes, and within a tile
 // index e of thread t's run gets prefix_tile + (thread_t + v_0 + .. +
 // v_(q-1)), where thread_t is the thread's exclusive prefix in the block
 // scan and the run's values are joined left to right. Every index is
-// loaded once (in load_run) and stored once; in place works because a
+// loaded once (in load_tile) and stored once; in place works because a
 // tile loads all its indices before the barrier after which it stores
 // them, and no other tile touches them.
 //
 // Dynamic shared memory: scan_slot(blockDim.x * ITEMS) values of T (the
-// staged outputs); the rest is drive_scan's with tiles of
+// staged inputs, then the staged outputs); the rest is drive_scan's with tiles of
 // blockDim.x * ITEMS indices (codegen::workspace::scan_workspace_with).
-template <class Op, class T, granule::u32 ITEMS, class LoadRun, class OutValue, class ChainEnd, class Store>
+template <class Op, class T, granule::u32 ITEMS, class LoadTile, class OutValue, class ChainEnd, class Store>
 __device__ void drive_scan_runs(granule::u64 n, granule::u64* status, T* values, granule::u32* tiles, T* result,
-                                LoadRun load_run, OutValue out_value, ChainEnd chain_end, Store store) {
+                                LoadTile load_tile, OutValue out_value, ChainEnd chain_end, Store store) {
   using granule::scan_slot;
   using granule::u32;
   using granule::u64;
@@ -76,10 +74,14 @@ __device__ void drive_scan_runs(granule::u64 n, granule::u64* status, T* values,
     const u64 len = n - first < per_tile ? n - first : per_tile;
     const u64 mine = (u64)t * ITEMS;  // the run's first index in the tile
     const u32 count = granule::run_length<ITEMS>(mine, len);
+    // The slots' last readers (the previous tile's stores) were before
+    // the tile claim's barrier.
+    load_tile(first, len, slots);
+    __syncthreads();
     T v[ITEMS];
-    load_run(first + mine, count, v);
     for (u32 q = 0; q < ITEMS; ++q) {
-      if (q >= count) v[q] = Op::identity();  // constant indices keep v in registers
+      // Constant indices keep v in registers.
+      v[q] = q < count ? slots[scan_slot(mine + q)] : Op::identity();
     }
     T fold = v[0];
     for (u32 q = 1; q < ITEMS; ++q) Op::join(fold, v[q]);
@@ -125,12 +127,9 @@ __device__ void scan_view(granule::u64 n, bool inclusive, T init, granule::u32 i
   const bool pieces = granule::loads_in_pieces<I>(x);
   drive_scan_runs<Op, T, I>(
       n, status, values, tiles, result,
-      [&](granule::u64 i, granule::u32 count, T (&v)[I]) {
-        U u[I];
-        granule::load_run(x, pieces, i, count, u);
-        for (granule::u32 q = 0; q < I; ++q) {
-          if (q < count) v[q] = f(u[q]);
-        }
+      [&](granule::u64 first, granule::u64 len, T* slots) {
+        granule::load_tile<I>(x, pieces, first, len,
+                              [&](granule::u64 e, const U& u) { slots[granule::scan_slot(e)] = f(u); });
       },
       [&](const T& acc, const T& v) {
         T p = init;

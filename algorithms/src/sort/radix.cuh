@@ -30,8 +30,10 @@
 //
 // Workspace (granule-algorithms' sort/radix_cuda.rs sizes it): per pass,
 // `status`, ntiles * 256 zeroed words of W, and `tiles`, one zeroed u32;
-// the histogram is a View of 8 * sizeof(K) rows of 256 u64, zeroed before
-// radix_histogram. Block: RADIX_BLOCK threads. Dynamic shared memory:
+// the histogram is a View of radix_hist_len(sizeof(K)) u64 (the counts,
+// the plan, a block counter), zeroed before radix_histogram. The host
+// launches one pass per key byte, k = 0, 1, .., and the plan says which
+// digit each sorts by, or that it does nothing. Block: RADIX_BLOCK threads. Dynamic shared memory:
 // radix_smem(sizeof(K), sizeof(V) or 0) bytes, passed as `smem` and
 // checked. Grid: any.
 
@@ -111,15 +113,54 @@ template <class K> __device__ __forceinline__ granule::u32 digit_of(K k, granule
   return (granule::u32)(RadixBits<K>::to(k) >> shift) & 255u;
 }
 
+// The plan's mark for a launch that runs no pass.
+constexpr granule::u64 RADIX_NO_PASS = 256ull;
+
+// The length of the histogram View for keys of `key_bytes` bytes: a row
+// of 256 digit counts per pass, then the plan (one word per pass: the row
+// that launch k sorts by, or RADIX_NO_PASS), then the histogram's count
+// of finished blocks.
+__host__ __device__ constexpr granule::u64 radix_hist_len(granule::u64 key_bytes) {
+  return key_bytes * 256ull + key_bytes + 1ull;
+}
+
+// The plan of the sort, from the finished counts (thread 0 of the
+// histogram's last block): the passes whose digit the n keys do not all
+// share, in order, and when their number is odd the first pass whose
+// digit they share too, so that the passes number an even count and the
+// last one writes the caller's View. The other launches run no pass.
+// Deciding it here keeps the host from waiting for the counts.
+template <class K, class Hist> __device__ void radix_plan(granule::u64 n, const Hist& hist) {
+  using granule::u32;
+  constexpr u32 P = (u32)sizeof(K);
+  bool shared[P];
+  u32 moving = 0u;
+  for (u32 p = 0; p < P; ++p) {
+    shared[p] = false;
+    for (u32 d = 0; d < 256u; ++d) shared[p] |= *(volatile granule::u64*)&hist(p * 256ull + d) == n;
+    moving += shared[p] ? 0u : 1u;
+  }
+  bool extra = moving % 2u == 1u;
+  u32 k = 0u;
+  for (u32 p = 0; p < P; ++p) {
+    const bool runs = !shared[p] || extra;
+    if (shared[p] && extra) extra = false;
+    if (runs) hist(P * 256ull + k++) = (granule::u64)p;
+  }
+  for (; k < P; ++k) hist(P * 256ull + k) = RADIX_NO_PASS;
+}
+
 // Counts the digits of all 8 * sizeof(K) / 8 passes of the n keys into
-// hist(pass * 256 + digit) (zeroed by the host): per block in shared
-// memory, then one global atomic add per (pass, digit) the block saw.
+// hist(pass * 256 + digit) (zeroed by the host, radix_hist_len long): per
+// block in shared memory, then one global atomic add per (pass, digit) the
+// block saw. The last block to finish writes the plan (radix_plan).
 template <class K, class Keys, class Hist>
 __device__ void radix_histogram(granule::u64 n, const Keys& keys, const Hist& hist) {
   using granule::u32;
   using granule::u64;
   constexpr u32 P = (u32)sizeof(K);
   __shared__ u32 counts[P * 256u];
+  __shared__ bool last_s;
   const u64 B = blockDim.x;
   granule::stride_loop(threadIdx.x, P * 256u, B, [&](u64 j) { counts[j] = 0u; });
   __syncthreads();
@@ -131,6 +172,19 @@ __device__ void radix_histogram(granule::u64 n, const Keys& keys, const Hist& hi
   granule::stride_loop(threadIdx.x, P * 256u, B, [&](u64 j) {
     if (counts[j] != 0u) atomicAdd((unsigned long long*)&hist(j), (unsigned long long)counts[j]);
   });
+  // Every thread's adds are ordered before the block counts itself done;
+  // the last block sees every block's adds.
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0u) {
+    const u64 blocks = (u64)gridDim.x * gridDim.y * gridDim.z;
+    last_s = atomicAdd((unsigned long long*)&hist(P * 256ull + P), 1ull) == blocks - 1ull;
+  }
+  __syncthreads();
+  if (last_s && threadIdx.x == 0u) {
+    __threadfence();
+    radix_plan<K>(n, hist);
+  }
 }
 
 // The status word of (tile, digit): state in the top 2 bits, the count
@@ -202,14 +256,17 @@ __device__ void rank_in_warp(const K (&kk)[RADIX_ITEMS], granule::u32 live_keys,
   }
 }
 
-// One digit pass (digit at bit `shift`) over the n keys of kin (values
-// vin) into kout (vout), with the digit starts of row `row` of hist.
+// Launch k of the sort: the plan's k-th digit pass over the n keys of kin
+// (values vin) into kout (vout), with the digit starts of its row of
+// hist, or nothing when the plan has fewer passes.
 template <class K, class V, class W, bool Values, class KIn, class KOut, class VIn, class VOut, class Hist>
-__device__ void radix_pass(granule::u64 n, granule::u32 shift, granule::u32 row, granule::u64 smem, const Hist& hist,
-                           const KIn& kin, const KOut& kout, const VIn& vin, const VOut& vout, W* status,
-                           granule::u32* tiles) {
+__device__ void radix_pass(granule::u64 n, granule::u32 k, granule::u64 smem, const Hist& hist, const KIn& kin,
+                           const KOut& kout, const VIn& vin, const VOut& vout, W* status, granule::u32* tiles) {
   using granule::u32;
   using granule::u64;
+  const u64 planned = hist((u64)sizeof(K) * 256ull + k);
+  if (planned >= (u64)sizeof(K)) return;  // every thread of the launch
+  const u32 row = (u32)planned, shift = 8u * row;
   constexpr u32 WARPS = RADIX_BLOCK / 32u;
   constexpr u32 WARP_KEYS = 32u * RADIX_ITEMS;
   const u32 t = threadIdx.x, warp = t / 32u, lane = t % 32u;

@@ -13,7 +13,7 @@ use crate::AlgorithmError;
 use granule_cuda::codegen::driver::{DeviceDriver, DriverParam, DriverParamKind as K};
 use granule_cuda::kernel::{DeviceScalar, ViewArg};
 use granule_cuda::{Cuda, CudaSpace};
-use granule_views::{create_mirror_view_and_copy, LayoutRight, View1};
+use granule_views::{LayoutRight, View1};
 
 /// Threads per block and keys per thread: RADIX_BLOCK, RADIX_ITEMS of
 /// radix.cuh.
@@ -27,9 +27,12 @@ const NARROW_STATUS: usize = 1 << 30;
 const SOURCE: &str = include_str!("radix.cuh");
 
 // SAFETY: `radix_histogram` reads keys(i) for i < n (the host passes the
-// View's length) and adds to hist(j) for j < 8 * sizeof(K) / 8 * 256, the
-// length of the histogram View the host allocates; shared counters are
-// zeroed and flushed between barriers; any 1-D geometry.
+// View's length) and adds to hist(j) for j < sizeof(K) * 256 and to the
+// block counter after them; the last block's thread 0 reads the counts
+// (volatile, after every block's adds and fences) and writes the plan:
+// all below radix_hist_len(sizeof(K)), the length of the histogram View
+// the host allocates (`hist_len`); shared counters are zeroed and flushed
+// between barriers; any 1-D geometry.
 static HISTOGRAM: DeviceDriver = unsafe {
     DeviceDriver::new(
         "radix_histogram",
@@ -61,11 +64,13 @@ static HISTOGRAM: DeviceDriver = unsafe {
 /// A pass driver: keys only, or keys and values.
 macro_rules! pass_driver {
     ($stat:ident, $name:literal, [$($g:literal),*], [$($view:expr),*], $call:literal, $bounds:literal) => {
-        // SAFETY: `radix_pass` reads kin(i) (vin(i)) for i < n and writes
-        // every key once to kout (vout) below n (the host passes Views of
-        // n elements, distinct memory for input and output), hist(row *
-        // 256 + d) for d < 256 (the host's histogram has a row per key
-        // byte); its tail is sized below (`pass`), with RADIX_BLOCK
+        // SAFETY: `radix_pass` reads its plan word hist(sizeof(K) * 256 +
+        // k) (the host passes k < sizeof(K)) and, when the plan has a pass
+        // for it, reads kin(i) (vin(i)) for i < n and writes every key
+        // once to kout (vout) below n (the host passes Views of n
+        // elements, distinct memory for input and output), hist(row * 256
+        // + d) for d < 256 and a row below sizeof(K) (the host's histogram
+        // has a row per key byte, then the plan); its tail is sized below (`pass`), with RADIX_BLOCK
         // threads and radix_smem bytes of shared memory, both checked on
         // the device; it waits only on tiles claimed before its own. The
         // launch bounds name RADIX_BLOCK, the block it checks, and a
@@ -77,8 +82,7 @@ macro_rules! pass_driver {
                 None,
                 &[
                     DriverParam { name: "n", kind: K::Scalar, cpp: "granule::u64" },
-                    DriverParam { name: "shift", kind: K::Scalar, cpp: "granule::u32" },
-                    DriverParam { name: "row", kind: K::Scalar, cpp: "granule::u32" },
+                    DriverParam { name: "k", kind: K::Scalar, cpp: "granule::u32" },
                     DriverParam { name: "smem", kind: K::Scalar, cpp: "granule::u64" },
                     DriverParam { name: "hist", kind: K::Input, cpp: "granule::u64" },
                     $($view,)*
@@ -110,7 +114,7 @@ pass_driver!(
     "radix_pass",
     ["K", "W"],
     [KIN, KOUT],
-    "granule_algo::radix_pass<K, K, W, false>(n, shift, row, smem, hist, kin, kout, kin, kout, status, tiles);",
+    "granule_algo::radix_pass<K, K, W, false>(n, k, smem, hist, kin, kout, kin, kout, status, tiles);",
     "granule_algo::RADIX_BLOCK, granule_algo::radix_min_blocks<K, false>()"
 );
 pass_driver!(
@@ -123,7 +127,7 @@ pass_driver!(
         DriverParam { name: "vin", kind: K::Input, cpp: "V" },
         DriverParam { name: "vout", kind: K::Output, cpp: "V" }
     ],
-    "granule_algo::radix_pass<K, V, W, true>(n, shift, row, smem, hist, kin, kout, vin, vout, status, tiles);",
+    "granule_algo::radix_pass<K, V, W, true>(n, k, smem, hist, kin, kout, vin, vout, status, tiles);",
     "granule_algo::RADIX_BLOCK, granule_algo::radix_min_blocks<K, true>()"
 );
 
@@ -148,24 +152,10 @@ macro_rules! cuda_keys {
 }
 cuda_keys!(u32, i32, f32, u64, i64, f64);
 
-/// The digit passes to run, from the counts of every pass (a row of 256
-/// per key byte): those whose digit the keys do not all share, plus one
-/// that they do when that makes the count even.
-fn passes(counts: &[u64], n: u64) -> Vec<u32> {
-    let rows: Vec<&[u64]> = counts.chunks(256).collect();
-    let shared = |p: usize| rows[p].contains(&n);
-    let mut run: Vec<u32> = (0..rows.len())
-        .filter(|&p| !shared(p))
-        .map(|p| p as u32)
-        .collect();
-    if run.len() % 2 == 1 {
-        let extra = (0..rows.len())
-            .find(|&p| shared(p))
-            .expect("an odd count of passes leaves one out");
-        run.push(extra as u32);
-        run.sort_unstable();
-    }
-    run
+/// The histogram View's length: radix.cuh's `radix_hist_len`, a row of
+/// 256 digit counts per key byte, the plan (a word per pass), a counter.
+fn hist_len(key_bytes: usize) -> usize {
+    key_bytes * 256 + key_bytes + 1
 }
 
 /// The caller's keys and values, and the temporary ones.
@@ -201,14 +191,9 @@ where
         let mut hist = View1::<u64, LayoutRight, CudaSpace>::zeros_in(
             mem.clone(),
             "radix sort (digit counts)",
-            K::BYTES * 256,
+            hist_len(K::BYTES),
         )?;
         histogram(self, label, &keys, &mut hist);
-        let counts = create_mirror_view_and_copy(&hist)?.to_vec();
-        let run = passes(&counts, n as u64);
-        if run.is_empty() {
-            return Ok(());
-        }
         let mut b = Buffers {
             keys: output_arg(&keys),
             values: values.as_ref().map(output_arg),
@@ -218,8 +203,11 @@ where
                 None => None,
             },
         };
-        for (k, &p) in run.iter().enumerate() {
-            pass::<K, V>(self, label, (n, p), &hist, &mut b, k % 2 == 1);
+        // The device decides which launches sort (radix.cuh's plan): an
+        // even number of them, the first ones, so the odd launches bring
+        // the keys back to the caller's View, and the host never waits.
+        for k in 0..K::BYTES as u32 {
+            pass::<K, V>(self, label, (n, k), &hist, &mut b, k % 2 == 1);
         }
         Ok(())
     }
@@ -243,12 +231,12 @@ fn histogram<K: CudaRadixKey>(
     unsafe { l.run(&config(grid, BLOCK, 0)) };
 }
 
-/// Digit pass `p` (byte p of the keys' radix bits), from the caller's
-/// Views to the temporary ones, or back when `back`.
+/// Launch `k` of the passes (the plan's k-th digit pass, or nothing),
+/// from the caller's Views to the temporary ones, or back when `back`.
 fn pass<K: CudaRadixKey, V: DeviceElement>(
     cuda: &Cuda,
     label: &str,
-    (n, p): (usize, u32),
+    (n, k): (usize, u32),
     hist: &View1<u64, LayoutRight, CudaSpace>,
     b: &mut Buffers<'_, K, V>,
     back: bool,
@@ -267,7 +255,7 @@ fn pass<K: CudaRadixKey, V: DeviceElement>(
     // radix_smem: the tile's keys and values (at most 16 bytes a key).
     let per_key = K::SIZE + if pairs { V::SIZE } else { 0 };
     let shared = u64::from(BLOCK) * ITEMS * per_key as u64;
-    l.scalar(n as u64).scalar(8 * p).scalar(p).scalar(shared);
+    l.scalar(n as u64).scalar(k).scalar(shared);
     let hist_arg = ViewArg::of::<u64>(
         "radix sort (digit counts)",
         hist.as_ptr() as usize,
@@ -338,22 +326,49 @@ mod tests {
         resource_table("radix.cu", &rows, true);
     }
 
+    /// The plan the histogram's last block writes: the passes whose digit
+    /// the keys do not all share, and one they share when that makes the
+    /// count even.
     #[test]
-    fn shared_digits_are_skipped_in_pairs() {
-        let row = |full: bool| {
-            let mut r = vec![0u64; 256];
-            if full {
-                r[7] = 10;
-            } else {
-                r[1] = 4;
-                r[2] = 6;
-            }
-            r
-        };
-        let counts = |f: [bool; 4]| f.iter().flat_map(|&s| row(s)).collect::<Vec<_>>();
-        assert_eq!(passes(&counts([false; 4]), 10), [0, 1, 2, 3]);
-        assert_eq!(passes(&counts([true; 4]), 10), Vec::<u32>::new());
-        assert_eq!(passes(&counts([false, true, true, true]), 10), [0, 1]);
-        assert_eq!(passes(&counts([true, false, false, true]), 10), [1, 2]);
+    fn the_device_plans_the_passes_whose_digits_the_keys_do_not_share() {
+        let cuda = Cuda::emulated().expect("an emulator");
+        let none = 256;
+        let n = 3 * BLOCK as usize * ITEMS as usize + 5;
+        type Case = (fn(u32) -> u32, [u64; 4]);
+        let cases: [Case; 4] = [
+            (|i| i.wrapping_mul(2_654_435_761), [0, 1, 2, 3]),
+            (|_| 0x0102_0304, [none; 4]),
+            (|i| i % 200, [0, 1, none, none]),
+            (|i| (i % 97) << 8 | (i % 89) << 16 | 7, [1, 2, none, none]),
+        ];
+        for (key, plan) in cases {
+            let host: Vec<u32> = (0..n as u32).map(key).collect();
+            let mut keys =
+                View1::<u32, LayoutRight, CudaSpace>::zeros_in(cuda.memory_space(), "keys", n)
+                    .unwrap();
+            granule_views::deep_copy(&mut keys, &View1::<u32>::from_vec("host", n, host).unwrap())
+                .unwrap();
+            let mut hist = View1::<u64, LayoutRight, CudaSpace>::zeros_in(
+                cuda.memory_space(),
+                "hist",
+                hist_len(4),
+            )
+            .unwrap();
+            histogram(&cuda, "plan", &Output::of(&mut keys), &mut hist);
+            let h = granule_views::create_mirror_view_and_copy(&hist)
+                .unwrap()
+                .to_vec();
+            assert_eq!(
+                h[1024..1028],
+                plan,
+                "{:x?}",
+                &(0..4).map(key).collect::<Vec<_>>()
+            );
+            assert_eq!(
+                h[1028],
+                tiles(n, u64::from(BLOCK) * ITEMS),
+                "every block counted itself"
+            );
+        }
     }
 }

@@ -110,9 +110,9 @@ template <class T> __host__ __device__ constexpr bool fills_pieces(u32 count) {
   return ((u64)count * sizeof(T)) % 16ull == 0ull;
 }
 
-// Whether a rank-1 View's runs of N elements that start at multiples of N
-// can load in 16-byte pieces: unit stride, data aligned to 16 bytes, and
-// N elements filling whole pieces. Every thread of a launch gets the same
+// Whether a rank-1 View's tiles of N elements a thread, which start at
+// multiples of N, can load in 16-byte pieces (load_tile): unit stride,
+// data aligned to 16 bytes, and N elements filling whole pieces. Every thread of a launch gets the same
 // answer, so a driver branches on it without diverging.
 template <u32 N, class T, class L> __device__ __forceinline__ bool loads_in_pieces(const View<const T, 1, L>& x) {
   return fills_pieces<T>(N) && x.str[0] == 1ull && ((u64)x.data & 15ull) == 0ull;
@@ -124,25 +124,40 @@ template <u32 N> __device__ __forceinline__ u32 run_length(u64 mine, u64 len) {
   return mine >= len ? 0u : len - mine < (u64)N ? (u32)(len - mine) : N;
 }
 
-// v[0..count) = x(i), .., x(i + count - 1); v[count..N) is left alone. A
-// whole run (count == N) of a View that loads_in_pieces, starting at a
-// multiple of N, is read in 16-byte loads (N * sizeof(T) / 16 of them,
-// all issued before any value is used); anything else one bounds-checked
-// element at a time. The pieces' bytes are copied byte by byte, which the
-// compiler turns into register moves and which aliases nothing.
-template <u32 N, class T, class L>
-__device__ __forceinline__ void load_run(const View<const T, 1, L>& x, bool pieces, u64 i, u32 count, T (&v)[N]) {
+// Loads the tile x(first), .., x(first + len - 1) of a block of threads
+// with N elements each, warp-striped, and hands each element to
+// put(e, value) (e < len, its place in the tile). A warp's lanes load
+// consecutive memory, so every sector a load touches is whole: a full
+// tile of a View that loads_in_pieces in 16-byte pieces (N * sizeof(T) /
+// 16 a thread, all issued before any value is used; piece k of thread t
+// is the tile's piece k * blockDim.x + t), anything else one
+// bounds-checked element a lane per step. The pieces' bytes are copied
+// byte by byte, which the compiler turns into register moves and which
+// aliases nothing. Drivers stage the tile through shared memory to read
+// it back in the blocked arrangement.
+template <u32 N, class T, class L, class Put>
+__device__ __forceinline__ void load_tile(const View<const T, 1, L>& x, bool pieces, u64 first, u64 len, Put put) {
   struct alignas(16) Piece {
     u32 w[4];
   };
-  if (fills_pieces<T>(N) && pieces && count == N) {
-    const Piece* p = (const Piece*)x.span(i, N);
-    Piece w[fills_pieces<T>(N) ? N * sizeof(T) / 16u : 1u];
-    for (u32 j = 0; j < N * sizeof(T) / 16u; ++j) w[j] = p[j];
-    for (u32 b = 0; b < N * sizeof(T); ++b) ((unsigned char*)v)[b] = ((const unsigned char*)w)[b];
+  constexpr bool whole = 16u % sizeof(T) == 0u && fills_pieces<T>(N);
+  constexpr u32 per_piece = whole ? 16u / sizeof(T) : 1u;
+  constexpr u32 pieces_per_thread = whole ? N * sizeof(T) / 16u : 1u;
+  const u32 block = blockDim.x, t = threadIdx.x;
+  if (whole && pieces && len == (u64)block * N) {
+    const Piece* p = (const Piece*)x.span(first, len);
+    Piece w[pieces_per_thread];
+    for (u32 k = 0; k < pieces_per_thread; ++k) w[k] = p[(u64)k * block + t];
+    for (u32 k = 0; k < pieces_per_thread; ++k) {
+      T v[per_piece];
+      for (u32 b = 0; b < 16u; ++b) ((unsigned char*)v)[b] = ((const unsigned char*)&w[k])[b];
+      const u64 at = ((u64)k * block + t) * per_piece;
+      for (u32 j = 0; j < per_piece; ++j) put(at + j, v[j]);
+    }
   } else {
-    for (u32 q = 0; q < N; ++q) {
-      if (q < count) v[q] = x(i + q);
+    for (u32 k = 0; k < N; ++k) {
+      const u64 e = (u64)k * block + t;
+      if (e < len) put(e, x(first + e));
     }
   }
 }
