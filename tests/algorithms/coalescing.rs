@@ -8,7 +8,7 @@
 
 use crate::common::{read, view_in, Rng};
 use crate::functions::below;
-use granule::algorithms::{copy_if, exclusive_scan, sort, sort_by_key};
+use granule::algorithms::{copy_if, exclusive_scan, reduce, sort, sort_by_key};
 use granule::prelude::*;
 use granule_cuda::emu::{EmuDevice, EmuOptions, EmuStats};
 use std::collections::BTreeMap;
@@ -133,5 +133,42 @@ fn the_radix_passes_load_whole_sectors() {
         "sort and sort_by_key u32",
         &by_entry,
         &["granule_drv_radix_pass"],
+    );
+}
+
+/// A scan kernel that reads its input View at its index.
+#[kernel(scan)]
+fn running_sum(i: usize, out: &mut i32, partial: &mut i32, last: bool, x: &View1<i32>) {
+    *partial += x[i];
+    if last {
+        *out = *partial;
+    }
+}
+
+#[test]
+fn the_reductions_and_the_scan_pattern_load_whole_sectors() {
+    let mut rng = Rng::new(64);
+    let data = rng.vec(N, |r| (r % 7) as i32 - 3);
+    let wide: Vec<f64> = data.iter().map(|&v| f64::from(v)).collect();
+    let ((sum, total, scanned), by_entry) = counted(|c| {
+        let w = view_in(c, "w", wide.clone());
+        let sum = reduce(c, &w, Sum, None);
+        let x = view_in(c, "x", data.clone());
+        let mut y = view_in(c, "y", vec![0i32; N]);
+        let total: i32 = parallel_scan(
+            "running sum",
+            RangePolicy::new(c, 0..N),
+            &mut y,
+            running_sum(&x),
+        );
+        (sum, total, read(&y))
+    });
+    assert_eq!(sum, wide.iter().sum::<f64>());
+    assert_eq!(total, data.iter().sum::<i32>());
+    assert_eq!(scanned[N - 1], total);
+    check(
+        "reduce f64, parallel_scan pattern i32",
+        &by_entry,
+        &["granule_drv_reduce", "granule_scan_sum_running_sum"],
     );
 }

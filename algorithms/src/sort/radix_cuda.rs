@@ -226,9 +226,19 @@ fn histogram<K: CudaRadixKey>(
     // SAFETY: `keys` holds the call's unique borrow (read only here);
     // `hist` is this call's own zeroed View.
     unsafe { l.input(output_arg(keys)).output(temp_arg(hist)) };
-    let grid = tiles(n, u64::from(BLOCK) * ITEMS);
     // SAFETY: radix_histogram has no workspace and runs any geometry.
-    unsafe { l.run(&config(grid, BLOCK, 0)) };
+    unsafe { l.run(&config(histogram_grid(cuda, n), BLOCK, 0)) };
+}
+
+/// The histogram's blocks: one per tile of keys, but no more than the
+/// device holds at once. Each block flushes up to 256 global atomics per
+/// key byte when it ends, so blocks that walk many tiles (its grid-stride
+/// loop) flush far fewer than a block per tile would.
+fn histogram_grid(cuda: &Cuda, n: usize) -> u64 {
+    let l = cuda.device().limits();
+    let resident = u64::from(l.multiprocessor_count)
+        * u64::from((l.max_threads_per_multiprocessor / BLOCK).max(1));
+    tiles(n, u64::from(BLOCK) * ITEMS).min(resident.max(1))
 }
 
 /// Launch `k` of the passes (the plan's k-th digit pass, or nothing),
@@ -324,6 +334,16 @@ mod tests {
             rows.push(row(pairs, size + 4));
         }
         resource_table("radix.cu", &rows, true);
+    }
+
+    #[test]
+    fn the_histogram_takes_a_block_per_tile_up_to_what_the_device_holds() {
+        let cuda = Cuda::emulated().expect("an emulator");
+        let tile = BLOCK as usize * ITEMS as usize;
+        assert_eq!(histogram_grid(&cuda, 1), 1);
+        assert_eq!(histogram_grid(&cuda, 100 * tile + 1), 101);
+        // The emulator has an H100's 132 multiprocessors of 2048 threads.
+        assert_eq!(histogram_grid(&cuda, 1 << 28), 132 * 4);
     }
 
     /// The plan the histogram's last block writes: the passes whose digit
