@@ -49,7 +49,7 @@ pub use granule_containers as containers;
 /// assert_eq!(p.schedule(), Schedule::Dynamic);
 /// ```
 pub use granule_core as base;
-pub use granule_core::{profiling, reducer};
+pub use granule_core::{profiling, reducer, Timer};
 
 /// Programs generic over the execution space, `fn run<S: PortableSpace>(space: &S)`:
 /// the patterns for `#[kernel]`s on any space (see
@@ -241,6 +241,58 @@ pub fn default_space() -> Result<DefaultExecutionSpace, DefaultSpaceError> {
     #[cfg(not(feature = "cuda"))]
     Ok(DefaultExecutionSpace::default())
 }
+
+/// Waits for the work queued on every execution space of the process
+/// (Kokkos's `fence()`). Serial and Rayon finish each dispatch before it
+/// returns, so only the Cuda spaces (every device, every `Cuda` value)
+/// have anything to wait for.
+///
+/// # Panics
+/// When a Cuda space reports a failed dispatch (a kernel's panic, an index
+/// out of bounds) or a lost device; [`try_fence`] returns the error.
+///
+/// ```
+/// use granule::prelude::*;
+///
+/// #[kernel]
+/// fn square(i: usize, y: &mut u64) {
+///     *y = (i * i) as u64;
+/// }
+///
+/// let space = DefaultExecutionSpace::default();
+/// let mut y = View1::<u64, LayoutRight, DefaultMemorySpace>::zeros_in(space.memory_space(), "y", 10)?;
+/// parallel_for("square", RangePolicy::new(&space, 0..10), &mut y, square());
+/// granule::fence(); // the kernel is done, whichever space ran it
+/// assert_eq!(create_mirror_view_and_copy(&y)?.to_vec()[9], 81);
+/// # Ok::<(), ViewError>(())
+/// ```
+pub fn fence() {
+    if let Err(e) = try_fence() {
+        panic!("granule::fence: {e}");
+    }
+}
+
+/// [`fence`], returning a Cuda space's failure instead of panicking (with
+/// the `cuda` feature, `granule_cuda::fence_all`'s error: every space is
+/// waited for, and the first failure returned).
+///
+/// ```
+/// granule::try_fence().unwrap(); // nothing was queued
+/// ```
+pub fn try_fence() -> Result<(), FenceError> {
+    #[cfg(feature = "cuda")]
+    return granule_cuda::fence_all();
+    #[cfg(not(feature = "cuda"))]
+    Ok(())
+}
+
+/// Why [`try_fence`] failed: with the `cuda` feature, a device's error (a
+/// failed dispatch, a lost device); the host spaces cannot fail.
+#[cfg(feature = "cuda")]
+pub type FenceError = granule_cuda::device_api::DeviceError;
+/// Why [`try_fence`] failed: the host spaces cannot fail.
+#[cfg(not(feature = "cuda"))]
+pub type FenceError = std::convert::Infallible;
 
 /// The memory space of [`DefaultExecutionSpace`]: where its Views live
 /// (device memory with the `cuda` feature, the host's otherwise).

@@ -28,6 +28,7 @@ pub mod profiling;
 pub mod reducer;
 pub mod space;
 pub mod team;
+pub mod timer;
 pub mod write;
 
 pub use error::{PolicyError, ScratchError, SegmentError};
@@ -43,6 +44,7 @@ pub use space::{ExecutionSpace, Serial, ViewOn};
 pub use team::{
     single, MapIdentity, TeamChunk, TeamMember, TeamThreadRange, TeamVectorRange, ThreadVectorRange,
 };
+pub use timer::Timer;
 
 /// What kernels need: Views, spaces, policies, patterns, reducers, teams.
 pub mod prelude {
@@ -56,7 +58,7 @@ pub mod prelude {
         single, ExecutionSpace, Iterate, MDRangePolicy, MapIdentity, PerTeam, PerThread,
         PolicyError, PortableSpace, RangePolicy, Schedule, ScratchError, SegmentError, Serial,
         TeamChunk, TeamMember, TeamPolicy, TeamThreadRange, TeamVectorRange, ThreadVectorRange,
-        ViewOn, AUTO,
+        Timer, ViewOn, AUTO,
     };
     pub use granule_views::chunk::{MapContinuousLinear, MapLinear};
     pub use granule_views::{

@@ -51,4 +51,6 @@ pub mod kernel;
 pub mod nvrtc;
 pub mod space;
 
-pub use space::{Cuda, CudaSelection, CudaSpace, DriverLaunch, DriverWorkspace, GRANULE_CUDA};
+pub use space::{
+    fence_all, Cuda, CudaSelection, CudaSpace, DriverLaunch, DriverWorkspace, GRANULE_CUDA,
+};

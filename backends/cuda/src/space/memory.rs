@@ -113,14 +113,14 @@ impl CudaSpace {
     /// # Ok::<(), granule_cuda::device_api::DeviceError>(())
     /// ```
     pub fn new(device: Arc<dyn Device>) -> Self {
-        CudaSpace {
-            inner: Arc::new(Inner {
-                cache: Mutex::new(Cache::new(&*device)),
-                device,
-                live: Mutex::new(BTreeMap::new()),
-                queue: Mutex::default(),
-            }),
-        }
+        let inner = Arc::new(Inner {
+            cache: Mutex::new(Cache::new(&*device)),
+            device,
+            live: Mutex::new(BTreeMap::new()),
+            queue: Mutex::default(),
+        });
+        super::fence_all::register(&inner);
+        CudaSpace { inner }
     }
 
     /// The device the memory lives on.

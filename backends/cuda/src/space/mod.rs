@@ -12,12 +12,14 @@
 mod cached;
 mod copy;
 mod dispatch;
+mod fence_all;
 mod fill;
 mod memory;
 mod queue;
 
 pub use cached::{GRANULE_CUDA_NO_CACHE, MAX_CACHED_BUFFERS};
 pub use dispatch::{DriverLaunch, DriverWorkspace};
+pub use fence_all::fence_all;
 pub use memory::CudaSpace;
 pub use queue::MAX_IN_FLIGHT;
 
