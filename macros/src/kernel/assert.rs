@@ -33,10 +33,13 @@ impl Cx {
         let arity = match which.as_deref() {
             Some("assert") => 1,
             Some("assert_eq" | "assert_ne") => 2,
+            Some("print" | "eprint") => return self.print_macro(mac, false),
+            Some("println" | "eprintln") => return self.print_macro(mac, true),
             _ => {
                 return Err(unsupported(
                     mac,
-                    "a macro call (only assert!, assert_eq!, assert_ne!)",
+                    "a macro call (only assert!, assert_eq!, assert_ne!, print!, println!, \
+                     eprint!, eprintln!)",
                 ))
             }
         };
@@ -143,32 +146,18 @@ impl Cx {
     /// string) into `pieces`; returns the C++ values recorded, in the
     /// order of their placeholders.
     fn message(&mut self, format: &str, rest: &[&Expr], pieces: &mut Vec<Piece>) -> Vec<String> {
-        let named = |name: &str| {
-            rest.iter().find_map(|e| match e {
-                Expr::Assign(a) if rust_text(&a.left) == name => Some((*a.right).clone()),
-                _ => None,
-            })
-        };
-        let nth = |n: usize| {
-            rest.get(n).map(|e| match e {
-                Expr::Assign(a) => (*a.right).clone(),
-                e => (*e).clone(),
-            })
-        };
         let mut values = Vec::new();
         for p in parse_format(format) {
-            let FormatPiece::Slot { arg, debug, text } = p else {
+            let FormatPiece::Slot {
+                arg, debug, text, ..
+            } = p
+            else {
                 if let FormatPiece::Lit(s) = p {
                     pieces.push(Piece::Lit(s));
                 }
                 continue;
             };
-            let expr = match (&arg, debug) {
-                (_, None) => None,
-                (Arg::Index(n), _) => nth(*n),
-                // Not a named argument: an inline capture of a local.
-                (Arg::Name(name), _) => named(name).or_else(|| syn::parse_str::<Expr>(name).ok()),
-            };
+            let expr = debug.and_then(|_| argument(&arg, rest));
             let recorded = match expr {
                 Some(e) if values.len() < MAX_VALUES => match self.value(&e) {
                     Ok((v, elem)) if self.infer.final_scalar(&elem).is_some() => Some(v),
@@ -243,28 +232,49 @@ fn render(pieces: &[Piece], with_values: bool) -> String {
         .collect()
 }
 
+/// The expression a placeholder takes from a format macro's arguments
+/// after its string (`rest`): the n-th, the one named `name = ..`, or a
+/// local captured inline (`{name}`).
+pub(super) fn argument(arg: &Arg, rest: &[&Expr]) -> Option<Expr> {
+    match arg {
+        Arg::Index(n) => rest.get(*n).map(|e| match e {
+            Expr::Assign(a) => (*a.right).clone(),
+            e => (*e).clone(),
+        }),
+        Arg::Name(name) => rest
+            .iter()
+            .find_map(|e| match e {
+                Expr::Assign(a) if rust_text(&a.left) == *name => Some((*a.right).clone()),
+                _ => None,
+            })
+            .or_else(|| syn::parse_str::<Expr>(name).ok()),
+    }
+}
+
 /// Which argument a placeholder names.
 #[derive(Debug, PartialEq)]
-enum Arg {
+pub(super) enum Arg {
     Index(usize),
     Name(String),
 }
 
 #[derive(Debug, PartialEq)]
-enum FormatPiece {
+pub(super) enum FormatPiece {
     Lit(String),
     /// `debug` is None when the spec is one the device does not render
-    /// (anything but empty or `?`); `text` is the placeholder as written.
+    /// (anything but empty or `?`); `spec` is what follows the `:`, and
+    /// `text` the placeholder as written.
     Slot {
         arg: Arg,
         debug: Option<bool>,
+        spec: String,
         text: String,
     },
 }
 
 /// Splits a Rust format string into literal text (braces unescaped) and
 /// placeholders, numbering implicit positional ones as Rust does.
-fn parse_format(s: &str) -> Vec<FormatPiece> {
+pub(super) fn parse_format(s: &str) -> Vec<FormatPiece> {
     let mut out = Vec::new();
     let mut lit = String::new();
     let mut next = 0;
@@ -308,6 +318,7 @@ fn parse_format(s: &str) -> Vec<FormatPiece> {
         out.push(FormatPiece::Slot {
             arg,
             debug,
+            spec: spec.to_string(),
             text: rest[..=end].to_string(),
         });
         rest = &rest[end + 1..];

@@ -14,6 +14,7 @@ mod infer;
 mod methods;
 mod names;
 mod nested;
+mod print;
 mod reducer;
 mod scatter;
 mod sig;

@@ -2,7 +2,7 @@ use granule_macros::kernel;
 
 #[kernel]
 fn noisy(i: usize, y: &mut f64) {
-    println!("{i}");
+    dbg!(i);
     *y = 1.0;
 }
 

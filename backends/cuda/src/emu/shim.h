@@ -20,6 +20,9 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+// printf, which a GPU provides to device code; the runtime flushes it at
+// the end of each launch.
+#include <stdio.h>
 
 #define GRANULE_EMULATOR 1
 

@@ -52,6 +52,9 @@ void granule_emu_launch(granule_emu::Params* p) {
     fail_launch(&l, INTERNAL, "could not start the emulator's worker threads");
   }
   for (auto& t : ts) t.join();
+  // Kernels' printf output appears by the time the launch returns, before
+  // the host prints anything after it.
+  fflush(stdout);
   for (const Worker& w : ws) {
     p->loads += w.loads;
     p->stores += w.stores;
