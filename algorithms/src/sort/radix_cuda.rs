@@ -194,14 +194,28 @@ where
             hist_len(K::BYTES),
         )?;
         histogram(self, label, &keys, &mut hist);
+        // SAFETY: the temporaries are read only by the passes, which come
+        // in pairs (the plan's), the first of each writing every one of
+        // their n elements (a permutation of the keys, and values) before
+        // the second reads them; the host never reads them.
+        let (tmp_keys, tmp_values) = unsafe {
+            (
+                View1::without_initializing_in(mem.clone(), "radix sort (keys)", n)?,
+                match &values {
+                    Some(_) => Some(View1::without_initializing_in(
+                        mem,
+                        "radix sort (values)",
+                        n,
+                    )?),
+                    None => None,
+                },
+            )
+        };
         let mut b = Buffers {
             keys: output_arg(&keys),
             values: values.as_ref().map(output_arg),
-            tmp_keys: View1::zeros_in(mem.clone(), "radix sort (keys)", n)?,
-            tmp_values: match &values {
-                Some(_) => Some(View1::zeros_in(mem, "radix sort (values)", n)?),
-                None => None,
-            },
+            tmp_keys,
+            tmp_values,
         };
         // The device decides which launches sort (radix.cuh's plan): an
         // even number of them, the first ones, so the odd launches bring

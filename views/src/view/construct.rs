@@ -63,6 +63,33 @@ impl<T: Element, const R: usize, L: Layout, M: MemorySpace> View<T, R, L, M> {
         let storage = Owned::allocate(space, label, map.span(), zeroed, map.extents())?;
         Ok(ViewBase::from_raw(storage, map))
     }
+
+    /// A View in `space` whose memory is not initialized (Kokkos's
+    /// `WithoutInitializing`): the space skips its zero-fill, which on a
+    /// device is a memset of the whole View, for memory every element of
+    /// which is written before any is read.
+    ///
+    /// # Safety
+    /// Every element must be written before it is read, on the host or on
+    /// a device; reading one that was never written is undefined
+    /// behaviour (on a device it yields whatever the memory held before).
+    ///
+    /// ```
+    /// use granule_views::{HostSpace, LayoutRight, View1};
+    /// // SAFETY: the fill writes every element before anything reads one.
+    /// let mut v = unsafe { View1::<u32, LayoutRight, HostSpace>::without_initializing_in(HostSpace, "v", 4) }?;
+    /// v.fill(7);
+    /// assert_eq!(v.to_vec(), [7; 4]);
+    /// # Ok::<(), granule_views::ViewError>(())
+    /// ```
+    pub unsafe fn without_initializing_in(
+        space: M,
+        label: &str,
+        extents: impl IntoIndex<R>,
+    ) -> Result<Self> {
+        let map = Mapping::compact::<L>(label, extents.into_index())?;
+        Self::alloc(space, label, map, false)
+    }
 }
 
 impl<T: Element, const R: usize, L: Layout, M: MemorySpace + Default> View<T, R, L, M> {
@@ -94,8 +121,8 @@ impl<T: Element, const R: usize, L: Layout, M: MemorySpace + Default> View<T, R,
     /// assert_eq!(v[7], 1.5);
     /// ```
     pub unsafe fn without_initializing(label: &str, extents: impl IntoIndex<R>) -> Result<Self> {
-        let map = Mapping::compact::<L>(label, extents.into_index())?;
-        Self::alloc(M::default(), label, map, false)
+        // SAFETY: the caller's contract, which is the same.
+        unsafe { Self::without_initializing_in(M::default(), label, extents) }
     }
 }
 

@@ -205,6 +205,7 @@ pub(crate) unsafe fn launch(
         store_sectors_needed: p.store_ideal,
         synchronizations: 0,
         allocations: 0,
+        zeroed_bytes: 0,
     };
     let message = CStr::from_bytes_until_nul(&p.message)
         .map(|m| m.to_string_lossy().into_owned())

@@ -130,6 +130,10 @@ pub struct EmuStats {
     /// Buffers [`Device::alloc_zeroed`] handed out (memory a `CudaSpace`
     /// reuses from its cache is not allocated again, so it does not count).
     pub allocations: u64,
+    /// Bytes the device zeroed: every fresh buffer, and every buffer a
+    /// `CudaSpace` takes from its cache for memory that must start zeroed
+    /// (a GPU's memset writes them).
+    pub zeroed_bytes: u64,
     /// Load instructions on global memory.
     pub global_loads: u64,
     /// Store instructions on global memory.
@@ -208,6 +212,7 @@ impl AddAssign for EmuStats {
         self.launches += o.launches;
         self.synchronizations += o.synchronizations;
         self.allocations += o.allocations;
+        self.zeroed_bytes += o.zeroed_bytes;
         self.global_loads += o.global_loads;
         self.global_stores += o.global_stores;
         self.global_load_bytes += o.global_load_bytes;
@@ -481,7 +486,10 @@ unsafe impl Device for EmuDevice {
 
     fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError> {
         let addr = self.arena().alloc(bytes, self.id)?;
-        self.count(|s| s.allocations += 1);
+        self.count(|s| {
+            s.allocations += 1;
+            s.zeroed_bytes += bytes as u64;
+        });
         Ok(DeviceBuffer::new(addr as u64, bytes))
     }
 
@@ -597,6 +605,7 @@ unsafe impl Device for EmuDevice {
         // allocation that `&mut` keeps from every other handle, and no
         // kernel runs while the stream is held.
         unsafe { std::ptr::write_bytes(to, 0, len) };
+        self.count(|s| s.zeroed_bytes += len as u64);
         Ok(())
     }
 

@@ -111,9 +111,20 @@ impl CudaSpace {
     /// kept buffer of that size when the cache has one, else a new one
     /// (after freeing the cache, when the device has no room).
     pub(crate) fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, DeviceError> {
+        self.alloc(bytes, true)
+    }
+
+    /// [`CudaSpace::alloc_zeroed`], except that a kept buffer is handed out
+    /// as it is (holding what its last owner left) unless `zeroed`: the
+    /// memset is skipped for memory the next owner writes whole before it
+    /// reads any. A new buffer is zeroed either way.
+    pub(crate) fn alloc(&self, bytes: usize, zeroed: bool) -> Result<DeviceBuffer, DeviceError> {
         let device = &**self.device();
         let kept = self.inner.cache.lock().take(bytes);
         if let Some(mut buffer) = kept {
+            if !zeroed {
+                return Ok(buffer);
+            }
             return match device.zero(&mut buffer) {
                 Ok(()) => Ok(buffer),
                 Err(e) => {

@@ -183,9 +183,11 @@ pub(crate) fn address<T>(ptr: *const T) -> u64 {
 }
 
 // SAFETY: every non-empty allocation is a `Device::alloc_zeroed` buffer of
-// exactly `bytes` bytes, either fresh or one the space released and now
-// zeroes again (`Device::zero`, in stream order); it is zeroed for every
-// operation issued after, distinct from every other live buffer (the
+// exactly `bytes` bytes, either fresh or one the space released and, when
+// `zeroed` is asked, now zeroes again (`Device::zero`, in stream order);
+// it is zeroed for every operation issued after when asked (an unzeroed
+// one holds its last owner's bytes, device memory that the host never
+// reads as values), distinct from every other live buffer (the
 // cache holds only buffers no View or launch owns any more), and at least
 // 256-byte aligned (the Device contract; checked against ALLOC_ALIGN
 // below before it is handed out). Empty
@@ -201,12 +203,12 @@ unsafe impl MemorySpace for CudaSpace {
     const NAME: &'static str = "Cuda";
     const IS_HOST_ACCESSIBLE: bool = false;
 
-    fn allocate(&self, bytes: usize, _zeroed: bool) -> Result<NonNull<u8>, String> {
+    fn allocate(&self, bytes: usize, zeroed: bool) -> Result<NonNull<u8>, String> {
         if bytes == 0 {
             return Ok(NonNull::<CacheLine>::dangling().cast());
         }
         let device = &self.inner.device;
-        let buffer = self.alloc_zeroed(bytes).map_err(|e| {
+        let buffer = self.alloc(bytes, zeroed).map_err(|e| {
             format!(
                 "the {} device could not allocate {bytes} bytes: {e}",
                 device.name()
