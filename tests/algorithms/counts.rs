@@ -6,7 +6,7 @@
 
 use crate::common::{read, view_in, Rng};
 use crate::functions::below;
-use granule::algorithms::{copy_if, inclusive_scan, sort, sort_by_key};
+use granule::algorithms::{copy_if, inclusive_scan, reduce, sort, sort_by_key};
 use granule::prelude::*;
 use granule_cuda::emu::{EmuDevice, EmuStats};
 use std::sync::{Arc, OnceLock};
@@ -185,4 +185,28 @@ fn a_sort_zeroes_only_what_it_reads_before_writing() {
         "{} bytes zeroed",
         again.zeroed_bytes
     );
+}
+
+/// A reduction of a unit-stride View loads 16 bytes a thread at a time: a
+/// load instruction per four f32 (and per two f64), not per element.
+#[test]
+fn a_reduction_loads_16_bytes_at_a_time() {
+    let mut rng = Rng::new(56);
+    let narrow = rng.vec(N, |r| (r % 9) as f32);
+    let wide: Vec<f64> = narrow.iter().map(|&v| f64::from(v)).collect();
+    let (sum, _, s) = counted_call(
+        |c| view_in(c, "x", narrow.clone()),
+        |c, x| reduce(c, x, Sum, None),
+    );
+    assert_eq!(sum, narrow.iter().sum::<f32>());
+    let per = s.global_loads as f64 / N as f64;
+    let (sum, _, w) = counted_call(
+        |c| view_in(c, "x", wide.clone()),
+        |c, x| reduce(c, x, Sum, None),
+    );
+    assert_eq!(sum, wide.iter().sum::<f64>());
+    let per_wide = w.global_loads as f64 / N as f64;
+    println!("reduce of 2^20: {per:.3} loads per f32, {per_wide:.3} per f64");
+    assert!(per < 0.26, "{per} loads per f32");
+    assert!(per_wide < 0.51, "{per_wide} loads per f64");
 }

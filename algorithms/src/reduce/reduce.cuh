@@ -6,11 +6,36 @@
 namespace granule_algo {
 
 // The Op-join of value(i, x(i)) over i < n into *result (not finalized).
-template <class Op, class U, class X, class V>
-__device__ void reduce_view(granule::u64 n, const X& x, U* partials, granule::u32* counter, U* result,
-                            V value) {
-  granule::drive_reduce<Op>(0ull, n, partials, counter, result,
-                            [&](granule::u64 i, U& acc) { Op::join(acc, value(i, x(i))); });
+// A unit-stride, 16-byte aligned View of elements that divide 16 bytes is
+// read in 16-byte pieces: the grid strides over the pieces (each thread
+// joining a piece's elements in index order), then over the elements
+// past the last whole piece, so a thread moves 16 bytes per load where
+// element loads move 4 or 8. The join order is fixed by n and the grid,
+// as drive_reduce's always is.
+template <class Op, class U, class T, class V>
+__device__ void reduce_view(granule::u64 n, const granule::View<const T, 1, granule::LayoutStride>& x,
+                            U* partials, granule::u32* counter, U* result, V value) {
+  using granule::u64;
+  struct alignas(16) Piece {
+    granule::u32 w[4];
+  };
+  constexpr granule::u32 PER = 16u % sizeof(T) == 0u ? 16u / sizeof(T) : 1u;
+  const u64 pieces = PER > 1u && granule::loads_in_pieces<PER>(x) ? n / PER : 0ull;
+  // One bounds check for every piece.
+  const Piece* p = pieces != 0ull ? (const Piece*)x.span(0ull, pieces * PER) : nullptr;
+  granule::drive_reduce<Op>(0ull, pieces + (n - pieces * PER), partials, counter, result,
+                            [&](u64 k, U& acc) {
+                              if (k < pieces) {
+                                const Piece w = p[k];
+                                T v[PER];
+                                for (granule::u32 b = 0; b < 16u; ++b)
+                                  ((unsigned char*)v)[b] = ((const unsigned char*)&w)[b];
+                                for (granule::u32 j = 0; j < PER; ++j) Op::join(acc, value(k * PER + j, v[j]));
+                              } else {
+                                const u64 i = pieces * PER + (k - pieces);
+                                Op::join(acc, value(i, x(i)));
+                              }
+                            });
 }
 
 // The Op-join of value(a(i), b(i)) over i < n into *result.
