@@ -167,26 +167,15 @@ pub(crate) mod nvrtc_check {
         let insts: Vec<DriverInstance> = rows.iter().map(|r| r.inst.clone()).collect();
         let unit = TranslationUnit::for_drivers(&insts).unwrap_or_else(|e| panic!("{name}: {e}"));
         let report = nvrtc::resources(unit.source(), name, 90).unwrap_or_else(|e| panic!("{e}"));
-        let mut table = format!(
-            "{name}, sm_90: threads, registers, spill stores/loads, stack, shared static+dynamic, H100 occupancy\n"
-        );
+        let mut table = format!("{name}, sm_90: {}\n", nvrtc::TABLE_COLUMNS);
         for (row, entry) in rows.iter().zip(unit.entries()) {
             let r = report
                 .iter()
                 .find(|r| &r.entry == entry)
                 .unwrap_or_else(|| panic!("{name}: ptxas reported nothing for {entry}"));
             let shared = u32::try_from(row.shared).expect("dynamic shared memory fits a u32");
-            table.push_str(&format!(
-                "  {entry:<60} {:>4} {:>4} {:>4}/{:<4} {:>5} {:>6}+{:<6} {:>4.0}%\n",
-                row.threads,
-                r.registers,
-                r.spill_stores,
-                r.spill_loads,
-                r.stack_frame,
-                r.static_shared,
-                row.shared,
-                100.0 * r.occupancy(row.threads, shared),
-            ));
+            table.push_str(&r.table_row(row.threads, shared));
+            table.push('\n');
             assert!(
                 !(no_spills && r.spills()),
                 "{name}: {entry} spills ({} bytes stored, {} loaded); its budget is none\n{table}",

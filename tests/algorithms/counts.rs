@@ -17,8 +17,7 @@ const N: usize = 1 << 20;
 /// counters are taken around each call, and the tests of this file run
 /// one at a time through `COUNTED`).
 fn counted<R>(f: impl FnOnce(&granule::Cuda) -> R) -> (R, EmuStats) {
-    let mut f = Some(f);
-    let (r, _, s) = counted_call(|_| (), |c, ()| (f.take().expect("called once"))(c));
+    let (r, _, s) = counted_call(|_| (), move |c, ()| f(c));
     (r, s)
 }
 

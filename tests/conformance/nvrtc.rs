@@ -374,7 +374,8 @@ const REPRESENTATIVE_KERNELS: &[&DeviceKernel] = kernel_list![
 
 /// ptxas's registers, spills, stack and static shared memory for sm_90 of
 /// each representative kernel in its pattern's driver (the first reducer
-/// that applies), with the H100 occupancy of a 256-thread block, printed
+/// that applies), with the H100 occupancy of the range drivers' 256-thread
+/// block, printed
 /// with `--nocapture`; none may spill.
 #[test]
 fn gpu_resources_of_representative_kernels() {
@@ -390,21 +391,13 @@ fn gpu_resources_of_representative_kernels() {
     let unit = TranslationUnit::new(&instances).unwrap_or_else(|e| panic!("kernels.cu: {e}"));
     let report =
         nvrtc::resources(unit.source(), "kernels.cu", 90).unwrap_or_else(|e| panic!("{e}"));
-    println!("kernels.cu, sm_90: registers, spill stores/loads, stack, static shared, H100 occupancy at 256 threads");
+    println!("kernels.cu, sm_90: {}", nvrtc::TABLE_COLUMNS);
     for entry in unit.entries() {
         let r = report
             .iter()
             .find(|r| &r.entry == entry)
             .unwrap_or_else(|| panic!("ptxas reported nothing for {entry}"));
-        println!(
-            "  {entry:<52} {:>4} {:>4}/{:<4} {:>5} {:>6} {:>4.0}%",
-            r.registers,
-            r.spill_stores,
-            r.spill_loads,
-            r.stack_frame,
-            r.static_shared,
-            100.0 * r.occupancy(256, 0)
-        );
+        println!("{}", r.table_row(256, 0));
         assert!(!r.spills(), "{entry} spills: {r:?}");
     }
 }

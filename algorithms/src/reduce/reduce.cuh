@@ -15,26 +15,26 @@ namespace granule_algo {
 template <class Op, class U, class T, class V>
 __device__ void reduce_view(granule::u64 n, const granule::View<const T, 1, granule::LayoutStride>& x,
                             U* partials, granule::u32* counter, U* result, V value) {
+  using granule::Piece;
   using granule::u64;
-  struct alignas(16) Piece {
-    granule::u32 w[4];
-  };
   constexpr granule::u32 PER = 16u % sizeof(T) == 0u ? 16u / sizeof(T) : 1u;
   const u64 pieces = PER > 1u && granule::loads_in_pieces<PER>(x) ? n / PER : 0ull;
   // One bounds check for every piece.
   const Piece* p = pieces != 0ull ? (const Piece*)x.span(0ull, pieces * PER) : nullptr;
   granule::drive_reduce<Op>(0ull, pieces + (n - pieces * PER), partials, counter, result,
                             [&](u64 k, U& acc) {
-                              if (k < pieces) {
-                                const Piece w = p[k];
-                                T v[PER];
-                                for (granule::u32 b = 0; b < 16u; ++b)
-                                  ((unsigned char*)v)[b] = ((const unsigned char*)&w)[b];
-                                for (granule::u32 j = 0; j < PER; ++j) Op::join(acc, value(k * PER + j, v[j]));
-                              } else {
-                                const u64 i = pieces * PER + (k - pieces);
-                                Op::join(acc, value(i, x(i)));
+                              if constexpr (PER > 1u) {
+                                if (k < pieces) {
+                                  // One 16-byte load, then register moves.
+                                  const Piece w = p[k];
+                                  T v[PER];
+                                  granule::unpack(w, v);
+                                  for (granule::u32 j = 0; j < PER; ++j) Op::join(acc, value(k * PER + j, v[j]));
+                                  return;
+                                }
                               }
+                              const u64 i = pieces * PER + (k - pieces);
+                              Op::join(acc, value(i, x(i)));
                             });
 }
 

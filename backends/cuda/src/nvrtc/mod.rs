@@ -15,7 +15,7 @@ mod resources;
 pub use error::{Excerpt, NvrtcError};
 pub use everywhere::{check_everywhere, check_kernels_everywhere, EVERY_ARCH};
 pub use program::{compile, compile_with, version, FloatMode, Output, Target};
-pub use resources::{resources, Resources};
+pub use resources::{resources, Resources, TABLE_COLUMNS};
 
 /// Whether `libnvrtc` can be loaded (looked up by cudarc's candidate names,
 /// `libnvrtc.so.12` among them, on the dynamic loader's path).

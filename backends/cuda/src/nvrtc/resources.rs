@@ -62,6 +62,34 @@ impl Resources {
     }
 }
 
+/// The columns of [`Resources::table_row`].
+pub const TABLE_COLUMNS: &str =
+    "entry, threads, registers, spill stores/loads, stack, shared static+dynamic, H100 occupancy";
+
+impl Resources {
+    /// The entry's line of a resource table ([`TABLE_COLUMNS`]) for a
+    /// launch of blocks of `threads` with `dynamic_shared` bytes.
+    ///
+    /// ```
+    /// use granule_cuda::nvrtc::Resources;
+    /// let r = Resources { entry: "k".into(), registers: 64, ..Resources::default() };
+    /// let row = r.table_row(256, 1024);
+    /// assert!(row.contains(" 256 ") && row.contains("0+1024") && row.ends_with("50%"), "{row}");
+    /// ```
+    pub fn table_row(&self, threads: u32, dynamic_shared: u32) -> String {
+        format!(
+            "  {:<60} {threads:>4} {:>4} {:>4}/{:<4} {:>5} {:>6}+{dynamic_shared:<6} {:>4.0}%",
+            self.entry,
+            self.registers,
+            self.spill_stores,
+            self.spill_loads,
+            self.stack_frame,
+            self.static_shared,
+            100.0 * self.occupancy(threads, dynamic_shared),
+        )
+    }
+}
+
 /// Compiles `source` (named `program` in the log) to a CUBIN for `sm_<arch>`
 /// with ptxas's verbose report, and returns the report of each entry
 /// point, in the order ptxas compiled them.

@@ -131,34 +131,45 @@ template <u32 N> __device__ __forceinline__ u32 run_length(u64 mine, u64 len) {
 // tile of a View that loads_in_pieces in 16-byte pieces (N * sizeof(T) /
 // 16 a thread, all issued before any value is used; piece k of thread t
 // is the tile's piece k * blockDim.x + t), anything else one
-// bounds-checked element a lane per step. The pieces' bytes are copied
-// byte by byte, which the compiler turns into register moves and which
-// aliases nothing. Drivers stage the tile through shared memory to read
+// bounds-checked element a lane per step (the pieces unpacked by
+// `unpack`). Drivers stage the tile through shared memory to read
 // it back in the blocked arrangement.
+// 16 bytes loaded at once.
+struct alignas(16) Piece {
+  u32 w[4];
+};
+
+// The elements of T a 16-byte piece holds (16 / sizeof(T) of them), copied
+// byte by byte, which the compiler turns into register moves and which
+// aliases nothing. `w` is a piece already loaded (a local): a piece in
+// global memory would be read a byte at a time.
+template <class T, u32 PER> __device__ __forceinline__ void unpack(const Piece& w, T (&v)[PER]) {
+  static_assert(PER * sizeof(T) == 16u, "a piece holds whole elements");
+  for (u32 b = 0; b < 16u; ++b) ((unsigned char*)v)[b] = ((const unsigned char*)&w)[b];
+}
+
 template <u32 N, class T, class L, class Put>
 __device__ __forceinline__ void load_tile(const View<const T, 1, L>& x, bool pieces, u64 first, u64 len, Put put) {
-  struct alignas(16) Piece {
-    u32 w[4];
-  };
-  constexpr bool whole = 16u % sizeof(T) == 0u && fills_pieces<T>(N);
-  constexpr u32 per_piece = whole ? 16u / sizeof(T) : 1u;
-  constexpr u32 pieces_per_thread = whole ? N * sizeof(T) / 16u : 1u;
   const u32 block = blockDim.x, t = threadIdx.x;
-  if (whole && pieces && len == (u64)block * N) {
-    const Piece* p = (const Piece*)x.span(first, len);
-    Piece w[pieces_per_thread];
-    for (u32 k = 0; k < pieces_per_thread; ++k) w[k] = p[(u64)k * block + t];
-    for (u32 k = 0; k < pieces_per_thread; ++k) {
-      T v[per_piece];
-      for (u32 b = 0; b < 16u; ++b) ((unsigned char*)v)[b] = ((const unsigned char*)&w[k])[b];
-      const u64 at = ((u64)k * block + t) * per_piece;
-      for (u32 j = 0; j < per_piece; ++j) put(at + j, v[j]);
+  if constexpr (16u % sizeof(T) == 0u && fills_pieces<T>(N)) {
+    constexpr u32 per_piece = 16u / sizeof(T);
+    constexpr u32 pieces_per_thread = N * sizeof(T) / 16u;
+    if (pieces && len == (u64)block * N) {
+      const Piece* p = (const Piece*)x.span(first, len);
+      Piece w[pieces_per_thread];
+      for (u32 k = 0; k < pieces_per_thread; ++k) w[k] = p[(u64)k * block + t];
+      for (u32 k = 0; k < pieces_per_thread; ++k) {
+        T v[per_piece];
+        unpack(w[k], v);
+        const u64 at = ((u64)k * block + t) * per_piece;
+        for (u32 j = 0; j < per_piece; ++j) put(at + j, v[j]);
+      }
+      return;
     }
-  } else {
-    for (u32 k = 0; k < N; ++k) {
-      const u64 e = (u64)k * block + t;
-      if (e < len) put(e, x(first + e));
-    }
+  }
+  for (u32 k = 0; k < N; ++k) {
+    const u64 e = (u64)k * block + t;
+    if (e < len) put(e, x(first + e));
   }
 }
 
