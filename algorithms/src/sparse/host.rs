@@ -76,8 +76,8 @@ fn contiguous<T: Element>(v: &View1<T, LayoutRight, HostSpace>) -> &[T] {
 /// balance the workers, few enough that a block's work outweighs its
 /// hand-out. The floor of 512 rows (some 14 thousand entries of a
 /// 27-point stencil) keeps a small matrix to a few blocks: handed out
-/// one by one at 64 rows, the hand-outs and the wait for a sleeping
-/// worker cost about as much as the product.
+/// one by one at 64 rows, the hand-outs cost about as much as the
+/// product.
 fn block_rows(nrows: usize) -> usize {
     nrows.div_ceil(32).clamp(512, 1024)
 }
