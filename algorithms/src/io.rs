@@ -177,6 +177,19 @@ impl<'a, T: Element, M: MemorySpace> Input<'a, T, M> {
     }
 }
 
+impl<T, M> Input<'_, T, M> {
+    /// Elements `0..n` (`n` at most the length).
+    pub(crate) fn prefix(&self, n: usize) -> Self {
+        assert!(
+            n <= self.len,
+            "{}: a prefix of {n} of {} elements",
+            self.label,
+            self.len
+        );
+        Input { len: n, ..*self }
+    }
+}
+
 impl<T, M> Clone for Input<'_, T, M> {
     fn clone(&self) -> Self {
         *self

@@ -86,6 +86,7 @@ pub mod compact;
 #[cfg(feature = "cuda")]
 mod device;
 mod error;
+pub mod find;
 mod host;
 pub mod io;
 mod portable;
@@ -101,6 +102,11 @@ pub use compact::{
 #[cfg(feature = "cuda")]
 pub use device::DeviceElement;
 pub use error::AlgorithmError;
+pub use find::{
+    adjacent_find, adjacent_find_by, count, find, find_if, find_if_not, is_partitioned,
+    is_sorted_until, is_sorted_until_by, lexicographical_compare, lexicographical_compare_by,
+    mismatch, mismatch_by, partition_point,
+};
 pub use portable::PortableAlgorithms;
 pub use reduce::{
     all_of, any_of, count_if, equal, max_element, min_element, minmax_element, none_of, reduce,

@@ -91,6 +91,16 @@ pub fn greater(a: i32, b: i32) -> bool {
     a > b
 }
 
+#[kernel(binary)]
+pub fn greater_i64(a: i64, b: i64) -> bool {
+    a > b
+}
+
+#[kernel(binary)]
+pub fn same_parity(a: i64, b: i64) -> bool {
+    (a - b) % 2 == 0
+}
+
 /// Descending by the high half (the key), so that the low half (the
 /// original index) shows whether the sort is stable.
 #[kernel(binary)]

@@ -23,6 +23,8 @@ mod compact;
 #[macro_use]
 mod reduce;
 #[macro_use]
+mod find;
+#[macro_use]
 mod sort;
 #[macro_use]
 mod bin_sort;
@@ -47,6 +49,7 @@ macro_rules! portable_tests {
         scan_tests!();
         compact_tests!();
         reduce_tests!();
+        find_tests!();
         sort_tests!();
         bin_sort_tests!();
         sparse_tests!();

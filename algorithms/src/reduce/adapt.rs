@@ -148,20 +148,20 @@ impl<T: Copy> BinaryFunctor<usize, T> for MinMaxOf {
     }
 }
 
-/// `(a, b) -> a == b`, combined by logical and.
+/// `(i, (a, b)) -> a == b`, combined by logical and.
 ///
 /// ```
 /// use granule::algorithms::reduce::adapt::Equal;
 /// use granule::base::functor::BinaryFunctor;
-/// assert!(!Equal.call(f64::NAN, f64::NAN));
+/// assert!(!Equal.call(0, (f64::NAN, f64::NAN)));
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Equal;
 
-impl<T: PartialEq> BinaryFunctor<T, T> for Equal {
+impl<T: PartialEq> BinaryFunctor<usize, (T, T)> for Equal {
     type Output = bool;
     #[inline(always)]
-    fn call(&self, a: T, b: T) -> bool {
+    fn call(&self, _i: usize, (a, b): (T, T)) -> bool {
         a == b
     }
 }

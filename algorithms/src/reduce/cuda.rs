@@ -10,7 +10,8 @@ use crate::io::Input;
 use crate::sort::{InOrder, PartialLess};
 use granule_core::kernel::DeviceReduction;
 use granule_core::reducer::{MinMaxLocScalar, Reducer, ValLocScalar};
-use granule_cuda::codegen::driver::{DeviceDriver, DriverParam, DriverParamKind as K, ElementUse};
+use granule_cuda::codegen::driver::ElementUse;
+pub(crate) use granule_cuda::codegen::driver::{DeviceDriver, DriverParam, DriverParamKind as K};
 use granule_cuda::codegen::reduce_workspace;
 use granule_cuda::kernel::{DeviceElementFn, DeviceValue};
 use granule_cuda::{Cuda, CudaSpace, DriverLaunch};
@@ -18,31 +19,38 @@ use granule_cuda::{Cuda, CudaSpace, DriverLaunch};
 /// Threads per block.
 const BLOCK: u32 = 256;
 
-/// The reductions' source, shared by their drivers.
-const SOURCE: &str = include_str!("reduce.cuh");
+/// The reductions' source, shared by their drivers (and the searches').
+pub(crate) const SOURCE: &str = include_str!("reduce.cuh");
 
 /// A driver over one View (`reduce_view`) whose values are `$acc`s made
-/// by the C++ lambda `$value(i, v)`.
+/// by the C++ lambda `$value(i, v)`; `[$extra]` are scalar parameters
+/// the lambda reads (a value searched for), bound by
+/// [`CudaReduceMap::scalars`].
 macro_rules! reduce_driver {
     ($stat:ident, $name:literal, [$($g:literal),*], $acc:literal, $fns:expr, $value:literal) => {
+        reduce_driver!($stat, $name, [$($g),*], $acc, $fns, [], $value);
+    };
+    ($stat:ident, $name:literal, [$($g:literal),*], $acc:literal, $fns:expr,
+     [$($extra:literal: $extra_cpp:literal),*], $value:literal) => {
         // SAFETY: `reduce_view` reads x(i) for i < n (the host passes the
         // input's length) through the bounds-checked accessor and folds
         // the value into drive_reduce's tail, sized by `reduce_workspace`
         // for the launch's grid (`reduce` below).
-        static $stat: DeviceDriver = unsafe {
-            DeviceDriver::new(
+        static $stat: $crate::reduce::cuda::DeviceDriver = unsafe {
+            $crate::reduce::cuda::DeviceDriver::new(
                 $name,
                 &[$($g),*],
                 Some($acc),
                 &[
-                    DriverParam { name: "n", kind: K::Scalar, cpp: "granule::u64" },
-                    DriverParam { name: "x", kind: K::Input, cpp: "T" },
-                    DriverParam { name: "partials", kind: K::Workspace, cpp: $acc },
-                    DriverParam { name: "counter", kind: K::Workspace, cpp: "granule::u32" },
-                    DriverParam { name: "result", kind: K::Workspace, cpp: $acc },
+                    $crate::reduce::cuda::param("n", $crate::reduce::cuda::K::Scalar, "granule::u64"),
+                    $crate::reduce::cuda::param("x", $crate::reduce::cuda::K::Input, "T"),
+                    $($crate::reduce::cuda::param($extra, $crate::reduce::cuda::K::Scalar, $extra_cpp),)*
+                    $crate::reduce::cuda::param("partials", $crate::reduce::cuda::K::Workspace, $acc),
+                    $crate::reduce::cuda::param("counter", $crate::reduce::cuda::K::Workspace, "granule::u32"),
+                    $crate::reduce::cuda::param("result", $crate::reduce::cuda::K::Workspace, $acc),
                 ],
                 $fns,
-                SOURCE,
+                $crate::reduce::cuda::SOURCE,
                 concat!(
                     "granule_algo::reduce_view<Op, ", $acc, ">(n, x, partials, counter, result, ",
                     $value, ");"
@@ -50,6 +58,13 @@ macro_rules! reduce_driver {
             )
         };
     };
+}
+pub(crate) use reduce_driver;
+
+/// A driver parameter (shorter than the struct literal in the drivers'
+/// tables).
+pub(crate) const fn param(name: &'static str, kind: K, cpp: &'static str) -> DriverParam {
+    DriverParam { name, kind, cpp }
 }
 
 reduce_driver!(
@@ -102,53 +117,43 @@ reduce_driver!(
 );
 
 /// A driver over two Views of the same length (`reduce_pairs`), whose
-/// bools are made by the C++ lambda `$value(a, b)`.
+/// `$acc`s are made by the C++ lambda `$value(i, a, b)`.
 macro_rules! pairs_driver {
-    ($stat:ident, $name:literal, $fns:expr, $value:literal) => {
+    ($stat:ident, $name:literal, $acc:literal, $fns:expr, $value:literal) => {
         // SAFETY: `reduce_pairs` reads a(i) and b(i) for i < n (the host
         // passes their common length) and folds the value into
         // drive_reduce's tail, sized by `reduce_workspace`.
-        static $stat: DeviceDriver = unsafe {
-            DeviceDriver::new(
+        static $stat: $crate::reduce::cuda::DeviceDriver = unsafe {
+            $crate::reduce::cuda::DeviceDriver::new(
                 $name,
                 &["T"],
-                Some("bool"),
+                Some($acc),
                 &[
-                    DriverParam {
-                        name: "n",
-                        kind: K::Scalar,
-                        cpp: "granule::u64",
-                    },
-                    DriverParam {
-                        name: "a",
-                        kind: K::Input,
-                        cpp: "T",
-                    },
-                    DriverParam {
-                        name: "b",
-                        kind: K::Input,
-                        cpp: "T",
-                    },
-                    DriverParam {
-                        name: "partials",
-                        kind: K::Workspace,
-                        cpp: "bool",
-                    },
-                    DriverParam {
-                        name: "counter",
-                        kind: K::Workspace,
-                        cpp: "granule::u32",
-                    },
-                    DriverParam {
-                        name: "result",
-                        kind: K::Workspace,
-                        cpp: "bool",
-                    },
+                    $crate::reduce::cuda::param(
+                        "n",
+                        $crate::reduce::cuda::K::Scalar,
+                        "granule::u64",
+                    ),
+                    $crate::reduce::cuda::param("a", $crate::reduce::cuda::K::Input, "T"),
+                    $crate::reduce::cuda::param("b", $crate::reduce::cuda::K::Input, "T"),
+                    $crate::reduce::cuda::param(
+                        "partials",
+                        $crate::reduce::cuda::K::Workspace,
+                        $acc,
+                    ),
+                    $crate::reduce::cuda::param(
+                        "counter",
+                        $crate::reduce::cuda::K::Workspace,
+                        "granule::u32",
+                    ),
+                    $crate::reduce::cuda::param("result", $crate::reduce::cuda::K::Workspace, $acc),
                 ],
                 $fns,
-                SOURCE,
+                $crate::reduce::cuda::SOURCE,
                 concat!(
-                    "granule_algo::reduce_pairs<Op, bool>(n, a, b, partials, counter, result, ",
+                    "granule_algo::reduce_pairs<Op, ",
+                    $acc,
+                    ">(n, a, b, partials, counter, result, ",
                     $value,
                     ");"
                 ),
@@ -156,27 +161,31 @@ macro_rules! pairs_driver {
         };
     };
 }
+pub(crate) use pairs_driver;
 
 pairs_driver!(
     EQUAL,
     "equal",
+    "bool",
     &[],
-    "[&](const T& a, const T& b) { return a == b; }"
+    "[&](granule::u64, const T& a, const T& b) { return a == b; }"
 );
 pairs_driver!(
     IN_ORDER,
     "in_order",
+    "bool",
     &[],
-    "[&](const T& a, const T& b) { return !(b < a); }"
+    "[&](granule::u64, const T& a, const T& b) { return !(b < a); }"
 );
 pairs_driver!(
     IN_ORDER_BY,
     "in_order_by",
+    "bool",
     &[2],
-    "[&](const T& a, const T& b) { return !f0(b, a); }"
+    "[&](granule::u64, const T& a, const T& b) { return !f0(b, a); }"
 );
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -210,6 +219,10 @@ pub trait CudaReduceMap<T, U>: sealed::Sealed {
     fn uses() -> Vec<ElementUse>;
     #[doc(hidden)]
     fn bind(&self, _: &mut DriverLaunch<'_>) {}
+    /// Binds the driver's scalar parameters after the input (a value
+    /// searched for); most drivers have none.
+    #[doc(hidden)]
+    fn scalars(&self, _: &mut DriverLaunch<'_>) {}
 }
 
 /// The adapters that wrap no user function: a fixed driver over `[T]`.
@@ -307,6 +320,7 @@ where
         // SAFETY: `input` holds the call's shared borrow of an n-element
         // View of `T`s.
         unsafe { l.input(input_arg(&input)) };
+        f.scalars(&mut l);
         let grid = grid_for(self, n, BLOCK);
         reduce_tail::<U>(&mut l, label, grid, |l| f.bind(l))
     }
@@ -348,7 +362,7 @@ fn reduce_tail<U: DeviceValue>(
 ///     a > b
 /// }
 ///
-/// fn on_cuda<T, F: CudaPairMap<T>>(_: &F) {}
+/// fn on_cuda<T, F: CudaPairMap<T, bool>>(_: &F) {}
 /// on_cuda::<u16, _>(&InOrder(descending()));
 /// on_cuda::<f32, _>(&Equal);
 /// ```
@@ -356,7 +370,7 @@ fn reduce_tail<U: DeviceValue>(
     message = "`{Self}` cannot run on a device execution space: it does not wrap a `#[kernel]` element function",
     note = "closures run only on host spaces (Serial, Rayon); for Cuda write the comparator as `#[kernel(binary)] fn name(a: T, b: T) -> bool {{ .. }}` and pass `name()`"
 )]
-pub trait CudaPairMap<T>: sealed::Sealed {
+pub trait CudaPairMap<T, U>: sealed::Sealed {
     #[doc(hidden)]
     fn driver() -> &'static DeviceDriver;
     #[doc(hidden)]
@@ -366,7 +380,7 @@ pub trait CudaPairMap<T>: sealed::Sealed {
 }
 
 impl sealed::Sealed for Equal {}
-impl<T: DeviceElement> CudaPairMap<T> for Equal {
+impl<T: DeviceElement> CudaPairMap<T, bool> for Equal {
     fn driver() -> &'static DeviceDriver {
         &EQUAL
     }
@@ -376,7 +390,7 @@ impl<T: DeviceElement> CudaPairMap<T> for Equal {
 }
 
 impl<C> sealed::Sealed for InOrder<C> {}
-impl<T: DeviceElement> CudaPairMap<T> for InOrder<PartialLess> {
+impl<T: DeviceElement> CudaPairMap<T, bool> for InOrder<PartialLess> {
     fn driver() -> &'static DeviceDriver {
         &IN_ORDER
     }
@@ -385,7 +399,7 @@ impl<T: DeviceElement> CudaPairMap<T> for InOrder<PartialLess> {
     }
 }
 
-impl<T, C> CudaPairMap<T> for InOrder<C>
+impl<T, C> CudaPairMap<T, bool> for InOrder<C>
 where
     T: DeviceElement,
     C: DeviceElementFn<CudaSpace, Args = (T, T), Output = bool>,
@@ -401,11 +415,12 @@ where
     }
 }
 
-impl<T, R, F> ReducePairsImpl<T, T, bool, R, F> for Cuda
+impl<T, U, R, F> ReducePairsImpl<T, T, U, R, F> for Cuda
 where
     T: DeviceElement,
-    R: Reducer<bool> + DeviceReduction,
-    F: CudaPairMap<T>,
+    U: DeviceValue,
+    R: Reducer<U> + DeviceReduction,
+    F: CudaPairMap<T, U>,
 {
     fn reduce_pairs(
         &self,
@@ -414,7 +429,7 @@ where
         b: Input<'_, T, CudaSpace>,
         op: &R,
         f: &F,
-    ) -> bool {
+    ) -> U {
         let n = a.len();
         assert_eq!(n, b.len(), "{label}: lengths differ");
         if n == 0 {
@@ -428,7 +443,7 @@ where
         // Views of `T`s.
         unsafe { l.input(input_arg(&a)).input(input_arg(&b)) };
         let grid = grid_for(self, n, BLOCK);
-        reduce_tail::<bool>(&mut l, label, grid, |l| f.bind(l))
+        reduce_tail::<U>(&mut l, label, grid, |l| f.bind(l))
     }
 }
 

@@ -65,7 +65,7 @@ macro_rules! host_reductions {
             B: Element,
             U: Copy + Send,
             R: Reducer<U>,
-            F: BinaryFunctor<A, B, Output = U>,
+            F: BinaryFunctor<usize, (A, B), Output = U>,
         {
             fn reduce_pairs(
                 &self,
@@ -82,7 +82,7 @@ macro_rules! host_reductions {
                     // SAFETY: both Inputs hold shared borrows: no thread
                     // writes them during the call; `i < len` of both.
                     let (x, y) = unsafe { (a.get(i), b.get(i)) };
-                    op.join(acc, &f.call(x, y))
+                    op.join(acc, &f.call(i, (x, y)))
                 })
             }
         }

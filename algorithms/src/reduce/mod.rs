@@ -10,7 +10,7 @@
 
 pub mod adapt;
 #[cfg(feature = "cuda")]
-mod cuda;
+pub(crate) mod cuda;
 mod host;
 
 use crate::io::Input;
@@ -52,8 +52,8 @@ pub trait ReduceImpl<T, U, R, F>: ExecutionSpace {
     ) -> U;
 }
 
-/// How an execution space reduces `f(a[i], b[i])` over two Views of the
-/// same length. Implemented for Serial and Rayon, and for Cuda through
+/// How an execution space reduces `f(i, (a[i], b[i]))` over two Views of
+/// the same length. Implemented for Serial and Rayon, and for Cuda through
 /// `CudaPairMap` (with the `cuda` feature).
 ///
 /// ```
@@ -67,7 +67,7 @@ pub trait ReduceImpl<T, U, R, F>: ExecutionSpace {
     note = "on Cuda the elements are a number type or bool and a comparator a `#[kernel(binary)]` element function"
 )]
 pub trait ReducePairsImpl<A, B, U, R, F>: ExecutionSpace {
-    /// The join by `op`, from `op.init()`, of `f(a[i], b[i])` (not
+    /// The join by `op`, from `op.init()`, of `f(i, (a[i], b[i]))` (not
     /// finalized); the lengths are equal.
     fn reduce_pairs(
         &self,

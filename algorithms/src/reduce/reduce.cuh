@@ -38,12 +38,12 @@ __device__ void reduce_view(granule::u64 n, const granule::View<const T, 1, gran
                             });
 }
 
-// The Op-join of value(a(i), b(i)) over i < n into *result.
+// The Op-join of value(i, a(i), b(i)) over i < n into *result.
 template <class Op, class U, class A, class B, class V>
 __device__ void reduce_pairs(granule::u64 n, const A& a, const B& b, U* partials, granule::u32* counter,
                              U* result, V value) {
   granule::drive_reduce<Op>(0ull, n, partials, counter, result,
-                            [&](granule::u64 i, U& acc) { Op::join(acc, value(a(i), b(i))); });
+                            [&](granule::u64 i, U& acc) { Op::join(acc, value(i, a(i), b(i))); });
 }
 
 }  // namespace granule_algo

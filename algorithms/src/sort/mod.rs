@@ -205,21 +205,21 @@ impl<T: PartialOrd> BinaryFunctor<T, T> for PartialLess {
     }
 }
 
-/// `(x[i], x[i+1]) -> !less(x[i+1], x[i])`: a pair in order.
+/// `(i, (x[i], x[i+1])) -> !less(x[i+1], x[i])`: a pair in order.
 ///
 /// ```
 /// use granule::algorithms::sort::InOrder;
 /// use granule::base::functor::BinaryFunctor;
 /// let in_order = InOrder(|a: i32, b: i32| a < b);
-/// assert!(in_order.call(1, 1) && !in_order.call(2, 1));
+/// assert!(in_order.call(0, (1, 1)) && !in_order.call(0, (2, 1)));
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InOrder<C>(pub C);
 
-impl<T, C: BinaryFunctor<T, T, Output = bool>> BinaryFunctor<T, T> for InOrder<C> {
+impl<T, C: BinaryFunctor<T, T, Output = bool>> BinaryFunctor<usize, (T, T)> for InOrder<C> {
     type Output = bool;
     #[inline(always)]
-    fn call(&self, a: T, b: T) -> bool {
+    fn call(&self, _i: usize, (a, b): (T, T)) -> bool {
         !self.0.call(b, a)
     }
 }
