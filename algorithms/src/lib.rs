@@ -103,9 +103,10 @@ pub use compact::{
 pub use device::DeviceElement;
 pub use error::AlgorithmError;
 pub use find::{
-    adjacent_find, adjacent_find_by, count, find, find_if, find_if_not, is_partitioned,
-    is_sorted_until, is_sorted_until_by, lexicographical_compare, lexicographical_compare_by,
-    mismatch, mismatch_by, partition_point,
+    adjacent_find, adjacent_find_by, count, find, find_end, find_end_by, find_first_of,
+    find_first_of_by, find_if, find_if_not, is_partitioned, is_sorted_until, is_sorted_until_by,
+    lexicographical_compare, lexicographical_compare_by, mismatch, mismatch_by, partition_point,
+    search, search_by, search_n, search_n_by,
 };
 pub use portable::PortableAlgorithms;
 pub use reduce::{

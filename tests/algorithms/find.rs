@@ -3,6 +3,23 @@
 //! mismatches, lexicographic order and partitions, on contiguous and
 //! strided Views and subviews.
 
+/// The first start of a window of `d` that matches `p` by `eq`, or
+/// `d.len()` (0 for an empty `p`), and the last one (`d.len()` for an
+/// empty `p`).
+pub fn windows<T: Copy>(d: &[T], p: &[T], eq: impl Fn(T, T) -> bool) -> (usize, usize) {
+    let (n, m) = (d.len(), p.len());
+    if m == 0 {
+        return (0, n);
+    }
+    if m > n {
+        return (n, n);
+    }
+    let hit = |i: usize| (0..m).all(|j| eq(d[i + j], p[j]));
+    let first = (0..=n - m).find(|&i| hit(i)).unwrap_or(n);
+    let last = (0..=n - m).rev().find(|&i| hit(i)).unwrap_or(n);
+    (first, last)
+}
+
 /// The first index in `0..n` where `p` holds, or `n`.
 pub fn first(n: usize, p: impl Fn(usize) -> bool) -> usize {
     (0..n).find(|&i| p(i)).unwrap_or(n)
@@ -156,6 +173,87 @@ macro_rules! find_tests {
                 "the NaNs order neither way"
             );
             assert!(!lexicographical_compare(&s, &y, &z));
+        }
+
+        #[test]
+        fn pattern_searches_match_std() {
+            use crate::find::{first, windows};
+            let s = space();
+            let mut rng = Rng::new(58);
+            let eq = |a: i64, b: i64| a == b;
+            let parity = |a: i64, b: i64| (a - b) % 2 == 0;
+            for n in sizes() {
+                let d = rng.vec(n, |r| (r % 3) as i64);
+                let x = view_in(&s, "x", d.clone());
+                for m in [0, 1, 2, 3, 7] {
+                    // A window of the data (found) and a random one.
+                    let at = n.saturating_sub(m) / 2;
+                    let from_data = d[at.min(n)..(at + m).min(n)].to_vec();
+                    for p in [from_data, rng.vec(m, |r| (r % 3) as i64)] {
+                        let pv = view_in(&s, "p", p.clone());
+                        let (first_at, last_at) = windows(&d, &p, eq);
+                        assert_eq!(search(&s, &x, &pv), first_at, "n {n} m {m}");
+                        assert_eq!(find_end(&s, &x, &pv), last_at, "n {n} m {m}");
+                        let (first_by, last_by) = windows(&d, &p, parity);
+                        assert_eq!(search_by(&s, &x, &pv, same_parity()), first_by);
+                        assert_eq!(find_end_by(&s, &x, &pv, same_parity()), last_by);
+                        let of = if p.is_empty() {
+                            n
+                        } else {
+                            first(n, |i| p.contains(&d[i]))
+                        };
+                        assert_eq!(find_first_of(&s, &x, &pv), of, "n {n} m {m}");
+                        let of_by = first(n, |i| p.iter().any(|&v| parity(d[i], v)));
+                        assert_eq!(find_first_of_by(&s, &x, &pv, same_parity()), of_by);
+                    }
+                    let run = vec![2i64; m];
+                    assert_eq!(
+                        search_n(&s, &x, m, 2),
+                        windows(&d, &run, eq).0,
+                        "n {n} m {m}"
+                    );
+                    let odd = vec![1i64; m];
+                    let by = search_n_by(&s, &x, m, 1, same_parity());
+                    assert_eq!(by, windows(&d, &odd, parity).0, "n {n} m {m}");
+                }
+            }
+        }
+
+        #[test]
+        fn pattern_searches_of_strided_views() {
+            use crate::find::windows;
+            let s = space();
+            let mut rng = Rng::new(59);
+            for n in sizes() {
+                let d = rng.vec(n, |r| (r % 2) as i64);
+                let mut wide = Vec::with_capacity(2 * n);
+                for &v in &d {
+                    wide.extend([v, 1 - v]);
+                }
+                let w =
+                    View2::<i64, LayoutRight, _>::from_vec_in(s.memory_space(), "w", [n, 2], wide)
+                        .unwrap();
+                let (col, flip) = (w.subview((ALL, 0)).unwrap(), w.subview((ALL, 1)).unwrap());
+                let p = vec![1, 0, 1];
+                let pv = view_in(&s, "p", p.clone());
+                let eq = |a: i64, b: i64| a == b;
+                let (first_at, last_at) = windows(&d, &p, eq);
+                assert_eq!(search(&s, &col, &pv), first_at, "n {n}");
+                assert_eq!(find_end(&s, &col, &pv), last_at, "n {n}");
+                // The flipped column searched for the column's own window.
+                if n >= 3 {
+                    let own = col.subview(n - 3..n).unwrap();
+                    let flipped: Vec<i64> = d.iter().map(|v| 1 - v).collect();
+                    let tail = d[n - 3..].to_vec();
+                    assert_eq!(
+                        search(&s, &flip, &own),
+                        windows(&flipped, &tail, eq).0,
+                        "n {n}"
+                    );
+                    assert_eq!(search(&s, &col, &own), windows(&d, &tail, eq).0);
+                }
+                assert_eq!(search_n(&s, &flip, 4, 0), windows(&d, &[1, 1, 1, 1], eq).0);
+            }
         }
     };
 }

@@ -5,7 +5,10 @@
 //! own types, so a device implementation translates them like any
 //! `#[kernel]`.
 
+use crate::host::raw::Src;
+use crate::io::Input;
 use granule_core::functor::{BinaryFunctor, UnaryFunctor};
+use granule_views::{Element, HostAccessible};
 
 /// The candidate index of an element that is not one: the identity of
 /// `Min` over `usize`, so that the smallest candidate is the first.
@@ -241,6 +244,151 @@ impl<T: Copy, C: BinaryFunctor<T, T, Output = bool>> BinaryFunctor<usize, (T, T)
             2 * i
         } else if self.0.call(b, a) {
             2 * i + 1
+        } else {
+            NONE
+        }
+    }
+}
+
+/// Whether `pred(x[i + j], p(j))` holds for every `j < m`, reading `x`
+/// and the pattern of a search's adapter; false when the window passes
+/// the end of `x`.
+#[inline(always)]
+fn window_at<T: Element, C: BinaryFunctor<T, T, Output = bool>>(
+    x: &Src<T>,
+    i: usize,
+    m: usize,
+    p: impl Fn(usize) -> T,
+    pred: &C,
+) -> bool {
+    // SAFETY: the adapters hold the searches' shared borrows of `x` and
+    // of the pattern (`Input`s), so no thread writes them during the
+    // call; indices past `x` are not read (`m <= len - i`).
+    m <= x.len - i && (0..m).all(|j| pred.call(unsafe { x.get(i + j) }, p(j)))
+}
+
+/// `(i, _) -> i` where the window of `x` at `i` matches the pattern by
+/// `pred` ([`search`](crate::search)): the first such window.
+///
+/// It is made by the search from its Views; a device implementation
+/// binds the pattern as a further argument of its driver.
+#[derive(Debug)]
+pub struct FirstWindow<'a, T, M, C> {
+    pub(crate) x: Input<'a, T, M>,
+    pub(crate) pattern: Input<'a, T, M>,
+    pub(crate) pred: C,
+}
+
+/// `(i, _) -> i + 1` where the window of `x` at `i` matches the pattern
+/// by `pred`, else 0 ([`find_end`](crate::find_end)): joined by `Max`,
+/// the end of the last such window's start.
+#[derive(Debug)]
+pub struct LastWindow<'a, T, M, C>(pub(crate) FirstWindow<'a, T, M, C>);
+
+/// `(i, _) -> i` where `count` elements from `i` match `value` by `pred`
+/// ([`search_n`](crate::search_n)).
+#[derive(Debug)]
+pub struct FirstRun<'a, T, M, C> {
+    pub(crate) x: Input<'a, T, M>,
+    pub(crate) count: usize,
+    pub(crate) value: T,
+    pub(crate) pred: C,
+}
+
+/// `(i, x) -> i` where `pred(x, s)` holds for some element `s` of the
+/// set ([`find_first_of`](crate::find_first_of)).
+#[derive(Debug)]
+pub struct FirstOf<'a, T, M, C> {
+    pub(crate) set: Input<'a, T, M>,
+    pub(crate) pred: C,
+}
+
+impl<T, M, C> FirstWindow<'_, T, M, C>
+where
+    T: Element,
+    M: HostAccessible,
+    C: BinaryFunctor<T, T, Output = bool>,
+{
+    #[inline(always)]
+    fn matches(&self, i: usize) -> bool {
+        let p = Src::of(&self.pattern);
+        // SAFETY: as in `window_at`; `j < m`, the pattern's length.
+        window_at(
+            &Src::of(&self.x),
+            i,
+            p.len,
+            |j| unsafe { p.get(j) },
+            &self.pred,
+        )
+    }
+}
+
+impl<T, M, C> BinaryFunctor<usize, T> for FirstWindow<'_, T, M, C>
+where
+    T: Element,
+    M: HostAccessible,
+    C: BinaryFunctor<T, T, Output = bool>,
+{
+    type Output = usize;
+    #[inline(always)]
+    fn call(&self, i: usize, _: T) -> usize {
+        if self.matches(i) {
+            i
+        } else {
+            NONE
+        }
+    }
+}
+
+impl<T, M, C> BinaryFunctor<usize, T> for LastWindow<'_, T, M, C>
+where
+    T: Element,
+    M: HostAccessible,
+    C: BinaryFunctor<T, T, Output = bool>,
+{
+    type Output = usize;
+    #[inline(always)]
+    fn call(&self, i: usize, _: T) -> usize {
+        if self.0.matches(i) {
+            i + 1
+        } else {
+            0
+        }
+    }
+}
+
+impl<T, M, C> BinaryFunctor<usize, T> for FirstRun<'_, T, M, C>
+where
+    T: Element,
+    M: HostAccessible,
+    C: BinaryFunctor<T, T, Output = bool>,
+{
+    type Output = usize;
+    #[inline(always)]
+    fn call(&self, i: usize, _: T) -> usize {
+        let x = Src::of(&self.x);
+        if window_at(&x, i, self.count, |_| self.value, &self.pred) {
+            i
+        } else {
+            NONE
+        }
+    }
+}
+
+impl<T, M, C> BinaryFunctor<usize, T> for FirstOf<'_, T, M, C>
+where
+    T: Element,
+    M: HostAccessible,
+    C: BinaryFunctor<T, T, Output = bool>,
+{
+    type Output = usize;
+    #[inline(always)]
+    fn call(&self, i: usize, v: T) -> usize {
+        let set = Src::of(&self.set);
+        // SAFETY: the adapter holds the search's shared borrow of the set:
+        // no thread writes it during the call; `j < len`.
+        if (0..set.len).any(|j| self.pred.call(v, unsafe { set.get(j) })) {
+            i
         } else {
             NONE
         }

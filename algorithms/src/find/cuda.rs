@@ -4,10 +4,10 @@
 //! `#[kernel]` element function, if any.
 
 use super::adapt::{
-    CountEq, FirstAdjacent, FirstDescent, FirstEq, FirstIf, FirstIfNot, FirstMismatch, LexOrder,
-    PartialEqual, PartitionEnds,
+    CountEq, FirstAdjacent, FirstDescent, FirstEq, FirstIf, FirstIfNot, FirstMismatch, FirstOf,
+    FirstRun, FirstWindow, LastWindow, LexOrder, PartialEqual, PartitionEnds,
 };
-use crate::device::{element_use, DeviceElement};
+use crate::device::{element_use, input_arg, DeviceElement};
 use crate::reduce::cuda::{pairs_driver, reduce_driver, sealed, CudaPairMap, CudaReduceMap};
 use crate::sort::PartialLess;
 use granule_cuda::codegen::driver::{DeviceDriver, ElementUse};
@@ -36,7 +36,7 @@ reduce_driver!(
     ["T"],
     "granule::usize",
     &[],
-    ["value": "T"],
+    ["value": Scalar "T"],
     "[&](granule::u64 i, const T& v) { return v == value ? (granule::usize)i : ~(granule::usize)0; }"
 );
 reduce_driver!(
@@ -45,7 +45,7 @@ reduce_driver!(
     ["T"],
     "granule::usize",
     &[],
-    ["value": "T"],
+    ["value": Scalar "T"],
     "[&](granule::u64, const T& v) { return (granule::usize)(v == value ? 1u : 0u); }"
 );
 reduce_driver!(
@@ -124,6 +124,81 @@ pairs_driver!(
      }"
 );
 
+/// A search's driver: `$test` is a C++ expression that is true when the
+/// candidate start `i` (element `v`) matches, with `eq(a, b)` the
+/// comparison (`==`, or the element function `f0`), from which the value
+/// lambda makes `$hit` (or `$miss`).
+macro_rules! search_driver {
+    ($plain:ident, $by:ident, $name:literal, $by_name:literal, [$($extra:tt)*], $test:literal,
+     $hit:literal, $miss:literal) => {
+        reduce_driver!(
+            $plain,
+            $name,
+            ["T"],
+            "granule::usize",
+            &[],
+            [$($extra)*],
+            concat!(
+                "[&](granule::u64 i, const T& v) { auto eq = [&](const T& a, const T& b) { return a == b; }; return ",
+                $test, " ? ", $hit, " : ", $miss, "; }"
+            )
+        );
+        reduce_driver!(
+            $by,
+            $by_name,
+            ["T"],
+            "granule::usize",
+            &[2],
+            [$($extra)*],
+            concat!(
+                "[&](granule::u64 i, const T& v) { auto eq = [&](const T& a, const T& b) { return (bool)f0(a, b); }; return ",
+                $test, " ? ", $hit, " : ", $miss, "; }"
+            )
+        );
+    };
+}
+
+search_driver!(
+    SEARCH,
+    SEARCH_BY,
+    "search",
+    "search_by",
+    ["p": Input "T"],
+    "granule_algo::window_matches(i, n, x, p.extent(0), [&](granule::u64 j) { return p(j); }, eq)",
+    "(granule::usize)i",
+    "~(granule::usize)0"
+);
+search_driver!(
+    FIND_END,
+    FIND_END_BY,
+    "find_end",
+    "find_end_by",
+    ["p": Input "T"],
+    "granule_algo::window_matches(i, n, x, p.extent(0), [&](granule::u64 j) { return p(j); }, eq)",
+    "(granule::usize)i + 1u",
+    "(granule::usize)0"
+);
+search_driver!(
+    SEARCH_N,
+    SEARCH_N_BY,
+    "search_n",
+    "search_n_by",
+    ["count": Scalar "granule::u64", "value": Scalar "T"],
+    "granule_algo::window_matches(i, n, x, count, [&](granule::u64) { return value; }, eq)",
+    "(granule::usize)i",
+    "~(granule::usize)0"
+);
+search_driver!(
+    FIRST_OF,
+    FIRST_OF_BY,
+    "find_first_of",
+    "find_first_of_by",
+    ["s": Input "T"],
+    "granule_algo::any_matches(v, s, eq)",
+    "(granule::usize)i",
+    "~(granule::usize)0"
+);
+
 /// The adapters around a unary `#[kernel]` predicate.
 macro_rules! predicate_map {
     ($adapter:ident, $u:ty, $driver:ident) => {
@@ -166,7 +241,7 @@ macro_rules! value_map {
             fn uses() -> Vec<ElementUse> {
                 Vec::new()
             }
-            fn scalars(&self, l: &mut DriverLaunch<'_>) {
+            fn extra_args(&self, l: &mut DriverLaunch<'_>) {
                 l.scalar(self.0);
             }
         }
@@ -210,6 +285,67 @@ pair_map!(FirstAdjacent, PartialEqual, ADJACENT, ADJACENT_BY);
 pair_map!(FirstDescent, PartialLess, DESCENT, DESCENT_BY);
 pair_map!(LexOrder, PartialLess, LEX, LEX_BY);
 
+/// The pattern searches: a fixed driver for `==`, another around a
+/// `#[kernel(binary)]` predicate (the adapter's field `$pred`); `$bind`
+/// binds the driver's extra arguments from the adapter `$a`.
+macro_rules! search_map {
+    ($adapter:ident, $u:ty, $plain:ident, $by:ident, pred [$($pred:tt)+], |$a:ident, $l:ident| $bind:block) => {
+        impl<T, C> sealed::Sealed for $adapter<'_, T, CudaSpace, C> {}
+        impl<T: DeviceElement> CudaReduceMap<T, $u> for $adapter<'_, T, CudaSpace, PartialEqual> {
+            fn driver() -> &'static DeviceDriver {
+                &$plain
+            }
+            fn types() -> Vec<&'static str> {
+                vec![T::CPP]
+            }
+            fn uses() -> Vec<ElementUse> {
+                Vec::new()
+            }
+            fn extra_args(&self, $l: &mut DriverLaunch<'_>) {
+                let $a = self;
+                $bind
+            }
+        }
+        impl<T, C> CudaReduceMap<T, $u> for $adapter<'_, T, CudaSpace, C>
+        where
+            T: DeviceElement,
+            C: DeviceElementFn<CudaSpace, Args = (T, T), Output = bool>,
+        {
+            fn driver() -> &'static DeviceDriver {
+                &$by
+            }
+            fn types() -> Vec<&'static str> {
+                vec![T::CPP]
+            }
+            fn uses() -> Vec<ElementUse> {
+                vec![element_use::<C>()]
+            }
+            fn extra_args(&self, $l: &mut DriverLaunch<'_>) {
+                let $a = self;
+                $bind
+            }
+            fn bind(&self, l: &mut DriverLaunch<'_>) {
+                l.function(&self $($pred)+);
+            }
+        }
+    };
+}
+
+// SAFETY (each `input` below): the adapter's Input holds the search's
+// shared borrow of the pattern or set for the call.
+search_map!(FirstWindow, usize, SEARCH, SEARCH_BY, pred [.pred], |a, l| {
+    unsafe { l.input(input_arg(&a.pattern)) };
+});
+search_map!(LastWindow, usize, FIND_END, FIND_END_BY, pred [.0.pred], |a, l| {
+    unsafe { l.input(input_arg(&a.0.pattern)) };
+});
+search_map!(FirstRun, usize, SEARCH_N, SEARCH_N_BY, pred [.pred], |a, l| {
+    l.scalar(a.count as u64).scalar(a.value);
+});
+search_map!(FirstOf, usize, FIRST_OF, FIRST_OF_BY, pred [.pred], |a, l| {
+    unsafe { l.input(input_arg(&a.set)) };
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +380,19 @@ mod tests {
         for plain in [&MISMATCH, &ADJACENT, &DESCENT, &LEX] {
             insts.push(instance(plain, vec!["granule::i32"], min));
         }
+        for plain in [&SEARCH, &SEARCH_N, &FIRST_OF] {
+            insts.push(instance(plain, vec!["granule::u8"], min));
+        }
+        insts.push(instance(&FIND_END, vec!["granule::u8"], Some(Reducer::Max)));
+        for by in [&SEARCH_BY, &SEARCH_N_BY, &FIRST_OF_BY] {
+            let f = element_use::<before<'static, f32>>();
+            insts.push(with(instance(by, vec!["granule::f32"], min), f));
+        }
+        let f = element_use::<before<'static, f32>>();
+        insts.push(with(
+            instance(&FIND_END_BY, vec!["granule::f32"], Some(Reducer::Max)),
+            f,
+        ));
         for by in [&MISMATCH_BY, &ADJACENT_BY, &DESCENT_BY, &LEX_BY] {
             let f = element_use::<before<'static, f32>>();
             insts.push(with(instance(by, vec!["granule::f32"], min), f));

@@ -1,7 +1,9 @@
 //! Searches: [`find`], [`find_if`], [`find_if_not`], [`count`],
 //! [`adjacent_find`], [`is_sorted_until`], [`mismatch`],
-//! [`lexicographical_compare`], [`is_partitioned`], [`partition_point`]
-//! (and the `_by` forms that take a predicate or an order).
+//! [`lexicographical_compare`], [`is_partitioned`], [`partition_point`],
+//! and the searches for a pattern, [`search`], [`find_end`],
+//! [`search_n`], [`find_first_of`] (and the `_by` forms that take a
+//! predicate or an order).
 //!
 //! Each returns an index where Kokkos returns an iterator: the View's
 //! length where Kokkos returns `end`. Each is one reduction over the
@@ -17,6 +19,7 @@
 pub mod adapt;
 #[cfg(feature = "cuda")]
 mod cuda;
+mod search;
 
 use crate::io::Input;
 use crate::reduce::{ReduceImpl, ReducePairsImpl};
@@ -29,6 +32,10 @@ use granule_core::functor::{BinaryFunctor, UnaryFunctor};
 use granule_core::reducer::{Max, Min, Sum};
 use granule_views::storage::Storage;
 use granule_views::{Element, Layout, ViewBase};
+pub use search::{
+    find_end, find_end_by, find_first_of, find_first_of_by, search, search_by, search_n,
+    search_n_by,
+};
 
 /// A candidate from a `Min` of [`NONE`]-or-index values, as an index:
 /// `len` when there is none.

@@ -23,19 +23,17 @@ const BLOCK: u32 = 256;
 pub(crate) const SOURCE: &str = include_str!("reduce.cuh");
 
 /// A driver over one View (`reduce_view`) whose values are `$acc`s made
-/// by the C++ lambda `$value(i, v)`; `[$extra]` are scalar parameters
-/// the lambda reads (a value searched for), bound by
-/// [`CudaReduceMap::scalars`].
+/// by the C++ lambda `$value(i, v)`; `[$extra]` are further parameters
+/// the lambda reads (a value or a pattern searched for), bound by
+/// [`CudaReduceMap::extra_args`].
 macro_rules! reduce_driver {
-    ($stat:ident, $name:literal, [$($g:literal),*], $acc:literal, $fns:expr, $value:literal) => {
-        reduce_driver!($stat, $name, [$($g),*], $acc, $fns, [], $value);
-    };
     ($stat:ident, $name:literal, [$($g:literal),*], $acc:literal, $fns:expr,
-     [$($extra:literal: $extra_cpp:literal),*], $value:literal) => {
+     [$($extra:literal: $kind:ident $extra_cpp:literal),*], $value:expr) => {
         // SAFETY: `reduce_view` reads x(i) for i < n (the host passes the
-        // input's length) through the bounds-checked accessor and folds
-        // the value into drive_reduce's tail, sized by `reduce_workspace`
-        // for the launch's grid (`reduce` below).
+        // input's length) through the bounds-checked accessor, the value
+        // lambdas read the extra Inputs through it too, and it folds the
+        // value into drive_reduce's tail, sized by `reduce_workspace` for
+        // the launch's grid (`reduce_tail` below).
         static $stat: $crate::reduce::cuda::DeviceDriver = unsafe {
             $crate::reduce::cuda::DeviceDriver::new(
                 $name,
@@ -44,7 +42,7 @@ macro_rules! reduce_driver {
                 &[
                     $crate::reduce::cuda::param("n", $crate::reduce::cuda::K::Scalar, "granule::u64"),
                     $crate::reduce::cuda::param("x", $crate::reduce::cuda::K::Input, "T"),
-                    $($crate::reduce::cuda::param($extra, $crate::reduce::cuda::K::Scalar, $extra_cpp),)*
+                    $($crate::reduce::cuda::param($extra, $crate::reduce::cuda::K::$kind, $extra_cpp),)*
                     $crate::reduce::cuda::param("partials", $crate::reduce::cuda::K::Workspace, $acc),
                     $crate::reduce::cuda::param("counter", $crate::reduce::cuda::K::Workspace, "granule::u32"),
                     $crate::reduce::cuda::param("result", $crate::reduce::cuda::K::Workspace, $acc),
@@ -57,6 +55,9 @@ macro_rules! reduce_driver {
                 ),
             )
         };
+    };
+    ($stat:ident, $name:literal, [$($g:literal),*], $acc:literal, $fns:expr, $value:expr) => {
+        reduce_driver!($stat, $name, [$($g),*], $acc, $fns, [], $value);
     };
 }
 pub(crate) use reduce_driver;
@@ -219,10 +220,10 @@ pub trait CudaReduceMap<T, U>: sealed::Sealed {
     fn uses() -> Vec<ElementUse>;
     #[doc(hidden)]
     fn bind(&self, _: &mut DriverLaunch<'_>) {}
-    /// Binds the driver's scalar parameters after the input (a value
-    /// searched for); most drivers have none.
+    /// Binds the driver's parameters after the input (a value or a
+    /// pattern searched for); most drivers have none.
     #[doc(hidden)]
-    fn scalars(&self, _: &mut DriverLaunch<'_>) {}
+    fn extra_args(&self, _: &mut DriverLaunch<'_>) {}
 }
 
 /// The adapters that wrap no user function: a fixed driver over `[T]`.
@@ -320,7 +321,7 @@ where
         // SAFETY: `input` holds the call's shared borrow of an n-element
         // View of `T`s.
         unsafe { l.input(input_arg(&input)) };
-        f.scalars(&mut l);
+        f.extra_args(&mut l);
         let grid = grid_for(self, n, BLOCK);
         reduce_tail::<U>(&mut l, label, grid, |l| f.bind(l))
     }

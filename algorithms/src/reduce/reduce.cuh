@@ -46,4 +46,22 @@ __device__ void reduce_pairs(granule::u64 n, const A& a, const B& b, U* partials
                             [&](granule::u64 i, U& acc) { Op::join(acc, value(i, a(i), b(i))); });
 }
 
+// The searches' tests of a candidate start i < n of x: whether eq(x(i + j),
+// p(j)) holds for every j < m (false when the window passes n).
+template <class X, class P, class Eq>
+__device__ bool window_matches(granule::u64 i, granule::u64 n, const X& x, granule::u64 m, P p, Eq eq) {
+  if (m > n - i) return false;
+  for (granule::u64 j = 0; j < m; ++j)
+    if (!eq(x(i + j), p(j))) return false;
+  return true;
+}
+
+// Whether eq(v, s(j)) holds for some element j of s.
+template <class T, class S, class Eq>
+__device__ bool any_matches(const T& v, const S& s, Eq eq) {
+  for (granule::u64 j = 0; j < s.extent(0); ++j)
+    if (eq(v, s(j))) return true;
+  return false;
+}
+
 }  // namespace granule_algo
