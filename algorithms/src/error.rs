@@ -101,6 +101,19 @@ pub enum AlgorithmError {
         /// The matrix's column count.
         ncols: usize,
     },
+    /// An index or a count given with a View lies past its end.
+    OutOfRange {
+        /// The algorithm that was called.
+        algorithm: &'static str,
+        /// What the number is ("count", "middle", "index").
+        what: &'static str,
+        /// The number given.
+        value: usize,
+        /// Label of the View.
+        view: String,
+        /// Its length.
+        len: usize,
+    },
     /// A temporary buffer could not be made.
     View(ViewError),
 }
@@ -117,6 +130,21 @@ impl AlgorithmError {
             first_len,
             second: second.into(),
             second_len,
+        }
+    }
+
+    pub(crate) fn out_of_range(
+        algorithm: &'static str,
+        what: &'static str,
+        value: usize,
+        (view, len): (&str, usize),
+    ) -> Self {
+        AlgorithmError::OutOfRange {
+            algorithm,
+            what,
+            value,
+            view: view.into(),
+            len,
         }
     }
 
@@ -195,6 +223,16 @@ impl fmt::Display for AlgorithmError {
             } => write!(
                 f,
                 "CrsMatrix::new: entry {index} of \"{entries}\" (row {row}) is column {column}, but the matrix has {ncols} columns"
+            ),
+            AlgorithmError::OutOfRange {
+                algorithm,
+                what,
+                value,
+                view,
+                len,
+            } => write!(
+                f,
+                "{algorithm}: {what} {value} is past the end of View \"{view}\" [{len}]; nothing was written"
             ),
             AlgorithmError::View(e) => write!(f, "{e}"),
         }

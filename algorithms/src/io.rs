@@ -177,6 +177,41 @@ impl<'a, T: Element, M: MemorySpace> Input<'a, T, M> {
     }
 }
 
+impl<T, M> Output<'_, T, M> {
+    /// The same elements, borrowed from this Output for a shorter time.
+    pub(crate) fn reborrow(&mut self) -> Output<'_, T, M> {
+        Output {
+            ptr: self.ptr,
+            len: self.len,
+            stride: self.stride,
+            label: self.label,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Elements `0..mid` and `mid..len`: two Outputs that share no
+    /// element, each holding its part of the unique borrow.
+    pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
+        assert!(
+            mid <= self.len,
+            "{}: a split at {mid} of {} elements",
+            self.label,
+            self.len
+        );
+        // With mid == len the second part is empty and never read, so it
+        // may start anywhere (wrapping: no pointer past the allocation).
+        let step = if mid < self.len { mid * self.stride } else { 0 };
+        let second = Output {
+            ptr: self.ptr.wrapping_add(step),
+            len: self.len - mid,
+            stride: self.stride,
+            label: self.label,
+            _borrow: PhantomData,
+        };
+        (Output { len: mid, ..self }, second)
+    }
+}
+
 impl<T, M> Input<'_, T, M> {
     /// Elements `0..n` (`n` at most the length).
     pub(crate) fn prefix(&self, n: usize) -> Self {

@@ -94,6 +94,7 @@ pub mod reduce;
 pub mod scan;
 pub mod sort;
 pub mod sparse;
+pub mod transform;
 
 pub use compact::{
     compact_by_flags, copy_if, copy_if_counted, partition_copy, partition_copy_counted, remove_if,
@@ -119,3 +120,9 @@ pub use scan::{
 };
 pub use sort::{is_sorted, is_sorted_by, release_scratch, sort, sort_by, sort_by_key, RadixKey};
 pub use sparse::{spmv, CrsMatrix};
+pub use transform::{
+    adjacent_difference, adjacent_difference_by, copy, copy_backward, copy_n, fill, fill_n,
+    for_each, for_each_n, generate, generate_n, iter_swap, move_backward, r#move, replace,
+    replace_copy, replace_copy_if, replace_if, reverse, reverse_copy, rotate, rotate_copy,
+    shift_left, shift_right, swap_ranges, transform, transform_binary,
+};

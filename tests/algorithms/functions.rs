@@ -133,3 +133,27 @@ pub fn less_unless(a: i64, b: i64, at: i64) -> bool {
     assert!(a != at, "user code failed");
     a < b
 }
+
+#[kernel(binary)]
+pub fn weighted(a: i64, b: i64) -> i64 {
+    3 * a - b
+}
+
+#[kernel(binary)]
+pub fn larger(a: i64, b: i64) -> i64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+#[kernel]
+pub fn index_pattern(i: usize, k: i64) -> i64 {
+    (i as i64 * k) % 17
+}
+
+#[kernel]
+pub fn twice_plus(v: i64, c: i64) -> i64 {
+    2 * v + c
+}

@@ -25,6 +25,8 @@ mod reduce;
 #[macro_use]
 mod find;
 #[macro_use]
+mod transform;
+#[macro_use]
 mod sort;
 #[macro_use]
 mod bin_sort;
@@ -50,6 +52,7 @@ macro_rules! portable_tests {
         compact_tests!();
         reduce_tests!();
         find_tests!();
+        transform_tests!();
         sort_tests!();
         bin_sort_tests!();
         sparse_tests!();

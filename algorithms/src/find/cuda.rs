@@ -331,18 +331,22 @@ macro_rules! search_map {
     };
 }
 
-// SAFETY (each `input` below): the adapter's Input holds the search's
-// shared borrow of the pattern or set for the call.
 search_map!(FirstWindow, usize, SEARCH, SEARCH_BY, pred [.pred], |a, l| {
+    // SAFETY: the adapter's Input holds the search's shared borrow of
+    // the pattern (or set) for the call.
     unsafe { l.input(input_arg(&a.pattern)) };
 });
 search_map!(LastWindow, usize, FIND_END, FIND_END_BY, pred [.0.pred], |a, l| {
+    // SAFETY: the adapter's Input holds the search's shared borrow of
+    // the pattern (or set) for the call.
     unsafe { l.input(input_arg(&a.0.pattern)) };
 });
 search_map!(FirstRun, usize, SEARCH_N, SEARCH_N_BY, pred [.pred], |a, l| {
     l.scalar(a.count as u64).scalar(a.value);
 });
 search_map!(FirstOf, usize, FIRST_OF, FIRST_OF_BY, pred [.pred], |a, l| {
+    // SAFETY: the adapter's Input holds the search's shared borrow of
+    // the pattern (or set) for the call.
     unsafe { l.input(input_arg(&a.set)) };
 });
 
