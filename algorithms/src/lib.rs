@@ -97,8 +97,8 @@ pub mod sparse;
 pub mod transform;
 
 pub use compact::{
-    compact_by_flags, copy_if, copy_if_counted, partition_copy, partition_copy_counted, remove_if,
-    unique,
+    compact_by_flags, copy_if, copy_if_counted, partition_copy, partition_copy_counted, remove,
+    remove_copy, remove_copy_if, remove_if, unique, unique_copy,
 };
 #[cfg(feature = "cuda")]
 pub use device::DeviceElement;

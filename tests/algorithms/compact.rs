@@ -189,5 +189,39 @@ macro_rules! compact_tests {
                 );
             }
         }
+
+        #[test]
+        fn removals_and_unique_copy_match_std() {
+            let s = space();
+            let mut rng = Rng::new(65);
+            for n in sizes() {
+                let d = rng.vec(n, |r| (r % 4) as i64);
+                let x = view_in(&s, "x", d.clone());
+                let mut y = view_in(&s, "y", vec![-9i64; n]);
+                let kept: Vec<i64> = d.iter().copied().filter(|&v| v != 2).collect();
+                assert_eq!(remove_copy(&s, &x, &mut y, 2).unwrap(), kept.len(), "n {n}");
+                assert_eq!(read(&y)[..kept.len()], kept[..]);
+                let small: Vec<i64> = d.iter().copied().filter(|&v| v <= 1).collect();
+                assert_eq!(
+                    remove_copy_if(&s, &x, &mut y, above(1)).unwrap(),
+                    small.len()
+                );
+                assert_eq!(read(&y)[..small.len()], small[..], "n {n}");
+                let mut runs = d.clone();
+                runs.dedup();
+                assert_eq!(unique_copy(&s, &x, &mut y).unwrap(), runs.len(), "n {n}");
+                assert_eq!(read(&y)[..runs.len()], runs[..]);
+                assert_eq!(read(&x), d, "the input is not written");
+                let mut z = view_in(&s, "z", d.clone());
+                assert_eq!(remove(&s, &mut z, 2), kept.len());
+                assert_eq!(read(&z)[..kept.len()], kept[..], "n {n}");
+                if n > 0 {
+                    let mut short = view_in(&s, "short", vec![5i64; n - 1]);
+                    assert!(remove_copy(&s, &x, &mut short, 2).is_err());
+                    assert!(unique_copy(&s, &x, &mut short).is_err());
+                    assert_eq!(read(&short), vec![5; n - 1], "nothing written");
+                }
+            }
+        }
     };
 }

@@ -109,6 +109,16 @@ compact_driver!(
      [&](granule::u64 at, const T& v) { out(at) = v; }, [&](granule::u64, const T&) {});"
 );
 compact_driver!(
+    REMOVE_COPY_IF,
+    "remove_copy_if",
+    ["T"],
+    &[1],
+    [X, OUT],
+    "granule_algo::compact<T>(n, smem, false, false, status, values, tiles, result, \
+     x, [&](granule::u64, const T& v) { return !f0(v); }, \
+     [&](granule::u64 at, const T& v) { out(at) = v; }, [&](granule::u64, const T&) {});"
+);
+compact_driver!(
     PARTITION,
     "partition_copy",
     ["T"],
@@ -147,6 +157,17 @@ compact_driver!(
     &[],
     [X, OUT],
     "granule_algo::compact<T>(n, smem, false, true, status, values, tiles, result, \
+     x, \
+     [&](granule::u64 i, const T& v) { return i == 0ull || !(v == x(i - 1ull)); }, \
+     [&](granule::u64 at, const T& v) { out(at) = v; }, [&](granule::u64, const T&) {});"
+);
+compact_driver!(
+    UNIQUE_COPY,
+    "unique_copy",
+    ["T"],
+    &[],
+    [X, OUT],
+    "granule_algo::compact<T>(n, smem, false, false, status, values, tiles, result, \
      x, \
      [&](granule::u64 i, const T& v) { return i == 0ull || !(v == x(i - 1ull)); }, \
      [&](granule::u64 at, const T& v) { out(at) = v; }, [&](granule::u64, const T&) {});"
@@ -234,6 +255,22 @@ where
         )
     }
 
+    fn remove_copy_if(
+        &self,
+        label: &str,
+        input: Input<'_, T, CudaSpace>,
+        output: Output<'_, T, CudaSpace>,
+        pred: &P,
+    ) -> usize {
+        let n = input.len();
+        let views = [(input_arg(&input), false), (output_arg(&output), true)];
+        let bind = |l: &mut DriverLaunch<'_>| {
+            l.function(pred);
+        };
+        let inst = with_pred::<T, P>(&REMOVE_COPY_IF);
+        compact::<T>(self, label, inst, (n, false), &views, bind)
+    }
+
     fn remove_if(&self, label: &str, data: Output<'_, T, CudaSpace>, pred: &P) -> usize {
         let n = data.len();
         let views = [(output_arg(&data), false), (output_arg(&data), true)];
@@ -304,6 +341,18 @@ impl<T: DeviceElement + PartialEq> UniqueImpl<T> for Cuda {
         let inst = instance(&UNIQUE, vec![T::CPP], None);
         compact::<T>(self, label, inst, (n, true), &views, |_| {})
     }
+
+    fn unique_copy(
+        &self,
+        label: &str,
+        input: Input<'_, T, CudaSpace>,
+        output: Output<'_, T, CudaSpace>,
+    ) -> usize {
+        let n = input.len();
+        let views = [(input_arg(&input), false), (output_arg(&output), true)];
+        let inst = instance(&UNIQUE_COPY, vec![T::CPP], None);
+        compact::<T>(self, label, inst, (n, false), &views, |_| {})
+    }
 }
 
 #[cfg(test)]
@@ -316,10 +365,13 @@ mod tests {
         let insts = vec![
             with_pred::<i64, positive<'static>>(&COPY_IF),
             with_pred::<i64, positive<'static>>(&REMOVE_IF),
+            with_pred::<i64, positive<'static>>(&REMOVE_COPY_IF),
+            with_pred::<f32, super::super::equal_to<'static, f32>>(&REMOVE_IF),
             with_pred::<i64, positive<'static>>(&PARTITION),
             instance(&BY_FLAGS, vec!["granule::f32", "bool"], None),
             instance(&BY_FLAGS, vec!["granule::u8", "granule::u32"], None),
             instance(&UNIQUE, vec!["granule::f64"], None),
+            instance(&UNIQUE_COPY, vec!["granule::u16"], None),
         ];
         compiles_everywhere("compact.cu", &insts);
     }

@@ -1,5 +1,6 @@
-//! Stream compaction: [`copy_if`], [`remove_if`], [`compact_by_flags`],
-//! [`partition_copy`], [`unique`].
+//! Stream compaction: [`copy_if`], [`remove_if`], [`remove`],
+//! [`remove_copy`], [`remove_copy_if`], [`compact_by_flags`],
+//! [`partition_copy`], [`unique`], [`unique_copy`].
 //!
 //! Order is stable: kept elements keep their relative order. The host
 //! spaces do it in one pass over memory (predicate, look-back scan of the
@@ -26,6 +27,7 @@ use crate::reduce::adapt::CountIf;
 use crate::reduce::{count_if_ref, ReduceImpl};
 use crate::AlgorithmError;
 use granule_core::functor::UnaryFunctor;
+use granule_core::kernel::kernel;
 use granule_core::reducer::{Logical, Sum};
 use granule_core::ExecutionSpace;
 use granule_views::storage::{Storage, StorageMut};
@@ -59,6 +61,15 @@ pub trait CompactImpl<T, P>: ExecutionSpace {
     /// Moves the elements for which `pred` is false to the front of
     /// `data`, in order; returns how many.
     fn remove_if(&self, label: &str, data: Output<'_, T, Self::MemorySpace>, pred: &P) -> usize;
+    /// Writes the elements for which `pred` is false to the front of
+    /// `output`, in order; returns how many.
+    fn remove_copy_if(
+        &self,
+        label: &str,
+        input: Input<'_, T, Self::MemorySpace>,
+        output: Output<'_, T, Self::MemorySpace>,
+        pred: &P,
+    ) -> usize;
     /// Writes the elements for which `pred` is true to `out_true` and the
     /// others to `out_false`, each in order; returns both counts.
     fn partition_copy(
@@ -113,6 +124,14 @@ pub trait UniqueImpl<T>: ExecutionSpace {
     /// Keeps the first of every run of equal elements, moved to the front
     /// in order; returns how many.
     fn unique(&self, label: &str, data: Output<'_, T, Self::MemorySpace>) -> usize;
+    /// Writes the first of every run of equal elements of `input` to the
+    /// front of `output`, in order; returns how many.
+    fn unique_copy(
+        &self,
+        label: &str,
+        input: Input<'_, T, Self::MemorySpace>,
+        output: Output<'_, T, Self::MemorySpace>,
+    ) -> usize;
 }
 
 fn fits(
@@ -408,4 +427,165 @@ where
     Lx: Layout,
 {
     space.unique("unique", Output::of(data))
+}
+
+/// `v == value`: the predicate of [`remove`] and [`remove_copy`], a
+/// `#[kernel]` element function so that they run on every space.
+///
+/// ```
+/// use granule::algorithms::compact::equal_to;
+/// use granule::base::functor::UnaryFunctor;
+/// assert!(equal_to(3u8).call(3) && !equal_to(f64::NAN).call(f64::NAN));
+/// ```
+#[kernel(crate = granule_core)]
+pub fn equal_to<T: PartialEq + Copy>(v: T, value: T) -> bool {
+    v == value
+}
+
+/// Moves the elements not equal (`==`) to `value` to the front of
+/// `data`, in order, and returns how many; the elements after them are
+/// left as they were or unspecified, as in Kokkos.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::remove;
+/// let mut x = View1::<i32>::from_vec("x", 6, vec![1, 0, 2, 0, 0, 3])?;
+/// let n = remove(&Serial, &mut x, 0);
+/// assert_eq!(x.to_vec()[..n], [1, 2, 3]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn remove<S, T, Sx, Lx>(space: &S, data: &mut ViewBase<Sx, 1, Lx>, value: T) -> usize
+where
+    S: CompactImpl<T, equal_to<'static, T>>,
+    T: Element + PartialEq,
+    Sx: StorageMut<Elem = T, Space = S::MemorySpace>,
+    Lx: Layout,
+{
+    space.remove_if("remove", Output::of(data), &equal_to(value))
+}
+
+/// Copies the elements of `input` not equal (`==`) to `value` to the
+/// front of `output`, in order, and returns how many. `output` must be at
+/// least as long as `input`.
+///
+/// # Errors
+/// [`AlgorithmError::OutputTooSmall`] when `output` is shorter than
+/// `input`; nothing is written.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::remove_copy;
+/// let x = View1::<u8>::from_vec("x", 5, vec![7, 1, 7, 2, 7])?;
+/// let mut y = View1::<u8>::zeros("y", 5)?;
+/// let n = remove_copy(&Serial, &x, &mut y, 7)?;
+/// assert_eq!(y.to_vec()[..n], [1, 2]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn remove_copy<S, T, Si, Li, So, Lo>(
+    space: &S,
+    input: &ViewBase<Si, 1, Li>,
+    output: &mut ViewBase<So, 1, Lo>,
+    value: T,
+) -> Result<usize, AlgorithmError>
+where
+    S: CompactImpl<T, equal_to<'static, T>>,
+    T: Element + PartialEq,
+    Si: Storage<Elem = T, Space = S::MemorySpace>,
+    So: StorageMut<Elem = T, Space = S::MemorySpace>,
+    Li: Layout,
+    Lo: Layout,
+{
+    remove_copy_if_named("remove_copy", space, input, output, &equal_to(value))
+}
+
+/// Copies the elements of `input` for which `pred` is false to the front
+/// of `output`, in order, and returns how many. `output` must be at least
+/// as long as `input`.
+///
+/// # Errors
+/// [`AlgorithmError::OutputTooSmall`] when `output` is shorter than
+/// `input`; nothing is written.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::remove_copy_if;
+/// let x = View1::<i32>::from_vec("x", 5, vec![1, -2, 3, -4, 5])?;
+/// let mut y = View1::<i32>::zeros("y", 5)?;
+/// let n = remove_copy_if(&Serial, &x, &mut y, |v: i32| v < 0)?;
+/// assert_eq!(y.to_vec()[..n], [1, 3, 5]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn remove_copy_if<S, T, P, Si, Li, So, Lo>(
+    space: &S,
+    input: &ViewBase<Si, 1, Li>,
+    output: &mut ViewBase<So, 1, Lo>,
+    pred: P,
+) -> Result<usize, AlgorithmError>
+where
+    S: CompactImpl<T, P>,
+    T: Element,
+    P: UnaryFunctor<T, Output = bool>,
+    Si: Storage<Elem = T, Space = S::MemorySpace>,
+    So: StorageMut<Elem = T, Space = S::MemorySpace>,
+    Li: Layout,
+    Lo: Layout,
+{
+    remove_copy_if_named("remove_copy_if", space, input, output, &pred)
+}
+
+fn remove_copy_if_named<S, T, P, Si, Li, So, Lo>(
+    algorithm: &'static str,
+    space: &S,
+    input: &ViewBase<Si, 1, Li>,
+    output: &mut ViewBase<So, 1, Lo>,
+    pred: &P,
+) -> Result<usize, AlgorithmError>
+where
+    S: CompactImpl<T, P>,
+    T: Element,
+    Si: Storage<Elem = T, Space = S::MemorySpace>,
+    So: StorageMut<Elem = T, Space = S::MemorySpace>,
+    Li: Layout,
+    Lo: Layout,
+{
+    let n = input.extent(0);
+    let why = input_len_reason(input.label(), n);
+    fits(algorithm, (output.label(), output.extent(0)), n, why)?;
+    Ok(space.remove_copy_if(algorithm, Input::of(input), Output::of(output), pred))
+}
+
+/// Copies the first of every run of equal (`==`) elements of `input` to
+/// the front of `output`, in order, and returns how many. `output` must
+/// be at least as long as `input`.
+///
+/// # Errors
+/// [`AlgorithmError::OutputTooSmall`] when `output` is shorter than
+/// `input`; nothing is written.
+///
+/// ```
+/// use granule::prelude::*;
+/// use granule::algorithms::unique_copy;
+/// let x = View1::<i32>::from_vec("x", 7, vec![1, 1, 2, 2, 2, 1, 3])?;
+/// let mut y = View1::<i32>::zeros("y", 7)?;
+/// let n = unique_copy(&Serial, &x, &mut y)?;
+/// assert_eq!(y.to_vec()[..n], [1, 2, 1, 3]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn unique_copy<S, T, Si, Li, So, Lo>(
+    space: &S,
+    input: &ViewBase<Si, 1, Li>,
+    output: &mut ViewBase<So, 1, Lo>,
+) -> Result<usize, AlgorithmError>
+where
+    S: UniqueImpl<T>,
+    T: Element + PartialEq,
+    Si: Storage<Elem = T, Space = S::MemorySpace>,
+    So: StorageMut<Elem = T, Space = S::MemorySpace>,
+    Li: Layout,
+    Lo: Layout,
+{
+    let n = input.extent(0);
+    let why = input_len_reason(input.label(), n);
+    fits("unique_copy", (output.label(), output.extent(0)), n, why)?;
+    Ok(space.unique_copy("unique_copy", Input::of(input), Output::of(output)))
 }

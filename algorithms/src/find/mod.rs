@@ -10,10 +10,9 @@
 //! elements (or adjacent pairs, or pairs of two Views) through
 //! [`ReduceImpl`] or [`ReducePairsImpl`]: an element's candidate index,
 //! or [`adapt::NONE`], joined by `Min`, so the first match wins whatever
-//! the thread count or the device's grid. On Cuda the adapters run
-//! through [`CudaReduceMap`](crate::reduce::CudaReduceMap) and
-//! [`CudaPairMap`](crate::reduce::CudaPairMap) (with the `cuda` feature):
-//! elements of a number type or `bool`, predicates `#[kernel]` element
+//! the thread count or the device's grid. On Cuda (with the `cuda`
+//! feature) the adapters run through the reductions' `CudaReduceMap` and
+//! `CudaPairMap`: elements of a number type or `bool`, predicates `#[kernel]` element
 //! functions (`#[kernel(binary)]` for the `_by` forms).
 
 pub mod adapt;

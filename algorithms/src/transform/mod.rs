@@ -1,5 +1,5 @@
 //! The element-wise algorithms: [`transform`], [`transform_binary`],
-//! the copies ([`copy`], [`copy_n`], [`copy_backward`], [`r#move`],
+//! the copies ([`copy`], [`copy_n`], [`copy_backward`], [`move`](fn.move.html),
 //! [`move_backward`]), [`fill`], [`fill_n`], [`generate`],
 //! [`generate_n`], [`for_each`], [`for_each_n`], the replacements
 //! ([`replace`], [`replace_if`], [`replace_copy`], [`replace_copy_if`]),
@@ -453,7 +453,7 @@ where
     copy(space, x, y)
 }
 
-/// [`copy_backward`], for the same reason as [`r#move`].
+/// [`copy_backward`], for the same reason as [`move`](fn.move.html).
 ///
 /// # Errors
 /// As [`copy_backward`].

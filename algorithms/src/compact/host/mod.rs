@@ -280,6 +280,16 @@ macro_rules! host_compactions {
                 unsafe { compact(self, label, src, outs, None, &|_, x, _| !pred.call(x)) }
             }
 
+            fn remove_copy_if(
+                &self,
+                label: &str,
+                input: Input<'_, T, HostSpace>,
+                output: Output<'_, T, HostSpace>,
+                pred: &P,
+            ) -> usize {
+                self.copy_if(label, input, output, &|x: T| !pred.call(x))
+            }
+
             fn partition_copy(
                 &self,
                 label: &str,
@@ -343,6 +353,27 @@ macro_rules! host_compactions {
                 };
                 let keep = |_: usize, x: T, before: Option<T>| before.is_none_or(|b| b != x);
                 // SAFETY: as for remove_if.
+                unsafe { compact(self, label, src, outs, Some(&prev), &keep) }
+            }
+
+            fn unique_copy(
+                &self,
+                label: &str,
+                input: Input<'_, T, HostSpace>,
+                output: Output<'_, T, HostSpace>,
+            ) -> usize {
+                let (src, dst) = (Src::of(&input), Dst::of(&output));
+                // SAFETY: the input is borrowed shared for the call.
+                let prev = unsafe { boundaries(&src) };
+                let outs = Outs {
+                    kept: dst,
+                    rejected: None,
+                    in_place: false,
+                };
+                let keep = |_: usize, x: T, before: Option<T>| before.is_none_or(|b| b != x);
+                // SAFETY: the Views are borrowed for the call (shared and
+                // unique); the entry point checked that the output holds
+                // the input's length.
                 unsafe { compact(self, label, src, outs, Some(&prev), &keep) }
             }
         }
