@@ -430,13 +430,10 @@ where
 }
 
 /// `v == value`: the predicate of [`remove`] and [`remove_copy`], a
-/// `#[kernel]` element function so that they run on every space.
-///
-/// ```
-/// use granule::algorithms::compact::equal_to;
-/// use granule::base::functor::UnaryFunctor;
-/// assert!(equal_to(3u8).call(3) && !equal_to(f64::NAN).call(f64::NAN));
-/// ```
+/// `#[kernel]` element function so that they run on every space. Hidden,
+/// so that a compile error about a user's own function does not point to
+/// it.
+#[doc(hidden)]
 #[kernel(crate = granule_core)]
 pub fn equal_to<T: PartialEq + Copy>(v: T, value: T) -> bool {
     v == value
