@@ -1,7 +1,9 @@
 //! # granule-algorithms
 //!
-//! Scans, stream compaction, reductions and sorts over rank-1 Views, and
-//! the sparse matrix-vector product ([`sparse`]), with one API on every
+//! Scans, stream compaction, reductions, searches ([`find`](mod@find)), element-wise
+//! maps and reorderings ([`transform`](mod@transform)) and sorts over rank-1 Views (the
+//! standard algorithms Kokkos ships), and the sparse matrix-vector
+//! product ([`sparse`]), with one API on every
 //! execution space: each algorithm takes the space, then
 //! Views in the space's memory (any layout, strided ones included), like
 //! the patterns. Operators are granule's reducers ([`Sum`], [`Min`],
@@ -65,7 +67,8 @@
 //!
 //! Each family is a module with its entry points and the trait a space
 //! implements to run them ([`scan::ScanImpl`], [`compact::CompactImpl`],
-//! [`reduce::ReduceImpl`], [`sort::SortImpl`], [`sparse::SpmvImpl`]);
+//! [`reduce::ReduceImpl`] (which the searches use too),
+//! [`transform::MapImpl`], [`sort::SortImpl`], [`sparse::SpmvImpl`]);
 //! the host implementations (Serial and Rayon) sit in each module's
 //! `host.rs` or `host/` folder (`radix_host/`, `merge_host.rs`), the Cuda
 //! ones (with the `cuda` feature) in its `cuda.rs` (`radix_cuda.rs`,
@@ -75,7 +78,8 @@
 //! error naming the missing trait, never a run-time failure.
 //!
 //! Fallible calls return [`AlgorithmError`] before anything is written:
-//! Views whose lengths must match and do not, outputs too short.
+//! Views whose lengths must match and do not, outputs too short, counts
+//! past a View's end.
 //!
 //! [`Sum`]: granule_core::reducer::Sum
 //! [`Min`]: granule_core::reducer::Min
