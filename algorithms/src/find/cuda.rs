@@ -8,7 +8,9 @@ use super::adapt::{
     FirstRun, FirstWindow, LastWindow, LexOrder, PartialEqual, PartitionEnds,
 };
 use crate::device::{element_use, input_arg, DeviceElement};
-use crate::reduce::cuda::{pairs_driver, reduce_driver, sealed, CudaPairMap, CudaReduceMap};
+use crate::reduce::cuda::{
+    fn_map, pairs_driver, reduce_driver, sealed, CudaPairMap, CudaReduceMap,
+};
 use crate::sort::PartialLess;
 use granule_cuda::codegen::driver::{DeviceDriver, ElementUse};
 use granule_cuda::kernel::DeviceElementFn;
@@ -63,65 +65,65 @@ reduce_driver!(
      }"
 );
 
-pairs_driver!(
+/// A pair search's two drivers: `$body` is the candidate of pair `i`,
+/// `(a, b)`, written with `op(p, q)`, which is `$default` in the plain
+/// driver and the element function `f0` in the `_by` one.
+macro_rules! pair_drivers {
+    ($plain:ident, $by:ident, $name:literal, $by_name:literal, $default:literal, $body:literal) => {
+        pairs_driver!(
+            $plain,
+            $name,
+            "granule::usize",
+            &[],
+            concat!(
+                "[&](granule::u64 i, const T& a, const T& b) { auto op = [&](const T& p, const T& q) { return (bool)(",
+                $default, "); }; return ", $body, "; }"
+            )
+        );
+        pairs_driver!(
+            $by,
+            $by_name,
+            "granule::usize",
+            &[2],
+            concat!(
+                "[&](granule::u64 i, const T& a, const T& b) { auto op = [&](const T& p, const T& q) { return (bool)f0(p, q); }; return ",
+                $body, "; }"
+            )
+        );
+    };
+}
+
+pair_drivers!(
     MISMATCH,
-    "mismatch",
-    "granule::usize",
-    &[],
-    "[&](granule::u64 i, const T& a, const T& b) { return a == b ? ~(granule::usize)0 : (granule::usize)i; }"
-);
-pairs_driver!(
     MISMATCH_BY,
+    "mismatch",
     "mismatch_by",
-    "granule::usize",
-    &[2],
-    "[&](granule::u64 i, const T& a, const T& b) { return f0(a, b) ? ~(granule::usize)0 : (granule::usize)i; }"
+    "p == q",
+    "op(a, b) ? ~(granule::usize)0 : (granule::usize)i"
 );
-pairs_driver!(
+pair_drivers!(
     ADJACENT,
-    "adjacent_find",
-    "granule::usize",
-    &[],
-    "[&](granule::u64 i, const T& a, const T& b) { return a == b ? (granule::usize)i : ~(granule::usize)0; }"
-);
-pairs_driver!(
     ADJACENT_BY,
+    "adjacent_find",
     "adjacent_find_by",
-    "granule::usize",
-    &[2],
-    "[&](granule::u64 i, const T& a, const T& b) { return f0(a, b) ? (granule::usize)i : ~(granule::usize)0; }"
+    "p == q",
+    "op(a, b) ? (granule::usize)i : ~(granule::usize)0"
 );
-pairs_driver!(
+pair_drivers!(
     DESCENT,
-    "is_sorted_until",
-    "granule::usize",
-    &[],
-    "[&](granule::u64 i, const T& a, const T& b) { return b < a ? (granule::usize)i + 1u : ~(granule::usize)0; }"
-);
-pairs_driver!(
     DESCENT_BY,
+    "is_sorted_until",
     "is_sorted_until_by",
-    "granule::usize",
-    &[2],
-    "[&](granule::u64 i, const T& a, const T& b) { return f0(b, a) ? (granule::usize)i + 1u : ~(granule::usize)0; }"
+    "p < q",
+    "op(b, a) ? (granule::usize)i + 1u : ~(granule::usize)0"
 );
-pairs_driver!(
+pair_drivers!(
     LEX,
-    "lexicographical_compare",
-    "granule::usize",
-    &[],
-    "[&](granule::u64 i, const T& a, const T& b) {
-       return a < b ? 2u * (granule::usize)i : b < a ? 2u * (granule::usize)i + 1u : ~(granule::usize)0;
-     }"
-);
-pairs_driver!(
     LEX_BY,
+    "lexicographical_compare",
     "lexicographical_compare_by",
-    "granule::usize",
-    &[2],
-    "[&](granule::u64 i, const T& a, const T& b) {
-       return f0(a, b) ? 2u * (granule::usize)i : f0(b, a) ? 2u * (granule::usize)i + 1u : ~(granule::usize)0;
-     }"
+    "p < q",
+    "op(a, b) ? 2u * (granule::usize)i : op(b, a) ? 2u * (granule::usize)i + 1u : ~(granule::usize)0"
 );
 
 /// A search's driver: `$test` is a C++ expression that is true when the
@@ -199,33 +201,10 @@ search_driver!(
     "~(granule::usize)0"
 );
 
-/// The adapters around a unary `#[kernel]` predicate.
-macro_rules! predicate_map {
-    ($adapter:ident, $u:ty, $driver:ident) => {
-        impl<P> sealed::Sealed for $adapter<P> {}
-        impl<T, P> CudaReduceMap<T, $u> for $adapter<P>
-        where
-            T: DeviceElement,
-            P: DeviceElementFn<CudaSpace, Args = (T,), Output = bool>,
-        {
-            fn driver() -> &'static DeviceDriver {
-                &$driver
-            }
-            fn types() -> Vec<&'static str> {
-                vec![T::CPP]
-            }
-            fn uses() -> Vec<ElementUse> {
-                vec![element_use::<P>()]
-            }
-            fn bind(&self, l: &mut DriverLaunch<'_>) {
-                l.function(&self.0);
-            }
-        }
-    };
-}
-predicate_map!(FirstIf, usize, FIND_IF);
-predicate_map!(FirstIfNot, usize, FIND_IF_NOT);
-predicate_map!(PartitionEnds, (usize, usize), PARTITION_ENDS);
+// The adapters around a unary `#[kernel]` predicate.
+fn_map!(FirstIf, usize, bool, FIND_IF);
+fn_map!(FirstIfNot, usize, bool, FIND_IF_NOT);
+fn_map!(PartitionEnds, (usize, usize), bool, PARTITION_ENDS);
 
 /// The adapters around a value (the driver's scalar `value`).
 macro_rules! value_map {

@@ -46,6 +46,40 @@ fn or_len(candidate: usize, len: usize) -> usize {
     }
 }
 
+/// The `Min` of `f`'s candidates over the pairs `(a[i], b[i])` up to the
+/// shorter length ([`NONE`] when that is 0).
+fn first_pair<S, T, F>(
+    space: &S,
+    label: &str,
+    a: Input<'_, T, S::MemorySpace>,
+    b: Input<'_, T, S::MemorySpace>,
+    f: &F,
+) -> usize
+where
+    S: ReducePairsImpl<T, T, usize, Min, F>,
+    T: Element,
+{
+    let n = a.len().min(b.len());
+    if n == 0 {
+        return NONE;
+    }
+    space.reduce_pairs(label, a.prefix(n), b.prefix(n), &Min, f)
+}
+
+/// The first candidate of `f` over the adjacent pairs `(x[i], x[i + 1])`,
+/// or `x`'s length.
+fn first_adjacent<S, T, F>(space: &S, label: &str, x: Input<'_, T, S::MemorySpace>, f: &F) -> usize
+where
+    S: ReducePairsImpl<T, T, usize, Min, F>,
+    T: Element,
+{
+    if x.len() < 2 {
+        return x.len();
+    }
+    let (a, b) = x.neighbours();
+    or_len(space.reduce_pairs(label, a, b, &Min, f), x.len())
+}
+
 /// The index of the first element equal (`==`) to `value`, or the
 /// View's length if there is none.
 ///
@@ -171,13 +205,7 @@ where
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
 {
-    let x = Input::of(x);
-    if x.len() < 2 {
-        return x.len();
-    }
-    let (a, b) = x.neighbours();
-    let first = space.reduce_pairs("adjacent_find", a, b, &Min, &FirstAdjacent(pred));
-    or_len(first, x.len())
+    first_adjacent(space, "adjacent_find", Input::of(x), &FirstAdjacent(pred))
 }
 
 /// The end of the sorted prefix: the index of the first element less
@@ -220,13 +248,7 @@ where
     Sx: Storage<Elem = T, Space = S::MemorySpace>,
     Lx: Layout,
 {
-    let x = Input::of(x);
-    if x.len() < 2 {
-        return x.len();
-    }
-    let (a, b) = x.neighbours();
-    let first = space.reduce_pairs("is_sorted_until", a, b, &Min, &FirstDescent(less));
-    or_len(first, x.len())
+    first_adjacent(space, "is_sorted_until", Input::of(x), &FirstDescent(less))
 }
 
 /// The first index at which `a` and `b` differ (`!=`), comparing up to
@@ -285,13 +307,9 @@ where
     La: Layout,
     Lb: Layout,
 {
-    let n = a.extent(0).min(b.extent(0));
-    if n == 0 {
-        return 0;
-    }
-    let (a, b) = (Input::of(a).prefix(n), Input::of(b).prefix(n));
-    let first = space.reduce_pairs("mismatch", a, b, &Min, &FirstMismatch(same));
-    or_len(first, n)
+    let (a, b) = (Input::of(a), Input::of(b));
+    let first = first_pair(space, "mismatch", a, b, &FirstMismatch(same));
+    or_len(first, a.len().min(b.len()))
 }
 
 /// Whether `a` comes before `b` in lexicographic order by `<`: at the
@@ -353,18 +371,10 @@ where
     La: Layout,
     Lb: Layout,
 {
-    let (la, lb) = (a.extent(0), b.extent(0));
-    let n = la.min(lb);
-    let first = if n == 0 {
-        NONE
-    } else {
-        let (a, b) = (Input::of(a).prefix(n), Input::of(b).prefix(n));
-        space.reduce_pairs("lexicographical_compare", a, b, &Min, &LexOrder(less))
-    };
-    if first == NONE {
-        la < lb
-    } else {
-        first % 2 == 0
+    let (a, b) = (Input::of(a), Input::of(b));
+    match first_pair(space, "lexicographical_compare", a, b, &LexOrder(less)) {
+        NONE => a.len() < b.len(),
+        first => first % 2 == 0,
     }
 }
 

@@ -120,7 +120,7 @@ reduce_driver!(
 /// A driver over two Views of the same length (`reduce_pairs`), whose
 /// `$acc`s are made by the C++ lambda `$value(i, a, b)`.
 macro_rules! pairs_driver {
-    ($stat:ident, $name:literal, $acc:literal, $fns:expr, $value:literal) => {
+    ($stat:ident, $name:literal, $acc:literal, $fns:expr, $value:expr) => {
         // SAFETY: `reduce_pairs` reads a(i) and b(i) for i < n (the host
         // passes their common length) and folds the value into
         // drive_reduce's tail, sized by `reduce_workspace`.
@@ -247,7 +247,8 @@ plain_map!(Elem, T, REDUCE);
 plain_map!(Loc, ValLocScalar<T, usize>, LOC);
 plain_map!(MinMaxOf, MinMaxLocScalar<T, usize>, MINMAX_LOC);
 
-/// The adapters around a unary `#[kernel]` element function.
+/// The adapters around a unary `#[kernel]` element function (the
+/// searches' predicates too).
 macro_rules! fn_map {
     ($adapter:ident, $u:ty, $out:ty, $driver:ident) => {
         impl<P> sealed::Sealed for $adapter<P> {}
@@ -271,6 +272,7 @@ macro_rules! fn_map {
         }
     };
 }
+pub(crate) use fn_map;
 fn_map!(CountIf, usize, bool, COUNT_IF);
 fn_map!(AllOf, bool, bool, TEST_ALL);
 fn_map!(AnyOf, bool, bool, TEST_ALL);

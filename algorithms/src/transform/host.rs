@@ -30,8 +30,9 @@ where
 {
     let n = y.len;
     assert_eq!(x.len, n, "{label}: lengths differ");
+    let slices = from == Source::Same && x.contiguous() && y.contiguous();
     blocks(exec, label, n, &|lo, hi| {
-        if from == Source::Same && x.contiguous() && y.contiguous() {
+        if slices {
             // SAFETY: `x` is borrowed shared for the call and `y` uniquely
             // (they cannot overlap); this block alone touches `y[lo..hi]`.
             let (xs, ys) = unsafe { (x.slice(lo, hi), y.slice_mut(lo, hi)) };
@@ -54,8 +55,9 @@ where
     F: BinaryFunctor<usize, T, Output = T>,
 {
     let (y, src) = (Dst::of(y), Src::of_output(y));
+    let slices = y.contiguous();
     blocks(exec, label, y.len, &|lo, hi| {
-        if y.contiguous() {
+        if slices {
             // SAFETY: `y` is borrowed uniquely for the call; this block
             // alone touches `y[lo..hi]`.
             let ys = unsafe { y.slice_mut(lo, hi) };

@@ -139,23 +139,29 @@ pub trait SwapImpl<T>: ExecutionSpace {
     );
 }
 
+/// An error naming the input when `y` is shorter than its `n` elements.
+fn holds<U: Element, M: MemorySpace>(
+    algorithm: &'static str,
+    (input, n): (&str, usize),
+    y: &Output<'_, U, M>,
+) -> Result<(), AlgorithmError> {
+    if y.len() >= n {
+        return Ok(());
+    }
+    let reason = format!("the input \"{input}\" has {n} elements");
+    let output = (y.label(), y.len());
+    Err(AlgorithmError::too_small(algorithm, output, n, reason))
+}
+
 /// The first `n` elements of `y`, or an error naming the input when `y`
 /// is shorter.
 fn first_n<'a, U: Element, M: MemorySpace>(
     algorithm: &'static str,
-    (input, n): (&str, usize),
+    input: (&str, usize),
     y: Output<'a, U, M>,
 ) -> Result<Output<'a, U, M>, AlgorithmError> {
-    if y.len() < n {
-        let reason = format!("the input \"{input}\" has {n} elements");
-        return Err(AlgorithmError::too_small(
-            algorithm,
-            (y.label(), y.len()),
-            n,
-            reason,
-        ));
-    }
-    Ok(y.split_at(n).0)
+    holds(algorithm, input, &y)?;
+    Ok(y.split_at(input.1).0)
 }
 
 /// `count`, or an error when it passes the end of a View of `len`.
@@ -408,15 +414,7 @@ where
 {
     let (x, y) = (Input::of(x), Output::of(y));
     let (n, len) = (x.len(), y.len());
-    if len < n {
-        let reason = format!("the input \"{}\" has {n} elements", x.label());
-        return Err(AlgorithmError::too_small(
-            "copy_backward",
-            (y.label(), len),
-            n,
-            reason,
-        ));
-    }
+    holds("copy_backward", (x.label(), n), &y)?;
     let tail = y.split_at(len - n).1;
     map_into(space, "copy_backward", x, tail, Source::Same, &Elem)?;
     Ok(len - n)

@@ -233,6 +233,33 @@ type Packer = std::convert::Infallible;
 /// Elements gathered in L1 before they leave in one copy.
 const CHUNK: usize = 512;
 
+/// Compacts `src` into `dst` keeping the first of every run of equal
+/// elements (`unique`, in place or not); returns how many.
+///
+/// # Safety
+/// As for [`compact`]: `src` and `dst` describe live host Views, `dst`
+/// at least as long as `src`; nothing else touches `dst` during the
+/// call, nor `src` unless `in_place` (then `src` is `dst`).
+unsafe fn first_of_runs<E: HostExec, T: Element + PartialEq>(
+    exec: &E,
+    label: &str,
+    src: Src<T>,
+    dst: Dst<T>,
+    in_place: bool,
+) -> usize {
+    // SAFETY: nothing writes `src` before the compaction starts (the
+    // caller's contract).
+    let prev = unsafe { boundaries(&src) };
+    let outs = Outs {
+        kept: dst,
+        rejected: None,
+        in_place,
+    };
+    let keep = |_: usize, x: T, before: Option<T>| before.is_none_or(|b| b != x);
+    // SAFETY: forwarded contract.
+    unsafe { compact(exec, label, src, outs, Some(&prev), &keep) }
+}
+
 /// The last element of every block but the final one (the boundary
 /// elements `unique` compares across blocks), read before any write.
 ///
@@ -344,16 +371,9 @@ macro_rules! host_compactions {
         impl<T: Element + PartialEq> UniqueImpl<T> for $space {
             fn unique(&self, label: &str, data: Output<'_, T, HostSpace>) -> usize {
                 let (src, dst) = (Src::of_output(&data), Dst::of(&data));
-                // SAFETY: nothing writes the View before the compaction.
-                let prev = unsafe { boundaries(&src) };
-                let outs = Outs {
-                    kept: dst,
-                    rejected: None,
-                    in_place: true,
-                };
-                let keep = |_: usize, x: T, before: Option<T>| before.is_none_or(|b| b != x);
-                // SAFETY: as for remove_if.
-                unsafe { compact(self, label, src, outs, Some(&prev), &keep) }
+                // SAFETY: the View is borrowed uniquely for the call; in
+                // place, as the protocol allows.
+                unsafe { first_of_runs(self, label, src, dst, true) }
             }
 
             fn unique_copy(
@@ -363,18 +383,10 @@ macro_rules! host_compactions {
                 output: Output<'_, T, HostSpace>,
             ) -> usize {
                 let (src, dst) = (Src::of(&input), Dst::of(&output));
-                // SAFETY: the input is borrowed shared for the call.
-                let prev = unsafe { boundaries(&src) };
-                let outs = Outs {
-                    kept: dst,
-                    rejected: None,
-                    in_place: false,
-                };
-                let keep = |_: usize, x: T, before: Option<T>| before.is_none_or(|b| b != x);
                 // SAFETY: the Views are borrowed for the call (shared and
                 // unique); the entry point checked that the output holds
                 // the input's length.
-                unsafe { compact(self, label, src, outs, Some(&prev), &keep) }
+                unsafe { first_of_runs(self, label, src, dst, false) }
             }
         }
     };
