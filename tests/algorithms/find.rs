@@ -253,6 +253,8 @@ macro_rules! find_tests {
                     assert_eq!(search(&s, &col, &own), windows(&d, &tail, eq).0);
                 }
                 assert_eq!(search_n(&s, &flip, 4, 0), windows(&d, &[1, 1, 1, 1], eq).0);
+                // A run longer than any View: no window fits, nothing overflows.
+                assert_eq!(search_n(&s, &col, usize::MAX, 0), n, "n {n}");
             }
         }
     };
